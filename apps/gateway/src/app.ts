@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { GatewayConfig } from './config.js';
+import errorHandlerPlugin from './plugins/error-handler.js';
+import healthRoutes from './routes/health/index.js';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the gateway. Only server.ts listens. */
+export async function buildGateway(deps: GatewayDeps) {
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // Only our own proxies' X-Forwarded-For is believed; none by default.
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(errorHandlerPlugin);
+  await app.register(healthRoutes);
+  return app;
+}
+
+export type GatewayApp = Awaited<ReturnType<typeof buildGateway>>;

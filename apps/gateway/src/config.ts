@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const Env = z.object({
+  PORT: optional(z.coerce.number().int().min(0).max(65535)).default(3001),
+  HOST: optional(z.string()).default('0.0.0.0'),
+  PUBLIC_URL: optional(z.url()).default('http://localhost:3001'),
+  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).default('info'),
+  /** JSON file of partners: {"partners":[{"iss","allowedIps":[CIDR...],"lmsUrl"}]}. Reloaded on change. */
+  PARTNERS_FILE: optional(z.string()).default('partners.json'),
+  /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated; empty: none. */
+  TRUST_PROXY: optional(z.string()).default(''),
+  /** Sent to the LMS with forwarded partner calls; the LMS refuses them without it. */
+  GATEWAY_SECRET: optional(z.string().min(16)),
+  /** How long a forwarded call may wait for the LMS before the gateway answers 504. */
+  UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
+  BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
+});
+
+export type GatewayConfig = z.output<typeof Env> & { trustProxy: string[] };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const trustProxy = parsed.data.TRUST_PROXY.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return { ...parsed.data, trustProxy };
+}
+
+export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  return { ...loadConfig({ LOG_LEVEL: 'silent' }), ...overrides };
+}

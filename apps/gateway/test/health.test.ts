@@ -1,0 +1,14 @@
+import t from 'tap';
+import { buildGateway } from '../src/app.js';
+import { testConfig } from '../src/config.js';
+
+t.test('the gateway answers healthz and a JSON 404', async (t) => {
+  const app = await buildGateway({ config: testConfig(), logger: false });
+  t.teardown(() => app.close());
+  const health = await app.inject('/healthz');
+  t.equal(health.statusCode, 200);
+  t.same(health.json(), { status: 'ok' });
+  const missing = await app.inject('/nowhere');
+  t.equal(missing.statusCode, 404);
+  t.same(missing.json(), { success: false, error: 'Route GET /nowhere not found' });
+});

@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { DbHandle } from '@lms/db';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { type Clock, systemClock } from './clock.js';
+import type { LmsConfig } from './config.js';
+import databasePlugin from './plugins/database.js';
+import errorHandlerPlugin from './plugins/error-handler.js';
+import healthRoutes from './routes/health/index.js';
+
+export interface AppDeps {
+  config: LmsConfig;
+  db: DbHandle;
+  /** Close the database with the app (the server does; tests that share a database do not). */
+  ownsDb?: boolean;
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
+export async function buildApp(deps: AppDeps) {
+  const { config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorate('clock', clock);
+  app.decorate('config', config);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // Plugins in the order they depend on each other; routes last.
+  await app.register(errorHandlerPlugin);
+  await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
+
+  await app.register(healthRoutes);
+
+  return app;
+}
+
+export type LmsApp = Awaited<ReturnType<typeof buildApp>>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    clock: Clock;
+    config: LmsConfig;
+  }
+}

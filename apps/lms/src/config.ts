@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const boolFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+const Env = z.object({
+  PORT: optional(z.coerce.number().int().min(0).max(65535)).default(3000),
+  HOST: optional(z.string()).default('0.0.0.0'),
+  /** Where people reach the LMS; decides Secure cookies (https) and the URLs printed at start. */
+  PUBLIC_URL: optional(z.url()).default('http://localhost:3000'),
+  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).default('info'),
+  /** PostgreSQL. Unset: embedded PGlite in DATA_DIR. */
+  DATABASE_URL: optional(z.url()),
+  DATA_DIR: optional(z.string()).default('.data/pglite'),
+  DB_POOL_MAX: optional(z.coerce.number().int().min(1).max(200)).default(10),
+  /** Apply pending migrations when the server starts. */
+  MIGRATE_ON_START: optional(boolFlag).default(true),
+  /** Fill an empty database with the demo data when the server starts. */
+  SEED_DEMO_ON_EMPTY: optional(boolFlag).default(false),
+  /** Shared state across instances (rate-limit windows, used token ids). Unset: in memory. */
+  REDIS_URL: optional(z.url()),
+  /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
+  TRUST_PROXY: optional(z.string()).default(''),
+  SESSION_TTL_HOURS: optional(z.coerce.number().positive().max(24 * 90)).default(24 * 7),
+  /** The credential the gateway adds when it forwards partner calls. Unset: those calls are refused. */
+  GATEWAY_SECRET: optional(z.string().min(16)),
+  BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
+});
+
+export type LmsConfig = z.output<typeof Env> & { trustProxy: string[] };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment once. A bad value throws a ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): LmsConfig {
+  const parsed = Env.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const trustProxy = parsed.data.TRUST_PROXY.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return { ...parsed.data, trustProxy };
+}
+
+/** A configuration for tests and tools: the defaults, with overrides. */
+export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
+  return { ...loadConfig({ LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false' }), ...overrides };
+}

@@ -1,0 +1,43 @@
+import type { FastifyError } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError } from '../errors.js';
+
+/**
+ * One error shape for the whole API: `{success:false, error}`. Domain errors keep their status;
+ * schema validation becomes a 400 naming the parameter; Fastify's own client errors (bad JSON,
+ * body too large, wrong content type) keep their 4xx; anything else is a 500 whose details go to
+ * the log only.
+ */
+export default fp(
+  async (app) => {
+    app.setErrorHandler((err: FastifyError, request, reply) => {
+      if (err instanceof AppError) {
+        return reply.code(err.statusCode).headers(err.headers).send({ success: false, error: err.message });
+      }
+      if (hasZodFastifySchemaValidationErrors(err)) {
+        const where = err.validationContext ?? 'request';
+        const first = err.validation[0];
+        const field = first?.instancePath.replace(/^\//, '').replace(/\//g, '.') || first?.params?.['missingProperty'];
+        const label = where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where;
+        const message = field ? `Invalid ${label} '${String(field)}': ${first?.message}` : `Invalid ${label}: ${first?.message}`;
+        return reply.code(400).send({ success: false, error: message });
+      }
+      if (isResponseSerializationError(err)) {
+        request.log.error({ err, issues: err.cause.issues }, 'response did not match its schema');
+        return reply.code(500).send({ success: false, error: 'Internal server error' });
+      }
+      const status = err.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        return reply.code(status).send({ success: false, error: err.message });
+      }
+      request.log.error({ err }, 'unhandled error');
+      return reply.code(500).send({ success: false, error: 'Internal server error' });
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      reply.code(404).send({ success: false, error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+    });
+  },
+  { name: 'error-handler' },
+);

@@ -1,0 +1,27 @@
+import { HealthResponse, ReadyResponse } from '@lms/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+
+/** Liveness (the process answers) and readiness (the database answers). */
+const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/healthz',
+    { schema: { hide: true, response: { 200: HealthResponse } } },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    { schema: { hide: true, response: { 200: ReadyResponse, 503: ReadyResponse } } },
+    async (request, reply) => {
+      try {
+        await app.dbHandle.ping();
+        return { status: 'ready' as const, database: 'up' as const };
+      } catch (err) {
+        request.log.warn({ err }, 'readiness: database unreachable');
+        return reply.code(503).send({ status: 'unavailable', database: 'down' });
+      }
+    },
+  );
+};
+
+export default healthRoutes;

@@ -1,0 +1,28 @@
+import t from 'tap';
+import { buildTestApp } from './helpers/app.js';
+
+t.test('healthz answers while the process is up', async (t) => {
+  const { app } = await buildTestApp(t);
+  const res = await app.inject('/healthz');
+  t.equal(res.statusCode, 200);
+  t.same(res.json(), { status: 'ok' });
+  t.ok(res.headers['x-request-id'], 'every response carries its request id');
+});
+
+t.test('readyz is 200 with the database up and 503 once it is gone', async (t) => {
+  const { app, db } = await buildTestApp(t);
+  const up = await app.inject('/readyz');
+  t.equal(up.statusCode, 200);
+  t.same(up.json(), { status: 'ready', database: 'up' });
+  await db.close();
+  const down = await app.inject('/readyz');
+  t.equal(down.statusCode, 503);
+  t.same(down.json(), { status: 'unavailable', database: 'down' });
+});
+
+t.test('unknown routes get the JSON error shape', async (t) => {
+  const { app } = await buildTestApp(t);
+  const res = await app.inject('/nope?x=1');
+  t.equal(res.statusCode, 404);
+  t.same(res.json(), { success: false, error: 'Route GET /nope not found' });
+});

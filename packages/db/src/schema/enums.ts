@@ -1,0 +1,10 @@
+import { pgEnum } from 'drizzle-orm/pg-core';
+
+export const userRole = pgEnum('user_role', ['student', 'teacher', 'admin', 'super_admin']);
+/** Pricing tier, set from the SSO token's `sub` (member → anggota). */
+export const userTier = pgEnum('user_tier', ['anggota', 'umum', 'mahasiswa']);
+export const courseType = pgEnum('course_type', ['self_paced', 'scheduled']);
+export const enrollmentType = pgEnum('enrollment_type', ['code', 'open', 'approval']);
+/** Where a quiz hangs: on a chapter, on a module, or the course's final exam. */
+export const quizScope = pgEnum('quiz_scope', ['chapter', 'module', 'final']);
+export const purchaseStatus = pgEnum('purchase_status', ['pending', 'paid', 'refunded']);

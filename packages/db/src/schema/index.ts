@@ -1,0 +1,5 @@
+export * from './enums.js';
+export * from './people.js';
+export * from './catalog.js';
+export * from './learning.js';
+export * from './partners.js';

@@ -1,0 +1,157 @@
+import { relations, sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  foreignKey,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { bundles, chapters, courses, quizzes } from './catalog.js';
+import { purchaseStatus } from './enums.js';
+import { users } from './people.js';
+import { tstz } from './timestamps.js';
+
+export const enrollments = pgTable(
+  'enrollments',
+  {
+    id: serial().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    courseId: integer()
+      .notNull()
+      .references(() => courses.id, { onDelete: 'cascade' }),
+    enrolledAt: tstz().notNull().defaultNow(),
+    /**
+     * Distinct chapters of this course the user has completed. Kept by triggers on
+     * chapter_completions (migration 0002_counters); never written by application code.
+     */
+    completedChapters: integer().notNull().default(0),
+  },
+  (t) => [
+    uniqueIndex('enrollments_user_course_key').on(t.userId, t.courseId),
+    index('enrollments_course_idx').on(t.courseId),
+  ],
+);
+
+/** One row per (user, chapter) the user has completed; the course is the chapter's own. */
+export const chapterCompletions = pgTable(
+  'chapter_completions',
+  {
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    chapterId: integer().notNull(),
+    courseId: integer().notNull(),
+    completedAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'chapter_completions_pkey', columns: [t.userId, t.chapterId] }),
+    // (chapter, course) must be a real pair: a completion always counts toward its chapter's course.
+    foreignKey({
+      name: 'chapter_completions_chapter_fk',
+      columns: [t.chapterId, t.courseId],
+      foreignColumns: [chapters.id, chapters.courseId],
+    }).onDelete('cascade'),
+    index('chapter_completions_user_course_idx').on(t.userId, t.courseId),
+    index('chapter_completions_chapter_idx').on(t.chapterId),
+  ],
+);
+
+export const quizAttempts = pgTable(
+  'quiz_attempts',
+  {
+    id: serial().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    quizId: integer()
+      .notNull()
+      .references(() => quizzes.id, { onDelete: 'cascade' }),
+    score: numeric({ precision: 5, scale: 2, mode: 'number' }).notNull(),
+    passed: boolean().notNull(),
+    attemptedAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    index('quiz_attempts_user_quiz_idx').on(t.userId, t.quizId),
+    check('quiz_attempts_score_range', sql`${t.score} between 0 and 100`),
+  ],
+);
+
+export const certificates = pgTable(
+  'certificates',
+  {
+    id: serial().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    courseId: integer()
+      .notNull()
+      .references(() => courses.id, { onDelete: 'cascade' }),
+    issuedAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('certificates_user_course_key').on(t.userId, t.courseId),
+    index('certificates_course_idx').on(t.courseId),
+    index('certificates_issued_idx').on(t.issuedAt),
+  ],
+);
+
+/** A purchase of one course or one bundle (exactly one of the two). */
+export const purchases = pgTable(
+  'purchases',
+  {
+    id: serial().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    courseId: integer().references(() => courses.id, { onDelete: 'set null' }),
+    bundleId: integer().references(() => bundles.id, { onDelete: 'set null' }),
+    amount: numeric({ precision: 14, scale: 2 }).notNull(),
+    currency: text().notNull().default('IDR'),
+    status: purchaseStatus().notNull().default('paid'),
+    /** Set when status is paid. */
+    paidAt: tstz(),
+    createdAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    check('purchases_amount_nonnegative', sql`${t.amount} >= 0`),
+    check('purchases_paid_has_time', sql`${t.status} <> 'paid' or ${t.paidAt} is not null`),
+    index('purchases_user_idx').on(t.userId),
+    index('purchases_course_idx').on(t.courseId),
+    index('purchases_bundle_idx').on(t.bundleId),
+    index('purchases_paid_at_idx').on(t.paidAt).where(sql`${t.status} = 'paid'`),
+  ],
+);
+
+export const enrollmentsRelations = relations(enrollments, ({ one }) => ({
+  user: one(users, { fields: [enrollments.userId], references: [users.id] }),
+  course: one(courses, { fields: [enrollments.courseId], references: [courses.id] }),
+}));
+
+export const chapterCompletionsRelations = relations(chapterCompletions, ({ one }) => ({
+  user: one(users, { fields: [chapterCompletions.userId], references: [users.id] }),
+  chapter: one(chapters, { fields: [chapterCompletions.chapterId], references: [chapters.id] }),
+}));
+
+export const quizAttemptsRelations = relations(quizAttempts, ({ one }) => ({
+  user: one(users, { fields: [quizAttempts.userId], references: [users.id] }),
+  quiz: one(quizzes, { fields: [quizAttempts.quizId], references: [quizzes.id] }),
+}));
+
+export const certificatesRelations = relations(certificates, ({ one }) => ({
+  user: one(users, { fields: [certificates.userId], references: [users.id] }),
+  course: one(courses, { fields: [certificates.courseId], references: [courses.id] }),
+}));
+
+export const purchasesRelations = relations(purchases, ({ one }) => ({
+  user: one(users, { fields: [purchases.userId], references: [users.id] }),
+  course: one(courses, { fields: [purchases.courseId], references: [courses.id] }),
+  bundle: one(bundles, { fields: [purchases.bundleId], references: [bundles.id] }),
+}));
