@@ -4,8 +4,11 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
 import type { LmsConfig } from './config.js';
+import cookie from '@fastify/cookie';
+import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import openapiPlugin from './plugins/openapi.js';
 import healthRoutes from './routes/health/index.js';
 
 export interface AppDeps {
@@ -15,6 +18,7 @@ export interface AppDeps {
   ownsDb?: boolean;
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
+  auth?: AuthOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -40,6 +44,9 @@ export async function buildApp(deps: AppDeps) {
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
+  await app.register(cookie);
+  await app.register(authPlugin, deps.auth ?? {});
+  await app.register(openapiPlugin);
 
   await app.register(healthRoutes);
 

@@ -1,0 +1,66 @@
+import { apiKeys, type Db, generateApiKey, users } from '@lms/db';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+
+export interface ApiKeyOwner {
+  apiKeyId: number;
+  userId: string;
+  role: 'student' | 'teacher' | 'admin' | 'super_admin';
+}
+
+export interface ApiKeySummary {
+  id: number;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Creates a key for a user. The clear key is returned once and never stored. */
+export async function createApiKey(db: Db, userId: string, name: string): Promise<ApiKeySummary & { key: string }> {
+  const { key, keyHash, prefix } = generateApiKey();
+  const [row] = await db.insert(apiKeys).values({ keyHash, prefix, userId, name }).returning();
+  if (!row) throw new Error('api key insert returned nothing');
+  return { ...summary(row), key };
+}
+
+/** The owner of an active (not revoked) key of an active user, or null. */
+export async function findApiKeyOwner(db: Db, keyHash: string): Promise<ApiKeyOwner | null> {
+  const [row] = await db
+    .select({ apiKeyId: apiKeys.id, userId: users.id, role: users.role })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), eq(users.isActive, true)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function touchApiKey(db: Db, apiKeyId: number, at: Date): Promise<void> {
+  await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, apiKeyId));
+}
+
+export async function listApiKeys(db: Db, userId: string): Promise<ApiKeySummary[]> {
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.id));
+  return rows.map(summary);
+}
+
+/** Revokes one of the user's keys. False when the user has no such active key. */
+export async function revokeApiKey(db: Db, userId: string, apiKeyId: number, at: Date): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: at })
+    .where(and(eq(apiKeys.id, apiKeyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length > 0;
+}
+
+function summary(row: typeof apiKeys.$inferSelect): ApiKeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: row.createdAt,
+    lastUsedAt: row.lastUsedAt,
+    revokedAt: row.revokedAt,
+  };
+}

@@ -1,0 +1,142 @@
+import { hashToken, isWellFormedApiKey } from '@lms/db';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { type ApiKeyOwner, findApiKeyOwner, touchApiKey } from '../domain/api-keys.js';
+import { findSession, touchSession } from '../domain/sessions.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+
+export type Role = 'student' | 'teacher' | 'admin' | 'super_admin';
+
+/** Who is calling: a teacher's API key, or a person's browser session. */
+export type Caller =
+  | { kind: 'api-key'; userId: string; role: Role; apiKeyId: number; keyHash: string }
+  | { kind: 'session'; userId: string; role: Role; sessionTokenHash: string };
+
+export interface AuthOptions {
+  /** How long a validated (or unknown) API key is answered from memory. Revocation takes effect within it. */
+  apiKeyCacheTtlMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * `true`: any authenticated caller; a role list: only those roles (others get 403).
+     * Resolved in an onRequest hook, before validation, so a bad credential is a 401 first.
+     */
+    auth?: true | Role[];
+    /** Count this route against the caller's API-key rate limit (see plugins/rate-limit.ts). */
+    rateLimited?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set by `app.authenticate`; null before it ran. */
+    caller: Caller | null;
+  }
+  interface FastifyInstance {
+    /** preHandler: resolves the caller from `x-api-key` or the session cookie, or answers 401. */
+    authenticate: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** preHandler factory: authenticate, then 403 unless the caller has one of the roles. */
+    requireRole: (...roles: Role[]) => (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+    /** The session cookie's name: `lms_session_token`, or `__Host-lms_session_token` on https. */
+    sessionCookieName: string;
+    setSessionCookie: (reply: FastifyReply, token: string, expiresAt: Date) => void;
+    clearSessionCookie: (reply: FastifyReply) => void;
+    /** Forget cached API-key lookups (after a revocation in this process). */
+    forgetApiKey: (keyHash: string) => void;
+  }
+}
+
+const INVALID_KEY = 'Invalid API key';
+const NO_CREDENTIALS = 'Authentication required: send an x-api-key header or a session cookie';
+const INVALID_SESSION = 'Invalid or expired session';
+const TOUCH_EVERY_MS = 60_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * Authentication for the API. API keys are looked up by SHA-256 hash and cached in memory for a
+ * few seconds (unknown keys too, so a flood of bad keys does not reach the database); sessions
+ * are read from the database on every request, so sign-out and expiry take effect at once.
+ */
+export default fp<AuthOptions>(
+  async (app, opts) => {
+    const ttlMs = opts.apiKeyCacheTtlMs ?? 5_000;
+    const secure = app.config.PUBLIC_URL.startsWith('https:');
+    const cookieName = secure ? '__Host-lms_session_token' : 'lms_session_token';
+    const keyCache = new Map<string, { owner: ApiKeyOwner | null; until: number }>();
+    const lastTouched = new Map<number, number>();
+
+    async function ownerOfKey(keyHash: string): Promise<ApiKeyOwner | null> {
+      const now = app.clock().getTime();
+      const hit = keyCache.get(keyHash);
+      if (hit && hit.until > now) return hit.owner;
+      const owner = await findApiKeyOwner(app.db, keyHash);
+      if (keyCache.size >= CACHE_MAX_ENTRIES) keyCache.clear();
+      keyCache.set(keyHash, { owner, until: now + ttlMs });
+      return owner;
+    }
+
+    function touchKeyLater(apiKeyId: number, request: FastifyRequest) {
+      const now = app.clock();
+      if ((lastTouched.get(apiKeyId) ?? 0) + TOUCH_EVERY_MS > now.getTime()) return;
+      lastTouched.set(apiKeyId, now.getTime());
+      touchApiKey(app.db, apiKeyId, now).catch((err) => request.log.warn({ err }, 'could not record api key use'));
+    }
+
+    function sessionTokenFrom(request: FastifyRequest): string | undefined {
+      const cookies = request.cookies ?? {};
+      if (cookies[cookieName]) return cookies[cookieName];
+      // The spec only promises a name ending in `session_token`.
+      for (const [name, value] of Object.entries(cookies)) if (name.endsWith('session_token') && value) return value;
+      return undefined;
+    }
+
+    async function authenticate(request: FastifyRequest): Promise<void> {
+      const apiKey = request.headers['x-api-key'];
+      if (apiKey !== undefined) {
+        if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) throw new UnauthorizedError(INVALID_KEY);
+        const keyHash = hashToken(apiKey);
+        const owner = await ownerOfKey(keyHash);
+        if (!owner) throw new UnauthorizedError(INVALID_KEY);
+        request.caller = { kind: 'api-key', userId: owner.userId, role: owner.role, apiKeyId: owner.apiKeyId, keyHash };
+        touchKeyLater(owner.apiKeyId, request);
+        return;
+      }
+      const token = sessionTokenFrom(request);
+      if (!token) throw new UnauthorizedError(NO_CREDENTIALS);
+      const now = app.clock();
+      const session = await findSession(app.db, hashToken(token), now);
+      if (!session) throw new UnauthorizedError(INVALID_SESSION);
+      request.caller = { kind: 'session', userId: session.userId, role: session.role, sessionTokenHash: session.tokenHash };
+      if (session.lastSeenAt.getTime() + TOUCH_EVERY_MS < now.getTime()) {
+        touchSession(app.db, session.tokenHash, now).catch((err) => request.log.warn({ err }, 'could not touch session'));
+      }
+    }
+
+    app.decorateRequest('caller', null);
+    // Routes say what they need in their config; this hook runs before any route-level hook and
+    // before the rate limiter's, which is registered after this plugin.
+    app.addHook('onRequest', async (request) => {
+      const need = request.routeOptions.config?.auth;
+      if (!need) return;
+      await authenticate(request);
+      if (Array.isArray(need) && !need.includes(request.caller!.role)) {
+        throw new ForbiddenError(`This needs one of the roles: ${need.join(', ')}`);
+      }
+    });
+    app.decorate('authenticate', async (request: FastifyRequest) => authenticate(request));
+    app.decorate('requireRole', (...roles: Role[]) => async (request: FastifyRequest) => {
+      if (!request.caller) await authenticate(request);
+      if (!roles.includes(request.caller!.role)) throw new ForbiddenError(`This needs one of the roles: ${roles.join(', ')}`);
+    });
+    app.decorate('sessionCookieName', cookieName);
+    app.decorate('setSessionCookie', (reply: FastifyReply, token: string, expiresAt: Date) => {
+      reply.setCookie(cookieName, token, { path: '/', httpOnly: true, sameSite: 'lax', secure, expires: expiresAt });
+    });
+    app.decorate('clearSessionCookie', (reply: FastifyReply) => {
+      reply.clearCookie(cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure });
+    });
+    app.decorate('forgetApiKey', (keyHash: string) => {
+      keyCache.delete(keyHash);
+    });
+  },
+  { name: 'auth', dependencies: ['database', '@fastify/cookie'] },
+);
