@@ -17,6 +17,12 @@ export default fp(
       }
       if (hasZodFastifySchemaValidationErrors(err)) {
         const where = err.validationContext ?? 'request';
+        if (where === 'body') {
+          // A body can be wrong in several places at once: name each of them.
+          const details = err.validation.map((v) => ({ path: pathOf(v), message: v.message ?? 'invalid value' }));
+          const summary = details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+          return reply.code(400).send({ success: false, error: `Invalid request body: ${summary}`, details });
+        }
         const first = err.validation[0];
         const field = first?.instancePath.replace(/^\//, '').replace(/\//g, '.') || first?.params?.['missingProperty'];
         const label = where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where;
@@ -41,3 +47,11 @@ export default fp(
   },
   { name: 'error-handler' },
 );
+
+/** `name`, `modules.0.title`; for unknown keys the keys themselves. */
+function pathOf(v: { instancePath: string; params?: Record<string, unknown> }): string {
+  const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (path) return path;
+  const keys = v.params?.['keys'];
+  return Array.isArray(keys) ? keys.join(',') : '';
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+/** Decimal money as text: up to 12 digits, optionally 1–2 decimals, never negative. */
+const DecimalText = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a non-negative decimal amount as text, e.g. "150000" or "99.50"');
+
+const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T09:00:00Z' });
+
+/**
+ * Body of `POST {gateway}/api/courses`, as the spec's table. Unknown fields are refused (400
+ * naming them) so that a misspelt optional field is not silently dropped.
+ */
+export const CreateCourseBody = z
+  .strictObject({
+    institutionId: z.number().int().positive(),
+    name: z.string().trim().min(1).max(255),
+    teacherId: z.string().min(1).max(64),
+    courseCode: z.string().max(64).optional(),
+    coverPicture: z.string().max(2048).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code, e.g. IDR')
+      .optional(),
+    description: z.string().max(20_000).optional(),
+    startDate: DateTime.optional(),
+    endDate: DateTime.optional(),
+    enrollmentType: z.enum(['code', 'open', 'approval']).default('code'),
+    instructor: z.string().max(255).optional(),
+    isPurchasable: z.boolean().optional(),
+    previewMode: z.boolean().optional(),
+    price: DecimalText.optional(),
+    type: z.enum(['self_paced', 'scheduled']).default('self_paced'),
+  })
+  .refine((b) => !b.startDate || !b.endDate || Date.parse(b.endDate) >= Date.parse(b.startDate), {
+    message: 'must not be before startDate',
+    path: ['endDate'],
+  })
+  .meta({ id: 'CreateCourseBody' });
+export type CreateCourseBody = z.output<typeof CreateCourseBody>;
+
+/** The created course record of the spec. Dates and coverPicture are null when not given. */
+export const CreatedCourse = z
+  .object({
+    id: z.number().int(),
+    institutionId: z.number().int(),
+    name: z.string(),
+    teacherId: z.string(),
+    courseCode: z.string(),
+    coverPicture: z.string().nullable(),
+    currency: z.string(),
+    description: z.string(),
+    startDate: z.iso.datetime().nullable(),
+    endDate: z.iso.datetime().nullable(),
+    enrollmentType: z.string(),
+    instructor: z.string(),
+    isPurchasable: z.boolean(),
+    previewMode: z.boolean(),
+    price: z.string(),
+    type: z.string(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'CreatedCourse' });
+export type CreatedCourse = z.output<typeof CreatedCourse>;
+
+export const CreateCourseResponse = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    course: CreatedCourse,
+  })
+  .meta({ id: 'CreateCourseResponse' });
