@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorResponse } from '@lms/contracts';
 import t, { type Test } from 'tap';
-import { z } from 'zod';
-import type { LmsApp } from '../../src/app.js';
-import { NotFoundError } from '../../src/errors.js';
 import { buildTestApp } from '../helpers/app.js';
 import { manualClock } from '../helpers/clock.js';
+import { addRateLimitedTestRoutes } from '../helpers/rate-limited-routes.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
 /**
@@ -14,24 +11,11 @@ import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
  */
 const POLICY = '"default";q=100;w=60';
 
-/** Adds the test routes; call before `ready()`. */
-export function addTestRoutes(app: LmsApp) {
-  app.get(
-    '/t',
-    { config: { auth: true, rateLimited: true }, schema: { response: { 200: z.object({ ok: z.literal(true) }), 429: ErrorResponse } } },
-    async () => ({ ok: true as const }),
-  );
-  app.get('/t/missing', { config: { auth: true, rateLimited: true } }, async () => {
-    throw new NotFoundError('Course not found');
-  });
-  app.get('/t/unlimited', { config: { auth: true } }, async () => ({ ok: true }));
-}
-
 async function setup(t: Test) {
   const time = manualClock();
   const { app } = await buildTestApp(t, { deps: { clock: time.clock } });
   const db = app.db;
-  addTestRoutes(app);
+  addRateLimitedTestRoutes(app);
   await app.ready();
   const teacher = await makeUser(db, { role: 'teacher' });
   return { app, db, time, teacher };
