@@ -23,7 +23,7 @@ export default fp(
             'characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
             'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
             'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
-            'draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy: "default";q=100;w=60` and ' +
+            'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and ' +
             '`RateLimit: "default";r=<remaining>;t=<seconds until one more request is allowed>`. With several ' +
             'instances the window is shared through Redis; if Redis is unreachable each instance limits on its own.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +

@@ -33,12 +33,15 @@ const POLICY_NAME = 'default';
  * - Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After`, the
  *   whole seconds (rounded up) until the oldest counted request leaves the window.
  * - Every API-key response of these routes carries the fields of
- *   draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy: "default";q=100;w=60` and
- *   `RateLimit: "default";r=<remaining>;t=<seconds until one unit of quota comes back>`.
+ *   draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and
+ *   `RateLimit: "default";r=<remaining>;t=<seconds until the oldest counted request leaves the
+ *   window>`: in those t seconds no quota comes back, which is the draft's "effective window"
+ *   (within it the client can use no more than r). On a 429, Retry-After equals t.
  * - In memory by default; with REDIS_URL, shared by every instance through a Redis sorted set per
  *   key (one atomic Lua script per request). If Redis is unreachable the limiter fails open to the
- *   in-memory window of each instance (a warning is logged; Redis is retried every 5 s): the
- *   catalog keeps answering and each instance still enforces the limit on its own.
+ *   in-memory window of each instance (a warning is logged; the client reconnects in the
+ *   background, at most every 2 s): the catalog keeps answering and each instance still enforces
+ *   the limit on its own. See storeWithFallback for why.
  */
 export default fp<RateLimitOptions>(
   async (app, opts) => {

@@ -145,8 +145,9 @@ export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisS
   redis.on('error', (err: Error) => options.onConnectionError?.(err));
   redis.defineCommand('slidingWindowHit', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
 
-  const store: SlidingWindowStore & { redis: Redis } = {
-    redis,
+  const store: SlidingWindowStore & { connected(): boolean } = {
+    // 'wait': not connected yet (lazy); the first command connects.
+    connected: () => redis.status === 'ready' || redis.status === 'wait',
     async hit(key, nowMs) {
       const member = `${nowMs}-${randomBytes(6).toString('hex')}`;
       const [allowed, count, oldest] = await redis.slidingWindowHit(
@@ -172,26 +173,38 @@ export interface FallbackLog {
 }
 
 /**
- * Uses `primary` (Redis) and, when it fails, `fallback` (this process's memory) for `pauseMs`
- * before trying the primary again, so that while Redis is away a request pays at most one
- * command timeout per pause instead of one per request. Fails open to a per-instance limit: each
- * instance still allows at most `limit` per key and window, so N instances allow at most N times
- * the limit; the catalog stays up. A warning is logged when Redis goes away, an info line when it
- * is back. `monotonicMs` is operational time (not the injected clock, which tests freeze).
+ * Uses `primary` (Redis) while it is connected and `fallback` (this process's memory) otherwise:
+ * fails open to a per-instance limit. While Redis is away each instance still allows at most
+ * `limit` per key and window (so N instances allow at most N times the limit) and the catalog
+ * keeps answering; refusing every API-key request because a shared counter is down would turn a
+ * cache outage into a catalog outage.
+ *
+ * A request does not wait for a Redis that is known to be away: when the connection is not up
+ * (`primary.connected()` false; the client reconnects in the background on its own backoff) the
+ * fallback answers at once. A command that fails or times out on a live connection falls back
+ * for that request only. A warning is logged when the fallback starts being used, an info line
+ * when Redis answers again. Requests counted in memory during an outage are not copied to Redis.
  */
 export function storeWithFallback(
-  primary: SlidingWindowStore,
+  primary: SlidingWindowStore & { connected(): boolean },
   fallback: SlidingWindowStore,
   log: FallbackLog,
-  pauseMs = 5_000,
-  monotonicMs: () => number = () => performance.now(),
-): SlidingWindowStore & { usingFallback(): boolean } {
-  let fallbackUntil = -Infinity;
+): SlidingWindowStore {
   let degraded = false;
+  function degrade(err: unknown) {
+    if (degraded) return;
+    degraded = true;
+    log.warn(
+      { err },
+      'rate limit: Redis unreachable, counting in this process only (each instance allows the full limit) until it is back',
+    );
+  }
   return {
-    usingFallback: () => degraded,
     async hit(key, nowMs) {
-      if (monotonicMs() < fallbackUntil) return fallback.hit(key, nowMs);
+      if (!primary.connected()) {
+        degrade(new Error('Redis connection is not up'));
+        return fallback.hit(key, nowMs);
+      }
       try {
         const result = await primary.hit(key, nowMs);
         if (degraded) {
@@ -200,14 +213,7 @@ export function storeWithFallback(
         }
         return result;
       } catch (err) {
-        fallbackUntil = monotonicMs() + pauseMs;
-        if (!degraded) {
-          degraded = true;
-          log.warn(
-            { err },
-            'rate limit: Redis unreachable, counting in this process only (each instance allows the full limit) until it is back',
-          );
-        }
+        degrade(err);
         return fallback.hit(key, nowMs);
       }
     },

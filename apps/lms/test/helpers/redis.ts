@@ -29,3 +29,39 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/**
+ * A TCP pass-through to the test Redis on a fixed local port, which the test can cut (every
+ * connection dropped, port closed) and restore, to play a Redis outage and its end.
+ */
+export async function redisProxy(t: Test) {
+  const net = await import('node:net');
+  const target = new URL(testRedisUrl);
+  const sockets = new Set<import('node:net').Socket>();
+  let server: import('node:net').Server | null = null;
+  let port = 0;
+
+  async function start() {
+    server = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 6379), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  }
+  async function stop() {
+    if (!server) return;
+    const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
+    for (const s of sockets) s.destroy();
+    await closing;
+    server = null;
+  }
+  await start();
+  t.teardown(stop);
+  return { url: () => `redis://127.0.0.1:${port}`, stop, start };
+}
