@@ -127,9 +127,10 @@ type RedisWithScript = Redis & {
 };
 
 /**
- * The store shared by every instance through Redis. Connects at the first request, fails a
- * command quickly (short timeouts, one retry) so the caller can fall back, and never queues
- * commands for ever while Redis is away. The time comes from the caller (the injected clock), so
+ * The store shared by every instance through Redis. Connects at the first request; a command
+ * fails after `commandTimeoutMs` or one reconnect attempt, so the caller can fall back instead of
+ * waiting; while the connection is down the client reconnects in the background (backoff up to
+ * 2 s) and `connected()` says so. The time comes from the caller (the injected clock), so
  * instances must keep their clocks in sync (NTP), as they must for tokens anyway.
  */
 export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisStoreOptions) {
