@@ -21,6 +21,8 @@ export interface PartnersPluginOptions {
    * filesystems (network mounts, some container bind mounts).
    */
   pollIntervalMs?: number;
+  /** Watch the directory for events (default true); false leaves polling alone (tests use it). */
+  watch?: boolean;
 }
 
 /**
@@ -114,14 +116,16 @@ export default fp<PartnersPluginOptions>(
 
     const base = path.basename(file);
     let watcher: FSWatcher | undefined;
-    try {
-      watcher = watch(path.dirname(file), { persistent: false }, (_event, filename) => {
-        // filename can be null on some platforms: then any change in the directory counts.
-        if (!filename || filename.toString() === base) scheduleReload();
-      });
-      watcher.on('error', (err) => log.warn({ err }, 'watching the partners directory failed; polling continues'));
-    } catch (err) {
-      log.warn({ err }, 'cannot watch the partners directory; relying on polling');
+    if (options.watch !== false) {
+      try {
+        watcher = watch(path.dirname(file), { persistent: false }, (_event, filename) => {
+          // filename can be null on some platforms: then any change in the directory counts.
+          if (!filename || filename.toString() === base) scheduleReload();
+        });
+        watcher.on('error', (err) => log.warn({ err }, 'watching the partners directory failed; polling continues'));
+      } catch (err) {
+        log.warn({ err }, 'cannot watch the partners directory; relying on polling');
+      }
     }
 
     const poll = setInterval(() => {
