@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.js';
+import { withRedaction } from './logging.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
@@ -19,7 +20,7 @@ export interface GatewayDeps {
 export async function buildGateway(deps: GatewayDeps) {
   const { config } = deps;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    logger: withRedaction(deps.logger ?? { level: config.LOG_LEVEL }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // Only our own proxies' X-Forwarded-For is believed; none by default.

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { generateKeyPair, SignJWT } from 'jose';
 import type { Test } from 'tap';
 
@@ -48,4 +49,16 @@ export async function eventually(condition: () => Promise<boolean>, limitMs = 15
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return condition();
+}
+
+/** A logger configuration for buildGateway whose lines are collected, parsed, in `lines`. */
+export function logCapture() {
+  const lines: Array<{ level: number; msg: string; [k: string]: unknown }> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, logger: { level: 'info', stream } };
 }

@@ -1,24 +1,11 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import t from 'tap';
 import { buildGateway } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { eventually, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
+import { eventually, logCapture, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 const partner = (iss: string, allowedIps = ['127.0.0.1']) => ({ iss, allowedIps, lmsUrl: `https://${iss}` });
-
-/** Log lines of the app, as parsed JSON objects. */
-function logCapture() {
-  const lines: Array<{ level: number; msg: string; [k: string]: unknown }> = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, logger: { level: 'info', stream } };
-}
 
 t.test('a bad partners file stops the start with a message naming the bad entry', async (t) => {
   const cases: Array<[string, unknown, RegExp]> = [

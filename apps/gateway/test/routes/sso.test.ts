@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { buildGateway } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
-import { rawToken, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
+import { logCapture, rawToken, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 const PARTNERS = {
   partners: [
@@ -186,4 +186,20 @@ t.test('over a real socket: the TCP peer is the caller', async (t) => {
   const v6 = await fetch(`http://[::1]:${port}${verify(token)}`, { redirect: 'manual' });
   t.equal(v6.status, 403, '::1 is not in 127.0.0.0/8');
   t.same(await v6.json(), { error: 'IP ::1 is not whitelisted for issuer loopback-v4.example' });
+});
+
+t.test('the token never reaches the logs', async (t) => {
+  const file = await writePartnersFile(t, PARTNERS);
+  const { lines, logger } = logCapture();
+  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file }), logger });
+  t.teardown(() => app.close());
+  const token = await signPartnerToken('partner-a.example');
+  t.equal((await app.inject({ url: verify(token), remoteAddress: '127.0.0.1' })).statusCode, 302);
+  t.equal((await app.inject({ url: `/other?x=1&token=${token}`, remoteAddress: '127.0.0.1' })).statusCode, 404);
+  t.equal((await app.inject({ url: verify(token), remoteAddress: '203.0.113.9' })).statusCode, 403);
+  const logged = lines.map((l) => JSON.stringify(l)).join('\n');
+  t.match(logged, /"url":"\/sso\/verify\?token=\[redacted\]"/, 'requests are logged, without the token');
+  t.match(logged, /"url":"\/other\?x=1&token=\[redacted\]"/);
+  t.notOk(logged.includes(token.split('.')[2]!), 'no part of the signature in any line');
+  t.notOk(logged.includes(token.split('.')[1]!), 'no part of the payload in any line');
 });
