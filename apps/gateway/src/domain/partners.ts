@@ -62,15 +62,28 @@ const PartnerEntry = z.strictObject({
 });
 
 const PartnersFile = z.strictObject({
-  partners: z.array(PartnerEntry).superRefine((partners, ctx) => {
-    const firstIndex = new Map<string, number>();
-    partners.forEach((partner, index) => {
-      const earlier = firstIndex.get(partner.iss);
-      if (earlier === undefined) firstIndex.set(partner.iss, index);
-      else ctx.addIssue({ code: 'custom', path: [index, 'iss'], message: `duplicate iss "${partner.iss}" (also partners[${earlier}])` });
-    });
-  }),
+  partners: z.array(PartnerEntry),
 });
+
+/**
+ * `iss` values that appear more than once, as problems. Checked on the raw JSON rather than in
+ * the zod schema so a duplicate is reported together with any other bad entry (zod skips
+ * refinements once an element has failed).
+ */
+function duplicateIssuers(raw: unknown): Array<{ path: PropertyKey[]; message: string }> {
+  const partners = raw && typeof raw === 'object' ? (raw as { partners?: unknown }).partners : undefined;
+  if (!Array.isArray(partners)) return [];
+  const firstIndex = new Map<string, number>();
+  const problems: Array<{ path: PropertyKey[]; message: string }> = [];
+  partners.forEach((entry, index) => {
+    const iss = entry && typeof entry === 'object' ? (entry as { iss?: unknown }).iss : undefined;
+    if (typeof iss !== 'string') return;
+    const earlier = firstIndex.get(iss);
+    if (earlier === undefined) firstIndex.set(iss, index);
+    else problems.push({ path: ['partners', index, 'iss'], message: `duplicate iss "${iss}" (also partners[${earlier}])` });
+  });
+  return problems;
+}
 
 export class PartnersFileError extends Error {
   override name = 'PartnersFileError';
@@ -102,8 +115,9 @@ export function parsePartnersFile(text: string, source: string): PartnerRegistry
     throw new PartnersFileError(`Invalid partners file ${source}: not valid JSON (${(err as Error).message})`);
   }
   const parsed = PartnersFile.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${describePath(issue.path, raw)}: ${issue.message}`);
+  const problems = [...(parsed.success ? [] : parsed.error.issues), ...duplicateIssuers(raw)];
+  if (!parsed.success || problems.length > 0) {
+    const lines = problems.map((issue) => `  ${describePath(issue.path, raw)}: ${issue.message}`);
     throw new PartnersFileError(`Invalid partners file ${source}:\n${lines.join('\n')}`);
   }
   return new PartnerRegistry(parsed.data.partners);

@@ -75,8 +75,11 @@ t.test('every bad entry is named, with its index and iss', async (t) => {
 });
 
 t.test('several problems are all listed, one per line', async (t) => {
-  const message = errorOf(file([entry({ allowedIps: ['010.0.0.0/8', '1.2.3.4/33'] }), entry({ iss: 'b.example', lmsUrl: 'nope' })]));
-  t.equal(message.split('\n').length, 4);
+  const message = errorOf(
+    file([entry({ allowedIps: ['010.0.0.0/8', '1.2.3.4/33'] }), entry({ iss: 'b.example', lmsUrl: 'nope' }), entry({ iss: 'b.example' })]),
+  );
+  t.equal(message.split('\n').length, 5);
+  t.match(message, /partners\[2\] \(iss "b.example"\)\.iss: duplicate iss "b.example" \(also partners\[1\]\)/);
   t.match(message, /allowedIps\[0\]: "010.0.0.0\/8"/);
   t.match(message, /allowedIps\[1\]: "1.2.3.4\/33"/);
   t.match(message, /partners\[1\] \(iss "b.example"\)\.lmsUrl: "nope" is not a URL/);
