@@ -203,3 +203,24 @@ t.test('the token never reaches the logs', async (t) => {
   t.notOk(logged.includes(token.split('.')[2]!), 'no part of the signature in any line');
   t.notOk(logged.includes(token.split('.')[1]!), 'no part of the payload in any line');
 });
+
+t.test('over a real socket behind a trusted local proxy on a dual-stack listener', async (t) => {
+  // The peer is seen as ::ffff:127.0.0.1; TRUST_PROXY=127.0.0.1 must still recognise it as our proxy.
+  const file = await writePartnersFile(t, PARTNERS);
+  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file, trustProxy: ['127.0.0.1/32'] }), logger: false });
+  t.teardown(() => app.close());
+  await app.listen({ port: 0, host: '::' });
+  const { port } = app.server.address() as AddressInfo;
+  const tokenB = await signPartnerToken('partner-b.example');
+
+  const forwarded = await fetch(`http://127.0.0.1:${port}${verify(tokenB)}`, {
+    redirect: 'manual',
+    headers: { 'x-forwarded-for': '198.51.100.23' },
+  });
+  t.equal(forwarded.status, 302, "the client named by our proxy is in partner B's range");
+  t.equal(forwarded.headers.get('location'), `https://lms-b.example/base/sso/verify?token=${tokenB}`);
+
+  const direct = await fetch(`http://127.0.0.1:${port}${verify(tokenB)}`, { redirect: 'manual' });
+  t.equal(direct.status, 403, 'without X-Forwarded-For the proxy itself is the caller');
+  t.same(await direct.json(), { error: 'IP 127.0.0.1 is not whitelisted for issuer partner-b.example' });
+});
