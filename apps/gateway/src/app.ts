@@ -2,19 +2,25 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GatewayConfig } from './config.js';
+import { withRedaction } from './logging.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import openApiPlugin from './plugins/openapi.js';
+import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
+import ssoRoutes from './routes/sso/index.js';
 
 export interface GatewayDeps {
   config: GatewayConfig;
   logger?: FastifyServerOptions['logger'];
+  /** How PARTNERS_FILE changes are picked up (tests shorten the waits). */
+  partnersWatch?: Omit<PartnersPluginOptions, 'file'>;
 }
 
 /** Builds the gateway. Only server.ts listens. */
 export async function buildGateway(deps: GatewayDeps) {
   const { config } = deps;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    logger: withRedaction(deps.logger ?? { level: config.LOG_LEVEL }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     // Only our own proxies' X-Forwarded-For is believed; none by default.
@@ -29,7 +35,10 @@ export async function buildGateway(deps: GatewayDeps) {
   });
 
   await app.register(errorHandlerPlugin);
+  await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
+  await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });
   await app.register(healthRoutes);
+  await app.register(ssoRoutes);
   return app;
 }
 

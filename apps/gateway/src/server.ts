@@ -1,5 +1,6 @@
 import { buildGateway } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { PartnersFileError } from './domain/partners.js';
 
 async function main() {
   let config;
@@ -12,7 +13,17 @@ async function main() {
     }
     throw err;
   }
-  const app = await buildGateway({ config });
+  let app;
+  try {
+    app = await buildGateway({ config });
+  } catch (err) {
+    // A bad partners file is an operator's mistake: say what is wrong, no stack trace.
+    if (err instanceof PartnersFileError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -9,6 +9,9 @@ import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import openapiPlugin from './plugins/openapi.js';
+import csrfPlugin from './plugins/csrf.js';
+import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
+import apiKeyRoutes from './routes/api-keys/index.js';
 import healthRoutes from './routes/health/index.js';
 
 export interface AppDeps {
@@ -19,6 +22,7 @@ export interface AppDeps {
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
   auth?: AuthOptions;
+  rateLimit?: RateLimitOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -46,9 +50,13 @@ export async function buildApp(deps: AppDeps) {
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(cookie);
   await app.register(authPlugin, deps.auth ?? {});
+  // After auth: their onRequest hooks need the resolved caller (global hooks run in this order).
+  await app.register(csrfPlugin);
+  await app.register(rateLimitPlugin, deps.rateLimit ?? {});
   await app.register(openapiPlugin);
 
   await app.register(healthRoutes);
+  await app.register(apiKeyRoutes);
 
   return app;
 }

@@ -42,3 +42,10 @@ export class UnprocessableError extends AppError {
     super(422, message);
   }
 }
+
+/** 429 with `Retry-After` in whole seconds; the text is the spec's. */
+export class TooManyRequestsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) });
+  }
+}

@@ -44,14 +44,23 @@ export async function listApiKeys(db: Db, userId: string): Promise<ApiKeySummary
   return rows.map(summary);
 }
 
-/** Revokes one of the user's keys. False when the user has no such active key. */
-export async function revokeApiKey(db: Db, userId: string, apiKeyId: number, at: Date): Promise<boolean> {
-  const rows = await db
+/**
+ * Revokes one of the user's active keys. Null when the user has no such active key (someone
+ * else's, unknown or already revoked); otherwise the revoked key with its hash, so the caller can
+ * drop it from the auth cache.
+ */
+export async function revokeApiKey(
+  db: Db,
+  userId: string,
+  apiKeyId: number,
+  at: Date,
+): Promise<(ApiKeySummary & { keyHash: string }) | null> {
+  const [row] = await db
     .update(apiKeys)
     .set({ revokedAt: at })
     .where(and(eq(apiKeys.id, apiKeyId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length > 0;
+    .returning();
+  return row ? { ...summary(row), keyHash: row.keyHash } : null;
 }
 
 function summary(row: typeof apiKeys.$inferSelect): ApiKeySummary {

@@ -17,7 +17,17 @@ export default fp(
           version: '1.0.0',
           description:
             'Course catalog, course detail, bundles, progress metrics, API keys, partner single sign-on. ' +
-            'Errors are JSON `{success:false, error}` unless a route says otherwise.',
+            'Errors are JSON `{success:false, error}` unless a route says otherwise.\n\n' +
+            '**Rate limit.** Requests authenticated by an API key to the catalog, course detail and bundle ' +
+            'endpoints are limited to 100 per key in any sliding 60-second window (keyed by the first 16 hex ' +
+            'characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
+            'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
+            'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
+            'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and ' +
+            '`RateLimit: "default";r=<remaining>;t=<seconds until one more request is allowed>`. With several ' +
+            'instances the window is shared through Redis; if Redis is unreachable each instance limits on its own.\n\n' +
+            '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
+            '`x-requested-with` header and, if they send `Origin`, come from this service\'s origin.',
         },
         servers: [
           { url: 'https://lms.example.com', description: 'production' },

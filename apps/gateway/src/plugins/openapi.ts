@@ -1,0 +1,38 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import fp from 'fastify-plugin';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+export interface OpenApiPluginOptions {
+  publicUrl: string;
+}
+
+/**
+ * The gateway's OpenAPI 3.1 document at /docs/json and a docs UI at /docs, generated from the
+ * routes' zod schemas (packages/contracts). Register before the routes so every route is collected.
+ */
+export default fp<OpenApiPluginOptions>(
+  async (app, options) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'LMS gateway API',
+          version: '1.0.0',
+          description:
+            'The edge partners call: SSO entry (`/sso/verify`). Partners are registered by the operator with their ' +
+            'issuer (`iss`), the IP ranges their backends call from, and their LMS host.',
+        },
+        servers: [
+          { url: 'https://gateway.example.com', description: 'production' },
+          { url: options.publicUrl, description: 'development' },
+        ],
+        tags: [{ name: 'sso', description: 'Partner single sign-on' }],
+      },
+      transform: jsonSchemaTransform,
+      transformObject: jsonSchemaTransformObject,
+    });
+    await app.register(swaggerUi, { routePrefix: '/docs' });
+  },
+  { name: 'openapi' },
+);

@@ -1,0 +1,52 @@
+import { SsoVerifyQuery, SsoVerifyResponses } from '@lms/contracts';
+import { readUnverifiedToken } from '@lms/partner-auth';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { displayIp } from '../../domain/partners.js';
+import { GatewayError } from '../../plugins/error-handler.js';
+
+/**
+ * `GET /sso/verify?token=`: the first hop of partner SSO. No signature check here (the LMS does
+ * it): read `iss` from the unverified token, find the partner, check that the caller may act for
+ * it, and send the browser-to-be to that partner's LMS. The caller is `request.ip`: the TCP peer,
+ * or the client named in X-Forwarded-For only when the peer is one of our TRUST_PROXY ranges.
+ */
+const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/sso/verify',
+    {
+      config: { errorShape: 'sso' },
+      // A repeated or otherwise odd `token` is the spec's "invalid token format", not a generic
+      // validation error: the handler sees the raw value and readUnverifiedToken judges it.
+      attachValidation: true,
+      // The URL and the answer carry a bearer token: no cache may keep either, errors included.
+      onRequest: async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      },
+      schema: {
+        tags: ['sso'],
+        summary: 'Partner SSO entry: check the issuer and the caller IP, redirect to the LMS',
+        description:
+          'Called by the partner\'s backend (never the browser: the caller IP is checked) with redirects disabled. ' +
+          'The token\'s signature is not checked here; the LMS verifies it after the redirect. ' +
+          'Errors are JSON `{error}` with the exact texts below.',
+        querystring: SsoVerifyQuery,
+        response: SsoVerifyResponses,
+      },
+    },
+    async (request, reply) => {
+      const read = readUnverifiedToken((request.query as Record<string, unknown>).token);
+      if (!read.ok) throw new GatewayError(400, read.error);
+
+      const decision = app.partners.checkAccess(read.issuer, request.ip);
+      if (!decision.ok) {
+        if (decision.reason === 'unknown_issuer') throw new GatewayError(401, `unknown issuer: ${read.issuer}`);
+        request.log.info({ iss: read.issuer, ip: request.ip }, 'sso caller IP not in the partner allowlist');
+        throw new GatewayError(403, `IP ${displayIp(request.ip)} is not whitelisted for issuer ${read.issuer}`);
+      }
+      const token = (request.query as Record<string, string>).token!;
+      return reply.redirect(`${decision.partner.lmsUrl}/sso/verify?token=${encodeURIComponent(token)}`, 302);
+    },
+  );
+};
+
+export default ssoRoutes;

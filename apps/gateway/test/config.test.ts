@@ -1,0 +1,25 @@
+import t from 'tap';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+t.test('TRUST_PROXY: a comma-separated list of CIDRs, empty by default', async (t) => {
+  t.same(loadConfig({}).trustProxy, [], 'no proxy is trusted by default');
+  t.same(loadConfig({ TRUST_PROXY: '' }).trustProxy, []);
+  t.same(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , 192.0.2.1,2001:db8::/32,::ffff:172.16.0.0/108' }).trustProxy, [
+    '10.0.0.0/8',
+    '192.0.2.1/32',
+    '2001:db8::/32',
+    '172.16.0.0/12',
+  ]);
+});
+
+t.test('an invalid TRUST_PROXY stops the start, naming each bad CIDR', async (t) => {
+  t.throws(() => loadConfig({ TRUST_PROXY: '010.0.0.0/8' }), {
+    name: 'ConfigError',
+    message:
+      'Invalid configuration:\n  TRUST_PROXY: "010.0.0.0/8" is not a valid CIDR: leading zeros are not allowed in an IPv4 address (they are read as octal by some tools)',
+  });
+  t.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33,true' }), {
+    message: /TRUST_PROXY: "10.0.0.0\/33" is not a valid CIDR: prefix \/33 is out of range for IPv4 \(0-32\)\n {2}TRUST_PROXY: "true" is not a valid CIDR/,
+  });
+  t.throws(() => loadConfig({ TRUST_PROXY: '1' }), ConfigError, 'a hop count is not accepted');
+});

@@ -1,0 +1,78 @@
+import fp from 'fastify-plugin';
+import { TooManyRequestsError } from '../errors.js';
+import {
+  memorySlidingWindowStore,
+  type RateLimitPolicy,
+  redisSlidingWindowStore,
+  type SlidingWindowStore,
+  storeWithFallback,
+} from '../rate-limit/sliding-window.js';
+
+export interface RateLimitOptions {
+  /** Requests per window per API key (default 100). */
+  limit?: number;
+  /** Window length in ms (default 60 000). */
+  windowMs?: number;
+  /** Prefix of the Redis keys (default `lms:ratelimit:`); tests use a unique one. */
+  redisKeyPrefix?: string;
+  /** Redis command timeout in ms before falling back to memory (default 250). */
+  redisCommandTimeoutMs?: number;
+}
+
+/** The policy's name in the RateLimit-Policy and RateLimit fields. */
+const POLICY_NAME = 'default';
+
+/**
+ * Per-API-key sliding-window rate limit on the routes that set `config: { rateLimited: true }`.
+ *
+ * - Only callers identified by an API key count; session callers are not limited (the spec limits
+ *   "requests for which the service identifies the caller by API key"). It runs in an onRequest
+ *   hook registered after the auth plugin's, so `request.caller` is already resolved.
+ * - Keyed by the first 16 hex characters of the key's SHA-256, as the spec says.
+ * - A true sliding window (see rate-limit/sliding-window.ts): refused requests do not count.
+ * - Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After`, the
+ *   whole seconds (rounded up) until the oldest counted request leaves the window.
+ * - Every API-key response of these routes carries the fields of
+ *   draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and
+ *   `RateLimit: "default";r=<remaining>;t=<seconds until the oldest counted request leaves the
+ *   window>`: in those t seconds no quota comes back, which is the draft's "effective window"
+ *   (within it the client can use no more than r). On a 429, Retry-After equals t.
+ * - In memory by default; with REDIS_URL, shared by every instance through a Redis sorted set per
+ *   key (one atomic Lua script per request). If Redis is unreachable the limiter fails open to the
+ *   in-memory window of each instance (a warning is logged; the client reconnects in the
+ *   background, at most every 2 s): the catalog keeps answering and each instance still enforces
+ *   the limit on its own. See storeWithFallback for why.
+ */
+export default fp<RateLimitOptions>(
+  async (app, opts) => {
+    const policy: RateLimitPolicy = { limit: opts.limit ?? 100, windowMs: opts.windowMs ?? 60_000 };
+    const memory = memorySlidingWindowStore(policy);
+    let store: SlidingWindowStore = memory;
+    if (app.config.REDIS_URL) {
+      const redisStore = redisSlidingWindowStore(policy, {
+        url: app.config.REDIS_URL,
+        keyPrefix: opts.redisKeyPrefix ?? 'lms:ratelimit:',
+        commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
+        onConnectionError: (err) => app.log.debug({ err }, 'rate limit: Redis connection error'),
+      });
+      store = storeWithFallback(redisStore, memory, app.log);
+    }
+    const policyField = `"${POLICY_NAME}";q=${policy.limit};w=${Math.ceil(policy.windowMs / 1000)}`;
+
+    app.addHook('onRequest', async (request, reply) => {
+      if (!request.routeOptions.config?.rateLimited) return;
+      const caller = request.caller;
+      if (caller?.kind !== 'api-key') return;
+      const result = await store.hit(caller.keyHash.slice(0, 16), app.clock().getTime());
+      const resetSeconds = Math.ceil(result.resetMs / 1000);
+      reply.header('RateLimit-Policy', policyField);
+      reply.header('RateLimit', `"${POLICY_NAME}";r=${result.remaining};t=${resetSeconds}`);
+      if (!result.allowed) throw new TooManyRequestsError(Math.max(1, resetSeconds));
+    });
+
+    app.addHook('onClose', async () => {
+      await store.close();
+    });
+  },
+  { name: 'rate-limit', dependencies: ['auth'] },
+);

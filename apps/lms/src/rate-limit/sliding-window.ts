@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+
+/** At most `limit` requests in any `windowMs` interval `(now - windowMs, now]`. */
+export interface RateLimitPolicy {
+  limit: number;
+  windowMs: number;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Requests still allowed right now, after this one. */
+  remaining: number;
+  /**
+   * Milliseconds until the oldest request in the window leaves it and one unit of quota comes
+   * back: the wait before the next request is allowed when refused (0 with an empty window).
+   */
+  resetMs: number;
+}
+
+/**
+ * A true sliding window: a log of the accepted requests' timestamps per key. A request is allowed
+ * when fewer than `limit` accepted requests lie in `(now - windowMs, now]`; it is then added to the
+ * log. Refused requests are NOT logged: a client that is refused and keeps retrying is let in as
+ * soon as its oldest accepted request leaves the window, which is what `Retry-After` promised it.
+ * (Counting refusals would lock a retrying client out for ever and make `Retry-After` a lie.)
+ */
+export interface SlidingWindowStore {
+  hit(key: string, nowMs: number): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}
+
+/** The store of one process: per key a sorted array of the accepted requests' times. */
+export function memorySlidingWindowStore(policy: RateLimitPolicy, maxKeys = 100_000): SlidingWindowStore {
+  const logs = new Map<string, number[]>();
+  let lastSweepMs = 0;
+
+  function sweep(nowMs: number) {
+    for (const [key, log] of logs) if ((log.at(-1) ?? -Infinity) <= nowMs - policy.windowMs) logs.delete(key);
+    lastSweepMs = nowMs;
+  }
+
+  return {
+    async hit(key, nowMs) {
+      // Forget keys that went quiet, once a window at most, so memory follows the active keys.
+      if (nowMs - lastSweepMs >= policy.windowMs || logs.size >= maxKeys) sweep(nowMs);
+      let log = logs.get(key);
+      if (!log) {
+        log = [];
+        logs.set(key, log);
+      }
+      const horizon = nowMs - policy.windowMs;
+      let expired = 0;
+      while (expired < log.length && log[expired]! <= horizon) expired += 1;
+      if (expired > 0) log.splice(0, expired);
+      const allowed = log.length < policy.limit;
+      if (allowed) {
+        // Keep the log sorted even if the clock stepped back.
+        let at = log.length;
+        while (at > 0 && log[at - 1]! > nowMs) at -= 1;
+        log.splice(at, 0, nowMs);
+      }
+      return decision(policy, allowed, log.length, log[0], nowMs);
+    },
+    async close() {
+      logs.clear();
+    },
+  };
+}
+
+function decision(
+  policy: RateLimitPolicy,
+  allowed: boolean,
+  count: number,
+  oldestMs: number | undefined,
+  nowMs: number,
+): RateLimitDecision {
+  return {
+    allowed,
+    remaining: Math.max(0, policy.limit - count),
+    resetMs: oldestMs === undefined ? 0 : Math.max(0, oldestMs + policy.windowMs - nowMs),
+  };
+}
+
+/**
+ * One round trip, atomic: drop the entries that left the window, count, add this request when
+ * under the limit, and report the count and the oldest entry. A sorted set scored by time; the
+ * member is the time plus a random tag so that two requests in the same millisecond both count.
+ */
+const SLIDING_WINDOW_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - window)
+local count = redis.call('ZCARD', key)
+local allowed = 0
+if count < limit then
+  redis.call('ZADD', key, now, ARGV[4])
+  count = count + 1
+  allowed = 1
+end
+if count > 0 then
+  local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  -- Relative expiry: the times are the app's clock, which need not match the Redis server's.
+  redis.call('PEXPIRE', key, math.max(1, tonumber(newest[2]) + window - now))
+end
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+if oldest[2] then
+  return {allowed, count, oldest[2]}
+end
+return {allowed, count, false}
+`;
+
+export interface RedisStoreOptions {
+  url: string;
+  /** Prefix of every key this store writes (tests use a unique one each). */
+  keyPrefix: string;
+  /** How long one command may take before the caller falls back (ms). */
+  commandTimeoutMs?: number;
+  /** Connection errors (ioredis emits them on every reconnect attempt while Redis is away). */
+  onConnectionError?: (err: Error) => void;
+}
+
+type RedisWithScript = Redis & {
+  slidingWindowHit(key: string, nowMs: number, windowMs: number, limit: number, member: string): Promise<[number, number, string | null]>;
+};
+
+/**
+ * The store shared by every instance through Redis. Connects at the first request; a command
+ * fails after `commandTimeoutMs` or one reconnect attempt, so the caller can fall back instead of
+ * waiting; while the connection is down the client reconnects in the background (backoff up to
+ * 2 s) and `connected()` says so. The time comes from the caller (the injected clock), so
+ * instances must keep their clocks in sync (NTP), as they must for tokens anyway.
+ */
+export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisStoreOptions) {
+  const timeout = options.commandTimeoutMs ?? 250;
+  const redis = new Redis(options.url, {
+    lazyConnect: true,
+    connectTimeout: Math.max(timeout * 2, 500),
+    commandTimeout: timeout,
+    maxRetriesPerRequest: 1,
+    // Keep trying in the background, at most every 2 s; requests do not wait for it.
+    retryStrategy: (times) => Math.min(times * 200, 2_000),
+  }) as RedisWithScript;
+  redis.on('error', (err: Error) => options.onConnectionError?.(err));
+  redis.defineCommand('slidingWindowHit', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
+
+  const store: SlidingWindowStore & { connected(): boolean } = {
+    // 'wait': not connected yet (lazy); the first command connects.
+    connected: () => redis.status === 'ready' || redis.status === 'wait',
+    async hit(key, nowMs) {
+      const member = `${nowMs}-${randomBytes(6).toString('hex')}`;
+      const [allowed, count, oldest] = await redis.slidingWindowHit(
+        options.keyPrefix + key,
+        nowMs,
+        policy.windowMs,
+        policy.limit,
+        member,
+      );
+      return decision(policy, allowed === 1, count, oldest === null ? undefined : Number(oldest), nowMs);
+    },
+    async close() {
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    },
+  };
+  return store;
+}
+
+export interface FallbackLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * Uses `primary` (Redis) while it is connected and `fallback` (this process's memory) otherwise:
+ * fails open to a per-instance limit. While Redis is away each instance still allows at most
+ * `limit` per key and window (so N instances allow at most N times the limit) and the catalog
+ * keeps answering; refusing every API-key request because a shared counter is down would turn a
+ * cache outage into a catalog outage.
+ *
+ * A request does not wait for a Redis that is known to be away: when the connection is not up
+ * (`primary.connected()` false; the client reconnects in the background on its own backoff) the
+ * fallback answers at once. A command that fails or times out on a live connection falls back
+ * for that request only. A warning is logged when the fallback starts being used, an info line
+ * when Redis answers again. Requests counted in memory during an outage are not copied to Redis.
+ */
+export function storeWithFallback(
+  primary: SlidingWindowStore & { connected(): boolean },
+  fallback: SlidingWindowStore,
+  log: FallbackLog,
+): SlidingWindowStore {
+  let degraded = false;
+  function degrade(err: unknown) {
+    if (degraded) return;
+    degraded = true;
+    log.warn(
+      { err },
+      'rate limit: Redis unreachable, counting in this process only (each instance allows the full limit) until it is back',
+    );
+  }
+  return {
+    async hit(key, nowMs) {
+      if (!primary.connected()) {
+        degrade(new Error('Redis connection is not up'));
+        return fallback.hit(key, nowMs);
+      }
+      try {
+        const result = await primary.hit(key, nowMs);
+        if (degraded) {
+          degraded = false;
+          log.info({}, 'rate limit: Redis is back, the window is shared again');
+        }
+        return result;
+      } catch (err) {
+        degrade(err);
+        return fallback.hit(key, nowMs);
+      }
+    },
+    async close() {
+      await Promise.all([primary.close(), fallback.close()]);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { generateKeyPair, SignJWT } from 'jose';
+import t from 'tap';
+import { MAX_TOKEN_LENGTH, readUnverifiedToken } from '../src/unverified.js';
+
+const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const SIG = Buffer.from('not-a-real-signature').toString('base64url');
+const compact = (header: unknown, payload: unknown, signature = SIG) => `${b64(header)}.${b64(payload)}.${signature}`;
+const HEADER = { alg: 'RS256', typ: 'JWT', kid: 'k1' };
+
+t.test('a token signed with jose is read without verification', async (t) => {
+  const { privateKey } = await generateKeyPair('RS256');
+  const token = await new SignJWT({ email: 'a@example.org', sub: 'member' })
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'key-1' })
+    .setIssuer('partner.example.org')
+    .setAudience('terang.ai')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(privateKey);
+  const read = readUnverifiedToken(token);
+  t.ok(read.ok);
+  if (!read.ok) return;
+  t.equal(read.issuer, 'partner.example.org');
+  t.equal(read.header.kid, 'key-1');
+  t.equal(read.payload.email, 'a@example.org');
+});
+
+t.test('no token is "token is required"', async (t) => {
+  for (const token of [undefined, null, '']) {
+    t.same(readUnverifiedToken(token), { ok: false, code: 'missing_token', error: 'token is required' }, String(token));
+  }
+});
+
+t.test('malformed tokens are "invalid token format"', async (t) => {
+  const cases: Record<string, unknown> = {
+    'not a string': 42,
+    'an array': ['a.b.c'],
+    'one segment': 'abc',
+    'two segments': `${b64(HEADER)}.${b64({ iss: 'x' })}`,
+    'four segments': `${compact(HEADER, { iss: 'x' })}.${SIG}`,
+    'empty header segment': `.${b64({ iss: 'x' })}.${SIG}`,
+    'empty payload segment': `${b64(HEADER)}..${SIG}`,
+    'empty signature (alg none style)': compact({ alg: 'none' }, { iss: 'x' }, ''),
+    'padding in a segment': `${b64(HEADER)}.${b64({ iss: 'x' })}=.${SIG}`,
+    'standard base64 characters': `${b64(HEADER)}.${b64({ iss: 'x' })}.ab+/cd`,
+    'whitespace inside': `${b64(HEADER)}. ${b64({ iss: 'x' })}.${SIG}`,
+    'segment of impossible length 4n+1': `${b64(HEADER)}.${b64({ iss: 'x' })}.abcde`,
+    'payload not JSON': `${b64(HEADER)}.${b64('hello')}.${SIG}`,
+    'header not JSON': `${b64('{"alg":')}.${b64({ iss: 'x' })}.${SIG}`,
+    'payload a JSON array': compact(HEADER, [{ iss: 'x' }]),
+    'payload JSON null': compact(HEADER, null),
+    'payload a JSON string': compact(HEADER, JSON.stringify('iss')),
+    'header a JSON number': compact(7, { iss: 'x' }),
+    'payload not UTF-8': `${b64(HEADER)}.${Buffer.from([0x7b, 0xff, 0xfe, 0x7d]).toString('base64url')}.${SIG}`,
+  };
+  for (const [name, token] of Object.entries(cases)) {
+    t.same(readUnverifiedToken(token), { ok: false, code: 'invalid_format', error: 'invalid token format' }, name);
+  }
+});
+
+t.test('a token over 8 KB is refused as a bad format, one of exactly 8 KB is read', async (t) => {
+  // Header and payload with a padding claim, then a signature of 'A's filling up to `length`
+  // (a signature length of 4n+1 is impossible base64url, so the padding claim is grown instead).
+  const sized = (length: number) => {
+    for (let pad = 'x'; ; pad += 'x') {
+      const prefix = `${b64(HEADER)}.${b64({ iss: 'partner.example.org', pad })}.`;
+      const signatureLength = length - prefix.length;
+      if (signatureLength > 0 && signatureLength % 4 !== 1) return prefix + 'A'.repeat(signatureLength);
+    }
+  };
+  const atLimit = sized(MAX_TOKEN_LENGTH);
+  t.equal(atLimit.length, MAX_TOKEN_LENGTH);
+  const read = readUnverifiedToken(atLimit);
+  t.ok(read.ok, 'exactly 8192 characters is accepted');
+  const overLimit = sized(MAX_TOKEN_LENGTH + 1);
+  t.equal(overLimit.length, MAX_TOKEN_LENGTH + 1);
+  t.same(readUnverifiedToken(overLimit), { ok: false, code: 'invalid_format', error: 'invalid token format' });
+  t.same(readUnverifiedToken('a'.repeat(100_000)), { ok: false, code: 'invalid_format', error: 'invalid token format' });
+});
+
+t.test('an absent, empty or non-string iss is "missing issuer (iss) claim"', async (t) => {
+  const payloads: Record<string, unknown> = {
+    absent: { sub: 'member' },
+    empty: { iss: '' },
+    number: { iss: 42 },
+    null: { iss: null },
+    object: { iss: { name: 'partner' } },
+    array: { iss: ['partner.example.org'] },
+    boolean: { iss: true },
+  };
+  for (const [name, payload] of Object.entries(payloads)) {
+    t.same(readUnverifiedToken(compact(HEADER, payload)), { ok: false, code: 'missing_issuer', error: 'missing issuer (iss) claim' }, name);
+  }
+});
+
+t.test('any header and payload objects are read as they are (nothing is verified here)', async (t) => {
+  const read = readUnverifiedToken(compact({}, { iss: 'p.example' }));
+  t.same(read, { ok: true, issuer: 'p.example', header: {}, payload: { iss: 'p.example' } });
+});
