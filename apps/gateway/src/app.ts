@@ -7,6 +7,7 @@ import errorHandlerPlugin from './plugins/error-handler.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
+import courseRoutes from './routes/courses/index.js';
 import ssoRoutes from './routes/sso/index.js';
 
 export interface GatewayDeps {
@@ -28,6 +29,7 @@ export async function buildGateway(deps: GatewayDeps) {
     bodyLimit: config.BODY_LIMIT_BYTES,
   }).withTypeProvider<ZodTypeProvider>();
 
+  app.decorate('config', config);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
@@ -39,7 +41,14 @@ export async function buildGateway(deps: GatewayDeps) {
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });
   await app.register(healthRoutes);
   await app.register(ssoRoutes);
+  await app.register(courseRoutes);
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: GatewayConfig;
+  }
 }
 
 export type GatewayApp = Awaited<ReturnType<typeof buildGateway>>;

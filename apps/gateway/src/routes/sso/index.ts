@@ -1,7 +1,6 @@
 import { SsoVerifyQuery, SsoVerifyResponses } from '@lms/contracts';
-import { readUnverifiedToken } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { displayIp } from '../../domain/partners.js';
+import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
 
 /**
@@ -34,17 +33,13 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const read = readUnverifiedToken((request.query as Record<string, unknown>).token);
-      if (!read.ok) throw new GatewayError(400, read.error);
-
-      const decision = app.partners.checkAccess(read.issuer, request.ip);
-      if (!decision.ok) {
-        if (decision.reason === 'unknown_issuer') throw new GatewayError(401, `unknown issuer: ${read.issuer}`);
-        request.log.info({ iss: read.issuer, ip: request.ip }, 'sso caller IP not in the partner allowlist');
-        throw new GatewayError(403, `IP ${displayIp(request.ip)} is not whitelisted for issuer ${read.issuer}`);
+      const access = decidePartnerAccess(app.partners, (request.query as Record<string, unknown>).token, request.ip);
+      if (!access.ok) {
+        if (access.statusCode === 403) request.log.info({ ip: request.ip }, access.error);
+        throw new GatewayError(access.statusCode, access.error);
       }
       const token = (request.query as Record<string, string>).token!;
-      return reply.redirect(`${decision.partner.lmsUrl}/sso/verify?token=${encodeURIComponent(token)}`, 302);
+      return reply.redirect(`${access.partner.lmsUrl}/sso/verify?token=${encodeURIComponent(token)}`, 302);
     },
   );
 };
