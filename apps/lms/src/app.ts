@@ -10,6 +10,7 @@ import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import openapiPlugin from './plugins/openapi.js';
 import healthRoutes from './routes/health/index.js';
+import progressRoutes from './routes/progress/index.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -49,6 +50,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(openapiPlugin);
 
   await app.register(healthRoutes);
+  await app.register(progressRoutes);
 
   return app;
 }
