@@ -20,42 +20,21 @@ export async function recordChapterCompletion(
   chapterId: number,
   at: Date,
 ): Promise<ChapterCompletionResult> {
-  let rows: Record<string, unknown>[];
-  try {
-    ({ rows } = await db.execute(sql`
-      WITH chapter AS (
-        SELECT id, course_id FROM chapters WHERE id = ${chapterId}
-      ), inserted AS (
-        INSERT INTO chapter_completions (user_id, chapter_id, course_id, completed_at)
-        SELECT ${userId}, id, course_id, ${at.toISOString()}::timestamptz FROM chapter
-        ON CONFLICT (user_id, chapter_id) DO NOTHING
-        RETURNING 1
-      )
-      SELECT (SELECT count(*) FROM chapter)::int AS chapters, (SELECT count(*) FROM inserted)::int AS inserted
-    `));
-  } catch (err) {
-    // The chapter was deleted between the read and the foreign-key check.
-    if (pgErrorCode(err) === '23503' && pgConstraint(err) === 'chapter_completions_chapter_fk') return 'unknown-chapter';
-    throw err;
-  }
+  // FOR KEY SHARE: a chapter deleted concurrently is either waited for and then skipped (no row:
+  // 'unknown-chapter') or kept until we commit, so the foreign-key check of the insert cannot fail
+  // (a caught failure would leave a caller's transaction aborted).
+  const { rows } = await db.execute(sql`
+    WITH chapter AS (
+      SELECT id, course_id FROM chapters WHERE id = ${chapterId} FOR KEY SHARE
+    ), inserted AS (
+      INSERT INTO chapter_completions (user_id, chapter_id, course_id, completed_at)
+      SELECT ${userId}, id, course_id, ${at.toISOString()}::timestamptz FROM chapter
+      ON CONFLICT (user_id, chapter_id) DO NOTHING
+      RETURNING 1
+    )
+    SELECT (SELECT count(*) FROM chapter)::int AS chapters, (SELECT count(*) FROM inserted)::int AS inserted
+  `);
   const row = rows[0] as { chapters: number; inserted: number };
   if (row.chapters === 0) return 'unknown-chapter';
   return row.inserted === 1 ? 'recorded' : 'already-completed';
-}
-
-/** The PostgreSQL error code of an error or of its cause (Drizzle wraps driver errors). */
-function pgErrorCode(err: unknown): string | undefined {
-  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
-}
-
-function pgConstraint(err: unknown): string | undefined {
-  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const constraint = (e as { constraint?: unknown }).constraint;
-    if (typeof constraint === 'string') return constraint;
-  }
-  return undefined;
 }
