@@ -33,13 +33,17 @@ interface StudentRow extends Grouped {
 }
 interface CertificateRow extends Grouped {
   certificates: number;
-  holders: number;
   kum: string;
+}
+interface HolderRow extends Grouped {
+  holders: number;
 }
 interface PurchaseRow extends Grouped {
   paid: number;
-  buyers: number;
   revenue: string;
+}
+interface BuyerRow extends Grouped {
+  buyers: number;
 }
 interface CategoryRow {
   id: number;
@@ -71,10 +75,19 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
              (count(*) FILTER (WHERE c.chapter_count > 0 AND e.completed_chapters >= c.chapter_count))::int AS finished
       FROM enrollments e JOIN courses c ON c.id = e.course_id
       GROUP BY c.category_id, c.chapter_count
-    ), students AS (
-      SELECT grouping(c.category_id) = 1 AS is_total, c.category_id, count(DISTINCT e.user_id)::int AS students
+    ), categories_per_user AS (
+      -- One group per enrolled user, read in the order of the (user_id, course_id) index, so
+      -- distinct users per category need no big sort or hash of (user, category) pairs.
+      SELECT e.user_id, array_agg(DISTINCT c.category_id) AS category_ids
       FROM enrollments e JOIN courses c ON c.id = e.course_id
-      GROUP BY GROUPING SETS ((c.category_id), ())
+      GROUP BY e.user_id
+    ), students AS (
+      SELECT true AS is_total, NULL::int AS category_id, count(*)::int AS students FROM categories_per_user
+      UNION ALL
+      SELECT false, category_id, count(*)::int
+      FROM categories_per_user, unnest(category_ids) AS category_id
+      WHERE category_id IS NOT NULL
+      GROUP BY category_id
     ), course_counts AS (
       SELECT grouping(category_id) = 1 AS is_total, category_id,
              count(*)::int AS courses,
@@ -84,11 +97,22 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
     ), certificate_counts AS (
       SELECT grouping(c.category_id) = 1 AS is_total, c.category_id,
              count(*)::int AS certificates,
-             count(DISTINCT k.user_id)::int AS holders,
              coalesce(sum(c.nilai_kum) FILTER (WHERE ${inWindow('k.issued_at')}), 0)::text AS kum
       FROM certificates k JOIN courses c ON c.id = k.course_id
       GROUP BY GROUPING SETS ((c.category_id), ())
-    ), paid_purchases AS (
+    ), categories_per_holder AS (
+      -- As categories_per_user, over the (user_id, course_id) index of certificates.
+      SELECT k.user_id, array_agg(DISTINCT c.category_id) AS category_ids
+      FROM certificates k JOIN courses c ON c.id = k.course_id
+      GROUP BY k.user_id
+    ), holders AS (
+      SELECT true AS is_total, NULL::int AS category_id, count(*)::int AS holders FROM categories_per_holder
+      UNION ALL
+      SELECT false, category_id, count(*)::int
+      FROM categories_per_holder, unnest(category_ids) AS category_id
+      WHERE category_id IS NOT NULL
+      GROUP BY category_id
+    ), paid_purchases AS NOT MATERIALIZED (
       SELECT p.user_id, p.amount, p.paid_at,
              CASE WHEN p.bundle_id IS NOT NULL THEN b.category_id ELSE c.category_id END AS category_id
       FROM purchases p
@@ -98,9 +122,14 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
     ), purchase_counts AS (
       SELECT grouping(category_id) = 1 AS is_total, category_id,
              count(*)::int AS paid,
-             (count(DISTINCT user_id) FILTER (WHERE ${inWindow('paid_at')}))::int AS buyers,
              coalesce(sum(amount) FILTER (WHERE ${inWindow('paid_at')}), 0)::text AS revenue
       FROM paid_purchases
+      GROUP BY GROUPING SETS ((category_id), ())
+    ), buyer_counts AS (
+      -- DISTINCT only over the window's purchases (the planner can use purchases_paid_at_idx).
+      SELECT grouping(category_id) = 1 AS is_total, category_id, count(DISTINCT user_id)::int AS buyers
+      FROM paid_purchases
+      WHERE ${inWindow('paid_at')}
       GROUP BY GROUPING SETS ((category_id), ())
     )
     SELECT
@@ -108,7 +137,9 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
       (SELECT coalesce(json_agg(t), '[]'::json) FROM students t) AS students,
       (SELECT coalesce(json_agg(t), '[]'::json) FROM course_counts t) AS course_counts,
       (SELECT coalesce(json_agg(t), '[]'::json) FROM certificate_counts t) AS certificate_counts,
+      (SELECT coalesce(json_agg(t), '[]'::json) FROM holders t) AS holders,
       (SELECT coalesce(json_agg(t), '[]'::json) FROM purchase_counts t) AS purchase_counts,
+      (SELECT coalesce(json_agg(t), '[]'::json) FROM buyer_counts t) AS buyer_counts,
       (SELECT coalesce(json_agg(t ORDER BY t.id), '[]'::json) FROM (SELECT id, code, name FROM categories) t) AS categories
   `);
   const row = rows[0] as Record<string, unknown>;
@@ -117,7 +148,9 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
   const students = json<StudentRow>(row.students);
   const courseCounts = json<CourseRow>(row.course_counts);
   const certificateCounts = json<CertificateRow>(row.certificate_counts);
+  const holders = json<HolderRow>(row.holders);
   const purchaseCounts = json<PurchaseRow>(row.purchase_counts);
+  const buyerCounts = json<BuyerRow>(row.buyer_counts);
   const categories = json<CategoryRow>(row.categories);
 
   // scope: undefined = overall, a number = that category.
@@ -138,11 +171,11 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
       totalCourses: courses?.courses ?? 0,
       totalStudents: pick(students)?.students ?? 0,
       completionRate: completionRate(groups),
-      buyers30Days: purchases?.buyers ?? 0,
+      buyers30Days: pick(buyerCounts)?.buyers ?? 0,
       revenue30Days: Number(purchases?.revenue ?? 0),
       totalKum30Days: Number(certs?.kum ?? 0),
       certificatesCount: certs?.certificates ?? 0,
-      peopleWithBadgeCount: certs?.holders ?? 0,
+      peopleWithBadgeCount: pick(holders)?.holders ?? 0,
     };
   };
 
