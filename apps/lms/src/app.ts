@@ -13,6 +13,7 @@ import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
 import apiKeyRoutes from './routes/api-keys/index.js';
 import healthRoutes from './routes/health/index.js';
+import progressRoutes from './routes/progress/index.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -57,6 +58,7 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(healthRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(progressRoutes);
 
   return app;
 }

@@ -2,3 +2,4 @@ export * from './errors.js';
 export * from './health.js';
 export * from './api-keys.js';
 export * from './gateway.js';
+export * from './progress.js';
