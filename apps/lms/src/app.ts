@@ -9,6 +9,7 @@ import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import openapiPlugin from './plugins/openapi.js';
+import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
 
 export interface AppDeps {
@@ -49,6 +50,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(openapiPlugin);
 
   await app.register(healthRoutes);
+  await app.register(catalogRoutes);
 
   return app;
 }
