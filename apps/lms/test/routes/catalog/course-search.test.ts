@@ -9,6 +9,12 @@ import { apiKeyFor, makeInstitution, makeUser } from '../../helpers/fixtures.js'
 
 const { app, db: testDb } = await buildTestApp(t);
 const db = testDb.db;
+// Route configs as requests see them (auth and the rate limiter key off them). onResponse runs
+// for every request, also after a 401.
+const routeConfigs = new Map<string, unknown>();
+app.addHook('onResponse', async (request) => {
+  routeConfigs.set(request.routeOptions.url ?? '', request.routeOptions.config);
+});
 const institutionId = await makeInstitution(db);
 const teacher = await makeUser(db, { role: 'teacher' });
 const base = { institutionId, teacherId: teacher.id };
@@ -59,5 +65,12 @@ t.test('the same searches as plain patterns would have matched the decoys', asyn
       ? [pctCategoryDecoy, underCategoryDecoy].map((c) => `${c.code} ${c.name}`).join(' ')
       : '';
     t.ok(asPattern.test(`${decoyText} ${categoryText}`), `${label}: the decoy is a real trap`);
+  }
+});
+
+t.test('the three catalog routes require authentication and count against the API-key rate limit', async (t) => {
+  for (const url of ['/api/courses', '/api/courses/1', '/api/recommended-courses']) await app.inject({ url });
+  for (const route of ['/api/courses', '/api/courses/:id', '/api/recommended-courses']) {
+    t.match(routeConfigs.get(route), { auth: true, rateLimited: true }, route);
   }
 });
