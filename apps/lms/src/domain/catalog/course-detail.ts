@@ -2,7 +2,7 @@ import type { CourseDetail, CourseDetailWithAnswers, QuestionWithAnswers, Questi
 import { MAX_ID } from '@lms/contracts';
 import { categories, chapters, courses, type Db, modules, questions, quizzes, users } from '@lms/db';
 import { and, asc, eq, ne } from 'drizzle-orm';
-import { publicOptionsSql } from './course-summaries.js';
+import { groupBy, publicOptionsSql } from './course-summaries.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView =
@@ -100,12 +100,16 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
     withAnswerKeys ? questionsWithAnswerKeys(db, id) : questionsWithoutAnswerKeys(db, id),
   ]);
 
-  const questionsByQuiz = new Map<number, (Question | QuestionWithAnswers)[]>();
-  for (const q of questionRows) {
-    const list = questionsByQuiz.get(q.quizId);
-    if (list) list.push(q);
-    else questionsByQuiz.set(q.quizId, [q]);
-  }
+  const questionsByQuiz = groupBy<Question | QuestionWithAnswers>(questionRows, (q) => q.quizId);
+  const chaptersByModule = groupBy(chapterRows, (ch) => ch.moduleId);
+  const quizzesByChapter = groupBy(
+    quizRows.filter((q) => q.scope === 'chapter'),
+    (q) => q.chapterId!,
+  );
+  const quizzesByModule = groupBy(
+    quizRows.filter((q) => q.scope === 'module'),
+    (q) => q.moduleId!,
+  );
   const quiz = (q: (typeof quizRows)[number]) => ({
     id: q.id,
     chapterId: q.chapterId,
@@ -138,16 +142,14 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
       orderIndex: m.orderIndex,
       createdAt: toIso(m.createdAt),
       updatedAt: toIso(m.updatedAt),
-      chapters: chapterRows
-        .filter((ch) => ch.moduleId === m.id)
-        .map((ch) => ({
-          ...ch,
-          createdAt: toIso(ch.createdAt),
-          updatedAt: toIso(ch.updatedAt),
-          quizzes: quizRows.filter((q) => q.scope === 'chapter' && q.chapterId === ch.id).map(quiz),
-        })),
+      chapters: (chaptersByModule.get(m.id) ?? []).map((ch) => ({
+        ...ch,
+        createdAt: toIso(ch.createdAt),
+        updatedAt: toIso(ch.updatedAt),
+        quizzes: (quizzesByChapter.get(ch.id) ?? []).map(quiz),
+      })),
     })),
-    moduleQuizzes: moduleRows.flatMap((m) => quizRows.filter((q) => q.scope === 'module' && q.moduleId === m.id).map(quiz)),
+    moduleQuizzes: moduleRows.flatMap((m) => (quizzesByModule.get(m.id) ?? []).map(quiz)),
   };
   return withAnswerKeys
     ? { withAnswerKeys, course: course as CourseDetailWithAnswers }

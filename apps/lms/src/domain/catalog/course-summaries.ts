@@ -153,7 +153,7 @@ interface GroupedTree {
   finalQuestions: Map<number, Question[]>;
 }
 
-function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+export function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
   const out = new Map<number, T[]>();
   for (const item of items) {
     const k = key(item);
