@@ -12,6 +12,7 @@ import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
 import apiKeyRoutes from './routes/api-keys/index.js';
+import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
 import progressRoutes from './routes/progress/index.js';
 
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(healthRoutes);
   await app.register(apiKeyRoutes);
   await app.register(progressRoutes);
+  await app.register(catalogRoutes);
 
   return app;
 }

@@ -3,3 +3,4 @@ export * from './health.js';
 export * from './api-keys.js';
 export * from './gateway.js';
 export * from './progress.js';
+export * from './catalog.js';
