@@ -10,6 +10,9 @@ import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import openapiPlugin from './plugins/openapi.js';
 import healthRoutes from './routes/health/index.js';
+import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
+import pageRoutes from './routes/pages/index.js';
+import ssoRoutes from './routes/sso/index.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -19,6 +22,7 @@ export interface AppDeps {
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
   auth?: AuthOptions;
+  partnerAuth?: PartnerAuthOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -46,9 +50,12 @@ export async function buildApp(deps: AppDeps) {
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(cookie);
   await app.register(authPlugin, deps.auth ?? {});
+  await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});
   await app.register(openapiPlugin);
 
   await app.register(healthRoutes);
+  await app.register(ssoRoutes);
+  await app.register(pageRoutes);
 
   return app;
 }
