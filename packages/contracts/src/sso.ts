@@ -16,8 +16,8 @@ export const SsoErrorCode = z.enum(['missing_token', 'invalid_token', 'sso_faile
 export type SsoErrorCode = z.infer<typeof SsoErrorCode>;
 
 export const SignInQuery = z.object({
-  error: z.string().max(64).optional().describe('missing_token, invalid_token or sso_failed'),
-  reason: z.string().max(2048).optional().describe('The underlying validation failure'),
+  error: z.string().optional().describe('missing_token, invalid_token or sso_failed'),
+  reason: z.string().optional().describe('The underlying validation failure'),
 });
 
 /** A redirect: no body, the target is in `Location`. */

@@ -70,7 +70,8 @@ export function decodePartnerToken(token: string): { header: Record<string, unkn
     throw new PartnerTokenError('invalid_token', Reasons.tooLarge(MAX_TOKEN_BYTES));
   }
   const parts = token.split('.');
-  if (parts.length !== 3 || !BASE64URL.test(parts[2]!)) throw new PartnerTokenError('invalid_token', Reasons.malformed);
+  // An empty signature is well-formed (an unsecured JWT): the header rules refuse its alg.
+  if (parts.length !== 3 || (parts[2] !== '' && !BASE64URL.test(parts[2]!))) throw new PartnerTokenError('invalid_token', Reasons.malformed);
   const header = decodeJsonObject(parts[0]!);
   const payload = decodeJsonObject(parts[1]!);
   if (!header || !payload) throw new PartnerTokenError('invalid_token', Reasons.malformed);
