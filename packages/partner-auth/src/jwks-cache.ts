@@ -24,10 +24,10 @@ export class JwksUnavailableError extends Error {
 
 interface Entry {
   keys: Map<string, CryptoKey>;
-  /** When `keys` were fetched; 0 when never fetched successfully. */
-  fetchedAt: number;
-  /** When the last fetch (successful or not) started. */
-  attemptedAt: number;
+  /** When `keys` were fetched; null when never fetched successfully. */
+  fetchedAt: number | null;
+  /** When the last fetch (successful or not) started; null before the first. */
+  attemptedAt: number | null;
   inflight: Promise<void> | null;
   lastError: string | null;
 }
@@ -78,16 +78,16 @@ export class JwksCache {
   async getKey(url: string, kid: string): Promise<CryptoKey | null> {
     let entry = this.entries.get(url);
     if (!entry) {
-      entry = { keys: new Map(), fetchedAt: 0, attemptedAt: 0, inflight: null, lastError: null };
+      entry = { keys: new Map(), fetchedAt: null, attemptedAt: null, inflight: null, lastError: null };
       this.entries.set(url, entry);
     }
     const now = this.now();
-    const stale = entry.fetchedAt === 0 || now - entry.fetchedAt >= this.maxAgeMs;
-    const mayRetry = entry.attemptedAt === 0 || now - entry.attemptedAt >= this.cooldownMs;
+    const stale = entry.fetchedAt === null || now - entry.fetchedAt >= this.maxAgeMs;
+    const mayRetry = entry.attemptedAt === null || now - entry.attemptedAt >= this.cooldownMs;
     if (entry.inflight || (stale && mayRetry)) await this.refresh(url, entry);
     else if (!entry.keys.has(kid) && mayRetry) await this.refresh(url, entry);
 
-    if (entry.fetchedAt === 0) {
+    if (entry.fetchedAt === null) {
       throw new JwksUnavailableError(entry.lastError ?? 'no keys fetched yet');
     }
     if (this.now() - entry.fetchedAt >= this.maxAgeMs) this.stats.staleServed += 1;
@@ -112,7 +112,7 @@ export class JwksCache {
         .catch((err: unknown) => {
           this.stats.failures += 1;
           entry.lastError = err instanceof Error ? err.message : String(err);
-          if (entry.fetchedAt > 0) {
+          if (entry.fetchedAt !== null) {
             this.logger.warn(
               { jwksUrl: url, err: entry.lastError, keysFetchedAt: new Date(entry.fetchedAt).toISOString() },
               'partner JWKS fetch failed; keeping the last good keys',
