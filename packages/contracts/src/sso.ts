@@ -15,9 +15,12 @@ export const SsoTokenQuery = z.object({
 export const SsoErrorCode = z.enum(['missing_token', 'invalid_token', 'sso_failed']);
 export type SsoErrorCode = z.infer<typeof SsoErrorCode>;
 
+/** A person's page: a repeated parameter is read as its first value rather than answered with a 400. */
+const firstValue = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v[0] : v));
+
 export const SignInQuery = z.object({
-  error: z.string().optional().describe('missing_token, invalid_token or sso_failed'),
-  reason: z.string().optional().describe('The underlying validation failure'),
+  error: firstValue.optional().describe('missing_token, invalid_token or sso_failed'),
+  reason: firstValue.optional().describe('The underlying validation failure'),
 });
 
 /** A redirect: no body, the target is in `Location`. */
