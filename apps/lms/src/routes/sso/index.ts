@@ -30,6 +30,12 @@ function failSignIn(reply: FastifyReply, code: SsoErrorCode, reason?: string) {
  * `/sign-in` with DESIGN §5's code and reason, and sets no cookie.
  */
 const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
+  // The dashboard's sign-out button is a plain HTML form: browsers send it as an (empty)
+  // urlencoded body. Nothing in it is read; the parser only keeps Fastify from answering 415.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) =>
+    done(null, undefined),
+  );
+
   app.get(
     '/sso/verify',
     {

@@ -55,7 +55,7 @@ function refused(t: Test, res: CallbackResult, error: string, reason: string | R
 const ALG = '"alg" (Algorithm) Header Parameter value not allowed';
 const header = (extra: Record<string, unknown> = {}) => ({ alg: 'RS256', typ: 'JWT', kid: 'a-1', ...extra });
 
-t.test('a valid token signs the member in: 302 to /dashboard with a cookie', async (t) => {
+t.test('a valid token of a PEM-registered partner signs the member in: 302 to /dashboard with a cookie', async (t) => {
   accepted(t, await callback(app, ssoToken(keyA, A, NOW_S)));
 });
 
