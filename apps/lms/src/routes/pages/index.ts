@@ -50,7 +50,9 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/sign-in',
     {
+      // HTML for people, not part of the JSON API description.
       schema: {
+        hide: true,
         tags: ['pages'],
         summary: 'Sign-in page; explains an SSO failure (`error`, `reason`) in plain words',
         querystring: SignInQuery,
@@ -77,7 +79,9 @@ ${errorBlock}
   app.get(
     '/dashboard',
     {
+      // HTML for people, not part of the JSON API description.
       schema: {
+        hide: true,
         tags: ['pages'],
         summary: 'The signed-in user and their courses; 302 to `/sign-in` without a valid session',
         response: { 200: HtmlPage, 302: RedirectResponse },
