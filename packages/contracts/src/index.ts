@@ -4,3 +4,4 @@ export * from './api-keys.js';
 export * from './gateway.js';
 export * from './progress.js';
 export * from './catalog.js';
+export * from './sso.js';
