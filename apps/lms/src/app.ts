@@ -12,7 +12,12 @@ import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
 import apiKeyRoutes from './routes/api-keys/index.js';
+import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
+import progressRoutes from './routes/progress/index.js';
+import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
+import pageRoutes from './routes/pages/index.js';
+import ssoRoutes from './routes/sso/index.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -23,6 +28,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   auth?: AuthOptions;
   rateLimit?: RateLimitOptions;
+  partnerAuth?: PartnerAuthOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -53,10 +59,15 @@ export async function buildApp(deps: AppDeps) {
   // After auth: their onRequest hooks need the resolved caller (global hooks run in this order).
   await app.register(csrfPlugin);
   await app.register(rateLimitPlugin, deps.rateLimit ?? {});
+  await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});
   await app.register(openapiPlugin);
 
   await app.register(healthRoutes);
+  await app.register(ssoRoutes);
+  await app.register(pageRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(progressRoutes);
+  await app.register(catalogRoutes);
 
   return app;
 }

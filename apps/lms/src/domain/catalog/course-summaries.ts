@@ -1,0 +1,385 @@
+import type {
+  CertificateInfo,
+  ChapterSummary,
+  DetailSection,
+  FinalExam,
+  LearnerStatus,
+  ModuleSummary,
+  PublicCourse,
+  Question,
+  QuizSummary,
+} from '@lms/contracts';
+import {
+  categories,
+  certificates,
+  chapterCompletions,
+  chapters,
+  courses,
+  type Db,
+  enrollments,
+  modules,
+  questions,
+  quizAttempts,
+  quizzes,
+} from '@lms/db';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { toIso } from './viewer.js';
+
+/** The course columns (and its category) that a catalog summary is built from. */
+export const courseSummaryColumns = {
+  id: courses.id,
+  name: courses.name,
+  courseCode: courses.courseCode,
+  description: courses.description,
+  instructor: courses.instructor,
+  startDate: courses.startDate,
+  endDate: courses.endDate,
+  createdAt: courses.createdAt,
+  enrollmentType: courses.enrollmentType,
+  enrollmentCode: courses.enrollmentCode,
+  isPurchasable: courses.isPurchasable,
+  price: courses.price,
+  priceNonMember: courses.priceNonMember,
+  priceMahasiswa: courses.priceMahasiswa,
+  currency: courses.currency,
+  previewMode: courses.previewMode,
+  eventCode: courses.eventCode,
+  nilaiKum: courses.nilaiKum,
+  categoryId: courses.categoryId,
+  categoryCode: categories.code,
+  categoryName: categories.name,
+  coverPicture: courses.coverPicture,
+  moduleCount: courses.moduleCount,
+  chapterCount: courses.chapterCount,
+  studentCount: courses.studentCount,
+  minPassingScore: courses.minPassingScore,
+  admissions: courses.admissions,
+  academics: courses.academics,
+  tuitionAndFinancing: courses.tuitionAndFinancing,
+  careers: courses.careers,
+  studentExperience: courses.studentExperience,
+};
+
+export interface CourseSummaryRow {
+  id: number;
+  name: string;
+  courseCode: string;
+  description: string;
+  instructor: string;
+  startDate: Date | null;
+  endDate: Date | null;
+  createdAt: Date;
+  enrollmentType: string;
+  enrollmentCode: string | null;
+  isPurchasable: boolean;
+  price: string;
+  priceNonMember: string | null;
+  priceMahasiswa: string | null;
+  currency: string;
+  previewMode: boolean;
+  eventCode: string | null;
+  nilaiKum: number | null;
+  categoryId: number | null;
+  categoryCode: string | null;
+  categoryName: string | null;
+  coverPicture: string | null;
+  moduleCount: number;
+  chapterCount: number;
+  studentCount: number;
+  minPassingScore: number;
+  admissions: DetailSection | null;
+  academics: DetailSection | null;
+  tuitionAndFinancing: DetailSection | null;
+  careers: DetailSection | null;
+  studentExperience: DetailSection | null;
+}
+
+/**
+ * A question's options without answer keys, built in SQL so the keys never leave the database:
+ * only `id` and `text` of each option, in stored order.
+ */
+export const publicOptionsSql = sql<{ id: string; text: string }[]>`coalesce((
+  select jsonb_agg(jsonb_build_object('id', coalesce(e.o->>'id', ''), 'text', coalesce(e.o->>'text', '')) order by e.n)
+  from jsonb_array_elements(${questions.options}) with ordinality as e(o, n)
+), '[]'::jsonb)`;
+
+interface CourseTree {
+  modules: { id: number; courseId: number; name: string; description: string; orderIndex: number }[];
+  chapters: { id: number; moduleId: number; courseId: number; name: string; orderIndex: number }[];
+  quizzes: {
+    id: number;
+    courseId: number;
+    scope: 'chapter' | 'module' | 'final';
+    moduleId: number | null;
+    chapterId: number | null;
+    name: string;
+    minimumScore: number;
+    timeLimit: number;
+    maxAttempts: number;
+    questionCount: number;
+  }[];
+  finalQuestions: Question[];
+}
+
+interface LearnerRecords {
+  completedChapters: Map<number, number>;
+  completedChapterIds: Set<number>;
+  finalAttempts: Map<number, { attempts: number; passed: boolean }>;
+  certificates: Set<number>;
+}
+
+/**
+ * Catalog summaries (PublicCourse) of the given course rows, in their order, with the learner's
+ * progress (null: an API key, not-started defaults). A fixed number of batched queries whatever
+ * the number of courses: 4 for the course trees, 4 more for a learner.
+ */
+export async function buildPublicCourses(db: Db, rows: CourseSummaryRow[], learnerId: string | null): Promise<PublicCourse[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [tree, learner] = await Promise.all([loadTrees(db, ids), learnerId ? loadLearner(db, learnerId, ids) : null]);
+  const grouped: GroupedTree = {
+    modules: groupBy(tree.modules, (m) => m.courseId),
+    chapters: groupBy(tree.chapters, (c) => c.moduleId),
+    quizzes: groupBy(tree.quizzes, (q) => q.courseId),
+    finalQuestions: groupBy(tree.finalQuestions, (q) => q.quizId),
+  };
+  return rows.map((row) => summarize(row, grouped, learner));
+}
+
+interface GroupedTree {
+  modules: Map<number, CourseTree['modules']>;
+  chapters: Map<number, CourseTree['chapters']>;
+  quizzes: Map<number, CourseTree['quizzes']>;
+  finalQuestions: Map<number, Question[]>;
+}
+
+export function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = out.get(k);
+    if (list) list.push(item);
+    else out.set(k, [item]);
+  }
+  return out;
+}
+
+async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
+  const [moduleRows, chapterRows, quizRows, finalQuestions] = await Promise.all([
+    db
+      .select({
+        id: modules.id,
+        courseId: modules.courseId,
+        name: modules.name,
+        description: modules.description,
+        orderIndex: modules.orderIndex,
+      })
+      .from(modules)
+      .where(inArray(modules.courseId, ids))
+      .orderBy(asc(modules.courseId), asc(modules.orderIndex), asc(modules.id)),
+    db
+      .select({
+        id: chapters.id,
+        moduleId: chapters.moduleId,
+        courseId: chapters.courseId,
+        name: chapters.name,
+        orderIndex: chapters.orderIndex,
+      })
+      .from(chapters)
+      .where(inArray(chapters.courseId, ids))
+      .orderBy(asc(chapters.moduleId), asc(chapters.orderIndex), asc(chapters.id)),
+    db
+      .select({
+        id: quizzes.id,
+        courseId: quizzes.courseId,
+        scope: quizzes.scope,
+        moduleId: quizzes.moduleId,
+        chapterId: quizzes.chapterId,
+        name: quizzes.name,
+        minimumScore: quizzes.minimumScore,
+        timeLimit: quizzes.timeLimit,
+        maxAttempts: quizzes.maxAttempts,
+        // Written out qualified: in a one-table select Drizzle renders columns unqualified, which
+        // inside this subquery would bind to `questions`.
+        questionCount: sql<number>`(select count(*)::int from questions q where q.quiz_id = "quizzes"."id")`,
+      })
+      .from(quizzes)
+      .where(inArray(quizzes.courseId, ids))
+      .orderBy(asc(quizzes.id)),
+    // Final exams' questions, never with answer keys: the catalog is public.
+    db
+      .select({
+        id: questions.id,
+        quizId: questions.quizId,
+        questionText: questions.questionText,
+        questionType: questions.questionType,
+        options: publicOptionsSql,
+        orderIndex: questions.orderIndex,
+        points: questions.points,
+      })
+      .from(questions)
+      .innerJoin(quizzes, eq(quizzes.id, questions.quizId))
+      .where(and(inArray(quizzes.courseId, ids), eq(quizzes.scope, 'final')))
+      .orderBy(asc(questions.quizId), asc(questions.orderIndex), asc(questions.id)),
+  ]);
+  return { modules: moduleRows, chapters: chapterRows, quizzes: quizRows, finalQuestions };
+}
+
+async function loadLearner(db: Db, userId: string, ids: number[]): Promise<LearnerRecords> {
+  const [enrollmentRows, completionRows, attemptRows, certificateRows] = await Promise.all([
+    db
+      .select({ courseId: enrollments.courseId, completedChapters: enrollments.completedChapters })
+      .from(enrollments)
+      .where(and(eq(enrollments.userId, userId), inArray(enrollments.courseId, ids))),
+    db
+      .select({ chapterId: chapterCompletions.chapterId })
+      .from(chapterCompletions)
+      .where(and(eq(chapterCompletions.userId, userId), inArray(chapterCompletions.courseId, ids))),
+    db
+      .select({
+        quizId: quizAttempts.quizId,
+        attempts: sql<number>`count(*)::int`,
+        passed: sql<boolean>`bool_or(${quizAttempts.passed})`,
+      })
+      .from(quizAttempts)
+      .innerJoin(quizzes, eq(quizzes.id, quizAttempts.quizId))
+      .where(and(eq(quizAttempts.userId, userId), inArray(quizzes.courseId, ids), eq(quizzes.scope, 'final')))
+      .groupBy(quizAttempts.quizId),
+    db
+      .select({ courseId: certificates.courseId })
+      .from(certificates)
+      .where(and(eq(certificates.userId, userId), inArray(certificates.courseId, ids))),
+  ]);
+  return {
+    completedChapters: new Map(enrollmentRows.map((r) => [r.courseId, r.completedChapters])),
+    completedChapterIds: new Set(completionRows.map((r) => r.chapterId)),
+    finalAttempts: new Map(attemptRows.map((r) => [r.quizId, { attempts: r.attempts, passed: r.passed }])),
+    certificates: new Set(certificateRows.map((r) => r.courseId)),
+  };
+}
+
+function quizSummary(q: CourseTree['quizzes'][number]): QuizSummary {
+  return {
+    id: String(q.id),
+    title: q.name,
+    type: q.scope === 'module' ? 'module' : 'chapter',
+    minimumScore: q.minimumScore,
+    timeLimit: q.timeLimit,
+    maxAttempts: q.maxAttempts,
+    questionCount: q.questionCount,
+  };
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRecords | null): PublicCourse {
+  const done = (chapterId: number) => learner?.completedChapterIds.has(chapterId) ?? false;
+  const courseModules = tree.modules.get(row.id) ?? [];
+  const courseQuizzes = tree.quizzes.get(row.id) ?? [];
+
+  // The unlock rule (documented in contracts UNLOCK_RULE).
+  let previousModuleOpenAndComplete = true;
+  const moduleSummaries: ModuleSummary[] = courseModules.map((m) => {
+    const moduleChapters = tree.chapters.get(m.id) ?? [];
+    const completed = moduleChapters.filter((c) => done(c.id)).length;
+    const moduleUnlocked = previousModuleOpenAndComplete || completed > 0;
+    const moduleComplete = completed === moduleChapters.length;
+    previousModuleOpenAndComplete = moduleUnlocked && moduleComplete;
+    let previousChapterDone = true;
+    const chapterSummaries: ChapterSummary[] = moduleChapters.map((c) => {
+      const chapterDone = done(c.id);
+      const unlocked = chapterDone || (moduleUnlocked && previousChapterDone);
+      previousChapterDone = chapterDone;
+      const quiz = courseQuizzes.find((q) => q.scope === 'chapter' && q.chapterId === c.id);
+      return {
+        id: String(c.id),
+        title: c.name,
+        order: c.orderIndex,
+        contents: [],
+        quiz: quiz ? quizSummary(quiz) : null,
+        isUnlocked: unlocked,
+        completionPercentage: chapterDone ? 100 : 0,
+      };
+    });
+    const moduleQuiz = courseQuizzes.find((q) => q.scope === 'module' && q.moduleId === m.id);
+    return {
+      id: String(m.id),
+      title: m.name,
+      description: m.description,
+      order: m.orderIndex,
+      chapterCount: moduleChapters.length,
+      chapters: chapterSummaries,
+      moduleQuiz: moduleQuiz ? quizSummary(moduleQuiz) : null,
+      isUnlocked: moduleUnlocked,
+      completionPercentage: moduleChapters.length === 0 ? 0 : round2((completed / moduleChapters.length) * 100),
+    };
+  });
+
+  const final = courseQuizzes.find((q) => q.scope === 'final');
+  const finalRecord = final ? learner?.finalAttempts.get(final.id) : undefined;
+  const finalPassed = finalRecord?.passed ?? false;
+  const finalExam: FinalExam = final
+    ? {
+        id: String(final.id),
+        title: final.name,
+        type: 'final',
+        questions: tree.finalQuestions.get(final.id) ?? [],
+        minimumScore: final.minimumScore,
+        attempts: finalRecord?.attempts ?? 0,
+        maxAttempts: final.maxAttempts,
+        isPassed: finalPassed,
+      }
+    : { id: '', title: '', type: 'final', questions: [], minimumScore: row.minPassingScore, attempts: 0, maxAttempts: 0, isPassed: false };
+
+  const enrolledChapters = learner?.completedChapters.get(row.id);
+  const totalProgress =
+    enrolledChapters === undefined || row.chapterCount === 0 ? 0 : round2(Math.min(100, (enrolledChapters / row.chapterCount) * 100));
+  const isGenerated = learner?.certificates.has(row.id) ?? false;
+  const finishedCourse = totalProgress === 100 && (!final || finalPassed);
+  const certificate: CertificateInfo = { isEligible: isGenerated || finishedCourse, isGenerated };
+  let status: LearnerStatus = 'not-started';
+  if (isGenerated || finishedCourse) status = 'completed';
+  else if (enrolledChapters !== undefined && (enrolledChapters > 0 || (finalRecord?.attempts ?? 0) > 0)) status = 'in-progress';
+
+  const startDate = toIso(row.startDate ?? row.createdAt);
+  const course: PublicCourse = {
+    id: String(row.id),
+    name: row.name,
+    code: row.courseCode,
+    description: row.description,
+    instructor: row.instructor,
+    startDate,
+    endDate: row.endDate ? toIso(row.endDate) : startDate,
+    enrollmentType: row.enrollmentType,
+    enrollmentCode: row.enrollmentCode ?? '',
+    isPurchasable: row.isPurchasable,
+    price: Number(row.price),
+    priceNonMember: row.priceNonMember === null ? null : Number(row.priceNonMember),
+    priceMahasiswa: row.priceMahasiswa === null ? null : Number(row.priceMahasiswa),
+    currency: row.currency,
+    previewMode: row.previewMode,
+    eventCode: row.eventCode,
+    nilaiKum: row.nilaiKum,
+    categoryId: row.categoryId,
+    category:
+      row.categoryId !== null && row.categoryCode !== null && row.categoryName !== null
+        ? { id: row.categoryId, code: row.categoryCode, name: row.categoryName }
+        : null,
+    moduleCount: row.moduleCount,
+    moduleSummaries: moduleSummaries.map((m) => ({ id: m.id, title: m.title, order: m.order, chapterCount: m.chapterCount })),
+    modules: moduleSummaries,
+    admissions: row.admissions,
+    academics: row.academics,
+    tuitionAndFinancing: row.tuitionAndFinancing,
+    careers: row.careers,
+    studentExperience: row.studentExperience,
+    finalExam,
+    certificate,
+    minPassingScore: row.minPassingScore,
+    totalProgress,
+    status,
+    studentCount: row.studentCount,
+  };
+  if (row.coverPicture) course.thumbnail = row.coverPicture;
+  return course;
+}

@@ -1,0 +1,57 @@
+import { courses } from '@lms/db';
+import { and, eq, isNotNull, type SQL } from 'drizzle-orm';
+
+/** Who looks at the catalog, as far as the catalog cares: how they authenticated and who they are. */
+export interface CatalogViewer {
+  kind: 'api-key' | 'session';
+  userId: string;
+  role: 'student' | 'teacher' | 'admin' | 'super_admin';
+}
+
+/** Buyer-visible (the spec's derived state): published AND an event code. */
+export const buyerVisible: SQL = and(eq(courses.isPublished, true), isNotNull(courses.eventCode))!;
+
+/**
+ * Which courses the list shows a viewer. API keys: buyer-visible only (whatever `public` says);
+ * a teacher's session: the teacher's own courses, drafts included; an admin or super_admin
+ * session: everything; a student's session: buyer-visible. Undefined means no restriction.
+ */
+export function listVisibility(viewer: CatalogViewer): SQL | undefined {
+  if (viewer.kind === 'api-key') return buyerVisible;
+  switch (viewer.role) {
+    case 'admin':
+    case 'super_admin':
+      return undefined;
+    case 'teacher':
+      return eq(courses.teacherId, viewer.userId);
+    default:
+      return buyerVisible;
+  }
+}
+
+/** The learner whose progress the catalog shows: the session user; API keys have none. */
+export function learnerOf(viewer: CatalogViewer): string | null {
+  return viewer.kind === 'session' ? viewer.userId : null;
+}
+
+/**
+ * The detail page of a course that is not buyer-visible is shown only to its owner and to a
+ * super_admin, both by session: an API key always gets the buyer-visible dataset, as on the list.
+ */
+export function mayViewHiddenCourse(viewer: CatalogViewer, teacherId: string): boolean {
+  return viewer.kind === 'session' && (viewer.userId === teacherId || viewer.role === 'super_admin');
+}
+
+/** Answer keys: only the owner teacher or a super_admin, by session (spec, Authentication rule 4). */
+export function mayViewAnswerKeys(viewer: CatalogViewer, teacherId: string): boolean {
+  return viewer.kind === 'session' && (viewer.userId === teacherId || viewer.role === 'super_admin');
+}
+
+/** `%`, `_` and `\` in user text become literal characters of a LIKE pattern (escape character `\`). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function toIso(date: Date): string {
+  return date.toISOString();
+}

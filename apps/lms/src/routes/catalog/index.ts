@@ -1,0 +1,123 @@
+import {
+  BundleListResponse,
+  BundleQuery,
+  CourseDetailResponse,
+  CourseDetailWithAnswersResponse,
+  CourseIdParams,
+  CourseListQuery,
+  CourseListResponse,
+  ErrorResponse,
+  UNLOCK_RULE,
+  UNPAGINATED_CAP,
+} from '@lms/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { findBundles } from '../../domain/catalog/bundles.js';
+import { findCourseDetail } from '../../domain/catalog/course-detail.js';
+import { findVisibleCourses } from '../../domain/catalog/course-list.js';
+import type { CatalogViewer } from '../../domain/catalog/viewer.js';
+import { NotFoundError } from '../../errors.js';
+
+const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
+
+/** The error statuses every catalog route can answer, described with the one error shape. */
+const errorResponses = {
+  400: ErrorResponse.describe('A malformed or out-of-range parameter; the message names it.'),
+  401: ErrorResponse.describe('Missing, unknown, malformed or revoked API key, or no valid session.'),
+  429: ErrorResponse.describe(
+    'API-key rate limit (100 requests per minute per key, sliding window) exceeded: `Rate limit exceeded`, with Retry-After.',
+  ),
+  500: ErrorResponse.describe('Internal server error.'),
+};
+
+function viewerOf(request: FastifyRequest): CatalogViewer {
+  const caller = request.caller!;
+  return { kind: caller.kind, userId: caller.userId, role: caller.role };
+}
+
+/** GET /api/courses, GET /api/courses/{id}, GET /api/recommended-courses. */
+const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/courses',
+    {
+      config: { auth: true, rateLimited: true },
+      schema: {
+        tags: ['catalog'],
+        summary: 'List courses',
+        description:
+          'The catalog, one page at a time. Visibility: API keys see buyer-visible courses only (published with an ' +
+          'event code); a teacher\'s session sees the teacher\'s own courses, drafts included; an admin or super_admin ' +
+          'session sees every course; a student\'s session sees buyer-visible courses with the student\'s own progress. ' +
+          `Without page and limit at most ${UNPAGINATED_CAP} courses are returned; pagination is always present. ` +
+          `Learner fields (totalProgress, status, completionPercentage, isUnlocked, finalExam, certificate) are the ` +
+          `session user's; API-key callers get not-started defaults. ${UNLOCK_RULE}`,
+        security,
+        querystring: CourseListQuery,
+        response: { 200: CourseListResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const page = await findVisibleCourses(app.db, viewerOf(request), request.query);
+      return { success: true as const, ...page };
+    },
+  );
+
+  app.get(
+    '/api/courses/:id',
+    {
+      config: { auth: true, rateLimited: true },
+      schema: {
+        tags: ['catalog'],
+        summary: 'Course detail',
+        description:
+          'One course with its modules, chapters, quizzes and questions (each in orderIndex order) and its module-level ' +
+          'quizzes. A course that is not buyer-visible answers 404 except to its owner teacher and to a super_admin, ' +
+          'both by session. Answer keys (correctAnswer, essayAnswer, explanation, and isCorrect on options) are sent ' +
+          'only to the owner teacher or a super_admin by session (CourseDetailWithAnswers); everyone else gets ' +
+          'CourseDetail, which has no answer-key field at any depth.',
+        security,
+        params: CourseIdParams,
+        response: {
+          200: z.union([CourseDetailWithAnswersResponse, CourseDetailResponse]),
+          ...errorResponses,
+          400: ErrorResponse.describe('The id is not numeric.'),
+          404: ErrorResponse.describe('No such course, or it is not buyer-visible and the caller is neither its owner nor a super_admin.'),
+        },
+      },
+    },
+    async (request) => {
+      const found = await findCourseDetail(app.db, viewerOf(request), request.params.id);
+      if (!found) throw new NotFoundError('Course not found');
+      // Parsed through the schema of the caller's kind: the public one has no answer-key fields,
+      // so nothing the query might have returned can slip through.
+      return found.withAnswerKeys
+        ? CourseDetailWithAnswersResponse.parse({ success: true, course: found.course })
+        : CourseDetailResponse.parse({ success: true, course: found.course });
+    },
+  );
+
+  app.get(
+    '/api/recommended-courses',
+    {
+      config: { auth: true, rateLimited: true },
+      schema: {
+        tags: ['catalog'],
+        summary: 'Recommended course bundles',
+        description:
+          'Pairs of courses sold together, in id order. totalPrice is the sum of the two course prices; price falls ' +
+          'back to totalPrice and priceNonMember to price; kum adds up both courses\' nilaiKum. `public=true` keeps only ' +
+          'bundles whose two courses are both buyer-visible; it is not implied by an API key.',
+        security,
+        querystring: BundleQuery,
+        response: { 200: BundleListResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const recommendedCourses = await findBundles(app.db, viewerOf(request), request.query);
+      return { success: true as const, recommendedCourses };
+    },
+  );
+};
+
+export default catalogRoutes;

@@ -1,0 +1,43 @@
+import { ErrorResponse, PROGRESS_METRIC_DEFINITIONS, ProgressResponse } from '@lms/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { computeProgressMetrics } from '../../domain/progress.js';
+
+const description = [
+  'Platform-wide and per-category learner progress, enrollment and financial metrics, for teacher and admin dashboards.',
+  '',
+  'Who may call: a teacher (or admin) API key in `x-api-key`, or a session cookie of a teacher, admin or super_admin (200). ',
+  'A student gets 403; missing or invalid credentials get 401. Not rate limited.',
+  '',
+  '"Trailing 30 days" is the window (now − 30 days, now]: exactly 30 days ago is outside.',
+  '',
+  'Definitions (overall: over every course; perCategory: one item per category, also categories without courses (zeros), ' +
+    "over that category's courses):",
+  ...Object.entries(PROGRESS_METRIC_DEFINITIONS).map(([name, text]) => `- \`${name}\`: ${text}`),
+  '',
+  'Purchases count toward the category of what was bought: a course purchase toward its course\'s category, a bundle ' +
+    "purchase (one purchase with its own amount) toward the bundle's category. Overall counts each purchase once; " +
+    'time of a purchase in the window is its payment time (`paidAt`), of a certificate its issue time.',
+].join('\n');
+
+/** GET /api/lms-progress: the metrics of DESIGN.md §5. */
+const progressRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/api/lms-progress',
+    {
+      config: { auth: ['teacher', 'admin', 'super_admin'] },
+      schema: {
+        summary: 'Progress metrics, overall and per category',
+        description,
+        tags: ['progress'],
+        security: [{ apiKey: [] }, { session: [] }],
+        response: { 200: ProgressResponse, 401: ErrorResponse, 403: ErrorResponse, 500: ErrorResponse },
+      },
+    },
+    async () => {
+      const data = await computeProgressMetrics(app.db, app.clock());
+      return { success: true as const, data };
+    },
+  );
+};
+
+export default progressRoutes;

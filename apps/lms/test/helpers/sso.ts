@@ -1,0 +1,161 @@
+import { createHmac, KeyObject, randomUUID, sign as rsaSign, constants as cryptoConstants } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Db, partnerKeys, partners } from '@lms/db';
+import { exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import type { Test } from 'tap';
+import type { LmsApp } from '../../src/app.js';
+
+/** An RSA key pair of a partner, with the kid it signs with. */
+export interface PartnerKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicPem: string;
+  publicJwk: JWK;
+}
+
+export async function makePartnerKey(kid: string): Promise<PartnerKey> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const publicPem = await exportSPKI(publicKey);
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
+  return { kid, privateKey, publicKey, publicPem, publicJwk };
+}
+
+/** The same key material under another kid (cheap: no new key generation). */
+export function withKid(key: PartnerKey, kid: string): PartnerKey {
+  return { ...key, kid, publicJwk: { ...key.publicJwk, kid } };
+}
+
+/** Registers a partner; PEM keys become partner_keys rows. */
+export async function registerPartner(
+  db: Db,
+  fields: { issuer: string; jwksUrl?: string | null; pemKeys?: PartnerKey[]; isActive?: boolean },
+): Promise<number> {
+  const [row] = await db
+    .insert(partners)
+    .values({ issuer: fields.issuer, name: fields.issuer, jwksUrl: fields.jwksUrl ?? null, isActive: fields.isActive ?? true })
+    .returning({ id: partners.id });
+  for (const key of fields.pemKeys ?? []) {
+    await db.insert(partnerKeys).values({ partnerId: row!.id, kid: key.kid, publicKeyPem: key.publicPem });
+  }
+  return row!.id;
+}
+
+const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+export type Signer = 'RS256' | 'RS512' | 'PS256' | 'none' | { hs256Secret: string };
+
+/**
+ * A compact JWS built by hand, so a test can put anything in the header and payload (wrong
+ * types, extra headers) and sign with any algorithm, whatever the header claims.
+ */
+export function signRaw(header: Record<string, unknown>, payload: unknown, key: PartnerKey, signer: Signer = 'RS256'): string {
+  const input = `${b64(header)}.${b64(payload)}`;
+  const data = Buffer.from(input);
+  let signature: Buffer;
+  if (signer === 'none') signature = Buffer.alloc(0);
+  else if (typeof signer === 'object') signature = createHmac('sha256', signer.hs256Secret).update(data).digest();
+  else {
+    const privateKey = KeyObject.from(key.privateKey as unknown as Parameters<typeof KeyObject.from>[0]);
+    if (signer === 'RS256') signature = rsaSign('sha256', data, privateKey);
+    else if (signer === 'RS512') signature = rsaSign('sha512', data, privateKey);
+    else signature = rsaSign('sha256', data, { key: privateKey, padding: cryptoConstants.RSA_PKCS1_PSS_PADDING, saltLength: 32 });
+  }
+  return `${input}.${signature.toString('base64url')}`;
+}
+
+/** Valid SSO claims at `nowSeconds`, with overrides (a value of undefined removes the claim). */
+export function ssoClaims(issuer: string, nowSeconds: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const id = randomUUID();
+  const claims: Record<string, unknown> = {
+    iss: issuer,
+    aud: 'terang.ai',
+    sub: 'member',
+    email: `member-${id}@example.test`,
+    name: 'Siti Member',
+    membershipId: `M-${id}`,
+    iat: nowSeconds,
+    exp: nowSeconds + 300,
+    jti: id,
+    ...overrides,
+  };
+  for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
+  return claims;
+}
+
+/** A valid SSO token (RS256, typ JWT, the key's kid), with claim and header overrides. */
+export function ssoToken(
+  key: PartnerKey,
+  issuer: string,
+  nowSeconds: number,
+  overrides: Record<string, unknown> = {},
+  headerOverrides: Record<string, unknown> = {},
+): string {
+  const header: Record<string, unknown> = { alg: 'RS256', typ: 'JWT', kid: key.kid, ...headerOverrides };
+  for (const [k, v] of Object.entries(header)) if (v === undefined) delete header[k];
+  return signRaw(header, ssoClaims(issuer, nowSeconds, overrides), key);
+}
+
+export interface CallbackResult {
+  status: number;
+  location: string | undefined;
+  /** `error` and `reason` of a /sign-in redirect. */
+  error: string | null;
+  reason: string | null;
+  /** The session cookie set, if any. */
+  sessionCookie: string | undefined;
+}
+
+/** Calls the SSO callback as the browser would after the LMS's 307. */
+export async function callback(app: LmsApp, token: string | undefined): Promise<CallbackResult> {
+  const url = token === undefined ? '/api/auth/sso/callback' : `/api/auth/sso/callback?${new URLSearchParams({ token })}`;
+  const res = await app.inject({ method: 'GET', url });
+  const location = res.headers.location as string | undefined;
+  const query = location?.startsWith('/sign-in') ? new URL(location, 'http://lms.test').searchParams : null;
+  const cookie = res.cookies.find((c) => c.name === app.sessionCookieName && c.value !== '');
+  return {
+    status: res.statusCode,
+    location,
+    error: query?.get('error') ?? null,
+    reason: query?.get('reason') ?? null,
+    sessionCookie: cookie ? `${cookie.name}=${cookie.value}` : undefined,
+  };
+}
+
+/** A real HTTP server on the loopback (port 0), closed with the test; counts the requests it got. */
+export async function localServer(
+  t: Test,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ url: string; hits: () => number; server: Server }> {
+  let hits = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((req, res) => {
+    hits += 1;
+    handler(req, res);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${port}`, hits: () => hits, server };
+}
+
+/** A partner's JWKS endpoint: serves whatever keys `keys()` lists at the moment. */
+export async function jwksServer(t: Test, keys: () => PartnerKey[]) {
+  const srv = await localServer(t, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ keys: keys().map((k) => k.publicJwk) }));
+  });
+  return { ...srv, jwksUrl: `${srv.url}/.well-known/jwks.json` };
+}

@@ -1,0 +1,68 @@
+import { sessions, usedTokenIds, users } from '@lms/db';
+import { eq } from 'drizzle-orm';
+import t from 'tap';
+import { purgeUsedTokenIds } from '../../../src/domain/sso.js';
+import { buildTestApp } from '../../helpers/app.js';
+import { callback, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
+
+// A token works once: its jti is recorded atomically (unique insert), on PGlite or PostgreSQL
+// (TEST_DATABASE_URL), so concurrent uses of one token open exactly one session.
+const now = new Date('2026-11-22T10:00:00Z');
+const NOW_S = now.getTime() / 1000;
+const { app } = await buildTestApp(t, { deps: { clock: () => now } });
+const key = await makePartnerKey('replay-1');
+await registerPartner(app.db, { issuer: 'replay.test', pemKeys: [key] });
+
+async function sessionsOf(email: string): Promise<number> {
+  const rows = await app.db
+    .select({ token: sessions.tokenHash })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(eq(users.email, email));
+  return rows.length;
+}
+
+t.test('the same token twice: the second is refused', async (t) => {
+  const email = 'twice@example.test';
+  const token = ssoToken(key, 'replay.test', NOW_S, { email });
+  const first = await callback(app, token);
+  t.equal(first.status, 302);
+  t.ok(first.sessionCookie);
+  const second = await callback(app, token);
+  t.equal(second.status, 307);
+  t.equal(second.error, 'invalid_token');
+  t.equal(second.reason, 'Token has already been used.');
+  t.equal(second.sessionCookie, undefined);
+  t.equal(await sessionsOf(email), 1);
+});
+
+t.test('the same jti from another issuer is a different token', async (t) => {
+  const other = await makePartnerKey('other-1');
+  await registerPartner(app.db, { issuer: 'other.test', pemKeys: [other] });
+  const jti = 'shared-jti-value';
+  t.equal((await callback(app, ssoToken(key, 'replay.test', NOW_S, { jti }))).status, 302);
+  t.equal((await callback(app, ssoToken(other, 'other.test', NOW_S, { jti }))).status, 302);
+});
+
+t.test('50 concurrent callbacks with one token make exactly one session', async (t) => {
+  const email = 'crowd@example.test';
+  const token = ssoToken(key, 'replay.test', NOW_S, { email });
+  const results = await Promise.all(Array.from({ length: 50 }, () => callback(app, token)));
+  const winners = results.filter((r) => r.status === 302 && r.sessionCookie);
+  t.equal(winners.length, 1, 'one sign-in');
+  t.equal(results.filter((r) => r.status === 307 && r.reason === 'Token has already been used.' && !r.sessionCookie).length, 49);
+  t.equal(await sessionsOf(email), 1, 'one session row');
+  const created = await app.db.select({ id: users.id }).from(users).where(eq(users.email, email));
+  t.equal(created.length, 1, 'one user');
+});
+
+t.test('the used jti is kept until exp + tolerance, then purged', async (t) => {
+  const token = ssoToken(key, 'replay.test', NOW_S, { jti: 'kept-jti', exp: NOW_S + 120 });
+  t.equal((await callback(app, token)).status, 302);
+  const [row] = await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'));
+  t.equal(row?.expiresAt.toISOString(), new Date((NOW_S + 120 + 30) * 1000).toISOString());
+  await purgeUsedTokenIds(app.db, new Date((NOW_S + 149) * 1000));
+  t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length, 1, 'kept while the token could still pass');
+  await purgeUsedTokenIds(app.db, new Date((NOW_S + 151) * 1000));
+  t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length, 0, 'purged once it cannot');
+});
