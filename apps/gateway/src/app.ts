@@ -29,7 +29,7 @@ export async function buildGateway(deps: GatewayDeps) {
     bodyLimit: config.BODY_LIMIT_BYTES,
   }).withTypeProvider<ZodTypeProvider>();
 
-  app.decorate('config', config);
+  app.decorate('gatewayConfig', config);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
@@ -47,7 +47,8 @@ export async function buildGateway(deps: GatewayDeps) {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    config: GatewayConfig;
+    /** Named apart from the LMS's `config`: both augment FastifyInstance in tests that run both. */
+    gatewayConfig: GatewayConfig;
   }
 }
 

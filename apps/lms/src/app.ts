@@ -14,6 +14,7 @@ import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js'
 import apiKeyRoutes from './routes/api-keys/index.js';
 import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
+import courseCreationRoutes from './routes/course-creation/index.js';
 import progressRoutes from './routes/progress/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
 import pageRoutes from './routes/pages/index.js';
@@ -68,6 +69,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(apiKeyRoutes);
   await app.register(progressRoutes);
   await app.register(catalogRoutes);
+  await app.register(courseCreationRoutes);
 
   return app;
 }

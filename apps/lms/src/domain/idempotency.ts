@@ -7,6 +7,7 @@ import { AppError, UnprocessableError } from '../errors.js';
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const WAIT_FOR_FIRST_MS = 15_000;
 const POLL_MS = 25;
+const KEPT_STATUSES = (status: number) => status < 400 || status === 400 || status === 422;
 
 export interface StoredResponse {
   statusCode: number;
@@ -32,8 +33,9 @@ function canonicalJson(value: unknown): string {
 /**
  * Runs `work` at most once per (issuer, key) within 24 hours and replays its response to every
  * retry with the same body. The first caller claims the key with an atomic insert; concurrent
- * retries wait for its response. The same key with another body is refused with 422. A response
- * of 5xx is not kept, so the client may retry.
+ * retries wait for its response. The same key with another body is refused with 422. Only
+ * answers about the request itself are kept (success, 400, 422); any other (a refused token, a
+ * conflict, a 5xx) frees the key so the client may retry with it.
  */
 export async function runIdempotent(
   db: Db,
@@ -67,7 +69,7 @@ export async function runIdempotent(
       throw err;
     }
   }
-  if (result.statusCode >= 500) {
+  if (!KEPT_STATUSES(result.statusCode)) {
     await release(db, issuer, key);
   } else {
     await db

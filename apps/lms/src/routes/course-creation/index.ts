@@ -1,0 +1,118 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
+import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedPartnerToken, verifyPartnerToken } from '@lms/partner-auth';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createDraftCourse } from '../../domain/course-creation.js';
+import { hashRequestBody, runIdempotent, type StoredResponse } from '../../domain/idempotency.js';
+import { claimTokenId } from '../../domain/sso.js';
+import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '../../errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verified bearer token of the partner calling through the gateway. */
+    partnerToken?: VerifiedPartnerToken;
+  }
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function sameSecret(given: string, expected: string): boolean {
+  // Hash both so the comparison is constant-time whatever the lengths.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+/**
+ * `POST /api/courses`: course creation for partners, reached only through the gateway. The
+ * gateway has already checked the issuer and the caller IP; here the gateway's credential is
+ * checked, then the partner's bearer JWT (same header and claim rules as SSO, a fresh `jti`;
+ * no `email` or `membershipId` needed), then the body. The course is created as a draft.
+ */
+const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    '/api/courses',
+    {
+      onRequest: async (request) => {
+        const secret = app.config.GATEWAY_SECRET;
+        if (!secret) throw new AppError(503, 'Course creation is not enabled on this LMS');
+        const given = request.headers['x-gateway-secret'];
+        if (typeof given !== 'string' || !sameSecret(given, secret)) {
+          throw new ForbiddenError('Course creation is accepted only through the gateway');
+        }
+        const token = request.headers.authorization?.match(/^Bearer +(\S+)$/i)?.[1];
+        if (!token) throw new UnauthorizedError('Authorization: Bearer <token> is required');
+        try {
+          request.partnerToken = await verifyPartnerToken(token, { purpose: 'bearer', registry: app.partnerKeys, now: app.clock });
+        } catch (err) {
+          if (err instanceof PartnerTokenError) throw new UnauthorizedError(err.reason);
+          throw err;
+        }
+      },
+      schema: {
+        tags: ['courses'],
+        summary: 'Create a course as a draft (partners, through the gateway only)',
+        description:
+          'Reached through the gateway only: requests without the gateway\'s credential get 403. ' +
+          '`Authorization: Bearer <JWT>`: RS256, `typ` JWT, a `kid` of the partner\'s keys; claims `iss` (a registered ' +
+          'partner), `aud` exactly `terang.ai`, `sub` (member, umum or mahasiswa), `iat`, `exp` at most 300 s after ' +
+          `\`iat\` (clock tolerance ${CLOCK_TOLERANCE_SECONDS} s), and a \`jti\` never used before; \`email\` and ` +
+          '`membershipId` are not needed. Unknown body fields are refused (400). The teacher must exist, be an ' +
+          'active teacher and belong to the institution, which must exist (422). The course is created unpublished. ' +
+          '`Idempotency-Key` (optional, 1–255 visible ASCII characters): the same key with the same body from the same ' +
+          'partner within 24 h returns the first response (with `Idempotency-Replayed: true`) and creates nothing; ' +
+          'the same key with another body is a 422; concurrent retries wait for the first (409 if it takes over 15 s). ' +
+          'A retried request may carry the same token: a replayed response does not spend the `jti` again.',
+        headers: z.object({
+          authorization: z.string().optional(),
+          'idempotency-key': z.string().optional(),
+        }),
+        body: CreateCourseBody,
+        response: {
+          201: CreateCourseResponse,
+          400: ValidationErrorResponse.or(ErrorResponse),
+          401: ErrorResponse.meta({ description: 'Missing, invalid, expired or replayed bearer token' }),
+          403: ErrorResponse.meta({ description: 'Not sent by the gateway' }),
+          409: ErrorResponse.meta({ description: 'The first request with this Idempotency-Key is still running' }),
+          413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
+          415: ErrorResponse.meta({ description: 'Body is not application/json' }),
+          422: ErrorResponse.meta({ description: 'Unknown institution or teacher, or an Idempotency-Key reused with another body' }),
+          503: ErrorResponse.meta({ description: 'GATEWAY_SECRET is not configured on this LMS' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const token = request.partnerToken!;
+      const body = request.body;
+
+      const create = async (): Promise<StoredResponse> => {
+        const keepUntil = new Date((token.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000);
+        if (!(await claimTokenId(app.db, token.issuer, token.jti, keepUntil, app.clock()))) {
+          throw new UnauthorizedError('Token has already been used.');
+        }
+        const course = await createDraftCourse(app.db, body);
+        request.log.info({ courseId: course.id, issuer: token.issuer }, 'course created by partner');
+        return { statusCode: 201, body: { success: true, message: 'Course created as a draft', course } };
+      };
+
+      const key = request.headers['idempotency-key'];
+      if (key === undefined) {
+        const result = await create();
+        return reply.code(201).send(result.body as z.infer<typeof CreateCourseResponse>);
+      }
+      if (!IDEMPOTENCY_KEY.test(key)) {
+        throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
+      }
+      const result = await runIdempotent(
+        app.db,
+        { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() },
+        create,
+      );
+      if (result.replayed) reply.header('idempotency-replayed', 'true');
+      return reply.code(result.statusCode as 201).send(result.body as z.infer<typeof CreateCourseResponse>);
+    },
+  );
+};
+
+export default courseCreationRoutes;

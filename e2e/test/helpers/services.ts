@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildGateway, type GatewayApp } from '@lms/gateway/app';
+import { testConfig as gatewayTestConfig, type GatewayConfig } from '@lms/gateway/config';
+import { buildApp, type LmsApp } from '@lms/lms/app';
+import { testConfig as lmsTestConfig, type LmsConfig } from '@lms/lms/config';
+import { type Db, institutions, partnerKeys, partners, users } from '@lms/db';
+import { createTestDb, type TestDb } from '@lms/db/testing';
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import type { Test } from 'tap';
+
+export const GATEWAY_SECRET = 'e2e-gateway-secret-0123456789';
+
+/** A real LMS listening on a loopback port, on a throwaway database. */
+export async function startLms(t: Test, config: Partial<LmsConfig> = {}): Promise<{ app: LmsApp; url: string; db: TestDb }> {
+  const db = await createTestDb();
+  const app = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET, ...config }), db, logger: false });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(async () => {
+    await app.close();
+    await db.destroy();
+  });
+  return { app, url: address, db };
+}
+
+export interface PartnerEntry {
+  iss: string;
+  allowedIps: string[];
+  lmsUrl: string;
+}
+
+/** A gateway (not listening: tests inject with a chosen remoteAddress) with its own partners file. */
+export async function startGateway(t: Test, entries: PartnerEntry[], config: Partial<GatewayConfig> = {}): Promise<GatewayApp> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'e2e-partners-'));
+  const file = path.join(dir, 'partners.json');
+  await writeFile(file, JSON.stringify({ partners: entries }));
+  const app = await buildGateway({
+    config: gatewayTestConfig({ PARTNERS_FILE: file, GATEWAY_SECRET, ...config }),
+    logger: false,
+    partnersWatch: { watch: false, pollIntervalMs: 60_000 },
+  });
+  t.teardown(async () => {
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  return app;
+}
+
+export interface Partner {
+  iss: string;
+  kid: string;
+  /** Signs a token with this partner's key; claims and header fields can be overridden. */
+  sign(claims?: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
+}
+
+/** Registers a partner with a PEM public key in the LMS database and returns its signer. */
+export async function registerPemPartner(db: Db, iss: string): Promise<Partner> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256');
+  const kid = `${iss}-key-1`;
+  const [row] = await db.insert(partners).values({ issuer: iss, name: iss }).returning({ id: partners.id });
+  await db.insert(partnerKeys).values({ partnerId: row!.id, kid, publicKeyPem: await exportSPKI(publicKey) });
+  return {
+    iss,
+    kid,
+    async sign(claims = {}, header = {}) {
+      const now = Math.floor(Date.now() / 1000);
+      const payload: Record<string, unknown> = { iss, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID(), ...claims };
+      // A claim given as undefined is left out of the token.
+      for (const [name, value] of Object.entries(payload)) if (value === undefined) delete payload[name];
+      return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid, ...header }).sign(privateKey);
+    },
+  };
+}
+
+/** An institution and a teacher of it. */
+export async function makeTeacher(db: Db): Promise<{ institutionId: number; teacherId: string }> {
+  const [institution] = await db.insert(institutions).values({ name: 'E2E Institute' }).returning({ id: institutions.id });
+  const [teacher] = await db
+    .insert(users)
+    .values({ email: `teacher.${randomUUID()}@example.test`, name: 'E2E Teacher', role: 'teacher', institutionId: institution!.id })
+    .returning({ id: users.id });
+  return { institutionId: institution!.id, teacherId: teacher!.id };
+}
