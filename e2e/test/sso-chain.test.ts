@@ -1,0 +1,95 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+// @ts-expect-error -- the example partner backend is plain JavaScript, written to be copied.
+import { createPartnerBackend } from '@lms/example-partner-backend';
+import { partners, users } from '@lms/db';
+import { eq } from 'drizzle-orm';
+import t from 'tap';
+import { startGateway, startLms } from './helpers/services.js';
+
+// The whole SSO chain with real HTTP servers on the loopback and a browser-like cookie jar:
+// partner backend → gateway 302 → LMS /sso/verify 307 → callback 302 (cookie) → /dashboard.
+
+/** A browser that keeps cookies per origin and follows no redirect by itself. */
+function browser() {
+  const jar = new Map<string, Map<string, string>>();
+  return {
+    async get(url: string) {
+      const origin = new URL(url).origin;
+      const cookies = jar.get(origin);
+      const res = await fetch(url, {
+        redirect: 'manual',
+        headers: cookies ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
+      });
+      for (const line of res.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const [name, value] = pair!.split('=') as [string, string];
+        if (!jar.has(origin)) jar.set(origin, new Map());
+        jar.get(origin)!.set(name.trim(), value);
+      }
+      return res;
+    },
+    cookiesOf(origin: string) {
+      return jar.get(origin) ?? new Map();
+    },
+  };
+}
+
+t.test('a member goes from the partner site to the LMS dashboard', async (t) => {
+  const lms = await startLms(t);
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'e2e-partner-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+
+  // The gateway needs the partner's entry; the partner needs the gateway's URL: start the gateway
+  // listening first, on a partners file that names the LMS.
+  const gateway = await startGateway(t, [{ iss: 'demo-partner.local', allowedIps: ['127.0.0.1/32', '::1/128'], lmsUrl: lms.url }]);
+  const gatewayUrl = await gateway.listen({ port: 0, host: '127.0.0.1' });
+
+  const quiet = { info() {}, warn() {}, error() {} };
+  const { server } = await createPartnerBackend({ dataDir, issuer: 'demo-partner.local', gatewayUrl, log: quiet });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const partnerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // The operator registers the partner with its JWKS URL (as `lms-admin partner add --jwks-url`).
+  await lms.db.db.insert(partners).values({
+    issuer: 'demo-partner.local',
+    name: 'Demo Partner',
+    jwksUrl: `${partnerUrl}/.well-known/jwks.json`,
+  });
+
+  const b = browser();
+  const login = await b.get(
+    `${partnerUrl}/login?${new URLSearchParams({ email: 'Siti.Rahma@example.org', name: 'Siti Rahma', membershipId: 'IAI-000123', tier: 'member' })}`,
+  );
+  t.equal(login.status, 302, 'the partner answers the browser with the gateway\'s Location');
+  const atLms = login.headers.get('location')!;
+  t.match(atLms, `${lms.url}/sso/verify?token=`);
+
+  const verify = await b.get(atLms);
+  t.equal(verify.status, 307);
+  const callbackUrl = new URL(verify.headers.get('location')!, lms.url).toString();
+  t.match(callbackUrl, `${lms.url}/api/auth/sso/callback?token=`);
+
+  const callback = await b.get(callbackUrl);
+  t.equal(callback.status, 302);
+  t.equal(callback.headers.get('location'), '/dashboard');
+  t.ok(b.cookiesOf(lms.url).get(lms.app.sessionCookieName), 'the session cookie is set on the LMS origin');
+  t.equal(b.cookiesOf(partnerUrl).size, 0, 'and not on the partner backend');
+
+  const dashboard = await b.get(`${lms.url}/dashboard`);
+  t.equal(dashboard.status, 200);
+  const html = await dashboard.text();
+  t.match(html, 'Siti Rahma');
+  t.match(html, 'IAI-000123');
+
+  const [user] = await lms.db.db.select().from(users).where(eq(users.email, 'siti.rahma@example.org'));
+  t.match(user, { name: 'Siti Rahma', tier: 'anggota', membershipId: 'IAI-000123', issuer: 'demo-partner.local', role: 'student' });
+
+  // The same link again is a replay: refused, no new session.
+  const replay = await b.get(callbackUrl);
+  t.equal(replay.status, 307);
+  t.match(replay.headers.get('location'), /^\/sign-in\?error=invalid_token/);
+});
