@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
@@ -78,6 +80,8 @@ function createPostgres(url: string, poolMax: number): DbHandle {
 }
 
 function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): DbHandle {
+  // PGlite creates the data directory itself but not its parents (.data/pglite on a fresh clone).
+  if (dataDir && !dataDir.includes('://')) mkdirSync(dirname(resolve(dataDir)), { recursive: true });
   const client = new PGlite(dataDir ?? 'memory://', { extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: snapshot } : {}) });
   const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
   let closed = false;
