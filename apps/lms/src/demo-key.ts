@@ -1,6 +1,9 @@
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** Advisory lock id serialising demo seeding (two instances starting on one empty PostgreSQL). */
+export const DEMO_SEED_LOCK_ID = 727_002;
+
 /**
  * The demo teacher's API key in clear, kept next to the embedded database so the one-command
  * start can show it on every start (the database stores only its hash). Embedded mode only.

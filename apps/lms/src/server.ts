@@ -3,7 +3,7 @@ import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
 import { ConfigError, type LmsConfig, loadConfig } from './config.js';
-import { readDemoKey, saveDemoKey } from './demo-key.js';
+import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
 /** The only file that listens: config, database, app, signals. */
 async function main() {
@@ -64,13 +64,15 @@ async function main() {
  * key is kept in DATA_DIR (mode 600) so later starts can print it; only its hash is in the database.
  */
 async function seedWhenEmpty(db: DbHandle, config: LmsConfig) {
-  const result = await db.db.execute<{ empty: boolean }>(
-    sql`select not exists (select 1 from users) and not exists (select 1 from courses) as empty`,
-  );
-  if (!result.rows[0]?.empty) return;
-  console.log('  Empty database: adding the demo data (seed demo)...');
-  const seeded = await seedDemo(db.db);
-  if (!seeded.apiKey) return;
+  const seeded = await db.withExclusiveLock(DEMO_SEED_LOCK_ID, async () => {
+    const result = await db.db.execute<{ empty: boolean }>(
+      sql`select not exists (select 1 from users) and not exists (select 1 from courses) as empty`,
+    );
+    if (!result.rows[0]?.empty) return null;
+    console.log('  Empty database: adding the demo data (seed demo)...');
+    return seedDemo(db.db);
+  });
+  if (!seeded?.apiKey) return;
   if (db.kind === 'pglite') {
     await saveDemoKey(config.DATA_DIR, seeded.apiKey);
   } else {

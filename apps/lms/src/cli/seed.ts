@@ -1,6 +1,6 @@
 import { migrate } from '@lms/db';
 import { seedDemo, seedSynthetic, type SyntheticProgress } from '@lms/db/seed';
-import { saveDemoKey } from '../demo-key.js';
+import { DEMO_SEED_LOCK_ID, saveDemoKey } from '../demo-key.js';
 import { type CliIo, type CommandGroup, describeDb, parse, wholeNumber } from './command.js';
 
 export const seedCommands: CommandGroup = {
@@ -23,7 +23,7 @@ export const seedCommands: CommandGroup = {
         parse(args, {});
         const db = ctx.openDb();
         await migrate(db);
-        const result = await seedDemo(db.db, { now: ctx.now() });
+        const result = await db.withExclusiveLock(DEMO_SEED_LOCK_ID, () => seedDemo(db.db, { now: ctx.now() }));
         const added = Object.entries(result.inserted).filter(([, n]) => n > 0);
         ctx.io.err(`Demo data on ${describeDb(db, ctx.config)}:`);
         ctx.io.err(added.length === 0 ? '  already seeded, nothing added' : `  added ${added.map(([t, n]) => `${n} ${t}`).join(', ')}`);

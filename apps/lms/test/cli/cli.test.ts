@@ -293,3 +293,24 @@ t.test('the api_keys table holds only the hash and the visible prefix of the pri
   const rows = await db.db.select({ keyHash: apiKeys.keyHash, prefix: apiKeys.prefix }).from(apiKeys);
   t.same(rows, [{ keyHash: hashToken(out[0]!), prefix: out[0]!.slice(0, 14) }]);
 });
+
+t.test('two seed demo runs at once seed once', async (t) => {
+  const db = await createTestDb();
+  t.teardown(() => db.destroy());
+  const run = async () => {
+    const out: string[] = [];
+    const code = await runCli(['seed', 'demo'], {
+      io: { out: (l) => out.push(l), err: () => {}, isTty: false },
+      config: testConfig(db.url ? { DATABASE_URL: db.url } : {}),
+      ...(db.url ? {} : { db }),
+    });
+    return { code, out: out.join('\n') };
+  };
+  const [a, b] = await Promise.all([run(), run()]);
+  t.same([a.code, b.code], [0, 0]);
+  t.equal([a.out, b.out].filter((o) => /^lms_key_/.test(o)).length, 1, 'one of them created the key');
+  const n = await db.db.execute<{ courses: number; keys: number }>(
+    sql`select (select count(*)::int from ${courses}) as courses, (select count(*)::int from ${apiKeys}) as keys`,
+  );
+  t.same(n.rows[0], { courses: 30, keys: 1 });
+});
