@@ -18,8 +18,8 @@ const Env = z.object({
   DB_POOL_MAX: optional(z.coerce.number().int().min(1).max(200)).default(10),
   /** Apply pending migrations when the server starts. */
   MIGRATE_ON_START: optional(boolFlag).default(true),
-  /** Fill an empty database with the demo data when the server starts. */
-  SEED_DEMO_ON_EMPTY: optional(boolFlag).default(false),
+  /** Fill an empty database with the demo data when the server starts. Default: true on the embedded database, false with DATABASE_URL. */
+  SEED_DEMO_ON_EMPTY: optional(boolFlag),
   /** Shared state across instances (rate-limit windows, used token ids). Unset: in memory. */
   REDIS_URL: optional(z.url()),
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
@@ -30,7 +30,7 @@ const Env = z.object({
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
 });
 
-export type LmsConfig = z.output<typeof Env> & { trustProxy: string[] };
+export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -46,7 +46,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const trustProxy = parsed.data.TRUST_PROXY.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  return { ...parsed.data, trustProxy };
+  const SEED_DEMO_ON_EMPTY = parsed.data.SEED_DEMO_ON_EMPTY ?? !parsed.data.DATABASE_URL;
+  return { ...parsed.data, SEED_DEMO_ON_EMPTY, trustProxy };
+}
+
+/**
+ * The directory the person typed the command in: pnpm runs package scripts in the package's
+ * directory and passes the original one as INIT_CWD. The admin CLI resolves file arguments
+ * against it.
+ */
+export function invocationDir(env: Record<string, string | undefined> = process.env): string {
+  return env.INIT_CWD || process.cwd();
 }
 
 /** A configuration for tests and tools: the defaults, with overrides. */

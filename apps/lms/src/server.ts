@@ -1,6 +1,9 @@
-import { createDb, migrate } from '@lms/db';
+import { createDb, type DbHandle, migrate } from '@lms/db';
+import { seedDemo } from '@lms/db/seed';
+import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, type LmsConfig, loadConfig } from './config.js';
+import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
 /** The only file that listens: config, database, app, signals. */
 async function main() {
@@ -17,6 +20,7 @@ async function main() {
 
   const db = createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
   if (config.MIGRATE_ON_START) await migrate(db);
+  if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
 
   const app = await buildApp({ config, db, ownsDb: true });
 
@@ -40,7 +44,40 @@ async function main() {
 
   await app.listen({ port: config.PORT, host: config.HOST });
   const where = db.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
-  console.log(`\n  LMS ready at ${config.PUBLIC_URL}  (database: ${where})\n`);
+  const base = config.PUBLIC_URL.replace(/\/$/, '');
+  const demoKey = db.kind === 'pglite' ? await readDemoKey(config.DATA_DIR) : null;
+  console.log(
+    [
+      '',
+      `  LMS ready at   ${base}   (database: ${where})`,
+      `  API docs       ${base}/docs`,
+      `  Dashboard      ${base}/dashboard`,
+      `  Health         ${base}/healthz  ${base}/readyz`,
+      ...(demoKey ? [`  Demo API key   ${demoKey}   (teacher@demo.lms; try: curl -H 'x-api-key: ${demoKey}' ${base}/api/courses)`] : []),
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
+ * First start on an empty database: add the demo data. On the embedded database the demo API
+ * key is kept in DATA_DIR (mode 600) so later starts can print it; only its hash is in the database.
+ */
+async function seedWhenEmpty(db: DbHandle, config: LmsConfig) {
+  const seeded = await db.withExclusiveLock(DEMO_SEED_LOCK_ID, async () => {
+    const result = await db.db.execute<{ empty: boolean }>(
+      sql`select not exists (select 1 from users) and not exists (select 1 from courses) as empty`,
+    );
+    if (!result.rows[0]?.empty) return null;
+    console.log('  Empty database: adding the demo data (seed demo)...');
+    return seedDemo(db.db);
+  });
+  if (!seeded?.apiKey) return;
+  if (db.kind === 'pglite') {
+    await saveDemoKey(config.DATA_DIR, seeded.apiKey);
+  } else {
+    console.log(`  Demo API key of ${seeded.teacherEmail} (shown once, only its hash is stored): ${seeded.apiKey}`);
+  }
 }
 
 main().catch((err) => {

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
@@ -14,6 +16,8 @@ export interface DbConfig {
   dataDir?: string | undefined;
   /** Pool size for PostgreSQL. */
   poolMax?: number | undefined;
+  /** PGlite only: start from this data-directory tarball (from `dumpDataDir()`), e.g. a migrated snapshot. */
+  pgliteSnapshot?: Blob | undefined;
 }
 
 /** What `db.execute()` resolves to on both drivers: at least the rows. */
@@ -33,11 +37,13 @@ export interface DbHandle {
   close(): Promise<void>;
   /** Runs fn while holding a database-wide lock (PostgreSQL advisory lock; PGlite has one connection). */
   withExclusiveLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  /** PGlite only: the whole data directory as an uncompressed tarball (a snapshot to start others from). */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 export function createDb(config: DbConfig): DbHandle {
   if (config.databaseUrl) return createPostgres(config.databaseUrl, config.poolMax ?? 10);
-  return createPglite(config.dataDir);
+  return createPglite(config.dataDir, config.pgliteSnapshot);
 }
 
 function createPostgres(url: string, poolMax: number): DbHandle {
@@ -73,8 +79,10 @@ function createPostgres(url: string, poolMax: number): DbHandle {
   };
 }
 
-function createPglite(dataDir: string | undefined): DbHandle {
-  const client = new PGlite(dataDir ?? 'memory://', { extensions: { pg_trgm } });
+function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): DbHandle {
+  // PGlite creates the data directory itself but not its parents (.data/pglite on a fresh clone).
+  if (dataDir && !dataDir.includes('://')) mkdirSync(dirname(resolve(dataDir)), { recursive: true });
+  const client = new PGlite(dataDir ?? 'memory://', { extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: snapshot } : {}) });
   const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
   let closed = false;
   return {
@@ -90,6 +98,9 @@ function createPglite(dataDir: string | undefined): DbHandle {
     },
     async withExclusiveLock(_lockId, fn) {
       return fn();
+    },
+    async dumpDataDir() {
+      return client.dumpDataDir('none');
     },
   };
 }

@@ -1,0 +1,2 @@
+export { seedDemo, DEMO_PARTNER, DEMO_TEACHER_EMAIL, DEMO_INSTITUTION, type SeedDemoOptions, type SeedDemoResult } from './demo.js';
+export { seedSynthetic, type SyntheticSize, type SyntheticProgress, type SyntheticResult } from './synthetic.js';
