@@ -2,7 +2,7 @@ import type { CourseDetail, CourseDetailWithAnswers, QuestionWithAnswers, Questi
 import { MAX_ID } from '@lms/contracts';
 import { categories, chapters, courses, type Db, modules, questions, quizzes, users } from '@lms/db';
 import { and, asc, eq, ne } from 'drizzle-orm';
-import { groupBy, publicOptionsSql } from './course-summaries.js';
+import { groupBy, publicQuestionColumns, questionOrder } from './course-summaries.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView =
@@ -156,20 +156,10 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
     : { withAnswerKeys, course: course as CourseDetail };
 }
 
-const questionOrder = [asc(questions.quizId), asc(questions.orderIndex), asc(questions.id)];
-
 /** Questions as API keys and students get them: the answer-key columns are not even read. */
 function questionsWithoutAnswerKeys(db: Db, courseId: number): Promise<Question[]> {
   return db
-    .select({
-      id: questions.id,
-      quizId: questions.quizId,
-      questionText: questions.questionText,
-      questionType: questions.questionType,
-      options: publicOptionsSql,
-      orderIndex: questions.orderIndex,
-      points: questions.points,
-    })
+    .select(publicQuestionColumns)
     .from(questions)
     .innerJoin(quizzes, eq(quizzes.id, questions.quizId))
     .where(and(eq(quizzes.courseId, courseId), ne(quizzes.scope, 'final')))
@@ -179,13 +169,8 @@ function questionsWithoutAnswerKeys(db: Db, courseId: number): Promise<Question[
 function questionsWithAnswerKeys(db: Db, courseId: number): Promise<QuestionWithAnswers[]> {
   return db
     .select({
-      id: questions.id,
-      quizId: questions.quizId,
-      questionText: questions.questionText,
-      questionType: questions.questionType,
+      ...publicQuestionColumns,
       options: questions.options,
-      orderIndex: questions.orderIndex,
-      points: questions.points,
       correctAnswer: questions.correctAnswer,
       essayAnswer: questions.essayAnswer,
       explanation: questions.explanation,

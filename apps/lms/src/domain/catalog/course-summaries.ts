@@ -103,6 +103,20 @@ export const publicOptionsSql = sql<{ id: string; text: string }[]>`coalesce((
   from jsonb_array_elements(${questions.options}) with ordinality as e(o, n)
 ), '[]'::jsonb)`;
 
+/** The columns of a question everyone may see: no answer key is selected (the options are rebuilt without them). */
+export const publicQuestionColumns = {
+  id: questions.id,
+  quizId: questions.quizId,
+  questionText: questions.questionText,
+  questionType: questions.questionType,
+  options: publicOptionsSql,
+  orderIndex: questions.orderIndex,
+  points: questions.points,
+};
+
+/** Questions in quiz order, then their own order. */
+export const questionOrder = [asc(questions.quizId), asc(questions.orderIndex), asc(questions.id)];
+
 interface CourseTree {
   modules: { id: number; courseId: number; name: string; description: string; orderIndex: number }[];
   chapters: { id: number; moduleId: number; courseId: number; name: string; orderIndex: number }[];
@@ -208,19 +222,11 @@ async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
       .orderBy(asc(quizzes.id)),
     // Final exams' questions, never with answer keys: the catalog is public.
     db
-      .select({
-        id: questions.id,
-        quizId: questions.quizId,
-        questionText: questions.questionText,
-        questionType: questions.questionType,
-        options: publicOptionsSql,
-        orderIndex: questions.orderIndex,
-        points: questions.points,
-      })
+      .select(publicQuestionColumns)
       .from(questions)
       .innerJoin(quizzes, eq(quizzes.id, questions.quizId))
       .where(and(inArray(quizzes.courseId, ids), eq(quizzes.scope, 'final')))
-      .orderBy(asc(questions.quizId), asc(questions.orderIndex), asc(questions.id)),
+      .orderBy(...questionOrder),
   ]);
   return { modules: moduleRows, chapters: chapterRows, quizzes: quizRows, finalQuestions };
 }
