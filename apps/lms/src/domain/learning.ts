@@ -10,9 +10,10 @@ export type ChapterCompletionResult = 'recorded' | 'already-completed' | 'unknow
  * count toward the chapter's own course; a second completion of the same chapter is a no-op
  * (primary key (user_id, chapter_id)). The per-enrollment counter `enrollments.completed_chapters`
  * is kept by the trigger of migration 0002_counters, serialised per (user, course) with the
- * enrollment trigger by an advisory lock. That reasoning holds under READ COMMITTED (the
- * default): do not call this inside a REPEATABLE READ or SERIALIZABLE transaction, whose older
- * snapshot could miss an enrollment committed while the lock was awaited.
+ * enrollment trigger by an advisory lock; the triggers of migration 0003_progress_aggregates then
+ * move the course's completion figures. That reasoning holds under READ COMMITTED (the default):
+ * inside a REPEATABLE READ or SERIALIZABLE transaction, whose older snapshot could miss an
+ * enrollment committed while the lock was awaited, the database refuses the write (SQLSTATE 0A000).
  */
 export async function recordChapterCompletion(
   db: Db,

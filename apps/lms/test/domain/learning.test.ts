@@ -1,4 +1,16 @@
-import { chapterCompletions, chapters, courses, type Db, enrollments, modules } from '@lms/db';
+import {
+  bundles,
+  categories,
+  certificates,
+  chapterCompletions,
+  chapters,
+  courses,
+  type Db,
+  enrollments,
+  modules,
+  purchases,
+  users,
+} from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import t from 'tap';
 import { recordChapterCompletion } from '../../src/domain/learning.js';
@@ -26,56 +38,183 @@ function prng(seed: number) {
 type Rng = ReturnType<typeof prng>;
 
 /**
- * Every maintained counter next to a recomputation from the raw rows. The recomputation goes
- * through modules (chapter → module → course), not through the denormalised course_id columns
- * the triggers use, so a wrong course on a row would show up too.
+ * Every maintained counter and aggregate next to a recomputation from the raw rows. The
+ * recomputation goes through modules (chapter → module → course), not through the denormalised
+ * course_id columns the triggers use, so a wrong course on a row would show up too.
  */
 async function counterMismatches(db: Db) {
   const { rows: courseRows } = await db.execute(sql`
+    WITH raw_courses AS (
+      SELECT c.id, (SELECT count(*) FROM chapters ch JOIN modules m ON m.id = ch.module_id WHERE m.course_id = c.id)::int AS chapters
+      FROM courses c
+    ), raw_enrollments AS (
+      SELECT e.course_id,
+             (SELECT count(DISTINCT cc.chapter_id) FROM chapter_completions cc
+                JOIN chapters ch ON ch.id = cc.chapter_id JOIN modules m ON m.id = ch.module_id
+               WHERE cc.user_id = e.user_id AND m.course_id = e.course_id)::int AS done
+      FROM enrollments e
+    )
     SELECT c.id,
-           c.module_count, (SELECT count(*) FROM modules m WHERE m.course_id = c.id)::int AS raw_modules,
-           c.chapter_count, (SELECT count(*) FROM chapters ch JOIN modules m ON m.id = ch.module_id WHERE m.course_id = c.id)::int AS raw_chapters,
-           c.student_count, (SELECT count(*) FROM enrollments e WHERE e.course_id = c.id)::int AS raw_students
-    FROM courses c ORDER BY c.id`);
+           c.module_count, (SELECT count(*) FROM modules m WHERE m.course_id = c.id)::int AS raw_module_count,
+           c.chapter_count, rc.chapters AS raw_chapter_count,
+           c.student_count, (SELECT count(*) FROM enrollments e WHERE e.course_id = c.id)::int AS raw_student_count,
+           c.completed_chapters_sum::int AS completed_chapters_sum,
+           (SELECT coalesce(sum(done), 0) FROM raw_enrollments re WHERE re.course_id = c.id)::int AS raw_completed_chapters_sum,
+           c.completed_enrollment_count,
+           (SELECT count(*) FROM raw_enrollments re WHERE re.course_id = c.id AND rc.chapters > 0 AND re.done >= rc.chapters)::int
+             AS raw_completed_enrollment_count,
+           c.certificate_count, (SELECT count(*) FROM certificates k WHERE k.course_id = c.id)::int AS raw_certificate_count,
+           c.paid_purchase_count,
+           (SELECT count(*) FROM purchases p WHERE p.course_id = c.id AND p.bundle_id IS NULL AND p.status = 'paid')::int
+             AS raw_paid_purchase_count
+    FROM courses c JOIN raw_courses rc ON rc.id = c.id ORDER BY c.id`);
   const { rows: enrollmentRows } = await db.execute(sql`
     SELECT e.id, e.user_id, e.course_id, e.completed_chapters,
            (SELECT count(DISTINCT cc.chapter_id) FROM chapter_completions cc
               JOIN chapters ch ON ch.id = cc.chapter_id JOIN modules m ON m.id = ch.module_id
              WHERE cc.user_id = e.user_id AND m.course_id = e.course_id)::int AS raw_completed
     FROM enrollments e ORDER BY e.id`);
+  const { rows: bundleRows } = await db.execute(sql`
+    SELECT b.id, b.paid_purchase_count,
+           (SELECT count(*) FROM purchases p WHERE p.bundle_id = b.id AND p.status = 'paid')::int AS raw_paid_purchase_count
+    FROM bundles b ORDER BY b.id`);
+  // Per (kind, scope, user): how many enrollments / certificates, from the raw rows (scope 0 = all courses).
+  const { rows: participantRows } = await db.execute(sql`
+    WITH raw AS (
+      SELECT 'student' AS kind, 0 AS scope_id, user_id, count(*)::int AS row_count FROM enrollments GROUP BY user_id
+      UNION ALL
+      SELECT 'student', c.category_id, e.user_id, count(*)::int
+        FROM enrollments e JOIN courses c ON c.id = e.course_id WHERE c.category_id IS NOT NULL GROUP BY c.category_id, e.user_id
+      UNION ALL
+      SELECT 'certificate_holder', 0, user_id, count(*)::int FROM certificates GROUP BY user_id
+      UNION ALL
+      SELECT 'certificate_holder', c.category_id, k.user_id, count(*)::int
+        FROM certificates k JOIN courses c ON c.id = k.course_id WHERE c.category_id IS NOT NULL GROUP BY c.category_id, k.user_id
+    )
+    SELECT coalesce(p.kind::text, r.kind) AS kind, coalesce(p.scope_id, r.scope_id) AS scope_id,
+           coalesce(p.user_id, r.user_id) AS user_id, p.row_count, r.row_count AS raw_row_count
+    FROM participants p FULL JOIN raw r ON r.kind = p.kind::text AND r.scope_id = p.scope_id AND r.user_id = p.user_id
+    WHERE p.row_count IS DISTINCT FROM r.row_count`);
+  // Distinct people per (kind, scope): the tallies' sum against a count of the raw rows.
+  const { rows: tallyRows } = await db.execute(sql`
+    WITH raw AS (
+      SELECT 'student' AS kind, 0 AS scope_id, count(DISTINCT user_id)::int AS people FROM enrollments
+      UNION ALL
+      SELECT 'student', c.category_id, count(DISTINCT e.user_id)::int
+        FROM enrollments e JOIN courses c ON c.id = e.course_id WHERE c.category_id IS NOT NULL GROUP BY c.category_id
+      UNION ALL
+      SELECT 'certificate_holder', 0, count(DISTINCT user_id)::int FROM certificates
+      UNION ALL
+      SELECT 'certificate_holder', c.category_id, count(DISTINCT k.user_id)::int
+        FROM certificates k JOIN courses c ON c.id = k.course_id WHERE c.category_id IS NOT NULL GROUP BY c.category_id
+    ), kept AS (
+      SELECT kind::text AS kind, scope_id, sum(participants)::int AS people FROM participant_tallies GROUP BY kind, scope_id
+    )
+    SELECT coalesce(k.kind, r.kind) AS kind, coalesce(k.scope_id, r.scope_id) AS scope_id, k.people, r.people AS raw_people
+    FROM kept k FULL JOIN raw r ON r.kind = k.kind AND r.scope_id = k.scope_id
+    WHERE coalesce(k.people, 0) <> coalesce(r.people, 0)`);
   const mismatches: string[] = [];
+  const courseCounters = [
+    'module_count',
+    'chapter_count',
+    'student_count',
+    'completed_chapters_sum',
+    'completed_enrollment_count',
+    'certificate_count',
+    'paid_purchase_count',
+  ];
   for (const r of courseRows as Record<string, number>[]) {
-    if (r.module_count !== r.raw_modules) mismatches.push(`course ${r.id} module_count ${r.module_count} ≠ ${r.raw_modules}`);
-    if (r.chapter_count !== r.raw_chapters) mismatches.push(`course ${r.id} chapter_count ${r.chapter_count} ≠ ${r.raw_chapters}`);
-    if (r.student_count !== r.raw_students) mismatches.push(`course ${r.id} student_count ${r.student_count} ≠ ${r.raw_students}`);
+    for (const name of courseCounters) {
+      const raw = r[`raw_${name}`];
+      if (r[name] !== raw) mismatches.push(`course ${r.id} ${name} ${r[name]} ≠ ${raw}`);
+    }
   }
   for (const r of enrollmentRows as Record<string, number>[]) {
     if (r.completed_chapters !== r.raw_completed) {
       mismatches.push(`enrollment ${r.id} (${r.user_id}, ${r.course_id}) completed_chapters ${r.completed_chapters} ≠ ${r.raw_completed}`);
     }
   }
-  return { mismatches, courses: courseRows.length, enrollments: enrollmentRows.length };
+  for (const r of bundleRows as Record<string, number>[]) {
+    if (r.paid_purchase_count !== r.raw_paid_purchase_count) {
+      mismatches.push(`bundle ${r.id} paid_purchase_count ${r.paid_purchase_count} ≠ ${r.raw_paid_purchase_count}`);
+    }
+  }
+  for (const r of participantRows as Record<string, unknown>[]) {
+    mismatches.push(`participant ${r.kind} scope ${r.scope_id} user ${r.user_id}: row_count ${r.row_count} ≠ ${r.raw_row_count}`);
+  }
+  for (const r of tallyRows as Record<string, unknown>[]) {
+    mismatches.push(`tally ${r.kind} scope ${r.scope_id}: ${r.people} ≠ ${r.raw_people}`);
+  }
+  return {
+    mismatches,
+    courses: courseRows.length,
+    enrollments: enrollmentRows.length,
+    // How much the aggregates really held, so a test can show it did not pass on empty tables.
+    participants: (await db.execute(sql`SELECT count(*)::int AS n FROM participants`)).rows[0]!.n as number,
+  };
 }
 
 /** The counters as stored, to check that lms_recompute_counters() agrees (changes nothing). */
 async function storedCounters(db: Db) {
-  const { rows: c } = await db.execute(sql`SELECT id, module_count, chapter_count, student_count FROM courses ORDER BY id`);
+  const { rows: c } = await db.execute(sql`
+    SELECT id, module_count, chapter_count, student_count, completed_chapters_sum::int AS completed_chapters_sum,
+           completed_enrollment_count, certificate_count, paid_purchase_count
+    FROM courses ORDER BY id`);
   const { rows: e } = await db.execute(sql`SELECT id, completed_chapters FROM enrollments ORDER BY id`);
-  return { c, e };
+  const { rows: b } = await db.execute(sql`SELECT id, paid_purchase_count FROM bundles ORDER BY id`);
+  const { rows: p } = await db.execute(sql`SELECT kind, scope_id, user_id, row_count FROM participants ORDER BY 1, 2, 3`);
+  // Stripes left at 0 by departures are equivalent to absent ones.
+  const { rows: t } = await db.execute(
+    sql`SELECT kind, scope_id, stripe, participants FROM participant_tallies WHERE participants <> 0 ORDER BY 1, 2, 3`,
+  );
+  return { c, e, b, p, t };
 }
 
-async function makeWorld(db: Db, courseCount: number, userCount: number) {
+interface World {
+  teacherId: string;
+  institutionId: number;
+  courseIds: number[];
+  userIds: string[];
+  /** Categories that also hold bundles (bundles restrict their deletion). */
+  categoryIds: number[];
+  /** A category without bundles, deleted and recreated by the random writes. */
+  spareCategoryId: number;
+}
+
+let categorySeq = 0;
+async function makeCategory(db: Db) {
+  categorySeq += 1;
+  const [c] = await db.insert(categories).values({ code: `C${categorySeq}`, name: `Category ${categorySeq}` }).returning();
+  return c!.id;
+}
+
+async function makeCourse(db: Db, world: Pick<World, 'teacherId' | 'institutionId'>, categoryId: number | null, name: string) {
+  const [c] = await db
+    .insert(courses)
+    .values({ name, teacherId: world.teacherId, institutionId: world.institutionId, categoryId })
+    .returning();
+  for (let m = 0; m < 2; m++) await addModule(db, c!.id, 2);
+  return c!.id;
+}
+
+async function makeWorld(db: Db, courseCount: number, userCount: number): Promise<World> {
   const institutionId = await makeInstitution(db);
   const teacher = await makeUser(db, { role: 'teacher', institutionId });
-  const courseIds: number[] = [];
-  for (let i = 0; i < courseCount; i++) {
-    const [c] = await db.insert(courses).values({ name: `course ${i}`, teacherId: teacher.id, institutionId }).returning();
-    courseIds.push(c!.id);
-    for (let m = 0; m < 2; m++) await addModule(db, c!.id, 2);
+  const categoryIds = [await makeCategory(db), await makeCategory(db)];
+  const world: World = { teacherId: teacher.id, institutionId, courseIds: [], userIds: [], categoryIds, spareCategoryId: await makeCategory(db) };
+  // Courses in either category or none, so a user has enrollments in several categories.
+  const homes = [categoryIds[0]!, categoryIds[1]!, null];
+  for (let i = 0; i < courseCount; i++) world.courseIds.push(await makeCourse(db, world, homes[i % 3]!, `course ${i}`));
+  for (let i = 0; i + 1 < courseCount; i++) {
+    await db.insert(bundles).values({
+      name: `bundle ${i}`,
+      categoryId: categoryIds[i % 2]!,
+      courseOneId: world.courseIds[i]!,
+      courseTwoId: world.courseIds[i + 1]!,
+    });
   }
-  const userIds: string[] = [];
-  for (let i = 0; i < userCount; i++) userIds.push((await makeUser(db)).id);
-  return { courseIds, userIds };
+  for (let i = 0; i < userCount; i++) world.userIds.push((await makeUser(db)).id);
+  return world;
 }
 
 async function addModule(db: Db, courseId: number, chapterCount: number) {
@@ -89,10 +228,10 @@ async function addChapter(db: Db, moduleId: number, courseId: number) {
 }
 
 /** One random write, as the application (or an operator) would make it. Returns its name. */
-async function randomWrite(db: Db, rng: Rng, world: { courseIds: number[]; userIds: string[] }): Promise<string> {
+async function randomWrite(db: Db, rng: Rng, world: World): Promise<string> {
   const user = rng.pick(world.userIds)!;
   const course = rng.pick(world.courseIds)!;
-  const roll = rng.int(100);
+  const roll = rng.int(160);
   if (roll < 18) {
     await db.insert(enrollments).values({ userId: user, courseId: course }).onConflictDoNothing();
     return 'enroll';
@@ -132,8 +271,64 @@ async function randomWrite(db: Db, rng: Rng, world: { courseIds: number[]; userI
     if (mod) await db.delete(modules).where(eq(modules.id, mod.id));
     return 'delete module';
   }
-  await addModule(db, course, rng.int(3));
-  return 'add module';
+  if (roll < 100) {
+    await addModule(db, course, rng.int(3));
+    return 'add module';
+  }
+  if (roll < 110) {
+    const categoryId = rng.pick([...world.categoryIds, world.spareCategoryId, null])!;
+    await db.update(courses).set({ categoryId }).where(eq(courses.id, course));
+    return 'move course to another category';
+  }
+  if (roll < 120) {
+    await db.insert(certificates).values({ userId: user, courseId: course, issuedAt: AT }).onConflictDoNothing();
+    return 'certify';
+  }
+  if (roll < 126) {
+    const held = await db.select().from(certificates).where(eq(certificates.userId, user));
+    const one = rng.pick(held);
+    if (one) await db.delete(certificates).where(eq(certificates.id, one.id));
+    return 'revoke certificate';
+  }
+  const status = rng.pick(['paid', 'paid', 'pending', 'refunded'] as const)!;
+  if (roll < 136) {
+    const bundle = rng.int(3) === 0 ? rng.pick(await db.select({ id: bundles.id }).from(bundles)) : undefined;
+    await db.insert(purchases).values({
+      userId: user,
+      ...(bundle ? { bundleId: bundle.id } : { courseId: course }),
+      amount: '10.00',
+      status,
+      paidAt: AT,
+    });
+    return 'purchase';
+  }
+  if (roll < 144) {
+    const one = rng.pick(await db.select({ id: purchases.id }).from(purchases));
+    if (one) await db.update(purchases).set({ status }).where(eq(purchases.id, one.id));
+    return 'change purchase status';
+  }
+  if (roll < 148) {
+    const one = rng.pick(await db.select({ id: purchases.id }).from(purchases));
+    if (one) await db.delete(purchases).where(eq(purchases.id, one.id));
+    return 'delete purchase';
+  }
+  if (roll < 152) {
+    // Cascades: modules, chapters, completions, enrollments, certificates, bundles; purchases set null.
+    await db.delete(courses).where(eq(courses.id, course));
+    const replacement = await makeCourse(db, world, rng.pick([...world.categoryIds, null])!, 'replacement course');
+    world.courseIds[world.courseIds.indexOf(course)] = replacement;
+    return 'delete course';
+  }
+  if (roll < 156) {
+    // ON DELETE SET NULL moves the category's courses out of every category.
+    await db.delete(categories).where(eq(categories.id, world.spareCategoryId));
+    world.spareCategoryId = await makeCategory(db);
+    return 'delete category';
+  }
+  // Cascades: the user's enrollments, completions, certificates, purchases.
+  await db.delete(users).where(eq(users.id, user));
+  world.userIds[world.userIds.indexOf(user)] = (await makeUser(db)).id;
+  return 'delete user';
 }
 
 t.test('recordChapterCompletion', async (t) => {
@@ -183,22 +378,25 @@ t.test('maintained counters equal a recomputation from raw rows after random wri
   const world = await makeWorld(db.db, 4, 5);
 
   const ops = new Map<string, number>();
-  const STEPS = 400;
+  const STEPS = 640;
   for (let step = 1; step <= STEPS; step++) {
     const op = await randomWrite(db.db, rng, world);
     ops.set(op, (ops.get(op) ?? 0) + 1);
-    if (step % 50 === 0) {
+    if (step % 80 === 0) {
       const { mismatches } = await counterMismatches(db.db);
       t.same(mismatches, [], `after ${step} writes every counter matches the raw rows`);
     }
   }
   t.comment(`writes: ${JSON.stringify(Object.fromEntries(ops))}`);
   // The sequence really exercised the paths that move the counters.
-  for (const op of ['enroll', 'unenroll', 'complete: recorded', 'complete: already-completed', 'complete: unknown-chapter', 'delete completion', 'add chapter', 'delete chapter', 'delete module', 'add module']) {
+  for (const op of ['enroll', 'unenroll', 'complete: recorded', 'complete: already-completed', 'complete: unknown-chapter', 'delete completion', 'add chapter', 'delete chapter', 'delete module', 'add module',
+    'move course to another category', 'certify', 'revoke certificate', 'purchase', 'change purchase status', 'delete purchase',
+    'delete course', 'delete category', 'delete user']) {
     t.ok((ops.get(op) ?? 0) > 0, `${op} happened`);
   }
   const final = await counterMismatches(db.db);
   t.ok(final.enrollments > 0, `${final.enrollments} enrollments checked`);
+  t.ok(final.participants > 0, `${final.participants} participant rows checked`);
 
   // And the repair function agrees: it has nothing to change.
   const before = await storedCounters(db.db);
@@ -217,7 +415,7 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
   const seed = Number(process.env.TEST_SEED ?? Date.now() % 2 ** 31);
   t.comment(`seed ${seed}`);
   const rng = prng(seed);
-  const world = await makeWorld(db.db, 2, 2);
+  const world = await makeWorld(db.db, 3, 3);
   const PARALLEL = 20;
   const ROUNDS = 15;
   let deadlocks = 0;
@@ -226,6 +424,7 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
   for (let round = 1; round <= ROUNDS; round++) {
     // Start every round with no enrollments, so enrollment inserts race completions of the same pair.
     await db.db.delete(enrollments);
+    await db.db.delete(certificates);
     const allChapters = await db.db.select({ id: chapters.id, courseId: chapters.courseId }).from(chapters);
     const tasks = Array.from({ length: PARALLEL }, (_, i) => {
       const user = rng.pick(world.userIds)!;
@@ -233,7 +432,8 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
       const chapter = rng.pick(allChapters.filter((c) => c.courseId === course));
       const before = rng.int(15);
       const after = rng.int(15);
-      const kind = i % 5 === 0 ? 'enroll' : rng.int(10);
+      const kind = i % 5 === 0 ? 'enroll' : rng.int(13);
+      const categoryId = rng.pick([...world.categoryIds, world.spareCategoryId, null])!;
       return db.db.transaction(async (tx) => {
         // Sleeps widen the windows between the row write, the trigger and the commit.
         await tx.execute(sql`SELECT pg_sleep(${before / 1000})`);
@@ -245,6 +445,13 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
           if (chapter) await tx.delete(chapterCompletions).where(and(eq(chapterCompletions.userId, user), eq(chapterCompletions.chapterId, chapter.id)));
         } else if (kind === 8) {
           await tx.delete(enrollments).where(and(eq(enrollments.userId, user), eq(enrollments.courseId, course)));
+        } else if (kind === 10) {
+          // Moves the course's students and certificate holders between categories while others enroll.
+          await tx.update(courses).set({ categoryId }).where(eq(courses.id, course));
+        } else if (kind === 11) {
+          await tx.insert(certificates).values({ userId: user, courseId: course, issuedAt: AT }).onConflictDoNothing();
+        } else if (kind === 12) {
+          await tx.insert(purchases).values({ userId: user, courseId: course, amount: '5.00', status: 'paid', paidAt: AT });
         } else {
           const [mod] = await tx.select().from(modules).where(eq(modules.courseId, course)).limit(1);
           if (rng.int(2) === 0 && chapter) await tx.delete(chapters).where(eq(chapters.id, chapter.id));
@@ -263,8 +470,9 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
     t.same(mismatches, [], `round ${round}: every counter matches the raw rows`);
   }
   t.comment(`${committed} transactions committed, ${deadlocks} rolled back by deadlock detection`);
-  // Deadlocks come from two chapter deletions of one course whose cascades lock the same
-  // (user, course) pairs in different orders; PostgreSQL rolls one back and nothing drifts.
+  // Deadlocks come from cascades that lock (user, course) pairs and the course row in another
+  // order than single writes (a chapter deletion against completions of the same course, a
+  // category move against enrollments); PostgreSQL rolls one back and nothing drifts.
   t.ok(committed > (ROUNDS * PARALLEL) / 2, 'most transactions committed (the test really wrote)');
   const { enrollments: checked } = await counterMismatches(db.db);
   t.ok(checked > 0, 'enrollments exist at the end');

@@ -273,6 +273,76 @@ t.test('GET /api/lms-progress', async (t) => {
     t.equal(after.overall.totalSelesai, 3);
     // A: (100 + 0 + 0)/3 = 33.333…
     t.equal(after.perCategory[0].completionRate, 33.33);
+
+    // A chapter added to c3 (2 → 3 chapters) takes s3-c3 out of "complete": s1-c3 1/3, s3-c3 2/3.
+    const [c3Module] = await db.db.select().from(modules).where(eq(modules.courseId, c3.id)).limit(1);
+    await db.db.insert(chapters).values({ moduleId: c3Module!.id, courseId: c3.id, name: 'new chapter' });
+    const withChapter = (await get(teacherHeaders)).json().data;
+    // (100 + 33.333… + 100 + 0 + 0 + 66.666… + 25 + 75)/8 = 400/8
+    t.equal(withChapter.overall.completionRate, 50);
+    t.equal(withChapter.overall.totalSelesai, 2, 's1-c1, s1-c5');
+    t.equal(withChapter.perCategory[1].totalSelesai, 0, 'B: none complete any more');
+
+    // c3 moves from B to A: its enrollments, purchases, certificates and people go with it.
+    await db.db.update(courses).set({ categoryId: catA!.id }).where(eq(courses.id, c3.id));
+    // c5 (no category) is deleted: its enrollment and certificate go (cascade); its paid purchase
+    // p7 stays (course set null) and still counts overall.
+    await db.db.delete(courses).where(eq(courses.id, c5.id));
+    const moved = (await get(teacherHeaders)).json().data;
+    // Progress now: s1-c1 100, s1-c3 33.333…, s2-c1 0, s2-c2 0, s3-c3 66.666…, s3-c4 25, s4-c4 75.
+    t.same(moved.overall, {
+      totalDaftar: 7,
+      totalBeli: 6, // p1 p2 p3 p6 p7 (orphan) p8
+      totalSelesai: 1, // s1-c1
+      totalSertifikat: 5, // k1 k2 k4 k5 k6
+      totalClasses: 2, // c1 c3
+      totalCourses: 4,
+      totalStudents: 4,
+      completionRate: 42.86, // 300/7 = 42.857…
+      buyers30Days: 3, // s1 (p1, p6), s2 (p3), s3 (p7)
+      revenue30Days: 610000.75,
+      totalKum30Days: 3.75, // k1 2.5 + k5 0 + k6 1.25
+      certificatesCount: 5,
+      peopleWithBadgeCount: 4, // s1 (k1) s2 (k5) s3 (k2, k4) s4 (k6)
+    });
+    t.same(moved.perCategory.slice(0, 2), [
+      {
+        categoryId: catA!.id,
+        categoryCode: 'ENG',
+        categoryName: 'Engineering',
+        totalDaftar: 5, // s1-c1, s2-c1, s2-c2, s1-c3, s3-c3
+        totalBeli: 5, // p1, p2, p6 (bundle), p3, p8 (c3)
+        totalSelesai: 1, // s1-c1
+        totalSertifikat: 3, // k1, k5, k2
+        totalClasses: 2, // c1, c3
+        totalCourses: 3,
+        totalStudents: 3, // s1, s2, s3
+        completionRate: 40, // (100 + 0 + 0 + 33.333… + 66.666…)/5
+        buyers30Days: 2, // s1 (p1, p6), s2 (p3)
+        revenue30Days: 600000.25, // 100000.25 + 300000 + 200000
+        totalKum30Days: 2.5, // k1 (k2 at the boundary)
+        certificatesCount: 3,
+        peopleWithBadgeCount: 3, // s1, s2, s3
+      },
+      {
+        categoryId: catB!.id,
+        categoryCode: 'MED',
+        categoryName: 'Medicine',
+        totalDaftar: 2, // s3-c4, s4-c4
+        totalBeli: 0, // p4 pending, p5 refunded
+        totalSelesai: 0,
+        totalSertifikat: 2, // k4, k6
+        totalClasses: 0,
+        totalCourses: 1,
+        totalStudents: 2, // s3, s4
+        completionRate: 50, // (25 + 75)/2
+        buyers30Days: 0,
+        revenue30Days: 0,
+        totalKum30Days: 1.25, // k6
+        certificatesCount: 2,
+        peopleWithBadgeCount: 2, // s3, s4
+      },
+    ]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { relations, sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   check,
   foreignKey,
@@ -98,6 +99,14 @@ export const courses = pgTable(
     moduleCount: integer().notNull().default(0),
     chapterCount: integer().notNull().default(0),
     studentCount: integer().notNull().default(0),
+    // Progress aggregates kept by triggers (migration 0003_progress_aggregates):
+    /** Σ enrollments.completed_chapters of this course. */
+    completedChaptersSum: bigint({ mode: 'number' }).notNull().default(0),
+    /** Enrollments with chapter_count > 0 and completed_chapters >= chapter_count. */
+    completedEnrollmentCount: integer().notNull().default(0),
+    certificateCount: integer().notNull().default(0),
+    /** Paid purchases of this course (status = 'paid'). */
+    paidPurchaseCount: integer().notNull().default(0),
     /** What catalog search matches, minus the category (joined): trigram-indexed. */
     searchText: text().generatedAlwaysAs(
       sql`name || chr(31) || description || chr(31) || instructor || chr(31) || course_code`,
@@ -234,6 +243,8 @@ export const bundles = pgTable(
     /** Null: falls back to `price`. */
     priceNonMember: money(),
     currency: text().notNull().default('IDR'),
+    /** Paid purchases of this bundle; kept by a trigger (migration 0003_progress_aggregates). */
+    paidPurchaseCount: integer().notNull().default(0),
     ...timestamps,
   },
   (t) => [

@@ -3,3 +3,4 @@ export * from './people.js';
 export * from './catalog.js';
 export * from './learning.js';
 export * from './partners.js';
+export * from './aggregates.js';

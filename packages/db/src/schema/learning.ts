@@ -127,6 +127,10 @@ export const purchases = pgTable(
     index('purchases_course_idx').on(t.courseId),
     index('purchases_bundle_idx').on(t.bundleId),
     index('purchases_paid_at_idx').on(t.paidAt).where(sql`${t.status} = 'paid'`),
+    // Paid purchases whose course or bundle was deleted (both set null): still counted overall.
+    index('purchases_paid_orphan_idx')
+      .on(t.id)
+      .where(sql`${t.status} = 'paid' and ${t.courseId} is null and ${t.bundleId} is null`),
   ],
 );
 
