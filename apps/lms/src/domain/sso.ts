@@ -1,6 +1,6 @@
-import { courses, type Db, enrollments, partnerKeys, partners, usedTokenIds, users } from '@lms/db';
+import { type Db, partnerKeys, partners, usedTokenIds, users } from '@lms/db';
 import type { PartnerDirectory, VerifiedPartnerToken } from '@lms/partner-auth';
-import { and, asc, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
 export class SsoFailure extends Error {
@@ -110,37 +110,4 @@ async function findSsoUser(db: Db, issuer: string, membershipId: string, email: 
   if (byMembership) return byMembership;
   const [byEmail] = await db.select(columns).from(users).where(eq(users.email, email)).limit(1);
   return byEmail ?? null;
-}
-
-export interface DashboardView {
-  user: { name: string; email: string; tier: string | null; membershipId: string | null; role: string };
-  courses: Array<{ courseId: number; name: string; completedChapters: number; chapterCount: number; progressPercent: number }>;
-}
-
-/** The signed-in user and their enrolled courses with progress, in two queries. */
-export async function loadDashboard(db: Db, userId: string): Promise<DashboardView | null> {
-  const [user] = await db
-    .select({ name: users.name, email: users.email, tier: users.tier, membershipId: users.membershipId, role: users.role })
-    .from(users)
-    .where(eq(users.id, userId))
-    .limit(1);
-  if (!user) return null;
-  const rows = await db
-    .select({
-      courseId: courses.id,
-      name: courses.name,
-      completedChapters: enrollments.completedChapters,
-      chapterCount: courses.chapterCount,
-    })
-    .from(enrollments)
-    .innerJoin(courses, eq(courses.id, enrollments.courseId))
-    .where(eq(enrollments.userId, userId))
-    .orderBy(asc(sql`lower(${courses.name})`), asc(courses.id));
-  return {
-    user,
-    courses: rows.map((r) => ({
-      ...r,
-      progressPercent: r.chapterCount > 0 ? Math.min(100, Math.round((r.completedChapters / r.chapterCount) * 100)) : 0,
-    })),
-  };
 }

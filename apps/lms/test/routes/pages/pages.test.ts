@@ -55,9 +55,10 @@ t.test('the dashboard shows the signed-in member and their courses with progress
   t.match(html, 'IAI-42');
   t.match(html, 'Audit &amp; Assurance');
   t.match(html, '1 / 4');
-  t.match(html, 'value="25"');
+  t.match(html, 'aria-valuenow="25"', 'a progress bar at 25%');
   t.match(html, 'action="/api/auth/sign-out"');
-  t.notMatch(html, /<script|https?:\/\//, 'self-contained: no script, nothing from elsewhere');
+  t.notMatch(html, /<script|https?:\/\//, "a learner's dashboard is self-contained: no script, nothing from elsewhere");
+  t.match(res.headers['content-security-policy'], "script-src 'self'");
 });
 
 t.test('a member without courses is told so', async (t) => {

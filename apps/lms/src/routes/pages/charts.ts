@@ -1,0 +1,50 @@
+import { escapeHtml } from './html.js';
+
+export interface BarItem {
+  label: string;
+  value: number;
+  /** The value as written next to its bar (e.g. "45.5%", "Rp 1,200"). */
+  text: string;
+}
+
+/**
+ * A horizontal bar chart as inline SVG, generated on the server: one labelled bar per item, the
+ * value written at its end, so it reads without colour and without a script. `max` fixes the
+ * scale (100 for percentages); otherwise the largest value fills the width.
+ */
+export function barChart(title: string, items: BarItem[], options: { max?: number; color?: string } = {}): string {
+  const id = `chart-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  if (items.length === 0) {
+    return `<figure><figcaption>${escapeHtml(title)}</figcaption><p class="muted">No categories yet.</p></figure>`;
+  }
+  const width = 480;
+  const labelWidth = 150;
+  const valueWidth = 90;
+  const barArea = width - labelWidth - valueWidth;
+  const rowHeight = 28;
+  const height = items.length * rowHeight + 8;
+  const max = options.max ?? Math.max(...items.map((i) => i.value), 0);
+  const color = options.color ?? '#1f5fa8';
+  const rows = items
+    .map((item, index) => {
+      const y = 4 + index * rowHeight;
+      const w = max > 0 ? Math.max(0, Math.min(1, item.value / max)) * barArea : 0;
+      const label = item.label.length > 22 ? `${item.label.slice(0, 21)}…` : item.label;
+      return `<g>
+<title>${escapeHtml(`${item.label}: ${item.text}`)}</title>
+<text x="${labelWidth - 8}" y="${y + 18}" text-anchor="end" font-size="13" fill="#1a1a1a">${escapeHtml(label)}</text>
+<rect x="${labelWidth}" y="${y + 5}" width="${barArea}" height="18" fill="#eef1f5"/>
+<rect x="${labelWidth}" y="${y + 5}" width="${w.toFixed(1)}" height="18" fill="${color}"/>
+<text x="${labelWidth + barArea + 6}" y="${y + 18}" font-size="13" fill="#1a1a1a">${escapeHtml(item.text)}</text>
+</g>`;
+    })
+    .join('\n');
+  const summary = items.map((i) => `${i.label}: ${i.text}`).join('; ');
+  return `<figure>
+<figcaption id="${id}">${escapeHtml(title)}</figcaption>
+<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}" aria-describedby="${id}-desc" font-family="system-ui, sans-serif">
+<desc id="${id}-desc">${escapeHtml(summary)}</desc>
+${rows}
+</svg>
+</figure>`;
+}
