@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildGateway, type GatewayApp } from '@lms/gateway/app';
@@ -13,11 +14,28 @@ import type { Test } from 'tap';
 
 export const GATEWAY_SECRET = 'e2e-gateway-secret-0123456789';
 
-/** A real LMS listening on a loopback port, on a throwaway database. */
-export async function startLms(t: Test, config: Partial<LmsConfig> = {}): Promise<{ app: LmsApp; url: string; db: TestDb }> {
+/** A loopback port free right now (for a server that must know its own URL before it listens). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * A real LMS listening on a loopback port, on a throwaway database. `port` 0 picks any; give a
+ * port (and PUBLIC_URL on it) when a browser talks to it, since the same-origin checks compare
+ * the browser's Origin with PUBLIC_URL.
+ */
+export async function startLms(
+  t: Test,
+  config: Partial<LmsConfig> = {},
+  port = 0,
+): Promise<{ app: LmsApp; url: string; db: TestDb }> {
   const db = await createTestDb();
   const app = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET, ...config }), db, logger: false });
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await app.listen({ port, host: '127.0.0.1' });
   t.teardown(async () => {
     await app.close();
     await db.destroy();

@@ -31,11 +31,11 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
       const rows = keys
         .map(
           (k) => `<tr data-key-id="${k.id}">
-<td>${escapeHtml(k.name)}</td>
-<td><code>${escapeHtml(k.prefix)}…</code></td>
-<td>${escapeHtml(formatDate(k.createdAt))}</td>
-<td>${escapeHtml(k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never')}</td>
-<td class="key-state">${
+<td data-label="Name">${escapeHtml(k.name)}</td>
+<td data-label="Prefix"><code>${escapeHtml(k.prefix)}…</code></td>
+<td data-label="Created">${escapeHtml(formatDate(k.createdAt))}</td>
+<td data-label="Last used">${escapeHtml(k.lastUsedAt ? formatDate(k.lastUsedAt) : 'Never')}</td>
+<td data-label="State" class="key-state">${
             k.revokedAt
               ? `<span class="badge revoked">Revoked ${escapeHtml(formatDate(k.revokedAt))}</span>`
               : `<button type="button" class="danger" data-revoke="${k.id}" data-name="${escapeHtml(k.name)}">Revoke<span class="skip"> ${escapeHtml(k.name)}</span></button>`
@@ -61,7 +61,7 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
 </section>
 <section aria-labelledby="list-title">
 <h2 id="list-title">Your keys</h2>
-<div class="table-wrap"><table id="key-table">
+<div class="table-wrap"><table id="key-table" class="responsive">
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>
 ${rows}

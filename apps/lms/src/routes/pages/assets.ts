@@ -37,8 +37,9 @@ export const DASHBOARD_SCRIPT = `'use strict';
   function when(iso) {
     return iso ? iso.slice(0, 16).replace('T', ' ') + ' UTC' : 'Never';
   }
-  function cell(row, text, code) {
+  function cell(row, label, text, code) {
     var td = document.createElement('td');
+    td.setAttribute('data-label', label);
     if (code) {
       var c = document.createElement('code');
       c.textContent = text;
@@ -79,11 +80,11 @@ export const DASHBOARD_SCRIPT = `'use strict';
       newKey.hidden = false;
       var row = document.createElement('tr');
       row.setAttribute('data-key-id', String(key.id));
-      cell(row, key.name);
-      cell(row, key.prefix + '\\u2026', true);
-      cell(row, when(key.createdAt));
-      cell(row, when(key.lastUsedAt));
-      var state = cell(row, '');
+      cell(row, 'Name', key.name);
+      cell(row, 'Prefix', key.prefix + '\\u2026', true);
+      cell(row, 'Created', when(key.createdAt));
+      cell(row, 'Last used', when(key.lastUsedAt));
+      var state = cell(row, 'State', '');
       state.className = 'key-state';
       state.appendChild(revokeButton(key.id, key.name));
       table.insertBefore(row, table.firstChild);

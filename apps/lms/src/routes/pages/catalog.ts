@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import { listCategories } from '../../domain/dashboard.js';
-import { escapeHtml, formatMoney, formatNumber, page, progressBar, sendPage, STATUS_LABELS } from './html.js';
+import { escapeHtml, formatMoney, formatNumber, page, plural, progressBar, sendPage, STATUS_LABELS } from './html.js';
 import { pageSession } from './session.js';
 
 const PAGE_SIZE = 20;
@@ -26,8 +26,8 @@ function courseCard(c: PublicCourse, learner: boolean): string {
   const facts = [
     c.category ? escapeHtml(c.category.name) : 'No category',
     `Instructor: ${escapeHtml(c.instructor || '—')}`,
-    `${formatNumber(c.moduleCount)} modules`,
-    `${formatNumber(c.studentCount)} students`,
+    plural(c.moduleCount, 'module'),
+    plural(c.studentCount, 'student'),
     c.nilaiKum === null ? null : `${formatNumber(c.nilaiKum)} KUM`,
     c.isPurchasable ? formatMoney(c.price, c.currency) : null,
   ].filter((f): f is string => f !== null);
@@ -104,7 +104,7 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
       const list =
         result.courses.length === 0
           ? '<p class="muted" role="status">No course matches.</p>'
-          : `<p class="muted" role="status">${formatNumber(pagination.total)} course${pagination.total === 1 ? '' : 's'} found.</p>
+          : `<p class="muted" role="status">${plural(pagination.total, 'course')} found.</p>
 <ul class="course-list" aria-label="Courses">${result.courses.map((c) => courseCard(c, learner)).join('\n')}</ul>`;
       const note = ignored.length
         ? `<p class="warning" role="alert">Ignored an invalid value for: ${ignored.map(escapeHtml).join(', ')}.</p>`

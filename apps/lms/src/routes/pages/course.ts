@@ -2,7 +2,7 @@ import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contrac
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import { NotFoundError } from '../../errors.js';
-import { escapeHtml, formatDate, formatMoney, formatNumber, page, progressBar, sendPage, STATUS_LABELS } from './html.js';
+import { escapeHtml, formatDay, formatMoney, formatNumber, page, plural, progressBar, sendPage, STATUS_LABELS } from './html.js';
 import { pageSession } from './session.js';
 
 function lock(unlocked: boolean): string {
@@ -43,16 +43,16 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
             .map(
               (c) =>
                 `<li>${escapeHtml(c.title)} ${lock(c.isUnlocked)}${c.completionPercentage >= 100 ? ' <span class="badge completed">Done</span>' : ''}${
-                  c.quiz ? ` <span class="muted">· Quiz: ${escapeHtml(c.quiz.title)} (${c.quiz.questionCount} questions)</span>` : ''
+                  c.quiz ? ` <span class="muted">· Quiz: ${escapeHtml(c.quiz.title)} (${plural(c.quiz.questionCount, 'question')})</span>` : ''
                 }</li>`,
             )
             .join('\n');
           return `<li><section aria-labelledby="module-${escapeHtml(m.id)}">
 <h3 id="module-${escapeHtml(m.id)}">${escapeHtml(m.title)} ${lock(m.isUnlocked)}</h3>
 ${m.description ? `<p class="muted">${escapeHtml(m.description)}</p>` : ''}
-<p>${formatNumber(m.chapterCount)} chapters${learner ? ` · ${progressBar(m.completionPercentage, `${m.title} progress`)}` : ''}</p>
+<p>${plural(m.chapterCount, 'chapter')}${learner ? ` · ${progressBar(m.completionPercentage, `${m.title} progress`)}` : ''}</p>
 ${chapters ? `<ol class="chapters">${chapters}</ol>` : '<p class="muted">No chapters yet.</p>'}
-${m.moduleQuiz ? `<p class="muted">Module quiz: ${escapeHtml(m.moduleQuiz.title)} (${m.moduleQuiz.questionCount} questions)</p>` : ''}
+${m.moduleQuiz ? `<p class="muted">Module quiz: ${escapeHtml(m.moduleQuiz.title)} (${plural(m.moduleQuiz.questionCount, 'question')})</p>` : ''}
 </section></li>`;
         })
         .join('\n');
@@ -62,7 +62,7 @@ ${m.moduleQuiz ? `<p class="muted">Module quiz: ${escapeHtml(m.moduleQuiz.title)
 <dt>Certificate</dt><dd>${course.certificate.isGenerated ? 'Issued' : course.certificate.isEligible ? 'Eligible' : 'Not yet'}</dd>`
         : '';
       const exam = course.finalExam.id
-        ? `<p>Final exam: ${escapeHtml(course.finalExam.title)} · ${course.finalExam.questions.length} questions · pass mark ${formatNumber(course.finalExam.minimumScore)}</p>`
+        ? `<p>Final exam: ${escapeHtml(course.finalExam.title)} · ${plural(course.finalExam.questions.length, 'question')} · pass mark ${formatNumber(course.finalExam.minimumScore)}</p>`
         : '';
       const body = `<p><a href="/dashboard/catalog">← Catalog</a></p>
 <h1>${escapeHtml(course.name)}</h1>
@@ -72,7 +72,7 @@ ${course.description ? `<p>${escapeHtml(course.description)}</p>` : ''}
 <dt>Category</dt><dd>${escapeHtml(course.category?.name ?? 'None')}</dd>
 <dt>Instructor</dt><dd>${escapeHtml(course.instructor || '—')}</dd>
 <dt>Course code</dt><dd>${escapeHtml(course.code || '—')}</dd>
-<dt>Dates</dt><dd>${escapeHtml(formatDate(course.startDate))} to ${escapeHtml(formatDate(course.endDate))}</dd>
+<dt>Dates</dt><dd>${escapeHtml(formatDay(course.startDate))} to ${escapeHtml(formatDay(course.endDate))}</dd>
 <dt>KUM points</dt><dd>${course.nilaiKum === null ? '—' : formatNumber(course.nilaiKum)}</dd>
 <dt>Price</dt><dd>${course.isPurchasable ? escapeHtml(formatMoney(course.price, course.currency)) : 'Not for sale'}</dd>
 <dt>Students</dt><dd>${formatNumber(course.studentCount)}</dd>

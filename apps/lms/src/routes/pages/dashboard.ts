@@ -50,20 +50,20 @@ async function learnerBody(app: FastifyInstance, session: PageSession): Promise<
     .map((c) => {
       const { done, total } = chapterTotals(c);
       return `<tr>
-<td><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></td>
-<td><span class="badge ${escapeHtml(c.status)}">${escapeHtml(STATUS_LABELS[c.status] ?? c.status)}</span></td>
-<td>${progressBar(c.totalProgress, `${c.name} progress`)}</td>
-<td class="num">${done} / ${total}</td>
-<td class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
-<td>${certificateText(c)}</td>
+<td data-label="Course"><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></td>
+<td data-label="Status"><span class="badge ${escapeHtml(c.status)}">${escapeHtml(STATUS_LABELS[c.status] ?? c.status)}</span></td>
+<td data-label="Progress">${progressBar(c.totalProgress, `${c.name} progress`)}</td>
+<td data-label="Chapters done" class="num">${done} / ${total}</td>
+<td data-label="KUM" class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
+<td data-label="Certificate">${certificateText(c)}</td>
 </tr>`;
     })
     .join('\n');
   const courseList =
     overview.courses.length === 0
       ? '<p class="muted">You are not enrolled in any course yet. <a href="/dashboard/catalog">Browse the catalog</a>.</p>'
-      : `<div class="table-wrap"><table>
-<caption class="muted">Your courses</caption>
+      : `<div class="table-wrap"><table class="responsive">
+<caption class="sr-only">Your courses</caption>
 <thead><tr><th scope="col">Course</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col" class="num">Chapters done</th><th scope="col" class="num">KUM</th><th scope="col">Certificate</th></tr></thead>
 <tbody>
 ${rows}
@@ -154,12 +154,12 @@ async function staffBody(app: FastifyInstance, session: PageSession): Promise<st
           ? '<span class="badge draft">Published, no event code</span>'
           : '<span class="badge completed">In the catalog</span>';
       return `<tr>
-<td><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></td>
-<td>${state}</td>
-<td>${escapeHtml(c.category?.name ?? '—')}</td>
-<td class="num">${formatNumber(c.studentCount)}</td>
-<td class="num">${formatNumber(c.moduleCount)}</td>
-<td class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
+<td data-label="Course"><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></td>
+<td data-label="State">${state}</td>
+<td data-label="Category">${escapeHtml(c.category?.name ?? '—')}</td>
+<td data-label="Students" class="num">${formatNumber(c.studentCount)}</td>
+<td data-label="Modules" class="num">${formatNumber(c.moduleCount)}</td>
+<td data-label="KUM" class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
 </tr>`;
     })
     .join('\n');
@@ -171,7 +171,7 @@ async function staffBody(app: FastifyInstance, session: PageSession): Promise<st
   const courses =
     list.courses.length === 0
       ? `<p class="muted">${own ? 'You have no courses yet.' : 'There are no courses yet.'}</p>`
-      : `<div class="table-wrap"><table>
+      : `<div class="table-wrap"><table class="responsive">
 <caption class="muted">${own ? 'Drafts included' : 'Every course, drafts included'}</caption>
 <thead><tr><th scope="col">Course</th><th scope="col">State</th><th scope="col">Category</th><th scope="col" class="num">Students</th><th scope="col" class="num">Modules</th><th scope="col" class="num">KUM</th></tr></thead>
 <tbody>

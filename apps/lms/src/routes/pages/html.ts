@@ -76,12 +76,20 @@ const STYLE = `
   .chapters { margin: 0.25rem 0 0; padding-left: 1.25rem; }
   .pager { display: flex; gap: 1rem; align-items: center; margin-top: 1rem; }
   code.key { display: block; padding: 0.5rem; background: #f0f2f5; border-radius: 4px; overflow-wrap: anywhere; font-size: 0.95rem; }
+  .topbar .who { color: #dfe7f1; font-size: 0.9rem; }
+  .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
   [hidden] { display: none !important; }
   @media (max-width: 40rem) {
     main { padding: 0.75rem; }
     h1 { font-size: 1.35rem; }
     input, select { min-width: 0; width: 100%; }
     form.filters label { width: 100%; }
+    /* Tables become one card per row, each cell labelled by its column. */
+    table.responsive thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    table.responsive tr { display: block; border: 1px solid #d9dde3; border-radius: 8px; margin-bottom: 0.75rem; background: #fff; }
+    table.responsive td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; border-bottom: 1px solid #eef1f5; }
+    table.responsive td:last-child { border-bottom: 0; }
+    table.responsive td::before { content: attr(data-label); font-weight: 600; text-align: left; }
   }
 `;
 
@@ -111,7 +119,7 @@ function nav(user: NavUser, current: string | undefined): string {
   return `<header class="topbar"><nav class="inner" aria-label="Main">
 <span class="brand">LMS</span>
 ${items}
-<span class="muted-light">${escapeHtml(user.name)}</span>
+<span class="who"><span class="sr-only">Signed in as </span>${escapeHtml(user.name)}</span>
 <form method="post" action="/api/auth/sign-out"><button type="submit">Sign out</button></form>
 </nav></header>`;
 }
@@ -177,6 +185,18 @@ export function formatDate(iso: string | Date | null): string {
   if (!iso) return '—';
   const d = typeof iso === 'string' ? new Date(iso) : iso;
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A calendar day, for course dates. */
+export function formatDay(iso: string | Date | null): string {
+  if (!iso) return '—';
+  const d = typeof iso === 'string' ? new Date(iso) : iso;
+  return d.toISOString().slice(0, 10);
+}
+
+/** "1 chapter", "3 chapters". */
+export function plural(n: number, word: string): string {
+  return `${formatNumber(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 export const STATUS_LABELS: Record<string, string> = { 'not-started': 'Not started', 'in-progress': 'In progress', completed: 'Completed' };
