@@ -17,25 +17,26 @@ export function barChart(title: string, items: BarItem[], options: { max?: numbe
   if (items.length === 0) {
     return `<figure><figcaption>${escapeHtml(title)}</figcaption><p class="muted">No categories yet.</p></figure>`;
   }
-  const width = 480;
-  const labelWidth = 150;
-  const valueWidth = 90;
-  const barArea = width - labelWidth - valueWidth;
-  const rowHeight = 28;
-  const height = items.length * rowHeight + 8;
+  // Sized for the ~300 px a chart gets on the page, so 13-unit text renders at about 13 px:
+  // the label on its own line (long category names fit), the bar below it, the value at its end.
+  const width = 320;
+  const valueWidth = 104;
+  const barArea = width - valueWidth;
+  const rowHeight = 40;
+  const height = items.length * rowHeight + 4;
   const max = options.max ?? Math.max(...items.map((i) => i.value), 0);
   const color = options.color ?? '#1f5fa8';
   const rows = items
     .map((item, index) => {
-      const y = 4 + index * rowHeight;
+      const y = index * rowHeight;
       const w = max > 0 ? Math.max(0, Math.min(1, item.value / max)) * barArea : 0;
-      const label = item.label.length > 22 ? `${item.label.slice(0, 21)}…` : item.label;
+      const label = item.label.length > 44 ? `${item.label.slice(0, 43)}…` : item.label;
       return `<g>
 <title>${escapeHtml(`${item.label}: ${item.text}`)}</title>
-<text x="${labelWidth - 8}" y="${y + 18}" text-anchor="end" font-size="13" fill="#1a1a1a">${escapeHtml(label)}</text>
-<rect x="${labelWidth}" y="${y + 5}" width="${barArea}" height="18" fill="#eef1f5"/>
-<rect x="${labelWidth}" y="${y + 5}" width="${w.toFixed(1)}" height="18" fill="${color}"/>
-<text x="${labelWidth + barArea + 6}" y="${y + 18}" font-size="13" fill="#1a1a1a">${escapeHtml(item.text)}</text>
+<text x="0" y="${y + 14}" font-size="13" fill="#1a1a1a">${escapeHtml(label)}</text>
+<rect x="0" y="${y + 20}" width="${barArea}" height="14" rx="3" fill="#e3e7ed"/>
+<rect x="0" y="${y + 20}" width="${w.toFixed(1)}" height="14" rx="3" fill="${color}"/>
+<text x="${barArea + 6}" y="${y + 32}" font-size="13" font-weight="600" fill="#1a1a1a">${escapeHtml(item.text)}</text>
 </g>`;
     })
     .join('\n');

@@ -36,6 +36,8 @@ const STYLE = `
   h1 { font-size: 1.6rem; margin: 0.5rem 0 1rem; }
   h2 { font-size: 1.2rem; margin: 1.5rem 0 0.5rem; }
   .card { background: #fff; border: 1px solid #d9dde3; border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+  .card > :first-child { margin-top: 0; }
+  .card > :last-child { margin-bottom: 0; }
   .error { border-left: 4px solid #b00020; background: #fdecee; padding: 0.75rem 1rem; }
   .warning { border-left: 4px solid #8a5a00; background: #fff4d6; padding: 0.75rem 1rem; }
   .muted { color: #555; }
@@ -51,7 +53,7 @@ const STYLE = `
   .bar > span { display: block; height: 100%; background: #1b7f3b; }
   .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(10rem, 1fr)); gap: 0.75rem; margin: 0; padding: 0; list-style: none; }
   .figures li { background: #fff; border: 1px solid #d9dde3; border-radius: 8px; padding: 0.75rem; }
-  .figures .value { display: block; font-size: 1.5rem; font-weight: 700; color: #12355b; }
+  .figures .value { display: block; font-size: 1.3rem; font-weight: 700; color: #12355b; }
   .figures .label { color: #444; font-size: 0.9rem; }
   .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1rem; }
   figure { margin: 0; background: #fff; border: 1px solid #d9dde3; border-radius: 8px; padding: 0.75rem; }
