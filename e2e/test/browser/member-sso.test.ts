@@ -141,9 +141,19 @@ t.test('a member signs in through the partner and browses the catalog', async (t
   t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no horizontal overflow at 375 px');
   await screenshot(page, 'member-5-dashboard-phone');
 
+  // A course that does not exist: an HTML page that says so, with the way back.
+  await page.setViewportSize({ width: 1200, height: 900 });
+  const missing = await page.goto(`${lmsUrl}/dashboard/courses/999999`);
+  t.equal(missing?.status(), 404);
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  await page.getByRole('link', { name: 'Back to your dashboard' }).waitFor();
+  await screenshot(page, 'member-6-not-found');
+
   // Sign-out from the nav ends the session.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.waitForURL(`${lmsUrl}/sign-in`);
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await screenshot(page, 'member-7-signed-out');
   await page.goto(`${lmsUrl}/dashboard`);
   await page.waitForURL(`${lmsUrl}/sign-in`);
   t.pass('signed out: the dashboard sends back to sign-in');

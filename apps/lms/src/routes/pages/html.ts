@@ -87,6 +87,7 @@ const STYLE = `
     input, select { min-width: 0; width: 100%; }
     form.filters label { width: 100%; }
     /* Tables become one card per row, each cell labelled by its column. */
+    table.responsive { background: transparent; }
     table.responsive thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
     table.responsive tr { display: block; border: 1px solid #d9dde3; border-radius: 8px; margin-bottom: 0.75rem; background: #fff; }
     table.responsive td { display: flex; justify-content: space-between; gap: 1rem; text-align: right; border-bottom: 1px solid #eef1f5; }
