@@ -35,7 +35,7 @@ t.test('a member signs in through the partner and browses the catalog', async (t
       categoryId: category!.id,
       isPublished: true,
       eventCode: 'EV-AUDIT',
-      nilaiKum: '6',
+      nilaiKum: 6,
       price: '350000',
     })
     .returning();

@@ -29,8 +29,8 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   const courseRows = await db
     .insert(courses)
     .values([
-      { name: 'Audit Internal Dasar', teacherId, institutionId, categoryId: cats[0]!.id, isPublished: true, eventCode: 'EV-1', nilaiKum: '6' },
-      { name: 'PPh Badan', teacherId, institutionId, categoryId: cats[1]!.id, isPublished: true, eventCode: 'EV-2', nilaiKum: '4' },
+      { name: 'Audit Internal Dasar', teacherId, institutionId, categoryId: cats[0]!.id, isPublished: true, eventCode: 'EV-1', nilaiKum: 6 },
+      { name: 'PPh Badan', teacherId, institutionId, categoryId: cats[1]!.id, isPublished: true, eventCode: 'EV-2', nilaiKum: 4 },
       { name: 'Draf: Hukum Kontrak', teacherId, institutionId, categoryId: cats[2]!.id, isPublished: false },
     ])
     .returning();
