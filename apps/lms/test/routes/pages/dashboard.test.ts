@@ -81,7 +81,7 @@ t.test("a teacher's dashboard: metrics as figures and SVG charts, their courses 
   t.match(html, 'Akuntansi &amp; Pajak', 'category names escaped in the charts');
   t.match(html, 'Akuntansi &amp; Pajak: 33.33%', "the category's completion rate (one enrollment, 1 of 3 chapters)");
   t.match(html, 'Draft Course Perpajakan');
-  t.match(html, /Draft Course Perpajakan<\/a><\/td>\s*<td><span class="badge draft">Draft/);
+  t.match(html, /Draft Course Perpajakan<\/a><\/td>\s*<td data-label="State"><span class="badge draft">Draft/);
   t.notMatch(html, 'Hukum Kontrak', "another teacher's course is not theirs");
   t.match(html, 'href="/dashboard/api-keys"');
 });
