@@ -76,14 +76,21 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   // Kunci API: create a key; it is shown once with a copy button and the warning.
   await page.getByRole('link', { name: 'Kunci API' }).first().click();
   await page.getByRole('heading', { level: 1, name: 'Kunci API' }).waitFor();
-  await page.getByLabel('Name').fill('Website <integrasi>');
-  await page.getByRole('button', { name: 'Create key' }).click();
+  // By keyboard only: type the name, Enter submits.
+  await page.getByLabel('Name').focus();
+  await page.keyboard.type('Website <integrasi>');
+  await page.keyboard.press('Enter');
   const shown = page.locator('#new-key-value');
   await shown.waitFor();
   const key = (await shown.textContent())!;
   t.match(key, /^lms_key_/);
   t.match(await page.locator('#new-key').innerText(), /it will not be shown again/);
-  await page.getByRole('button', { name: 'Copy key' }).waitFor();
+  const copy = page.getByRole('button', { name: 'Copy key' });
+  t.ok(await copy.evaluate((b) => b === document.activeElement), 'focus moves to the copy button');
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: lmsUrl });
+  await page.keyboard.press('Enter');
+  await page.getByText('Copied.').waitFor();
+  t.equal(await page.evaluate(() => navigator.clipboard.readText()), key, 'the copy button copies the key');
   const row = page.getByRole('row', { name: /Website <integrasi>/ });
   await row.waitFor();
   t.match(await row.innerText(), new RegExp(key.slice(0, 12)), 'listed by its prefix');
@@ -137,7 +144,8 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
     question = dialog.message();
     void dialog.accept();
   });
-  await row.getByRole('button', { name: /Revoke/ }).click();
+  await row.getByRole('button', { name: /Revoke/ }).focus();
+  await page.keyboard.press('Enter');
   await row.getByText(/^Revoked/).waitFor();
   t.match(question, /Revoke the key "Website <integrasi>"\?/);
   await screenshot(page, 'teacher-3-key-revoked');

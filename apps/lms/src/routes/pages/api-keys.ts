@@ -38,7 +38,7 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
 <td data-label="State" class="key-state">${
             k.revokedAt
               ? `<span class="badge revoked">Revoked ${escapeHtml(formatDate(k.revokedAt))}</span>`
-              : `<button type="button" class="danger" data-revoke="${k.id}" data-name="${escapeHtml(k.name)}">Revoke<span class="skip"> ${escapeHtml(k.name)}</span></button>`
+              : `<button type="button" class="danger" data-revoke="${k.id}" data-name="${escapeHtml(k.name)}">Revoke<span class="sr-only"> ${escapeHtml(k.name)}</span></button>`
           }</td>
 </tr>`,
         )

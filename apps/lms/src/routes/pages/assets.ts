@@ -58,7 +58,7 @@ export const DASHBOARD_SCRIPT = `'use strict';
     button.setAttribute('data-name', name);
     button.textContent = 'Revoke';
     var hidden = document.createElement('span');
-    hidden.className = 'skip';
+    hidden.className = 'sr-only';
     hidden.textContent = ' ' + name;
     button.appendChild(hidden);
     return button;
