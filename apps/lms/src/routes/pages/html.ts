@@ -66,7 +66,7 @@ const STYLE = `
   form.filters { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: flex-end; }
   form.filters label, form.stack label { display: flex; flex-direction: column; font-weight: 600; font-size: 0.95rem; }
   input, select, button { font: inherit; }
-  input, select { padding: 0.4rem; border: 1px solid #767676; border-radius: 4px; min-width: 12rem; background: #fff; }
+  input, select { font-weight: 400; padding: 0.4rem; border: 1px solid #767676; border-radius: 4px; min-width: 12rem; background: #fff; }
   button { padding: 0.4rem 1rem; cursor: pointer; border-radius: 4px; border: 1px solid #12355b; background: #12355b; color: #fff; }
   button.secondary { background: #fff; color: #12355b; }
   button.danger { background: #fff; color: #b00020; border-color: #b00020; }
