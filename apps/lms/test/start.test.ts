@@ -6,8 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { createTestDb } from '@lms/db/testing';
 import t from 'tap';
 
-const SERVER = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+// The built entry points, as `pnpm run start` and `lms-admin` run them (turbo builds this package
+// before its tests): starting them under the TypeScript loader took most of this file's time.
+const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+// Four real process starts on an embedded database: give the file room on a loaded machine.
+t.setTimeout(600_000);
 const KEY = /lms_key_[A-Za-z0-9_-]{43}/;
 
 /** The environment of a fresh shell: no inherited LMS settings, only what the test gives. */
@@ -15,9 +20,9 @@ function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...vars };
 }
 
-/** Runs a TypeScript entry point as its own process (with the TypeScript loader tap itself uses). */
+/** Runs a built entry point as its own process. */
 function launch(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [...process.execArgv, entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 async function runToEnd(entry: string, args: string[], env: NodeJS.ProcessEnv) {

@@ -23,13 +23,18 @@ t.test('a migrated database', async (t) => {
   t.same(
     triggers.rows.map((r) => r.tgname),
     [
+      'certificates_count_trg',
       'chapter_completions_count_trg',
       'chapter_completions_no_move_trg',
       'chapters_count_trg',
+      'courses_deleting_trg',
+      'courses_move_participants_trg',
       'enrollments_before_insert_trg',
       'enrollments_count_trg',
       'enrollments_no_move_trg',
       'modules_count_trg',
+      'purchases_count_insert_delete_trg',
+      'purchases_count_update_trg',
     ],
     'the counter triggers are installed and enabled',
   );

@@ -50,7 +50,7 @@ function fail(code: UnverifiedTokenErrorCode): UnverifiedTokenFailure {
 }
 
 /** Decodes one base64url segment into a JSON object, or undefined when it is anything else. */
-function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+export function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
   // A base64url string of length 4n+1 cannot come from any byte sequence.
   if (!BASE64URL_SEGMENT.test(segment) || segment.length % 4 === 1) return undefined;
   let value: unknown;

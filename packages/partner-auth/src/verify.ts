@@ -14,6 +14,7 @@ import {
 } from './constants.js';
 import { PartnerTokenError, Reasons } from './errors.js';
 import type { PartnerKeyRegistry } from './key-registry.js';
+import { decodeJsonObject } from './unverified.js';
 
 /**
  * What a token is used for. Both share the header rules, the key lookup, `iss`, `aud`, `sub`,
@@ -49,17 +50,6 @@ export interface VerifiedPartnerToken {
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-
-/** Decodes one base64url segment as a JSON object, or null when it is anything else. */
-function decodeJsonObject(segment: string): Record<string, unknown> | null {
-  if (!BASE64URL.test(segment) || segment.length % 4 === 1) return null;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Splits a compact JWS into its decoded header and payload without verifying anything, after
