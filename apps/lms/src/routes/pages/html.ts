@@ -162,13 +162,12 @@ export function sendPage(reply: FastifyReply, html: string, status = 200): Fasti
 }
 
 const ERROR_TEXT: Record<number, { title: string; text: string }> = {
-  401: { title: 'Please sign in', text: "You are not signed in, or your session has ended. Sign in through your organisation's website to continue." },
   403: { title: 'Not allowed', text: 'Your account may not open this page.' },
   404: { title: 'Page not found', text: 'There is nothing here, or it is not visible to you.' },
   500: { title: 'Something went wrong', text: 'We could not show this page just now. Please try again in a moment.' },
 };
 
-/** The page for a 401, 403, 404 or 500 on a page route. */
+/** The page for a 403, 404 or 500 on a page route (a 401 is a redirect to /sign-in). */
 export function errorPage(status: number, user: NavUser | null, detail?: string): string {
   const known = ERROR_TEXT[status] ?? ERROR_TEXT[500]!;
   const body = `<h1>${escapeHtml(known.title)}</h1>
