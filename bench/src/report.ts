@@ -163,7 +163,7 @@ export const TABLE_HEADER = ['#', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'base
 export function tableCells(row: Row): string[] {
   const [rps, p50, p99] = fmtMeasurement(row.measured);
   const result = row.note ? `${row.status} (${row.note})` : row.status;
-  return [row.id, row.scenario, rps, p50, p99, fmtBaseline(row.baselineName, row.kind, row.baseline), row.ratio === null ? '—' : fmt(row.ratio, 2), row.target, result];
+  return [row.id, row.scenario, rps, p50, p99, fmtBaseline(row.baselineName, row.kind, row.baseline), row.ratio === null ? '—' : fmt(row.ratio, row.ratio < 0.1 ? 3 : 2), row.target, result];
 }
 
 /** A Markdown table (readable as is in a terminal, pasteable into the README). */
