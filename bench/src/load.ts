@@ -1,0 +1,108 @@
+/**
+ * Load runners: autocannon against a URL (no pipelining), and a closed loop of N concurrent
+ * workers calling a function (the direct baselines). Both record every latency themselves (float
+ * ms from autocannon's per-response event; its own histogram keeps whole milliseconds and only
+ * 2xx answers) and count answers with an unexpected status.
+ */
+import autocannon from 'autocannon';
+import { type Measurement, medianOf } from './report.js';
+
+export interface Plan {
+  warmupSeconds: number;
+  repetitions: number;
+  seconds: number;
+}
+
+export interface HttpLoad {
+  url: string;
+  path: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  /** The status every answer should have. */
+  expect: number;
+  /** Called for every request: headers or path that change per request (API key rotation, fresh tokens). */
+  perRequest?: () => { path?: string; headers?: Record<string, string> };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+export function summarize(latencies: number[], seconds: number, unexpected: number): Measurement {
+  const sorted = Float64Array.from(latencies).sort();
+  return { rps: latencies.length / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), unexpected, requests: latencies.length };
+}
+
+export async function runHttp(load: HttpLoad, seconds: number): Promise<Measurement> {
+  const latencies: number[] = [];
+  let unexpected = 0;
+  const base = { method: load.method ?? 'GET', path: load.path, headers: load.headers ?? {}, body: load.body };
+  const perRequest = load.perRequest;
+  const requests = perRequest
+    ? [
+        {
+          ...base,
+          setupRequest: (req: Record<string, unknown>) => {
+            const change = perRequest();
+            return {
+              ...req,
+              ...(change.path ? { path: change.path } : {}),
+              headers: { ...(req.headers as Record<string, string>), ...change.headers },
+            };
+          },
+        },
+      ]
+    : [base];
+  const started = process.hrtime.bigint();
+  const instance = autocannon({
+    url: load.url,
+    connections: load.connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 30,
+    requests,
+  });
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    latencies.push(responseTime);
+    if (statusCode !== load.expect) unexpected += 1;
+  });
+  const result = await instance;
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  unexpected += result.errors + result.timeouts;
+  return summarize(latencies, Math.max(elapsed, seconds), unexpected);
+}
+
+/** `workers` concurrent loops of `op` for `seconds`; an op that throws counts as unexpected. */
+export async function runLoop(op: (i: number) => Promise<void>, workers: number, seconds: number): Promise<Measurement> {
+  const latencies: number[] = [];
+  let unexpected = 0;
+  let next = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (performance.now() < until) {
+        const t0 = performance.now();
+        try {
+          await op(next++);
+          latencies.push(performance.now() - t0);
+        } catch {
+          unexpected += 1;
+        }
+      }
+    }),
+  );
+  return summarize(latencies, (performance.now() - started) / 1000, unexpected);
+}
+
+/** Warm-up (discarded), then the repetitions; the median of each figure. */
+export async function measure(run: (seconds: number) => Promise<Measurement>, plan: Plan): Promise<{ median: Measurement; reps: Measurement[] }> {
+  if (plan.warmupSeconds > 0) await run(plan.warmupSeconds);
+  const reps: Measurement[] = [];
+  for (let i = 0; i < plan.repetitions; i++) reps.push(await run(plan.seconds));
+  return { median: medianOf(reps), reps };
+}

@@ -1,0 +1,480 @@
+/**
+ * `pnpm run bench [-- --quick] [-- --courses N --students N --enrollments N --completions N]`
+ *
+ * Starts the built LMS and gateway in child processes (serve.ts) on a PostgreSQL database of its
+ * own (fill.ts), drives them with autocannon from this process, and compares every scenario with
+ * a baseline measured in the same run. Prints a table and writes it as JSON to bench/results/.
+ * Misses are reported, never fatal: the exit code is non-zero only when the bench could not run.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { sessions, usedTokenIds, users } from '@lms/db';
+import { and, eq, sql } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import { BENCH_ISSUER, BENCH_POST_CODE, type FilledDb, prepareDatabase, prepareRun, RETURNING_USERS, type RunFixtures } from './fill.js';
+import { type HttpLoad, measure, type Plan, runHttp, runLoop } from './load.js';
+import { formatTable, makeRow, type Measurement, type RatioKind, type Row, type Target } from './report.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const benchDir = path.resolve(here, '..');
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    quick: { type: 'boolean', default: false },
+    courses: { type: 'string' },
+    students: { type: 'string' },
+    enrollments: { type: 'string' },
+    completions: { type: 'string' },
+    'pg-url': { type: 'string' },
+    'no-pglite': { type: 'boolean', default: false },
+  },
+});
+
+const quick = args.quick!;
+const whole = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v.replaceAll('_', '')));
+const size = {
+  courses: whole(args.courses, quick ? 1_000 : 10_000),
+  students: whole(args.students, quick ? 2_000 : 100_000),
+  enrollments: whole(args.enrollments, quick ? 20_000 : 1_000_000),
+  completions: whole(args.completions, quick ? 100_000 : 10_000_000),
+};
+const plan: Plan = quick ? { warmupSeconds: 1, repetitions: 3, seconds: 2 } : { warmupSeconds: 3, repetitions: 3, seconds: 6 };
+const dbName = quick ? 'lms_bench_quick' : 'lms_bench';
+const pgBase = args['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const GATEWAY_SECRET = `bench-gateway-secret-${randomUUID()}`;
+const CONNECTIONS = 50;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const load1 = () => Number(os.loadavg()[0]!.toFixed(2));
+
+// ---------------------------------------------------------------------------------------------
+
+interface Child {
+  url: string;
+  proc: ChildProcess;
+}
+
+/** An app under test in its own process; resolves with its URL once it listens. */
+function startChild(mode: string, env: Record<string, string>): Promise<Child> {
+  const proc = fork(path.join(here, 'serve.js'), [mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    proc.once('message', (m) => resolve({ url: (m as { url: string }).url, proc }));
+    proc.once('exit', (code) => reject(new Error(`${mode} server exited (${code}) before listening`)));
+  });
+}
+
+function stopChild(child: Child | null) {
+  if (child && child.proc.exitCode === null) child.proc.kill('SIGTERM');
+}
+
+/** One request outside the measured runs: is the endpoint there and does it answer as expected? */
+async function probe(load: HttpLoad): Promise<{ status: 'missing' | 'error'; note: string } | null> {
+  const change = load.perRequest?.() ?? {};
+  const res = await fetch(load.url + (change.path ?? load.path), {
+    method: load.method ?? 'GET',
+    headers: { ...load.headers, ...change.headers },
+    body: load.body,
+    redirect: 'manual',
+  });
+  const text = await res.text();
+  if (res.status === load.expect) return null;
+  if (res.status === 404 && load.expect !== 404) return { status: 'missing', note: `endpoint answers 404: ${text.slice(0, 120)}` };
+  return { status: 'error', note: `probe answered ${res.status} (expected ${load.expect}): ${text.slice(0, 160)}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Spec {
+  id: string;
+  scenario: string;
+  baselineName: string;
+  kind: RatioKind;
+  target?: Target;
+}
+
+const rows: Row[] = [];
+const measured = new Map<string, Measurement>();
+const loads: Record<string, number> = {};
+
+function record(spec: Spec, m: Measurement | null, base: Measurement | null, why?: { status: 'missing' | 'error'; note: string }) {
+  const row = makeRow(spec, m, base, why);
+  rows.push(row);
+  log(`  -> ${row.id} ${row.scenario}: ${row.measured ? `${row.measured.rps.toFixed(0)} req/s p50 ${row.measured.p50.toFixed(2)} ms` : '—'} ${row.status} ${row.note}`);
+}
+
+/** Measures a load once per run (baselines are shared by several scenarios); null with the reason when it cannot. */
+async function measureHttp(key: string, load: HttpLoad): Promise<{ m: Measurement | null; why?: { status: 'missing' | 'error'; note: string } }> {
+  const known = measured.get(key);
+  if (known) return { m: known };
+  try {
+    const why = await probe(load);
+    if (why) return { m: null, why };
+    log(`measuring ${key} (${load.connections} connections, warm-up ${plan.warmupSeconds} s, ${plan.repetitions} x ${plan.seconds} s)`);
+    const { median } = await measure((s) => runHttp(load, s), plan);
+    measured.set(key, median);
+    loads[key] = load1();
+    return { m: median };
+  } catch (err) {
+    return { m: null, why: { status: 'error', note: (err as Error).message } };
+  }
+}
+
+async function measureLoop(key: string, op: (i: number) => Promise<void>, workers: number) {
+  const known = measured.get(key);
+  if (known) return { m: known };
+  try {
+    await op(-1);
+    log(`measuring ${key} (${workers} workers, direct)`);
+    const { median } = await measure((s) => runLoop(op, workers, s), plan);
+    measured.set(key, median);
+    loads[key] = load1();
+    return { m: median };
+  } catch (err) {
+    return { m: null, why: { status: 'error' as const, note: (err as Error).message } };
+  }
+}
+
+async function compare(spec: Spec, target: Promise<{ m: Measurement | null; why?: { status: 'missing' | 'error'; note: string } }>, base: () => ReturnType<typeof measureHttp>) {
+  const t = await target;
+  const b = t.m ? await base() : { m: measured.get(spec.baselineName) ?? null };
+  record(spec, t.m, b.m, t.why ?? b.why ?? undefined);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Tokens signed before a run (signing is the partner's cost, not ours), handed out one per request. */
+class TokenPool {
+  private tokens: string[] = [];
+  private next = 0;
+  constructor(
+    private readonly fixtures: RunFixtures,
+    private readonly claims: (i: number) => Record<string, unknown>,
+  ) {}
+  get remaining() {
+    return this.tokens.length - this.next;
+  }
+  async fill(count: number) {
+    const now = Math.floor(Date.now() / 1000);
+    const start = this.tokens.length;
+    const batch = await Promise.all(
+      Array.from({ length: count }, (_, k) =>
+        new SignJWT({ iss: BENCH_ISSUER, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID(), ...this.claims(start + k) })
+          .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.fixtures.kid })
+          .sign(this.fixtures.privateKey),
+      ),
+    );
+    this.tokens.push(...batch);
+  }
+  take(): string {
+    // Running out shows as unexpected answers (a reused token is refused), never as a crash.
+    return this.tokens[Math.min(this.next++, this.tokens.length - 1)]!;
+  }
+  /** At least `count` unused tokens (signed between repetitions, outside the measured time). */
+  async ensure(count: number) {
+    this.tokens = this.tokens.slice(this.next);
+    this.next = 0;
+    if (this.tokens.length < count) await this.fill(count - this.tokens.length);
+  }
+}
+
+async function tokenScenario(key: string, pool: TokenPool, load: (take: () => string) => HttpLoad) {
+  const known = measured.get(key);
+  if (known) return { m: known };
+  try {
+    // Enough for the one-second probe run below at any rate this machine reaches.
+    await pool.ensure(quick ? 1500 : 3000);
+    const httpLoad = load(() => pool.take());
+    const why = await probe(httpLoad);
+    if (why) return { m: null, why };
+    // Each run gets twice the tokens the previous one used, signed before it starts.
+    let lastRps = Math.max(200, (await runHttp(httpLoad, 1)).rps);
+    log(`measuring ${key} (${httpLoad.connections} connections, fresh tokens signed before each repetition)`);
+    const { median } = await measure(async (s) => {
+      await pool.ensure(Math.ceil(lastRps * s * 2) + 500);
+      const m = await runHttp(httpLoad, s);
+      lastRps = Math.max(lastRps, m.rps);
+      return m;
+    }, plan);
+    measured.set(key, median);
+    loads[key] = load1();
+    return { m: median };
+  } catch (err) {
+    return { m: null, why: { status: 'error' as const, note: (err as Error).message } };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const startedAt = new Date();
+  const loadStart = os.loadavg();
+  log(`bench ${quick ? '(quick) ' : ''}sizes ${JSON.stringify(size)} on ${dbName}; load ${loadStart.map((l) => l.toFixed(2)).join(' ')}`);
+
+  const filled: FilledDb = await prepareDatabase(pgBase, dbName, size, log);
+  log(`${dbName}: ${filled.reused ? 'reused' : 'filled'} in ${(filled.fillMs / 1000).toFixed(1)} s`);
+  const keyCount = quick ? 2_000 : 20_000;
+  const fixtures = await prepareRun(filled.handle, filled.teacherId, keyCount);
+  const db = filled.handle.db;
+  const enrollmentCount = Number((await db.execute<{ n: number }>(sql`select count(*)::int as n from enrollments`)).rows[0]!.n);
+
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'lms-bench-'));
+  let lms: Child | null = null;
+  let gateway: Child | null = null;
+  let pglite: Child | null = null;
+  try {
+    lms = await startChild('lms', { BENCH_DATABASE_URL: filled.url, BENCH_GATEWAY_SECRET: GATEWAY_SECRET });
+    const partnersFile = path.join(tmp, 'partners.json');
+    await writeFile(partnersFile, JSON.stringify({ partners: [{ iss: BENCH_ISSUER, allowedIps: ['127.0.0.1/32'], lmsUrl: lms.url }] }));
+    gateway = await startChild('gateway', { BENCH_PARTNERS_FILE: partnersFile, BENCH_GATEWAY_SECRET: GATEWAY_SECRET });
+    log(`LMS at ${lms.url}, gateway at ${gateway.url}`);
+
+    let keyIndex = 0;
+    const rotateKey = () => ({ headers: { 'x-api-key': fixtures.apiKeys[keyIndex++ % fixtures.apiKeys.length]! } });
+    const catalog = (url: string, p: string): HttpLoad => ({ url, path: p, connections: CONNECTIONS, expect: 200, perRequest: rotateKey });
+    const r0 = () => measureHttp('R0', { url: lms!.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 });
+    const list12 = () => measureHttp('list12', catalog(lms!.url, '/api/courses?limit=12'));
+
+    // 1. R0 itself: the ceiling every ratio is taken against.
+    const r0m = await r0();
+    record({ id: '1', scenario: 'R0 empty route (LMS process)', baselineName: 'R0', kind: 'throughput' }, r0m.m, r0m.m, r0m.why);
+
+    // 2-5. The catalog list.
+    await compare(
+      { id: '2', scenario: 'GET /api/courses?limit=12', baselineName: 'R0', kind: 'throughput', target: { minRatio: 0.4, maxP99: 50 } },
+      list12(),
+      r0,
+    );
+    await compare(
+      { id: '3', scenario: 'GET /api/courses?limit=50', baselineName: 'R0', kind: 'throughput', target: { minRatio: 0.4, maxP99: 50 } },
+      measureHttp('list50', catalog(lms.url, '/api/courses?limit=50')),
+      r0,
+    );
+    await compare(
+      { id: '4', scenario: 'GET /api/courses?limit=12&search=pengajar 42', baselineName: 'limit=12, no search', kind: 'throughput', target: { minRatio: 0.7 } },
+      measureHttp('search', catalog(lms.url, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`)),
+      list12,
+    );
+    // Page 500 when there are that many pages (not on the quick data set: its last full page then).
+    const deepPage = Math.min(500, Math.floor(size.courses / 12));
+    await compare(
+      { id: '5', scenario: `GET /api/courses?limit=12&page=${deepPage}`, baselineName: 'page 1', kind: 'latency', target: { maxRatio: 1.5 } },
+      measureHttp('deep page', catalog(lms.url, `/api/courses?limit=12&page=${deepPage}`)),
+      list12,
+    );
+
+    // 6. Detail of a course with 10 modules x 10 chapters, quizzes on every chapter and module.
+    await compare(
+      { id: '6', scenario: `GET /api/courses/{id}, 10x10 chapters, 111 quizzes (10 connections)`, baselineName: 'R0', kind: 'throughput' },
+      // 10 connections, not 50: an answer is ~200 KB (555 questions), 50 in flight would only measure the queue.
+      measureHttp('detail', { ...catalog(lms.url, `/api/courses/${filled.detailCourseId}`), connections: 10 }),
+      r0,
+    );
+
+    // 7. Progress metrics vs the simplest full read of the same data, one request at a time.
+    const progressKey = fixtures.apiKeys[fixtures.apiKeys.length - 1]!;
+    await compare(
+      {
+        id: '7',
+        scenario: 'GET /api/lms-progress (1 connection)',
+        baselineName: `SELECT count(*) FROM enrollments (${enrollmentCount.toLocaleString('en-US')} rows)`,
+        kind: 'latency',
+        target: { maxP50: 100, maxRatio: 3 },
+      },
+      measureHttp('progress', { url: lms.url, path: '/api/lms-progress', connections: 1, expect: 200, headers: { 'x-api-key': progressKey } }),
+      () =>
+        measureLoop(
+          `SELECT count(*) FROM enrollments (${enrollmentCount.toLocaleString('en-US')} rows)`,
+          async () => {
+            await db.execute(sql`select count(*) from enrollments`);
+          },
+          1,
+        ),
+    );
+
+    // 8. SSO callback: every request a fresh token; half returning members, half new ones.
+    const runId = Date.now().toString(36);
+    const ssoClaims = (i: number) =>
+      i % 2 === 0
+        ? { email: `bench-ret-${((i / 2) % RETURNING_USERS) + 1}@bench.test`, membershipId: `bench-ret-${((i / 2) % RETURNING_USERS) + 1}`, tier: 'anggota' }
+        : { email: `bench-new-${runId}-${i}@bench.test`, membershipId: `bench-new-${runId}-${i}`, name: `Anggota Baru ${i}`, tier: 'umum' };
+    const ssoPool = new TokenPool(fixtures, ssoClaims);
+    const SSO_CONNECTIONS = 20;
+    let directIndex = 0;
+    await compare(
+      {
+        id: '8',
+        scenario: `SSO callback, fresh tokens, new + returning users (${SSO_CONNECTIONS} connections)`,
+        baselineName: 'jti insert + user upsert + session insert, direct',
+        kind: 'cost',
+        target: { minRps: 1000, maxRatio: 1.5 },
+      },
+      tokenScenario('sso', ssoPool, (take) => ({
+        url: lms!.url,
+        path: '/api/auth/sso/callback',
+        connections: SSO_CONNECTIONS,
+        expect: 302,
+        perRequest: () => ({ path: `/api/auth/sso/callback?token=${take()}` }),
+      })),
+      () =>
+        measureLoop(
+          'jti insert + user upsert + session insert, direct',
+          // The endpoint's database work (domain/sso.ts + sessions.ts), the same statements through the same driver and pool size.
+          async () => {
+            const i = directIndex++;
+            const claims = ssoClaims(i + 1_000_000);
+            const email = claims.email.toLowerCase();
+            const jti = randomUUID();
+            const inserted = await db
+              .insert(usedTokenIds)
+              .values({ issuer: BENCH_ISSUER, jti, expiresAt: new Date(Date.now() + 330_000) })
+              .onConflictDoNothing()
+              .returning({ jti: usedTokenIds.jti });
+            if (inserted.length !== 1) throw new Error('jti not claimed');
+            const columns = { id: users.id, isActive: users.isActive, issuer: users.issuer };
+            let [found] = await db
+              .select(columns)
+              .from(users)
+              .where(and(eq(users.issuer, BENCH_ISSUER), eq(users.membershipId, claims.membershipId)))
+              .limit(1);
+            if (!found) [found] = await db.select(columns).from(users).where(eq(users.email, email)).limit(1);
+            let userId: string;
+            if (found) {
+              await db.update(users).set({ tier: claims.tier as 'anggota', issuer: BENCH_ISSUER, membershipId: claims.membershipId }).where(eq(users.id, found.id));
+              userId = found.id;
+            } else {
+              const [created] = await db
+                .insert(users)
+                .values({ email, name: claims.name ?? email, role: 'student', tier: claims.tier as 'umum', membershipId: claims.membershipId, issuer: BENCH_ISSUER })
+                .onConflictDoNothing()
+                .returning({ id: users.id });
+              userId = created!.id;
+            }
+            const tokenHash = randomUUID() + randomUUID();
+            const now = new Date();
+            await db.insert(sessions).values({ tokenHash, userId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + 7 * 86_400_000) });
+          },
+          SSO_CONNECTIONS,
+        ),
+    );
+
+    // 9. The gateway: /sso/verify against an empty route of the gateway; course creation through it against straight to the LMS.
+    const verifyPool = new TokenPool(fixtures, (i) => ssoClaims(i));
+    await verifyPool.fill(1);
+    const verifyToken = verifyPool.take();
+    const gwEmpty = () => measureHttp('gateway R0', { url: gateway!.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 });
+    await compare(
+      { id: '9a', scenario: 'gateway GET /sso/verify', baselineName: 'gateway R0', kind: 'throughput', target: { minRatio: 0.7 } },
+      measureHttp('gateway verify', { url: gateway.url, path: `/sso/verify?token=${verifyToken}`, connections: CONNECTIONS, expect: 302 }),
+      gwEmpty,
+    );
+    const createBody = JSON.stringify({ institutionId: 1, name: 'Kursus dari Mitra (bench)', teacherId: filled.teacherId, courseCode: BENCH_POST_CODE });
+    const postPool = new TokenPool(fixtures, () => ({}));
+    const POST_CONNECTIONS = 1;
+    const post = (url: string, extra: Record<string, string>) => (take: () => string) =>
+      ({
+        url,
+        path: '/api/courses',
+        method: 'POST',
+        body: createBody,
+        headers: { 'content-type': 'application/json', ...extra },
+        connections: POST_CONNECTIONS,
+        expect: 201,
+        perRequest: () => ({ headers: { authorization: `Bearer ${take()}` } }),
+      }) satisfies HttpLoad;
+    await compare(
+      { id: '9b', scenario: 'POST /api/courses through the gateway (1 connection)', baselineName: 'POST straight to the LMS', kind: 'added', target: { maxAddedP50: 2 } },
+      tokenScenario('post via gateway', postPool, post(gateway.url, {})),
+      () => tokenScenario('POST straight to the LMS', postPool, post(lms!.url, { 'x-gateway-secret': GATEWAY_SECRET })),
+    );
+    await db.execute(sql`delete from courses where course_code = ${BENCH_POST_CODE}`);
+
+    // 10. Scenario 2 on embedded PGlite (in memory, same number of courses), report only.
+    if (args['no-pglite']) {
+      record({ id: '10', scenario: 'GET /api/courses?limit=12 on PGlite', baselineName: 'same on PostgreSQL', kind: 'throughput' }, null, null, {
+        status: 'missing',
+        note: 'skipped (--no-pglite)',
+      });
+    } else {
+      try {
+        const keysFile = path.join(tmp, 'keys.txt');
+        await writeFile(keysFile, fixtures.apiKeyHashes.join('\n'));
+        log(`PGlite: migrating and filling ${size.courses} courses in memory ...`);
+        stopChild(gateway);
+        gateway = null;
+        pglite = await startChild('lms-pglite', { BENCH_PGLITE_COURSES: String(size.courses), BENCH_KEYS_FILE: keysFile });
+        await compare(
+          { id: '10', scenario: `GET /api/courses?limit=12 on PGlite (${size.courses.toLocaleString('en-US')} courses)`, baselineName: 'same on PostgreSQL', kind: 'throughput' },
+          measureHttp('pglite list12', catalog(pglite.url, '/api/courses?limit=12')),
+          list12,
+        );
+      } catch (err) {
+        record({ id: '10', scenario: 'GET /api/courses?limit=12 on PGlite', baselineName: 'same on PostgreSQL', kind: 'throughput' }, null, null, {
+          status: 'error',
+          note: (err as Error).message,
+        });
+      }
+    }
+  } finally {
+    stopChild(lms);
+    stopChild(gateway);
+    stopChild(pglite);
+    await filled.handle.close();
+    await rm(tmp, { recursive: true, force: true });
+  }
+
+  const loadEnd = os.loadavg();
+  const machine = {
+    nproc: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+    node: process.version,
+    loadavgStart: loadStart.map((l) => Number(l.toFixed(2))),
+    loadavgEnd: loadEnd.map((l) => Number(l.toFixed(2))),
+  };
+  const table = formatTable(rows);
+  const header =
+    `${quick ? 'Quick run' : 'Full run'} ${startedAt.toISOString()}: ${size.courses.toLocaleString('en-US')} courses, ` +
+    `${size.students.toLocaleString('en-US')} students, ${size.enrollments.toLocaleString('en-US')} enrollments, ` +
+    `${size.completions.toLocaleString('en-US')} completions (database ${dbName}, ${filled.reused ? 'reused' : 'filled this run'})\n` +
+    `Machine: ${machine.nproc} CPUs (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ` +
+    `load average ${machine.loadavgStart.join(' ')} at start, ${machine.loadavgEnd.join(' ')} at end (shared machine)\n` +
+    `Warm-up ${plan.warmupSeconds} s, then ${plan.repetitions} x ${plan.seconds} s per scenario, median; autocannon, no pipelining.`;
+  process.stdout.write(`\n${header}\n\n${table}\n`);
+
+  const resultsDir = path.join(benchDir, 'results');
+  await mkdir(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-').replace(/\.\d+Z$/, 'Z')}${quick ? '-quick' : ''}.json`);
+  await writeFile(
+    file,
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        quick,
+        sizes: size,
+        database: { name: dbName, reused: filled.reused, fillSeconds: filled.fillMs / 1000 },
+        machine,
+        plan: { ...plan, connections: CONNECTIONS },
+        loadavgAfterScenario: loads,
+        rows,
+        table,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  process.stdout.write(`\nwritten to ${path.relative(process.cwd(), file)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench could not run: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);
