@@ -2,7 +2,7 @@ import type { CourseDetail, CourseDetailWithAnswers, QuestionWithAnswers, Questi
 import { MAX_ID } from '@lms/contracts';
 import { categories, chapters, courses, type Db, modules, questions, quizzes, users } from '@lms/db';
 import { and, asc, eq, ne } from 'drizzle-orm';
-import { groupBy, publicQuestionColumns, questionOrder } from './course-summaries.js';
+import { categoryOf, groupBy, publicQuestionColumns, questionOrder } from './course-summaries.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView =
@@ -128,10 +128,7 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
     updatedAt: toIso(c.updatedAt),
     teacherName: row.teacherName,
     teacherEmail: row.teacherEmail,
-    category:
-      c.categoryId !== null && row.categoryCode !== null && row.categoryName !== null
-        ? { id: c.categoryId, code: row.categoryCode, name: row.categoryName }
-        : null,
+    category: categoryOf(c.categoryId, row.categoryCode, row.categoryName),
     // One enrollment per (student, course), so both counts are the enrollment counter.
     enrollmentCount: c.studentCount,
     modules: moduleRows.map((m) => ({

@@ -167,6 +167,11 @@ interface GroupedTree {
   finalQuestions: Map<number, Question[]>;
 }
 
+/** A course's Category object, or null when it has none (a left join gives nulls). */
+export function categoryOf(id: number | null, code: string | null, name: string | null) {
+  return id !== null && code !== null && name !== null ? { id, code, name } : null;
+}
+
 export function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[]> {
   const out = new Map<number, T[]>();
   for (const item of items) {
@@ -367,10 +372,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
     eventCode: row.eventCode,
     nilaiKum: row.nilaiKum,
     categoryId: row.categoryId,
-    category:
-      row.categoryId !== null && row.categoryCode !== null && row.categoryName !== null
-        ? { id: row.categoryId, code: row.categoryCode, name: row.categoryName }
-        : null,
+    category: categoryOf(row.categoryId, row.categoryCode, row.categoryName),
     moduleCount: row.moduleCount,
     moduleSummaries: moduleSummaries.map((m) => ({ id: m.id, title: m.title, order: m.order, chapterCount: m.chapterCount })),
     modules: moduleSummaries,
