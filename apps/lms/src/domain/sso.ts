@@ -1,6 +1,6 @@
-import { type Db, partnerKeys, partners, usedTokenIds, users } from '@lms/db';
-import type { PartnerDirectory, VerifiedPartnerToken } from '@lms/partner-auth';
-import { and, eq, lt } from 'drizzle-orm';
+import { type Db, users } from '@lms/db';
+import type { VerifiedPartnerToken } from '@lms/partner-auth';
+import { and, eq } from 'drizzle-orm';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
 export class SsoFailure extends Error {
@@ -11,47 +11,6 @@ export class SsoFailure extends Error {
   ) {
     super(reason, options);
   }
-}
-
-/** Partners and their PEM keys from the database, for the key registry of @lms/partner-auth. */
-export function databasePartnerDirectory(db: Db): PartnerDirectory {
-  return {
-    async findPartner(issuer) {
-      const [partner] = await db
-        .select({ id: partners.id, issuer: partners.issuer, isActive: partners.isActive, jwksUrl: partners.jwksUrl })
-        .from(partners)
-        .where(eq(partners.issuer, issuer))
-        .limit(1);
-      if (!partner) return null;
-      const pemKeys = await db
-        .select({ kid: partnerKeys.kid, publicKeyPem: partnerKeys.publicKeyPem })
-        .from(partnerKeys)
-        .where(eq(partnerKeys.partnerId, partner.id));
-      return { issuer: partner.issuer, isActive: partner.isActive, jwksUrl: partner.jwksUrl, pemKeys };
-    },
-  };
-}
-
-/**
- * Records a token id as used. True for the first use only: the insert is one statement with
- * ON CONFLICT DO NOTHING on (issuer, jti), so N concurrent uses of one token see exactly one
- * `true`, whatever the number of LMS instances sharing the database. The row is kept until
- * `keepUntil` (the token's exp plus the clock tolerance); expired rows are purged now and then.
- */
-export async function claimTokenId(db: Db, issuer: string, jti: string, keepUntil: Date, now: Date): Promise<boolean> {
-  const inserted = await db
-    .insert(usedTokenIds)
-    .values({ issuer, jti, expiresAt: keepUntil })
-    .onConflictDoNothing()
-    .returning({ jti: usedTokenIds.jti });
-  // Opportunistic purge: about one sign-in in fifty clears rows whose token can no longer be used.
-  if (inserted.length > 0 && Math.random() < 0.02) await purgeUsedTokenIds(db, now);
-  return inserted.length > 0;
-}
-
-export async function purgeUsedTokenIds(db: Db, now: Date): Promise<number> {
-  const gone = await db.delete(usedTokenIds).where(lt(usedTokenIds.expiresAt, now)).returning({ jti: usedTokenIds.jti });
-  return gone.length;
 }
 
 export interface SsoUser {

@@ -1,6 +1,6 @@
 import { type JwksCacheOptions, PartnerKeyRegistry } from '@lms/partner-auth';
 import fp from 'fastify-plugin';
-import { databasePartnerDirectory } from '../domain/sso.js';
+import { databasePartnerDirectory } from '../domain/partner-tokens.js';
 
 export interface PartnerAuthOptions {
   /** How long a partner row (and its PEM keys) is answered from memory. Default 30 s. */

@@ -5,7 +5,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
 import { hashRequestBody, runIdempotent, type StoredResponse } from '../../domain/idempotency.js';
-import { claimTokenId } from '../../domain/sso.js';
+import { claimTokenId } from '../../domain/partner-tokens.js';
 import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '../../errors.js';
 
 declare module 'fastify' {

@@ -4,7 +4,8 @@ import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, Reasons, verifyPartnerToken
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createSession, deleteSession } from '../../domain/sessions.js';
-import { claimTokenId, findOrCreateSsoUser, SsoFailure } from '../../domain/sso.js';
+import { claimTokenId } from '../../domain/partner-tokens.js';
+import { findOrCreateSsoUser, SsoFailure } from '../../domain/sso.js';
 import { ForbiddenError } from '../../errors.js';
 
 /** A repeated `token` parameter is as malformed as a broken token. */

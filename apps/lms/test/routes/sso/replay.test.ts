@@ -1,7 +1,7 @@
 import { sessions, usedTokenIds, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
-import { purgeUsedTokenIds } from '../../../src/domain/sso.js';
+import { purgeUsedTokenIds } from '../../../src/domain/partner-tokens.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { callback, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 

@@ -1,0 +1,47 @@
+import { type Db, partnerKeys, partners, usedTokenIds } from '@lms/db';
+import type { PartnerDirectory } from '@lms/partner-auth';
+import { eq, lt } from 'drizzle-orm';
+
+// What the LMS stores about partner tokens, whatever they are used for (SSO sign-in or course
+// creation): the partners and their keys, and the token ids already spent.
+
+/** Partners and their PEM keys from the database, for the key registry of @lms/partner-auth. */
+export function databasePartnerDirectory(db: Db): PartnerDirectory {
+  return {
+    async findPartner(issuer) {
+      const [partner] = await db
+        .select({ id: partners.id, issuer: partners.issuer, isActive: partners.isActive, jwksUrl: partners.jwksUrl })
+        .from(partners)
+        .where(eq(partners.issuer, issuer))
+        .limit(1);
+      if (!partner) return null;
+      const pemKeys = await db
+        .select({ kid: partnerKeys.kid, publicKeyPem: partnerKeys.publicKeyPem })
+        .from(partnerKeys)
+        .where(eq(partnerKeys.partnerId, partner.id));
+      return { issuer: partner.issuer, isActive: partner.isActive, jwksUrl: partner.jwksUrl, pemKeys };
+    },
+  };
+}
+
+/**
+ * Records a token id as used. True for the first use only: the insert is one statement with
+ * ON CONFLICT DO NOTHING on (issuer, jti), so N concurrent uses of one token see exactly one
+ * `true`, whatever the number of LMS instances sharing the database. The row is kept until
+ * `keepUntil` (the token's exp plus the clock tolerance); expired rows are purged now and then.
+ */
+export async function claimTokenId(db: Db, issuer: string, jti: string, keepUntil: Date, now: Date): Promise<boolean> {
+  const inserted = await db
+    .insert(usedTokenIds)
+    .values({ issuer, jti, expiresAt: keepUntil })
+    .onConflictDoNothing()
+    .returning({ jti: usedTokenIds.jti });
+  // Opportunistic purge: about one sign-in in fifty clears rows whose token can no longer be used.
+  if (inserted.length > 0 && Math.random() < 0.02) await purgeUsedTokenIds(db, now);
+  return inserted.length > 0;
+}
+
+export async function purgeUsedTokenIds(db: Db, now: Date): Promise<number> {
+  const gone = await db.delete(usedTokenIds).where(lt(usedTokenIds.expiresAt, now)).returning({ jti: usedTokenIds.jti });
+  return gone.length;
+}
