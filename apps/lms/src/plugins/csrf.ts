@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError } from '../errors.js';
 
@@ -43,3 +44,17 @@ export default fp(
   },
   { name: 'csrf', dependencies: ['auth'] },
 );
+
+/**
+ * The cross-site check for a plain HTML form that changes state (sign-out), which cannot send the
+ * header above: browsers send `Origin` on every POST, and `Sec-Fetch-Site`; either must say the
+ * request comes from the LMS, whose origin is PUBLIC_URL's or the Host the request was sent to.
+ */
+export function isSameOrigin(request: FastifyRequest, publicUrl: string): boolean {
+  const origin = request.headers.origin;
+  if (typeof origin === 'string' && origin !== 'null') {
+    const allowed = new Set([new URL(publicUrl).origin, `${request.protocol}://${request.host}`]);
+    return allowed.has(origin);
+  }
+  return request.headers['sec-fetch-site'] === 'same-origin';
+}

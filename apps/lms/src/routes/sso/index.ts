@@ -7,6 +7,7 @@ import { createSession, deleteSession } from '../../domain/sessions.js';
 import { claimTokenId } from '../../domain/partner-tokens.js';
 import { findOrCreateSsoUser, SsoFailure } from '../../domain/sso.js';
 import { ForbiddenError } from '../../errors.js';
+import { isSameOrigin } from '../../plugins/csrf.js';
 
 /** A repeated `token` parameter is as malformed as a broken token. */
 const MALFORMED = Reasons.malformed;
@@ -153,19 +154,5 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 };
-
-/**
- * CSRF defence for the state-changing sign-out (the cookie is SameSite=Lax too): browsers send
- * `Origin` on every POST, and `Sec-Fetch-Site`; either must say the request comes from the LMS.
- * The LMS's origin is PUBLIC_URL's, or the Host the request was sent to.
- */
-function isSameOrigin(request: FastifyRequest, publicUrl: string): boolean {
-  const origin = request.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null') {
-    const allowed = new Set([new URL(publicUrl).origin, `${request.protocol}://${request.host}`]);
-    return allowed.has(origin);
-  }
-  return request.headers['sec-fetch-site'] === 'same-origin';
-}
 
 export default ssoRoutes;
