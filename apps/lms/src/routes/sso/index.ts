@@ -1,7 +1,7 @@
 import { ErrorResponse, RedirectResponse, SignOutResponse, type SsoErrorCode, SsoTokenQuery } from '@lms/contracts';
 import { hashToken } from '@lms/db';
 import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, Reasons, verifyPartnerToken } from '@lms/partner-auth';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createSession, deleteSession } from '../../domain/sessions.js';
 import { claimTokenId } from '../../domain/partner-tokens.js';
