@@ -16,8 +16,9 @@ export interface CourseListPage {
 }
 
 /**
- * One page of the catalog for a viewer. Cost: one count, one page query, then the batched
- * summary queries of buildPublicCourses (a fixed number, whatever the page size).
+ * One page of the catalog for a viewer. Cost: one statement for the page and its total, one for
+ * the page's course trees, one more for a learner's progress (buildPublicCourses); a page past
+ * the end adds a plain count. The same whatever the page size.
  */
 export async function findVisibleCourses(db: Db, viewer: CatalogViewer, query: CourseListQuery): Promise<CourseListPage> {
   const where = and(...filters(viewer, query));
@@ -25,26 +26,28 @@ export async function findVisibleCourses(db: Db, viewer: CatalogViewer, query: C
   const page = query.page ?? 1;
   const limit = paginated ? (query.limit ?? PAGE_SIZE_DEFAULT) : UNPAGINATED_CAP;
 
-  // A plain count of the same filter: no join (the category match is a subquery on the id),
-  // no window function over every matching row.
-  const [counted] = await db.select({ total: sql<number>`count(*)::int` }).from(courses).where(where);
-  const total = counted?.total ?? 0;
-  const offset = (page - 1) * limit;
-  const rows =
-    offset >= total
-      ? []
-      : await db
-          .select(courseSummaryColumns)
-          .from(courses)
-          .leftJoin(categories, eq(categories.id, courses.categoryId))
-          .where(where)
-          .orderBy(...ordering(query.sortBy))
-          .limit(limit)
-          .offset(offset);
+  // The total rides along the page as an uncorrelated scalar subquery (computed once, an
+  // InitPlan): a plain count of the same filter, no join (the category match is a subquery on
+  // the id), no window function over every matching row. Inside it `courses` is its own scan.
+  const rows = await db
+    .select({ ...courseSummaryColumns, total: sql<number>`(select count(*)::int from ${courses} where ${where ?? sql`true`})` })
+    .from(courses)
+    .leftJoin(categories, eq(categories.id, courses.categoryId))
+    .where(where)
+    .orderBy(...ordering(query.sortBy))
+    .limit(limit)
+    .offset((page - 1) * limit);
+  const total = rows.length > 0 ? rows[0]!.total : await countVisible(db, where);
   return {
     courses: await buildPublicCourses(db, rows, learnerOf(viewer)),
     pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
   };
+}
+
+/** The total alone, for a page past the end (where the page statement has no row to carry it). */
+async function countVisible(db: Db, where: SQL | undefined): Promise<number> {
+  const [counted] = await db.select({ total: sql<number>`count(*)::int` }).from(courses).where(where);
+  return counted?.total ?? 0;
 }
 
 function filters(viewer: CatalogViewer, query: CourseListQuery): (SQL | undefined)[] {

@@ -9,20 +9,8 @@ import type {
   Question,
   QuizSummary,
 } from '@lms/contracts';
-import {
-  categories,
-  certificates,
-  chapterCompletions,
-  chapters,
-  courses,
-  type Db,
-  enrollments,
-  modules,
-  questions,
-  quizAttempts,
-  quizzes,
-} from '@lms/db';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { categories, courses, type Db, questions } from '@lms/db';
+import { asc, inArray, sql } from 'drizzle-orm';
 import { toIso } from './viewer.js';
 
 /** The course columns (and its category) that a catalog summary is built from. */
@@ -183,90 +171,83 @@ export function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[
   return out;
 }
 
+/**
+ * The trees of the given courses in one statement: per course, its modules, chapters, quizzes
+ * (with their question counts) and final-exam questions, each as a JSON array built by
+ * PostgreSQL in the order the summaries need. One round trip whatever the number of courses:
+ * on this service's hot path a statement costs more in the driver and the socket than in SQL.
+ */
 async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
-  const [moduleRows, chapterRows, quizRows, finalQuestions] = await Promise.all([
-    db
-      .select({
-        id: modules.id,
-        courseId: modules.courseId,
-        name: modules.name,
-        description: modules.description,
-        orderIndex: modules.orderIndex,
-      })
-      .from(modules)
-      .where(inArray(modules.courseId, ids))
-      .orderBy(asc(modules.courseId), asc(modules.orderIndex), asc(modules.id)),
-    db
-      .select({
-        id: chapters.id,
-        moduleId: chapters.moduleId,
-        courseId: chapters.courseId,
-        name: chapters.name,
-        orderIndex: chapters.orderIndex,
-      })
-      .from(chapters)
-      .where(inArray(chapters.courseId, ids))
-      .orderBy(asc(chapters.moduleId), asc(chapters.orderIndex), asc(chapters.id)),
-    db
-      .select({
-        id: quizzes.id,
-        courseId: quizzes.courseId,
-        scope: quizzes.scope,
-        moduleId: quizzes.moduleId,
-        chapterId: quizzes.chapterId,
-        name: quizzes.name,
-        minimumScore: quizzes.minimumScore,
-        timeLimit: quizzes.timeLimit,
-        maxAttempts: quizzes.maxAttempts,
-        // Written out qualified: in a one-table select Drizzle renders columns unqualified, which
-        // inside this subquery would bind to `questions`.
-        questionCount: sql<number>`(select count(*)::int from questions q where q.quiz_id = "quizzes"."id")`,
-      })
-      .from(quizzes)
-      .where(inArray(quizzes.courseId, ids))
-      .orderBy(asc(quizzes.id)),
-    // Final exams' questions, never with answer keys: the catalog is public.
-    db
-      .select(publicQuestionColumns)
-      .from(questions)
-      .innerJoin(quizzes, eq(quizzes.id, questions.quizId))
-      .where(and(inArray(quizzes.courseId, ids), eq(quizzes.scope, 'final')))
-      .orderBy(...questionOrder),
-  ]);
-  return { modules: moduleRows, chapters: chapterRows, quizzes: quizRows, finalQuestions };
+  const result = await db.execute<{ modules: CourseTree['modules']; chapters: CourseTree['chapters']; quizzes: CourseTree['quizzes']; finalQuestions: Question[] }>(sql`
+    select
+      coalesce((
+        select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
+          'orderIndex', m.order_index) order by m.order_index, m.id)
+        from modules m where m.course_id = ${courses.id}
+      ), '[]'::json) as "modules",
+      coalesce((
+        select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'courseId', ch.course_id, 'name', ch.name,
+          'orderIndex', ch.order_index) order by ch.module_id, ch.order_index, ch.id)
+        from chapters ch where ch.course_id = ${courses.id}
+      ), '[]'::json) as "chapters",
+      coalesce((
+        select json_agg(json_build_object('id', q.id, 'courseId', q.course_id, 'scope', q.scope, 'moduleId', q.module_id,
+          'chapterId', q.chapter_id, 'name', q.name, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
+          'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
+        from quizzes q where q.course_id = ${courses.id}
+      ), '[]'::json) as "quizzes",
+      -- Final exams' questions, never with answer keys: the catalog is public.
+      coalesce((
+        select json_agg(json_build_object('id', ${questions.id}, 'quizId', ${questions.quizId}, 'questionText', ${questions.questionText},
+          'questionType', ${questions.questionType}, 'options', ${publicOptionsSql}, 'orderIndex', ${questions.orderIndex},
+          'points', ${questions.points}) order by ${questions.quizId}, ${questions.orderIndex}, ${questions.id})
+        from ${questions} join quizzes fq on fq.id = ${questions.quizId}
+        where fq.course_id = ${courses.id} and fq.scope = 'final'
+      ), '[]'::json) as "finalQuestions"
+    from ${courses} where ${inArray(courses.id, ids)}`);
+  const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
+  for (const row of result.rows) {
+    tree.modules.push(...row.modules);
+    tree.chapters.push(...row.chapters);
+    tree.quizzes.push(...row.quizzes);
+    tree.finalQuestions.push(...row.finalQuestions);
+  }
+  return tree;
 }
 
+/** A learner's records on the given courses, in one statement (one row per course). */
 async function loadLearner(db: Db, userId: string, ids: number[]): Promise<LearnerRecords> {
-  const [enrollmentRows, completionRows, attemptRows, certificateRows] = await Promise.all([
-    db
-      .select({ courseId: enrollments.courseId, completedChapters: enrollments.completedChapters })
-      .from(enrollments)
-      .where(and(eq(enrollments.userId, userId), inArray(enrollments.courseId, ids))),
-    db
-      .select({ chapterId: chapterCompletions.chapterId })
-      .from(chapterCompletions)
-      .where(and(eq(chapterCompletions.userId, userId), inArray(chapterCompletions.courseId, ids))),
-    db
-      .select({
-        quizId: quizAttempts.quizId,
-        attempts: sql<number>`count(*)::int`,
-        passed: sql<boolean>`bool_or(${quizAttempts.passed})`,
-      })
-      .from(quizAttempts)
-      .innerJoin(quizzes, eq(quizzes.id, quizAttempts.quizId))
-      .where(and(eq(quizAttempts.userId, userId), inArray(quizzes.courseId, ids), eq(quizzes.scope, 'final')))
-      .groupBy(quizAttempts.quizId),
-    db
-      .select({ courseId: certificates.courseId })
-      .from(certificates)
-      .where(and(eq(certificates.userId, userId), inArray(certificates.courseId, ids))),
-  ]);
-  return {
-    completedChapters: new Map(enrollmentRows.map((r) => [r.courseId, r.completedChapters])),
-    completedChapterIds: new Set(completionRows.map((r) => r.chapterId)),
-    finalAttempts: new Map(attemptRows.map((r) => [r.quizId, { attempts: r.attempts, passed: r.passed }])),
-    certificates: new Set(certificateRows.map((r) => r.courseId)),
-  };
+  const result = await db.execute<{
+    courseId: number;
+    completedChapters: number | null;
+    completedChapterIds: number[];
+    finalAttempts: { quizId: number; attempts: number; passed: boolean }[];
+    certified: boolean;
+  }>(sql`
+    select ${courses.id} as "courseId",
+      (select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = ${courses.id}) as "completedChapters",
+      coalesce((
+        select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = ${courses.id}
+      ), '[]'::json) as "completedChapterIds",
+      coalesce((
+        select json_agg(json_build_object('quizId', a.quiz_id, 'attempts', a.attempts, 'passed', a.passed))
+        from (
+          select qa.quiz_id, count(*)::int as attempts, bool_or(qa.passed) as passed
+          from quiz_attempts qa join quizzes fq on fq.id = qa.quiz_id
+          where qa.user_id = ${userId} and fq.course_id = ${courses.id} and fq.scope = 'final'
+          group by qa.quiz_id
+        ) a
+      ), '[]'::json) as "finalAttempts",
+      exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${courses.id}) as "certified"
+    from ${courses} where ${inArray(courses.id, ids)}`);
+  const records: LearnerRecords = { completedChapters: new Map(), completedChapterIds: new Set(), finalAttempts: new Map(), certificates: new Set() };
+  for (const row of result.rows) {
+    if (row.completedChapters !== null) records.completedChapters.set(row.courseId, row.completedChapters);
+    for (const id of row.completedChapterIds) records.completedChapterIds.add(id);
+    for (const a of row.finalAttempts) records.finalAttempts.set(a.quizId, { attempts: a.attempts, passed: a.passed });
+    if (row.certified) records.certificates.add(row.courseId);
+  }
+  return records;
 }
 
 function quizSummary(q: CourseTree['quizzes'][number]): QuizSummary {
