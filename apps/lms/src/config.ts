@@ -28,6 +28,11 @@ const Env = z.object({
   /** The credential the gateway adds when it forwards partner calls. Unset: those calls are refused. */
   GATEWAY_SECRET: optional(z.string().min(16)),
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
+  /**
+   * How long one answer of the API-key catalog list (the same for every key) is shared by all
+   * keys asking the same page: a course change shows there within this time. 0: not shared.
+   */
+  CATALOG_CACHE_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(2_000),
 });
 
 export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };
@@ -61,5 +66,7 @@ export function invocationDir(env: Record<string, string | undefined> = process.
 
 /** A configuration for tests and tools: the defaults, with overrides. */
 export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
-  return { ...loadConfig({ LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false' }), ...overrides };
+  // Tests change data between requests and look at the result at once: no shared catalog answers
+  // unless a test asks for them (test/routes/catalog/shared-list.test.ts).
+  return { ...loadConfig({ LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false', CATALOG_CACHE_MS: '0' }), ...overrides };
 }

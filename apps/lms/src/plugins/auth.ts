@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { type ApiKeyOwner, findApiKeyOwner, touchApiKey } from '../domain/api-keys.js';
 import { findSession, touchSession } from '../domain/sessions.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { SharedAnswers } from '../lib/shared-answers.js';
 
 export type Role = 'student' | 'teacher' | 'admin' | 'super_admin';
 
@@ -61,17 +62,12 @@ export default fp<AuthOptions>(
     const ttlMs = opts.apiKeyCacheTtlMs ?? 5_000;
     const secure = app.config.PUBLIC_URL.startsWith('https:');
     const cookieName = secure ? '__Host-lms_session_token' : 'lms_session_token';
-    const keyCache = new Map<string, { owner: ApiKeyOwner | null; until: number }>();
+    // Concurrent requests with a key not in memory share one lookup (a storefront's burst).
+    const keyCache = new SharedAnswers<ApiKeyOwner | null>({ ttlMs, maxEntries: CACHE_MAX_ENTRIES, now: () => app.clock().getTime() });
     const lastTouched = new Map<number, number>();
 
-    async function ownerOfKey(keyHash: string): Promise<ApiKeyOwner | null> {
-      const now = app.clock().getTime();
-      const hit = keyCache.get(keyHash);
-      if (hit && hit.until > now) return hit.owner;
-      const owner = await findApiKeyOwner(app.db, keyHash);
-      if (keyCache.size >= CACHE_MAX_ENTRIES) keyCache.clear();
-      keyCache.set(keyHash, { owner, until: now + ttlMs });
-      return owner;
+    function ownerOfKey(keyHash: string): Promise<ApiKeyOwner | null> {
+      return keyCache.get(keyHash, () => findApiKeyOwner(app.db, keyHash));
     }
 
     function touchKeyLater(apiKeyId: number, request: FastifyRequest) {

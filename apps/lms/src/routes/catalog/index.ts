@@ -18,6 +18,7 @@ import { findCourseDetail } from '../../domain/catalog/course-detail.js';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import type { CatalogViewer } from '../../domain/catalog/viewer.js';
 import { NotFoundError } from '../../errors.js';
+import { SharedAnswers } from '../../lib/shared-answers.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
@@ -38,6 +39,16 @@ function viewerOf(request: FastifyRequest): CatalogViewer {
 
 /** GET /api/courses, GET /api/courses/{id}, GET /api/recommended-courses. */
 const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
+  // Every API key sees the same list (buyer-visible courses, no learner): an integrator's
+  // storefront asks for the same few pages over and over, so one serialized answer per page is
+  // shared by all keys for CATALOG_CACHE_MS. Sessions are never served from it (their answers
+  // carry the learner's progress or the teacher's drafts). Authentication and the rate limit
+  // still run for every request.
+  const sharedList =
+    app.config.CATALOG_CACHE_MS > 0
+      ? new SharedAnswers<string>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 1_000, now: () => app.clock().getTime() })
+      : null;
+
   app.get(
     '/api/courses',
     {
@@ -57,9 +68,16 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: CourseListResponse, ...errorResponses },
       },
     },
-    async (request) => {
-      const page = await findVisibleCourses(app.db, viewerOf(request), request.query);
-      return { success: true as const, ...page };
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const answer = async () => ({ success: true as const, ...(await findVisibleCourses(app.db, viewer, request.query)) });
+      if (!sharedList || viewer.kind !== 'api-key') return answer();
+      const q = request.query;
+      const key = JSON.stringify([q.page, q.limit, q.search?.trim(), q.categoryId, q.courseId, q.sortBy]);
+      // Serialized through the route's response schema once, then sent as is.
+      const body = await sharedList.get(key, async () => reply.serialize(await answer()) as string);
+      // A JSON string with a JSON content type is sent by Fastify as is (not serialized again).
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 

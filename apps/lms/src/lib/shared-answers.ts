@@ -1,0 +1,41 @@
+/**
+ * Answers shared by every caller who asks the same question within a short time: each value is
+ * computed once per key and period (`ttlMs`), and callers who ask while it is being computed wait
+ * for that one computation instead of starting their own (single flight). A failed computation is
+ * not kept: the next caller tries again. At most `maxEntries` keys are kept (the oldest go first).
+ */
+export class SharedAnswers<T> {
+  private readonly entries = new Map<string, { until: number; value: Promise<T> }>();
+
+  constructor(
+    private readonly options: { ttlMs: number; maxEntries: number; now: () => number },
+  ) {}
+
+  get(key: string, compute: () => Promise<T>): Promise<T> {
+    const now = this.options.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    if (hit) this.entries.delete(key);
+    while (this.entries.size >= this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    const value = compute();
+    const entry = { until: now + this.options.ttlMs, value };
+    this.entries.set(key, entry);
+    value.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    return value;
+  }
+
+  /** Forgets one key (the next caller computes it again). */
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
