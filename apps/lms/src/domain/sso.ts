@@ -1,6 +1,8 @@
 import { type Db, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { purgeUsedTokenIds, spendTokenId } from './partner-tokens.js';
+import { createSession } from './sessions.js';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
 export class SsoFailure extends Error {
@@ -20,6 +22,45 @@ export interface SsoUser {
 
 type SsoClaims = Pick<VerifiedPartnerToken, 'issuer' | 'tier' | 'name'> & { email: string; membershipId: string };
 
+export type SsoSignIn =
+  | { outcome: 'signed-in'; userId: string; session: { token: string; expiresAt: Date } }
+  | { outcome: 'replayed' }
+  | { outcome: 'refused'; reason: SsoFailure['reason'] };
+
+/**
+ * The database side of an SSO sign-in, in one transaction (one commit, so one WAL flush per
+ * sign-in): spend the token's jti, find or create the member, open a session. A replayed jti
+ * stops it at the first statement. A refused member (deactivated) still spends the token. A
+ * database failure rolls everything back, the jti included, so nothing half-done is left and
+ * the same token may be tried again while it is valid.
+ */
+export async function signInMember(
+  db: Db,
+  claims: SsoClaims & { jti: string; keepTokenUntil: Date },
+  now: Date,
+  sessionTtlMs: number,
+): Promise<SsoSignIn> {
+  const result = await db.transaction(async (tx): Promise<SsoSignIn> => {
+    if (!(await spendTokenId(tx, claims.issuer, claims.jti, claims.keepTokenUntil))) return { outcome: 'replayed' };
+    let user: SsoUser;
+    try {
+      user = await findOrCreateSsoUser(tx, claims);
+    } catch (err) {
+      if (err instanceof SsoFailure && err.reason === 'member_inactive') return { outcome: 'refused', reason: err.reason };
+      throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
+    }
+    try {
+      const session = await createSession(tx, user.id, now, sessionTtlMs);
+      return { outcome: 'signed-in', userId: user.id, session };
+    } catch (err) {
+      throw new SsoFailure('session_creation_failed', { cause: err });
+    }
+  });
+  // Now and then, outside the transaction: clear token ids that can no longer be used.
+  if (result.outcome !== 'replayed' && Math.random() < 0.02) await purgeUsedTokenIds(db, now).catch(() => {});
+  return result;
+}
+
 /**
  * The user a verified SSO token stands for (DESIGN §5): matched by (issuer, membershipId),
  * then by e-mail (case-insensitive), created otherwise. `name` is used only when creating (the
@@ -35,10 +76,14 @@ export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<Ss
       // Matched by e-mail: link the partner identity unless the user already belongs to another
       // partner (their membershipId is that partner's, and is forwarded to its APIs).
       const link = existing.issuer === null || existing.issuer === claims.issuer;
-      await db
-        .update(users)
-        .set({ tier: claims.tier, ...(link ? { issuer: claims.issuer, membershipId: claims.membershipId } : {}) })
-        .where(eq(users.id, existing.id));
+      const linked = !link || (existing.issuer === claims.issuer && existing.membershipId === claims.membershipId);
+      // A returning member whose tier and identity are unchanged costs no write.
+      if (existing.tier !== claims.tier || !linked) {
+        await db
+          .update(users)
+          .set({ tier: claims.tier, ...(link ? { issuer: claims.issuer, membershipId: claims.membershipId } : {}) })
+          .where(eq(users.id, existing.id));
+      }
       return { id: existing.id, isActive: true };
     }
     const [created] = await db
@@ -59,14 +104,14 @@ export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<Ss
   throw new SsoFailure('account_creation_failed');
 }
 
+/** The member by (issuer, membershipId), else by e-mail: one statement, the identity match first. */
 async function findSsoUser(db: Db, issuer: string, membershipId: string, email: string) {
-  const columns = { id: users.id, isActive: users.isActive, issuer: users.issuer };
-  const [byMembership] = await db
-    .select(columns)
+  const byIdentity = and(eq(users.issuer, issuer), eq(users.membershipId, membershipId));
+  const [found] = await db
+    .select({ id: users.id, isActive: users.isActive, issuer: users.issuer, membershipId: users.membershipId, tier: users.tier })
     .from(users)
-    .where(and(eq(users.issuer, issuer), eq(users.membershipId, membershipId)))
+    .where(or(byIdentity, eq(users.email, email)))
+    .orderBy(desc(sql`coalesce(${byIdentity}, false)`))
     .limit(1);
-  if (byMembership) return byMembership;
-  const [byEmail] = await db.select(columns).from(users).where(eq(users.email, email)).limit(1);
-  return byEmail ?? null;
+  return found ?? null;
 }

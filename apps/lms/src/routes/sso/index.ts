@@ -3,9 +3,8 @@ import { hashToken } from '@lms/db';
 import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, Reasons, verifyPartnerToken } from '@lms/partner-auth';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { createSession, deleteSession } from '../../domain/sessions.js';
-import { claimTokenId } from '../../domain/partner-tokens.js';
-import { findOrCreateSsoUser, SsoFailure } from '../../domain/sso.js';
+import { deleteSession } from '../../domain/sessions.js';
+import { SsoFailure, signInMember } from '../../domain/sso.js';
 import { ForbiddenError } from '../../errors.js';
 import { isSameOrigin } from '../../plugins/csrf.js';
 
@@ -94,35 +93,25 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       const membershipId = claims.membershipId!;
 
       const now = app.clock();
-      const keepUntil = new Date((claims.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000);
-      let firstUse: boolean;
+      let signIn;
       try {
-        firstUse = await claimTokenId(app.db, claims.issuer, claims.jti, keepUntil, now);
+        signIn = await signInMember(
+          app.db,
+          { ...claims, email, membershipId, keepTokenUntil: new Date((claims.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000) },
+          now,
+          app.config.SESSION_TTL_HOURS * 3_600_000,
+        );
       } catch (err) {
-        request.log.error({ err }, 'could not record the token id');
-        return failSignIn(reply, 'sso_failed', 'session_creation_failed');
+        const reason = err instanceof SsoFailure ? err.reason : 'session_creation_failed';
+        request.log.error({ err }, `SSO sign-in failed: ${reason}`);
+        return failSignIn(reply, 'sso_failed', reason);
       }
-      if (!firstUse) {
+      if (signIn.outcome === 'replayed') {
         request.log.warn({ issuer: claims.issuer, jti: claims.jti }, 'SSO token replayed');
         return failSignIn(reply, 'invalid_token', 'Token has already been used.');
       }
-
-      let userId: string;
-      try {
-        ({ id: userId } = await findOrCreateSsoUser(app.db, { ...claims, email, membershipId }));
-      } catch (err) {
-        if (err instanceof SsoFailure) return failSignIn(reply, 'sso_failed', err.reason);
-        request.log.error({ err }, 'SSO account creation failed');
-        return failSignIn(reply, 'sso_failed', 'account_creation_failed');
-      }
-
-      let session;
-      try {
-        session = await createSession(app.db, userId, now, app.config.SESSION_TTL_HOURS * 3_600_000);
-      } catch (err) {
-        request.log.error({ err }, 'SSO session creation failed');
-        return failSignIn(reply, 'sso_failed', 'session_creation_failed');
-      }
+      if (signIn.outcome === 'refused') return failSignIn(reply, 'sso_failed', signIn.reason);
+      const { userId, session } = signIn;
       app.setSessionCookie(reply, session.token, session.expiresAt);
       request.log.info({ userId, issuer: claims.issuer }, 'signed in through SSO');
       return reply.redirect('/dashboard', 302);
