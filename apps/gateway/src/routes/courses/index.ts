@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
+import { requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
 
 /** Response headers of the LMS that the partner should see. */
 const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after'];
@@ -76,38 +77,35 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
       const idempotencyKey = request.headers['idempotency-key'];
       if (typeof idempotencyKey === 'string') headers['idempotency-key'] = idempotencyKey;
 
-      let upstream: Response;
+      let upstream: UpstreamAnswer;
       try {
-        upstream = await fetch(`${request.partnerLmsUrl}/api/courses`, {
+        upstream = await requestUpstream(`${request.partnerLmsUrl}/api/courses`, {
           method: 'POST',
           headers,
           body: JSON.stringify(request.body),
-          redirect: 'manual',
-          signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+          timeoutMs: UPSTREAM_TIMEOUT_MS,
         });
       } catch (err) {
-        const timedOut = (err as Error).name === 'TimeoutError';
+        const timedOut = err instanceof UpstreamTimeout;
         request.log.warn({ err, lms: request.partnerLmsUrl }, timedOut ? 'LMS timed out' : 'LMS unreachable');
         if (timedOut) throw new GatewayError(504, `The LMS did not answer within ${UPSTREAM_TIMEOUT_MS} ms`);
         throw new GatewayError(502, 'The LMS could not be reached');
       }
 
-      let body: unknown;
+      // Relayed as is: the LMS's answer is already in the documented shapes. Only JSON is relayed.
       try {
-        body = await upstream.json();
+        JSON.parse(upstream.body);
       } catch {
         request.log.warn({ status: upstream.status, lms: request.partnerLmsUrl }, 'LMS answered without JSON');
         throw new GatewayError(502, 'The LMS gave an invalid answer');
       }
       for (const name of PASSED_BACK_HEADERS) {
-        const value = upstream.headers.get(name);
-        if (value) reply.header(name, value);
+        const value = upstream.headers[name];
+        if (typeof value === 'string' && value) reply.header(name, value);
       }
-      // Relay as is: the LMS's answer is already in the documented shapes.
-      return reply
-        .code(upstream.status as 201)
-        .serializer(JSON.stringify)
-        .send(body as z.infer<typeof CreateCourseResponse>);
+      if (!reply.hasHeader('content-type')) reply.type('application/json; charset=utf-8');
+      // A JSON string with a JSON content type is sent by Fastify as is (not serialized again).
+      return reply.code(upstream.status as 201).send(upstream.body as never);
     },
   );
 };
