@@ -5,7 +5,7 @@
  * same process setup). Listens on 127.0.0.1 port 0 and tells the parent its URL over IPC.
  *
  * Settings come from the parent in BENCH_* variables (this is a bench tool, not a configured app):
- * - `lms`: BENCH_DATABASE_URL, BENCH_GATEWAY_SECRET
+ * - `lms`: BENCH_DATABASE_URL, BENCH_GATEWAY_SECRET, BENCH_CATALOG_CACHE_MS (default: the server's)
  * - `lms-pglite`: an in-memory PGlite, migrated and filled here with BENCH_PGLITE_COURSES synthetic
  *   courses; the API keys to accept are read from BENCH_KEYS_FILE (one `hash` per line)
  * - `gateway`: BENCH_PARTNERS_FILE, BENCH_GATEWAY_SECRET
@@ -16,7 +16,7 @@ import { seedSynthetic } from '@lms/db/seed';
 import { buildGateway } from '@lms/gateway/app';
 import { testConfig as gatewayConfig } from '@lms/gateway/config';
 import { buildApp } from '@lms/lms/app';
-import { testConfig as lmsConfig } from '@lms/lms/config';
+import { loadConfig as loadLmsConfig, testConfig as lmsConfig } from '@lms/lms/config';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -24,9 +24,22 @@ import { z } from 'zod';
 
 const Empty = z.object({ success: z.literal(true) });
 
-/** R0: what a route costs in this process with nothing to do (hooks, schema serialization). */
+/**
+ * R0: what a route costs in this process with nothing to do (hooks, schema serialization). And
+ * `/bench/bytes/<n>`: a ready JSON string of n bytes, the ceiling for an answer that size.
+ */
 function addEmptyRoute(app: FastifyInstance) {
   app.withTypeProvider<ZodTypeProvider>().get('/bench/empty', { schema: { response: { 200: Empty } } }, async () => ({ success: true as const }));
+  const ready = new Map<number, string>();
+  app.get<{ Params: { size: string } }>('/bench/bytes/:size', async (request, reply) => {
+    const size = Math.min(Number(request.params.size) || 0, 10_000_000);
+    let body = ready.get(size);
+    if (body === undefined) {
+      body = JSON.stringify({ success: true, pad: 'x'.repeat(Math.max(0, size - 27)) });
+      ready.set(size, body);
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
 }
 
 const env = process.env;
@@ -60,7 +73,14 @@ async function start(mode: string): Promise<FastifyInstance> {
       }
     }
     const app = await buildApp({
-      config: lmsConfig({ DATABASE_URL: databaseUrl, GATEWAY_SECRET: gatewaySecret, DB_POOL_MAX: 10 }),
+      config: lmsConfig({
+        DATABASE_URL: databaseUrl,
+        GATEWAY_SECRET: gatewaySecret,
+        DB_POOL_MAX: 10,
+        // The server's default (testConfig turns sharing off for tests), unless the parent asks
+        // for the uncached list (BENCH_CATALOG_CACHE_MS=0).
+        CATALOG_CACHE_MS: Number(env.BENCH_CATALOG_CACHE_MS ?? loadLmsConfig({}).CATALOG_CACHE_MS),
+      }),
       db,
       ownsDb: true,
       logger,
