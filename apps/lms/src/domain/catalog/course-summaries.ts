@@ -10,7 +10,7 @@ import type {
   QuizSummary,
 } from '@lms/contracts';
 import { categories, courses, type Db, questions } from '@lms/db';
-import { asc, inArray, sql } from 'drizzle-orm';
+import { asc, inArray, type SQLWrapper, sql } from 'drizzle-orm';
 import { toIso } from './viewer.js';
 
 /** The course columns (and its category) that a catalog summary is built from. */
@@ -84,12 +84,16 @@ export interface CourseSummaryRow {
 
 /**
  * A question's options without answer keys, built in SQL so the keys never leave the database:
- * only `id` and `text` of each option, in stored order.
+ * only `id` and `text` of each option, in stored order. `options` is the jsonb column to read.
  */
-export const publicOptionsSql = sql<{ id: string; text: string }[]>`coalesce((
+export function publicOptionsOf(options: SQLWrapper) {
+  return sql<{ id: string; text: string }[]>`coalesce((
   select jsonb_agg(jsonb_build_object('id', coalesce(e.o->>'id', ''), 'text', coalesce(e.o->>'text', '')) order by e.n)
-  from jsonb_array_elements(${questions.options}) with ordinality as e(o, n)
+  from jsonb_array_elements(${options}) with ordinality as e(o, n)
 ), '[]'::jsonb)`;
+}
+
+export const publicOptionsSql = publicOptionsOf(questions.options);
 
 /** The columns of a question everyone may see: no answer key is selected (the options are rebuilt without them). */
 export const publicQuestionColumns = {
@@ -174,39 +178,57 @@ export function groupBy<T>(items: T[], key: (item: T) => number): Map<number, T[
 /**
  * The trees of the given courses in one statement: per course, its modules, chapters, quizzes
  * (with their question counts) and final-exam questions, each as a JSON array built by
- * PostgreSQL in the order the summaries need. One round trip whatever the number of courses:
- * on this service's hot path a statement costs more in the driver and the socket than in SQL.
+ * PostgreSQL in the order the summaries need. One round trip whatever the number of courses: on
+ * this service's hot path a statement costs more in the driver and the socket than in SQL. The
+ * ids are one array parameter, so the text never changes and the statement is prepared once per
+ * connection (no parse, no re-planning, no query building per request).
  */
-async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
-  const result = await db.execute<{ modules: CourseTree['modules']; chapters: CourseTree['chapters']; quizzes: CourseTree['quizzes']; finalQuestions: Question[] }>(sql`
-    select
-      coalesce((
+function treesStatement(db: Db) {
+  // Written with explicit table names and aliases throughout: in a one-table select Drizzle
+  // renders its columns unqualified, which inside these subqueries would bind to the inner tables.
+  return db
+    .select({
+      modules: sql<CourseTree['modules']>`coalesce((
         select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
           'orderIndex', m.order_index) order by m.order_index, m.id)
-        from modules m where m.course_id = ${courses.id}
-      ), '[]'::json) as "modules",
-      coalesce((
+        from modules m where m.course_id = c.id
+      ), '[]'::json)`,
+      chapters: sql<CourseTree['chapters']>`coalesce((
         select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'courseId', ch.course_id, 'name', ch.name,
           'orderIndex', ch.order_index) order by ch.module_id, ch.order_index, ch.id)
-        from chapters ch where ch.course_id = ${courses.id}
-      ), '[]'::json) as "chapters",
-      coalesce((
+        from chapters ch where ch.course_id = c.id
+      ), '[]'::json)`,
+      quizzes: sql<CourseTree['quizzes']>`coalesce((
         select json_agg(json_build_object('id', q.id, 'courseId', q.course_id, 'scope', q.scope, 'moduleId', q.module_id,
           'chapterId', q.chapter_id, 'name', q.name, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
           'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
-        from quizzes q where q.course_id = ${courses.id}
-      ), '[]'::json) as "quizzes",
-      -- Final exams' questions, never with answer keys: the catalog is public.
-      coalesce((
-        select json_agg(json_build_object('id', ${questions.id}, 'quizId', ${questions.quizId}, 'questionText', ${questions.questionText},
-          'questionType', ${questions.questionType}, 'options', ${publicOptionsSql}, 'orderIndex', ${questions.orderIndex},
-          'points', ${questions.points}) order by ${questions.quizId}, ${questions.orderIndex}, ${questions.id})
-        from ${questions} join quizzes fq on fq.id = ${questions.quizId}
-        where fq.course_id = ${courses.id} and fq.scope = 'final'
-      ), '[]'::json) as "finalQuestions"
-    from ${courses} where ${inArray(courses.id, ids)}`);
+        from quizzes q where q.course_id = c.id
+      ), '[]'::json)`,
+      // Final exams' questions, never with answer keys: the catalog is public.
+      finalQuestions: sql<Question[]>`coalesce((
+        select json_agg(json_build_object('id', qu.id, 'quizId', qu.quiz_id, 'questionText', qu.question_text,
+          'questionType', qu.question_type, 'options', ${publicOptionsOf(sql`qu.options`)}, 'orderIndex', qu.order_index,
+          'points', qu.points) order by qu.quiz_id, qu.order_index, qu.id)
+        from questions qu join quizzes fq on fq.id = qu.quiz_id
+        where fq.course_id = c.id and fq.scope = 'final'
+      ), '[]'::json)`,
+    })
+    .from(sql`courses c`)
+    .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
+    .prepare('catalog_course_trees');
+}
+
+const preparedTrees = new WeakMap<Db, ReturnType<typeof treesStatement>>();
+
+async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
+  let statement = preparedTrees.get(db);
+  if (!statement) {
+    statement = treesStatement(db);
+    preparedTrees.set(db, statement);
+  }
+  const rows = await statement.execute({ ids });
   const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
-  for (const row of result.rows) {
+  for (const row of rows) {
     tree.modules.push(...row.modules);
     tree.chapters.push(...row.chapters);
     tree.quizzes.push(...row.quizzes);
