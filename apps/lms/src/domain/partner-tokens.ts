@@ -31,19 +31,13 @@ export function databasePartnerDirectory(db: Db): PartnerDirectory {
  * `keepUntil` (the token's exp plus the clock tolerance); expired rows are purged now and then.
  */
 export async function claimTokenId(db: Db, issuer: string, jti: string, keepUntil: Date, now: Date): Promise<boolean> {
-  const first = await spendTokenId(db, issuer, jti, keepUntil);
-  // Opportunistic purge: about one use in fifty clears rows whose token can no longer be used.
-  if (first && Math.random() < 0.02) await purgeUsedTokenIds(db, now);
-  return first;
-}
-
-/** The insert of claimTokenId alone, for a caller that runs it inside its own transaction. */
-export async function spendTokenId(db: Db, issuer: string, jti: string, keepUntil: Date): Promise<boolean> {
   const inserted = await db
     .insert(usedTokenIds)
     .values({ issuer, jti, expiresAt: keepUntil })
     .onConflictDoNothing()
     .returning({ jti: usedTokenIds.jti });
+  // Opportunistic purge: about one use in fifty clears rows whose token can no longer be used.
+  if (inserted.length > 0 && Math.random() < 0.02) await purgeUsedTokenIds(db, now);
   return inserted.length > 0;
 }
 

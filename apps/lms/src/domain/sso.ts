@@ -1,8 +1,7 @@
-import { type Db, users } from '@lms/db';
+import { type Db, generateSessionToken, sessions, usedTokenIds, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
 import { and, desc, eq, or, sql } from 'drizzle-orm';
-import { purgeUsedTokenIds, spendTokenId } from './partner-tokens.js';
-import { createSession } from './sessions.js';
+import { purgeUsedTokenIds } from './partner-tokens.js';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
 export class SsoFailure extends Error {
@@ -28,11 +27,12 @@ export type SsoSignIn =
   | { outcome: 'refused'; reason: SsoFailure['reason'] };
 
 /**
- * The database side of an SSO sign-in, in one transaction (one commit, so one WAL flush per
- * sign-in): spend the token's jti, find or create the member, open a session. A replayed jti
- * stops it at the first statement. A refused member (deactivated) still spends the token. A
- * database failure rolls everything back, the jti included, so nothing half-done is left and
- * the same token may be tried again while it is valid.
+ * The database side of an SSO sign-in, in as few statements as it takes: the member is found
+ * (or created) first, then one statement spends the token's jti and opens the session together
+ * (a data-modifying CTE: one commit, and no session unless the jti was new). A returning member
+ * costs two statements, a new one three. A replayed token stops at the second statement having
+ * changed nothing (finding a member writes only what the token says: the tier, the identity link).
+ * A deactivated member is refused before the token is spent.
  */
 export async function signInMember(
   db: Db,
@@ -40,25 +40,36 @@ export async function signInMember(
   now: Date,
   sessionTtlMs: number,
 ): Promise<SsoSignIn> {
-  const result = await db.transaction(async (tx): Promise<SsoSignIn> => {
-    if (!(await spendTokenId(tx, claims.issuer, claims.jti, claims.keepTokenUntil))) return { outcome: 'replayed' };
-    let user: SsoUser;
-    try {
-      user = await findOrCreateSsoUser(tx, claims);
-    } catch (err) {
-      if (err instanceof SsoFailure && err.reason === 'member_inactive') return { outcome: 'refused', reason: err.reason };
-      throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
-    }
-    try {
-      const session = await createSession(tx, user.id, now, sessionTtlMs);
-      return { outcome: 'signed-in', userId: user.id, session };
-    } catch (err) {
-      throw new SsoFailure('session_creation_failed', { cause: err });
-    }
-  });
-  // Now and then, outside the transaction: clear token ids that can no longer be used.
-  if (result.outcome !== 'replayed' && Math.random() < 0.02) await purgeUsedTokenIds(db, now).catch(() => {});
-  return result;
+  let user: SsoUser;
+  try {
+    user = await findOrCreateSsoUser(db, claims);
+  } catch (err) {
+    if (err instanceof SsoFailure && err.reason === 'member_inactive') return { outcome: 'refused', reason: err.reason };
+    throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
+  }
+  const { token, tokenHash } = generateSessionToken();
+  const expiresAt = new Date(now.getTime() + sessionTtlMs);
+  let opened: boolean;
+  try {
+    const result = await db.execute(sql`
+      with spent as (
+        insert into ${usedTokenIds} (issuer, jti, expires_at)
+        values (${claims.issuer}, ${claims.jti}, ${claims.keepTokenUntil.toISOString()}::timestamptz)
+        on conflict do nothing
+        returning jti
+      )
+      insert into ${sessions} (token_hash, user_id, created_at, last_seen_at, expires_at)
+      select ${tokenHash}, ${user.id}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz
+      from spent
+      returning token_hash`);
+    opened = result.rows.length === 1;
+  } catch (err) {
+    throw new SsoFailure('session_creation_failed', { cause: err });
+  }
+  if (!opened) return { outcome: 'replayed' };
+  // Now and then: clear token ids that can no longer be used.
+  if (Math.random() < 0.02) await purgeUsedTokenIds(db, now).catch(() => {});
+  return { outcome: 'signed-in', userId: user.id, session: { token, expiresAt } };
 }
 
 /**

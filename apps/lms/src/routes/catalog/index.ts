@@ -62,7 +62,11 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
           'session sees every course; a student\'s session sees buyer-visible courses with the student\'s own progress. ' +
           `Without page and limit at most ${UNPAGINATED_CAP} courses are returned; pagination is always present. ` +
           `Learner fields (totalProgress, status, completionPercentage, isUnlocked, finalExam, certificate) are the ` +
-          `session user's; API-key callers get not-started defaults. ${UNLOCK_RULE}`,
+          `session user's; API-key callers get not-started defaults. ${UNLOCK_RULE} ` +
+          (app.config.CATALOG_CACHE_MS > 0
+            ? `API-key callers share answers: one answer per set of parameters is computed at most every ` +
+              `${app.config.CATALOG_CACHE_MS} ms (CATALOG_CACHE_MS) and given to every key, so a course change shows here within that time.`
+            : ''),
         security,
         querystring: CourseListQuery,
         response: { 200: CourseListResponse, ...errorResponses },
