@@ -289,8 +289,6 @@ async function main() {
       measureHttp('deep page', catalog(uncachedUrl, `/api/courses?limit=12&page=${deepPage}`)),
       uncached12,
     );
-    stopChild(lmsUncached);
-    lmsUncached = null;
 
     // 6. Detail of a course with 10 modules x 10 chapters, quizzes on every chapter and module.
     await compare(
