@@ -332,7 +332,7 @@ async function main() {
       {
         id: '8',
         scenario: `SSO callback, fresh tokens, new + returning users (${SSO_CONNECTIONS} connections)`,
-        baselineName: 'signInMember() called directly (jti, user, session; one transaction)',
+        baselineName: 'signInMember() called directly (member, then jti + session in one statement)',
         kind: 'cost',
         target: { minRps: 1000, maxRatio: 1.5 },
       },
@@ -345,7 +345,7 @@ async function main() {
       })),
       () =>
         measureLoop(
-          'signInMember() called directly (jti, user, session; one transaction)',
+          'signInMember() called directly (member, then jti + session in one statement)',
           // The endpoint's database work, called directly: the same function (domain/sso.ts), driver and pool size.
           async () => {
             const claims = ssoClaims(directIndex++ + 1_000_000);

@@ -46,7 +46,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   // still run for every request.
   const sharedList =
     app.config.CATALOG_CACHE_MS > 0
-      ? new SharedAnswers<string>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 1_000, now: () => app.clock().getTime() })
+      ? new SharedAnswers<Buffer>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 1_000, now: () => app.clock().getTime() })
       : null;
 
   app.get(
@@ -78,9 +78,9 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!sharedList || viewer.kind !== 'api-key') return answer();
       const q = request.query;
       const key = JSON.stringify([q.page, q.limit, q.search?.trim(), q.categoryId, q.courseId, q.sortBy]);
-      // Serialized through the route's response schema once, then sent as is.
-      const body = await sharedList.get(key, async () => reply.serialize(await answer()) as string);
-      // A JSON string with a JSON content type is sent by Fastify as is (not serialized again).
+      // Serialized through the route's response schema once and kept as UTF-8 bytes, then sent
+      // as is (Fastify sends a Buffer untouched; the content type says it is JSON).
+      const body = await sharedList.get(key, async () => Buffer.from(reply.serialize(await answer()) as string));
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );

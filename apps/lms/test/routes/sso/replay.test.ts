@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { purgeUsedTokenIds } from '../../../src/domain/partner-tokens.js';
 import { buildTestApp } from '../../helpers/app.js';
+import { countQueries } from '../../helpers/query-counter.js';
 import { callback, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 
 // A token works once: its jti is recorded atomically (unique insert), on PGlite or PostgreSQL
@@ -65,4 +66,37 @@ t.test('the used jti is kept until exp + tolerance, then purged', async (t) => {
   t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length, 1, 'kept while the token could still pass');
   await purgeUsedTokenIds(app.db, new Date((NOW_S + 151) * 1000));
   t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length, 0, 'purged once it cannot');
+});
+
+t.test('a sign-in costs 2 statements for a returning member and 3 for a new one; the jti and the session are one', async (t) => {
+  const counter = countQueries(app.db);
+  t.teardown(() => counter.restore());
+  const statements = async (token: string) => {
+    counter.reset();
+    const res = await callback(app, token);
+    t.equal(res.status, 302);
+    // The occasional purge of expired token ids is not part of a sign-in.
+    return counter.statements.filter((s) => !/^\s*delete from "used_token_ids"/i.test(s));
+  };
+  const claims = { email: 'counted@example.test', membershipId: 'M-COUNTED' };
+  const first = await statements(ssoToken(key, 'replay.test', NOW_S, claims));
+  t.equal(first.length, 3, `new member: ${first.length} statements (find, create, token + session)`);
+  const again = await statements(ssoToken(key, 'replay.test', NOW_S, claims));
+  t.equal(again.length, 2, `returning member, nothing changed: ${again.length} statements (find, token + session)`);
+  t.match(again[1], /insert into "used_token_ids".*insert into "sessions".*from spent/is, 'the jti is spent and the session opened by one statement');
+});
+
+t.test('a deactivated member is refused before the token is spent', async (t) => {
+  const email = 'paused@example.test';
+  const token = ssoToken(key, 'replay.test', NOW_S, { email, membershipId: 'M-PAUSED' });
+  t.equal((await callback(app, token)).status, 302);
+  await app.db.update(users).set({ isActive: false }).where(eq(users.email, email));
+  const fresh = ssoToken(key, 'replay.test', NOW_S, { email, membershipId: 'M-PAUSED', jti: 'paused-second' });
+  const refused = await callback(app, fresh);
+  t.equal(refused.reason, 'member_inactive');
+  t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'paused-second'))).length, 0, 'not spent');
+  await app.db.update(users).set({ isActive: true }).where(eq(users.email, email));
+  t.equal((await callback(app, fresh)).status, 302, 'reactivated within the token lifetime: the same token signs in');
+  t.equal((await callback(app, fresh)).reason, 'Token has already been used.', 'once');
+  t.equal(await sessionsOf(email), 2);
 });
