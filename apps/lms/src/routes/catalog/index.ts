@@ -43,10 +43,11 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   // storefront asks for the same few pages over and over, so one serialized answer per page is
   // shared by all keys for CATALOG_CACHE_MS. Sessions are never served from it (their answers
   // carry the learner's progress or the teacher's drafts). Authentication and the rate limit
-  // still run for every request.
+  // still run for every request. At most 256 answers (a few MB; at worst ~100 MB of 100-course
+  // pages) are held, only those made in the last CATALOG_CACHE_MS.
   const sharedList =
     app.config.CATALOG_CACHE_MS > 0
-      ? new SharedAnswers<Buffer>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 1_000, now: () => app.clock().getTime() })
+      ? new SharedAnswers<Buffer>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 256, now: () => app.clock().getTime() })
       : null;
 
   app.get(
