@@ -25,20 +25,26 @@ export function databasePartnerDirectory(db: Db): PartnerDirectory {
 }
 
 /**
- * Records a token id as used. True for the first use only: the insert is one statement with
- * ON CONFLICT DO NOTHING on (issuer, jti), so N concurrent uses of one token see exactly one
- * `true`, whatever the number of LMS instances sharing the database. The row is kept until
+ * The statement that spends a token id: an insert with ON CONFLICT DO NOTHING on (issuer, jti)
+ * that returns a row for the first use only, so N concurrent uses of one token see exactly one
+ * row, whatever the number of LMS instances sharing the database. The row is kept until
  * `keepUntil` (the token's exp plus the clock tolerance); expired rows are purged now and then.
+ * Run on its own by claimTokenId, or inside a bigger statement (the SSO session, sessions.ts).
  */
+export function spendTokenId(db: Db, issuer: string, jti: string, keepUntil: Date) {
+  return db.insert(usedTokenIds).values({ issuer, jti, expiresAt: keepUntil }).onConflictDoNothing().returning({ jti: usedTokenIds.jti });
+}
+
+/** Records a token id as used: true for its first use only (see spendTokenId). */
 export async function claimTokenId(db: Db, issuer: string, jti: string, keepUntil: Date, now: Date): Promise<boolean> {
-  const inserted = await db
-    .insert(usedTokenIds)
-    .values({ issuer, jti, expiresAt: keepUntil })
-    .onConflictDoNothing()
-    .returning({ jti: usedTokenIds.jti });
-  // Opportunistic purge: about one use in fifty clears rows whose token can no longer be used.
-  if (inserted.length > 0 && Math.random() < 0.02) await purgeUsedTokenIds(db, now);
+  const inserted = await spendTokenId(db, issuer, jti, keepUntil);
+  if (inserted.length > 0) await purgeNowAndThen(db, now);
   return inserted.length > 0;
+}
+
+/** Opportunistic purge after a token is spent: about one use in fifty clears the rows whose token can no longer be used. */
+export async function purgeNowAndThen(db: Db, now: Date): Promise<void> {
+  if (Math.random() < 0.02) await purgeUsedTokenIds(db, now);
 }
 
 export async function purgeUsedTokenIds(db: Db, now: Date): Promise<number> {

@@ -1,5 +1,5 @@
 import { type Db, generateSessionToken, sessions, users } from '@lms/db';
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq, gt, type SQLWrapper, sql } from 'drizzle-orm';
 
 export interface SessionUser {
   tokenHash: string;
@@ -9,17 +9,41 @@ export interface SessionUser {
   expiresAt: Date;
 }
 
-/** Opens a server-side session; returns the clear token for the cookie (stored only hashed). */
-export async function createSession(
-  db: Db,
-  userId: string,
-  now: Date,
-  ttlMs: number,
-): Promise<{ token: string; tokenHash: string; expiresAt: Date }> {
+export interface NewSession {
+  /** The clear token, for the cookie only (the database keeps its hash). */
+  token: string;
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+function newSession(now: Date, ttlMs: number): NewSession {
   const { token, tokenHash } = generateSessionToken();
-  const expiresAt = new Date(now.getTime() + ttlMs);
-  await db.insert(sessions).values({ tokenHash, userId, createdAt: now, lastSeenAt: now, expiresAt });
-  return { token, tokenHash, expiresAt };
+  return { token, tokenHash, expiresAt: new Date(now.getTime() + ttlMs) };
+}
+
+/** Opens a server-side session; returns the clear token for the cookie (stored only hashed). */
+export async function createSession(db: Db, userId: string, now: Date, ttlMs: number): Promise<NewSession> {
+  const session = newSession(now, ttlMs);
+  await db.insert(sessions).values({ tokenHash: session.tokenHash, userId, createdAt: now, lastSeenAt: now, expiresAt: session.expiresAt });
+  return session;
+}
+
+/**
+ * Opens a session only if `spend` spends something (a Drizzle query builder that returns a row when it does:
+ * spendTokenId, for a partner token), both in one statement: one commit, never one without the
+ * other. Null when nothing was spent (a replayed token).
+ */
+export async function createSessionSpending(db: Db, spend: SQLWrapper, userId: string, now: Date, ttlMs: number): Promise<NewSession | null> {
+  const session = newSession(now, ttlMs);
+  const at = now.toISOString();
+  // Drizzle renders an embedded query builder in parentheses: `with spent as (insert …)`.
+  const opened = await db.execute(sql`
+    with spent as ${spend}
+    insert into ${sessions} (token_hash, user_id, created_at, last_seen_at, expires_at)
+    select ${session.tokenHash}, ${userId}, ${at}::timestamptz, ${at}::timestamptz, ${session.expiresAt.toISOString()}::timestamptz
+    from spent
+    returning token_hash`);
+  return opened.rows.length === 1 ? session : null;
 }
 
 /** The session's user, if the session exists, has not expired and the user is active. */

@@ -1,7 +1,8 @@
-import { type Db, generateSessionToken, sessions, usedTokenIds, users } from '@lms/db';
+import { type Db, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
 import { and, desc, eq, or, sql } from 'drizzle-orm';
-import { purgeUsedTokenIds } from './partner-tokens.js';
+import { purgeNowAndThen, spendTokenId } from './partner-tokens.js';
+import { createSessionSpending } from './sessions.js';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
 export class SsoFailure extends Error {
@@ -47,29 +48,17 @@ export async function signInMember(
     if (err instanceof SsoFailure && err.reason === 'member_inactive') return { outcome: 'refused', reason: err.reason };
     throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
   }
-  const { token, tokenHash } = generateSessionToken();
-  const expiresAt = new Date(now.getTime() + sessionTtlMs);
-  let opened: boolean;
+  let session;
   try {
-    const result = await db.execute(sql`
-      with spent as (
-        insert into ${usedTokenIds} (issuer, jti, expires_at)
-        values (${claims.issuer}, ${claims.jti}, ${claims.keepTokenUntil.toISOString()}::timestamptz)
-        on conflict do nothing
-        returning jti
-      )
-      insert into ${sessions} (token_hash, user_id, created_at, last_seen_at, expires_at)
-      select ${tokenHash}, ${user.id}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz
-      from spent
-      returning token_hash`);
-    opened = result.rows.length === 1;
+    const spend = spendTokenId(db, claims.issuer, claims.jti, claims.keepTokenUntil);
+    session = await createSessionSpending(db, spend, user.id, now, sessionTtlMs);
   } catch (err) {
     throw new SsoFailure('session_creation_failed', { cause: err });
   }
-  if (!opened) return { outcome: 'replayed' };
-  // Now and then: clear token ids that can no longer be used.
-  if (Math.random() < 0.02) await purgeUsedTokenIds(db, now).catch(() => {});
-  return { outcome: 'signed-in', userId: user.id, session: { token, expiresAt } };
+  if (!session) return { outcome: 'replayed' };
+  // A failed purge does not undo the sign-in; the next one tries again.
+  await purgeNowAndThen(db, now).catch(() => {});
+  return { outcome: 'signed-in', userId: user.id, session };
 }
 
 /**
@@ -87,9 +76,9 @@ export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<Ss
       // Matched by e-mail: link the partner identity unless the user already belongs to another
       // partner (their membershipId is that partner's, and is forwarded to its APIs).
       const link = existing.issuer === null || existing.issuer === claims.issuer;
-      const linked = !link || (existing.issuer === claims.issuer && existing.membershipId === claims.membershipId);
+      const alreadyLinked = existing.issuer === claims.issuer && existing.membershipId === claims.membershipId;
       // A returning member whose tier and identity are unchanged costs no write.
-      if (existing.tier !== claims.tier || !linked) {
+      if (existing.tier !== claims.tier || (link && !alreadyLinked)) {
         await db
           .update(users)
           .set({ tier: claims.tier, ...(link ? { issuer: claims.issuer, membershipId: claims.membershipId } : {}) })
