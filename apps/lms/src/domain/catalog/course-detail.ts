@@ -2,7 +2,7 @@ import type { CourseDetail, CourseDetailWithAnswers, QuestionWithAnswers, Questi
 import { MAX_ID } from '@lms/contracts';
 import { categories, chapters, courses, type Db, modules, questions, quizzes, users } from '@lms/db';
 import { and, asc, eq, ne } from 'drizzle-orm';
-import { categoryOf, groupBy, publicQuestionColumns, questionOrder } from './course-summaries.js';
+import { categoryOf, groupBy, publicQuestionColumns, questionOrder } from './public-fields.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView =
