@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-// @ts-expect-error -- the example partner backend is plain JavaScript, written to be copied.
-import { createPartnerBackend } from '@lms/example-partner-backend';
-import { partners, users } from '@lms/db';
+import { users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
-import { startGateway, startLms } from './helpers/services.js';
+import { startDemoPartner, startLms } from './helpers/services.js';
 
 // The whole SSO chain with real HTTP servers on the loopback and a browser-like cookie jar:
 // partner backend → gateway 302 → LMS /sso/verify 307 → callback 302 (cookie) → /dashboard.
@@ -39,26 +33,7 @@ function browser() {
 
 t.test('a member goes from the partner site to the LMS dashboard', async (t) => {
   const lms = await startLms(t);
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'e2e-partner-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-
-  // The gateway needs the partner's entry; the partner needs the gateway's URL: start the gateway
-  // listening first, on a partners file that names the LMS.
-  const gateway = await startGateway(t, [{ iss: 'demo-partner.local', allowedIps: ['127.0.0.1/32', '::1/128'], lmsUrl: lms.url }]);
-  const gatewayUrl = await gateway.listen({ port: 0, host: '127.0.0.1' });
-
-  const quiet = { info() {}, warn() {}, error() {} };
-  const { server } = await createPartnerBackend({ dataDir, issuer: 'demo-partner.local', gatewayUrl, log: quiet });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const partnerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  // The operator registers the partner with its JWKS URL (as `lms-admin partner add --jwks-url`).
-  await lms.db.db.insert(partners).values({
-    issuer: 'demo-partner.local',
-    name: 'Demo Partner',
-    jwksUrl: `${partnerUrl}/.well-known/jwks.json`,
-  });
+  const { partnerUrl } = await startDemoPartner(t, lms.url, lms.db.db);
 
   const b = browser();
   const login = await b.get(

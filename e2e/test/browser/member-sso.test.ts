@@ -1,14 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-// @ts-expect-error -- the example partner backend is plain JavaScript, written to be copied.
-import { createPartnerBackend } from '@lms/example-partner-backend';
-import { categories, chapterCompletions, chapters, courses, enrollments, modules, partners, questions, quizzes, users } from '@lms/db';
+import { categories, chapterCompletions, chapters, courses, enrollments, modules, questions, quizzes, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { freePort, makeTeacher, startGateway, startLms } from '../helpers/services.js';
+import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
 
 // A member in a real browser: the partner's login form → gateway → LMS SSO → dashboard →
 // catalog search → a course page, which shows modules and chapters but no answer key.
@@ -73,16 +67,7 @@ t.test('a member signs in through the partner and browses the catalog', async (t
     explanation: SECRET_ANSWER,
   });
 
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'e2e-partner-'));
-  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const gateway = await startGateway(t, [{ iss: 'demo-partner.local', allowedIps: ['127.0.0.1/32', '::1/128'], lmsUrl }]);
-  const gatewayUrl = await gateway.listen({ port: 0, host: '127.0.0.1' });
-  const quiet = { info() {}, warn() {}, error() {} };
-  const { server } = await createPartnerBackend({ dataDir, issuer: 'demo-partner.local', gatewayUrl, log: quiet });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const partnerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await db.insert(partners).values({ issuer: 'demo-partner.local', name: 'Demo Partner', jwksUrl: `${partnerUrl}/.well-known/jwks.json` });
+  const { partnerUrl } = await startDemoPartner(t, lmsUrl, db);
 
   const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });

@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+// @ts-expect-error -- the example partner backend is plain JavaScript, written to be copied.
+import { createPartnerBackend } from '@lms/example-partner-backend';
 import { buildGateway, type GatewayApp } from '@lms/gateway/app';
 import { testConfig as gatewayTestConfig, type GatewayConfig } from '@lms/gateway/config';
 import { buildApp, type LmsApp } from '@lms/lms/app';
@@ -64,6 +66,27 @@ export async function startGateway(t: Test, entries: PartnerEntry[], config: Par
     await rm(dir, { recursive: true, force: true });
   });
   return app;
+}
+
+/**
+ * The demo partner's whole edge, as an operator sets it up: a listening gateway whose partners
+ * file names the LMS (started first: the partner needs its URL), the example partner backend
+ * (its own signing key in a temp directory), and the partner registered in the LMS with its JWKS
+ * URL (as `lms-admin partner add --jwks-url`). Returns where the browser starts: the partner.
+ */
+export async function startDemoPartner(t: Test, lmsUrl: string, db: Db): Promise<{ partnerUrl: string; gatewayUrl: string }> {
+  const iss = 'demo-partner.local';
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'e2e-partner-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const gateway = await startGateway(t, [{ iss, allowedIps: ['127.0.0.1/32', '::1/128'], lmsUrl }]);
+  const gatewayUrl = await gateway.listen({ port: 0, host: '127.0.0.1' });
+  const quiet = { info() {}, warn() {}, error() {} };
+  const { server } = await createPartnerBackend({ dataDir, issuer: iss, gatewayUrl, log: quiet });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const partnerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await db.insert(partners).values({ issuer: iss, name: 'Demo Partner', jwksUrl: `${partnerUrl}/.well-known/jwks.json` });
+  return { partnerUrl, gatewayUrl };
 }
 
 export interface Partner {
