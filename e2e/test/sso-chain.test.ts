@@ -1,4 +1,4 @@
-import { users } from '@lms/db';
+import { identities, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { startDemoPartner, startLms } from './helpers/services.js';
@@ -61,7 +61,8 @@ t.test('a member goes from the partner site to the LMS dashboard', async (t) => 
   t.match(html, 'IAI-000123');
 
   const [user] = await lms.db.db.select().from(users).where(eq(users.email, 'siti.rahma@example.org'));
-  t.match(user, { name: 'Siti Rahma', tier: 'anggota', membershipId: 'IAI-000123', issuer: 'demo-partner.local', role: 'student' });
+  t.match(user, { name: 'Siti Rahma', tier: 'anggota', membershipId: 'IAI-000123', role: 'student' });
+  t.match(await lms.db.db.select().from(identities).where(eq(identities.userId, user!.id)), [{ issuer: 'demo-partner.local', membershipId: 'IAI-000123' }]);
 
   // The same link again is a replay: refused, no new session.
   const replay = await b.get(callbackUrl);

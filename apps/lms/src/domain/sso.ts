@@ -1,6 +1,6 @@
-import { type Db, users } from '@lms/db';
+import { type Db, identities, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
-import { and, desc, eq, or, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { purgeNowAndThen, spendTokenId } from './partner-tokens.js';
 import { createSessionSpending } from './sessions.js';
 
@@ -8,7 +8,7 @@ import { createSessionSpending } from './sessions.js';
 export class SsoFailure extends Error {
   override name = 'SsoFailure';
   constructor(
-    readonly reason: 'member_inactive' | 'account_creation_failed' | 'session_creation_failed',
+    readonly reason: 'member_inactive' | 'email_in_use' | 'account_creation_failed' | 'session_creation_failed',
     options?: { cause?: unknown },
   ) {
     super(reason, options);
@@ -45,7 +45,9 @@ export async function signInMember(
   try {
     user = await findOrCreateSsoUser(db, claims);
   } catch (err) {
-    if (err instanceof SsoFailure && err.reason === 'member_inactive') return { outcome: 'refused', reason: err.reason };
+    if (err instanceof SsoFailure && (err.reason === 'member_inactive' || err.reason === 'email_in_use')) {
+      return { outcome: 'refused', reason: err.reason };
+    }
     throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
   }
   let session;
@@ -62,56 +64,79 @@ export async function signInMember(
 }
 
 /**
- * The user a verified SSO token stands for (DESIGN §5): matched by (issuer, membershipId),
- * then by e-mail (case-insensitive), created otherwise. `name` is used only when creating (the
- * e-mail's local part when absent); the tier is updated on every sign-in. Throws SsoFailure
- * `member_inactive` for a user an operator deactivated.
+ * The user a verified SSO token stands for (DESIGN §5, "Identity on SSO"). A token from partner
+ * X reaches an existing account only through an identity of X, (X, membershipId): the one X's
+ * first token created, or one an operator linked. Without one, a new student account is created
+ * with its identity, unless the token's e-mail already belongs to an account (another partner's
+ * member, a local or staff account): that is refused with `email_in_use` and nothing is changed.
+ * `name` is used only when creating (the e-mail's local part when absent); the tier follows
+ * `sub` on every sign-in through the identity. Throws SsoFailure `member_inactive` for a user an
+ * operator deactivated.
  */
 export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<SsoUser> {
   const email = claims.email.toLowerCase();
   for (let attempt = 0; attempt < 3; attempt += 1) {
-    const existing = await findSsoUser(db, claims.issuer, claims.membershipId, email);
-    if (existing) {
-      if (!existing.isActive) throw new SsoFailure('member_inactive');
-      // Matched by e-mail: link the partner identity unless the user already belongs to another
-      // partner (their membershipId is that partner's, and is forwarded to its APIs).
-      const link = existing.issuer === null || existing.issuer === claims.issuer;
-      const alreadyLinked = existing.issuer === claims.issuer && existing.membershipId === claims.membershipId;
-      // A returning member whose tier and identity are unchanged costs no write.
-      if (existing.tier !== claims.tier || (link && !alreadyLinked)) {
-        await db
-          .update(users)
-          .set({ tier: claims.tier, ...(link ? { issuer: claims.issuer, membershipId: claims.membershipId } : {}) })
-          .where(eq(users.id, existing.id));
-      }
-      return { id: existing.id, isActive: true };
+    const found = await findSsoUser(db, claims.issuer, claims.membershipId, email);
+    if (found?.byIdentity) {
+      if (!found.isActive) throw new SsoFailure('member_inactive');
+      // A returning member whose tier is unchanged costs no write.
+      if (found.tier !== claims.tier) await db.update(users).set({ tier: claims.tier }).where(eq(users.id, found.id));
+      return { id: found.id, isActive: true };
     }
-    const [created] = await db
-      .insert(users)
-      .values({
-        email,
-        name: claims.name ?? email.slice(0, email.lastIndexOf('@')),
-        role: 'student',
-        tier: claims.tier,
-        membershipId: claims.membershipId,
-        issuer: claims.issuer,
-      })
-      // A concurrent first sign-in of the same person may have created the row: look again.
-      .onConflictDoNothing()
-      .returning({ id: users.id });
-    if (created) return { id: created.id, isActive: true };
+    // The e-mail is another account's, and this partner has no identity on it.
+    if (found) throw new SsoFailure('email_in_use');
+    const created = await createMember(db, claims, email);
+    if (created) return { id: created, isActive: true };
+    // A concurrent first sign-in (same identity or same e-mail) won the race: look again.
   }
   throw new SsoFailure('account_creation_failed');
 }
 
-/** The member by (issuer, membershipId), else by e-mail: one statement, the identity match first. */
+/**
+ * The account behind (issuer, membershipId), else the account holding the e-mail: one statement,
+ * two index lookups, the identity first. `byIdentity` false means only the e-mail matched.
+ */
 async function findSsoUser(db: Db, issuer: string, membershipId: string, email: string) {
-  const byIdentity = and(eq(users.issuer, issuer), eq(users.membershipId, membershipId));
-  const [found] = await db
-    .select({ id: users.id, isActive: users.isActive, issuer: users.issuer, membershipId: users.membershipId, tier: users.tier })
-    .from(users)
-    .where(or(byIdentity, eq(users.email, email)))
-    .orderBy(desc(sql`coalesce(${byIdentity}, false)`))
-    .limit(1);
-  return found ?? null;
+  const { rows } = await db.execute<{ id: string; isActive: boolean; tier: SsoClaims['tier'] | null; byIdentity: boolean }>(sql`
+    select u.id, u.is_active as "isActive", u.tier, true as "byIdentity"
+    from ${identities} i join ${users} u on u.id = i.user_id
+    where i.issuer = ${issuer} and i.membership_id = ${membershipId}
+    union all
+    select u.id, u.is_active, u.tier, false from ${users} u where u.email = ${email}
+    order by "byIdentity" desc
+    limit 1`);
+  return rows[0] ?? null;
+}
+
+/**
+ * A new student account with its identity, in one statement (both or neither). Null when a
+ * concurrent sign-in took the e-mail or the identity first (the caller looks again).
+ */
+async function createMember(db: Db, claims: SsoClaims, email: string): Promise<string | null> {
+  try {
+    const { rows } = await db.execute<{ userId: string }>(sql`
+      with created as (
+        insert into ${users} (email, name, role, tier, membership_id)
+        values (${email}, ${claims.name ?? email.slice(0, email.lastIndexOf('@'))}, 'student', ${claims.tier}, ${claims.membershipId})
+        on conflict do nothing
+        returning id
+      )
+      insert into ${identities} (issuer, membership_id, user_id, origin)
+      select ${claims.issuer}, ${claims.membershipId}, id, 'sso' from created
+      returning user_id as "userId"`);
+    return rows[0]?.userId ?? null;
+  } catch (err) {
+    // The identity was created by a concurrent first sign-in with another e-mail: nothing of this
+    // statement was kept.
+    if (isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+/** PostgreSQL's unique_violation (23505), whether the driver's error comes bare or wrapped by Drizzle. */
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth += 1) {
+    if (e.code === '23505') return true;
+  }
+  return false;
 }

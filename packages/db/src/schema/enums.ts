@@ -8,3 +8,5 @@ export const enrollmentType = pgEnum('enrollment_type', ['code', 'open', 'approv
 /** Where a quiz hangs: on a chapter, on a module, or the course's final exam. */
 export const quizScope = pgEnum('quiz_scope', ['chapter', 'module', 'final']);
 export const purchaseStatus = pgEnum('purchase_status', ['pending', 'paid', 'refunded']);
+/** How an SSO identity came to be: the partner's first token ('sso') or an operator's link ('operator'). */
+export const identityOrigin = pgEnum('identity_origin', ['sso', 'operator']);

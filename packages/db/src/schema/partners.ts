@@ -1,5 +1,6 @@
 import { relations, sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { institutions } from './people.js';
 import { timestamps, tstz } from './timestamps.js';
 
 /** A partner organisation allowed to sign its members in (SSO) and create courses. */
@@ -31,6 +32,27 @@ export const partnerKeys = pgTable(
     createdAt: tstz().notNull().defaultNow(),
   },
   (t) => [uniqueIndex('partner_keys_partner_kid_key').on(t.partnerId, t.kid)],
+);
+
+/**
+ * The institutions a partner serves (DESIGN §5, "Partners and institutions"): a partner creates
+ * courses only for these, bound by an operator (`lms-admin partner add|bind --institution`).
+ */
+export const partnerInstitutions = pgTable(
+  'partner_institutions',
+  {
+    partnerId: integer()
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    institutionId: integer()
+      .notNull()
+      .references(() => institutions.id, { onDelete: 'cascade' }),
+    createdAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'partner_institutions_pkey', columns: [t.partnerId, t.institutionId] }),
+    index('partner_institutions_institution_idx').on(t.institutionId),
+  ],
 );
 
 /** Token ids already used, kept until the token's expiry (+ skew) so a token works once. */
@@ -66,6 +88,12 @@ export const idempotencyKeys = pgTable(
 
 export const partnersRelations = relations(partners, ({ many }) => ({
   keys: many(partnerKeys),
+  institutions: many(partnerInstitutions),
+}));
+
+export const partnerInstitutionsRelations = relations(partnerInstitutions, ({ one }) => ({
+  partner: one(partners, { fields: [partnerInstitutions.partnerId], references: [partners.id] }),
+  institution: one(institutions, { fields: [partnerInstitutions.institutionId], references: [institutions.id] }),
 }));
 
 export const partnerKeysRelations = relations(partnerKeys, ({ one }) => ({

@@ -1,6 +1,6 @@
 import { relations, sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { userRole, userTier } from './enums.js';
+import { boolean, index, integer, pgTable, primaryKey, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { identityOrigin, userRole, userTier } from './enums.js';
 import { timestamps, tstz } from './timestamps.js';
 
 export const institutions = pgTable('institutions', {
@@ -21,19 +21,43 @@ export const users = pgTable(
     role: userRole().notNull().default('student'),
     institutionId: integer().references(() => institutions.id, { onDelete: 'set null' }),
     tier: userTier(),
+    /**
+     * The member number shown on the profile and certificates (the spec stores it "on the user"):
+     * the membershipId of the token that created the account. Sign-in never matches on it: a
+     * partner reaches an account only through one of the account's identities (identities table).
+     */
     membershipId: text(),
-    /** `iss` of the partner the user first came from through SSO; null for local users. */
-    issuer: text(),
     isActive: boolean().notNull().default(true),
     ...timestamps,
   },
   (t) => [
     uniqueIndex('users_email_key').on(t.email),
-    // SSO matches a returning member by (issuer, membershipId) first.
-    uniqueIndex('users_issuer_membership_key')
-      .on(t.issuer, t.membershipId)
-      .where(sql`${t.issuer} is not null and ${t.membershipId} is not null`),
     index('users_institution_idx').on(t.institutionId),
+  ],
+);
+
+/**
+ * A person's SSO identities (DESIGN §5): (issuer, membershipId) is who a partner's token names,
+ * and the only way a token reaches an account. An account may hold several identities, at most
+ * one per partner. `origin` says how the identity came to be: created by the partner's first
+ * token for a new account ('sso'), or linked by an operator (`lms-admin user link`), which is
+ * the only way a staff account, or any account that existed before, is reached through SSO.
+ * No foreign key to partners: a partner removed and registered again finds its members again.
+ */
+export const identities = pgTable(
+  'identities',
+  {
+    issuer: text().notNull(),
+    membershipId: text().notNull(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    origin: identityOrigin().notNull(),
+    createdAt: tstz().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: 'identities_pkey', columns: [t.issuer, t.membershipId] }),
+    uniqueIndex('identities_user_issuer_key').on(t.userId, t.issuer),
   ],
 );
 
@@ -79,6 +103,11 @@ export const usersRelations = relations(users, ({ one, many }) => ({
   institution: one(institutions, { fields: [users.institutionId], references: [institutions.id] }),
   sessions: many(sessions),
   apiKeys: many(apiKeys),
+  identities: many(identities),
+}));
+
+export const identitiesRelations = relations(identities, ({ one }) => ({
+  user: one(users, { fields: [identities.userId], references: [users.id] }),
 }));
 
 export const sessionsRelations = relations(sessions, ({ one }) => ({

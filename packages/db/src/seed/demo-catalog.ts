@@ -15,11 +15,17 @@ export const DEMO_PARTNER = {
 export const DEMO_TEACHER_EMAIL = 'teacher@demo.lms';
 export const DEMO_API_KEY_NAME = 'Demo key (seed)';
 
+/**
+ * The demo staff. Staff accounts are reached through SSO only by an operator's link (DESIGN §5);
+ * the seed links each one to the demo partner under `partnerMembershipId`, as
+ * `lms-admin user link --email <e> --iss demo-partner.local --membership-id <id>` would, so the
+ * README's walk-through can sign in as a teacher through the demo partner.
+ */
 export const DEMO_STAFF = [
-  { email: DEMO_TEACHER_EMAIL, name: 'Budi Santoso, S.E., M.Ak.', role: 'teacher' },
-  { email: 'teacher2@demo.lms', name: 'Dr. Rina Wijaya, M.Kes.', role: 'teacher' },
-  { email: 'admin@demo.lms', name: 'Admin Demo', role: 'admin' },
-  { email: 'superadmin@demo.lms', name: 'Super Admin Demo', role: 'super_admin' },
+  { email: DEMO_TEACHER_EMAIL, name: 'Budi Santoso, S.E., M.Ak.', role: 'teacher', partnerMembershipId: 'STAFF-001' },
+  { email: 'teacher2@demo.lms', name: 'Dr. Rina Wijaya, M.Kes.', role: 'teacher', partnerMembershipId: 'STAFF-002' },
+  { email: 'admin@demo.lms', name: 'Admin Demo', role: 'admin', partnerMembershipId: 'STAFF-003' },
+  { email: 'superadmin@demo.lms', name: 'Super Admin Demo', role: 'super_admin', partnerMembershipId: 'STAFF-004' },
 ] as const;
 
 export const DEMO_CATEGORIES = [
@@ -114,7 +120,7 @@ export interface DemoStudent {
   name: string;
   tier: 'anggota' | 'umum' | 'mahasiswa';
   membershipId: string;
-  /** Came through the demo partner's SSO. */
+  /** Came through the demo partner's SSO: has an identity of the demo partner. Others are local accounts. */
   viaPartner: boolean;
 }
 

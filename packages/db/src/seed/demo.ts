@@ -10,8 +10,10 @@ import {
   chapters,
   courses,
   enrollments,
+  identities,
   institutions,
   modules,
+  partnerInstitutions,
   partners,
   purchases,
   questions,
@@ -95,7 +97,6 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
           institutionId: DEMO_INSTITUTION.id,
           tier: s.tier,
           membershipId: s.membershipId,
-          issuer: s.viaPartner ? DEMO_PARTNER.issuer : null,
         })),
       )
       .onConflictDoNothing({ target: users.email })
@@ -108,9 +109,36 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
     const userId = new Map(people.map((p) => [p.email, p.id]));
     const teacherIds = { 1: userId.get(DEMO_STAFF[0].email)!, 2: userId.get(DEMO_STAFF[1].email)! };
 
-    // Partner.
+    // Partner, bound to the demo institution, with the SSO identities of its members and the
+    // operator's links to the demo staff.
     const partnerRows = await tx.insert(partners).values({ ...DEMO_PARTNER }).onConflictDoNothing().returning({ id: partners.id });
     count('partners', partnerRows.length);
+    const [partner] = await tx.select({ id: partners.id }).from(partners).where(eq(partners.issuer, DEMO_PARTNER.issuer));
+    const bound = await tx
+      .insert(partnerInstitutions)
+      .values({ partnerId: partner!.id, institutionId: DEMO_INSTITUTION.id })
+      .onConflictDoNothing()
+      .returning({ partnerId: partnerInstitutions.partnerId });
+    count('partner_institutions', bound.length);
+    const identityRows = await tx
+      .insert(identities)
+      .values([
+        ...DEMO_STUDENTS.filter((s) => s.viaPartner).map((s) => ({
+          issuer: DEMO_PARTNER.issuer,
+          membershipId: s.membershipId,
+          userId: userId.get(s.email)!,
+          origin: 'sso' as const,
+        })),
+        ...DEMO_STAFF.map((s) => ({
+          issuer: DEMO_PARTNER.issuer,
+          membershipId: s.partnerMembershipId,
+          userId: userId.get(s.email)!,
+          origin: 'operator' as const,
+        })),
+      ])
+      .onConflictDoNothing()
+      .returning({ userId: identities.userId });
+    count('identities', identityRows.length);
 
     // Categories.
     const catRows = await tx.insert(categories).values([...DEMO_CATEGORIES]).onConflictDoNothing().returning({ id: categories.id });
