@@ -180,9 +180,15 @@ async function fillExtras(handle: DbHandle, teacherId: string): Promise<number> 
       select user_id, course_id, now() - make_interval(days => id % 60) from enrollments where id % 100 = 7
       on conflict do nothing`);
     await tx.execute(sql`
-      insert into users (email, name, role, tier, membership_id, issuer)
-      select 'bench-ret-' || g || '@bench.test', 'Anggota Kembali ' || g, 'student', 'anggota', 'bench-ret-' || g, ${BENCH_ISSUER}
-      from generate_series(1, ${RETURNING_USERS}::int) g
+      with created as (
+        insert into users (email, name, role, tier, membership_id)
+        select 'bench-ret-' || g || '@bench.test', 'Anggota Kembali ' || g, 'student', 'anggota', 'bench-ret-' || g
+        from generate_series(1, ${RETURNING_USERS}::int) g
+        on conflict do nothing
+        returning id, membership_id
+      )
+      insert into identities (issuer, membership_id, user_id, origin)
+      select ${BENCH_ISSUER}, membership_id, id, 'sso' from created
       on conflict do nothing`);
     return courseId;
   });

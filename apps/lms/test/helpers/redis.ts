@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Test } from 'tap';
+import { tcpProxy } from './tcp-proxy.js';
 
 /** The Redis the tests may use (TEST_REDIS_URL, default the machine's local one). */
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -31,37 +32,11 @@ export async function closedPort(): Promise<number> {
 }
 
 /**
- * A TCP pass-through to the test Redis on a fixed local port, which the test can cut (every
- * connection dropped, port closed) and restore, to play a Redis outage and its end.
+ * A TCP proxy (./tcp-proxy.ts) in front of the test Redis, which the test can cut, stall and
+ * restore, to play a Redis outage and its end. `url()` is where the app should connect.
  */
 export async function redisProxy(t: Test) {
-  const net = await import('node:net');
   const target = new URL(testRedisUrl);
-  const sockets = new Set<import('node:net').Socket>();
-  let server: import('node:net').Server | null = null;
-  let port = 0;
-
-  async function start() {
-    server = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 6379), target.hostname);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-        s.on('error', () => s.destroy());
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
-  }
-  async function stop() {
-    if (!server) return;
-    const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
-    for (const s of sockets) s.destroy();
-    await closing;
-    server = null;
-  }
-  await start();
-  t.teardown(stop);
-  return { url: () => `redis://127.0.0.1:${port}`, stop, start };
+  const proxy = await tcpProxy(t, { host: target.hostname, port: Number(target.port || 6379) });
+  return { url: () => `redis://127.0.0.1:${proxy.port}`, stop: proxy.cut, start: proxy.restore, proxy };
 }
