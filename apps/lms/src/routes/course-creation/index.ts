@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
-import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedPartnerToken, verifyPartnerToken } from '@lms/partner-auth';
+import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedBearerToken, verifyPartnerToken } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
@@ -11,7 +11,7 @@ import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '..
 declare module 'fastify' {
   interface FastifyRequest {
     /** The verified bearer token of the partner calling through the gateway. */
-    partnerToken?: VerifiedPartnerToken;
+    partnerToken?: VerifiedBearerToken;
   }
 }
 
