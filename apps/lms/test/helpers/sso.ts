@@ -1,7 +1,7 @@
 import { createHmac, KeyObject, randomUUID, sign as rsaSign, constants as cryptoConstants } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Db, partnerKeys, partners } from '@lms/db';
+import { type Db, partnerInstitutions, partnerKeys, partners } from '@lms/db';
 import { GATEWAY_PROOF_PARAM, signGatewayProof } from '@lms/partner-auth';
 import { exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { Test } from 'tap';
@@ -28,10 +28,10 @@ export function withKid(key: PartnerKey, kid: string): PartnerKey {
   return { ...key, kid, publicJwk: { ...key.publicJwk, kid } };
 }
 
-/** Registers a partner; PEM keys become partner_keys rows. */
+/** Registers a partner; PEM keys become partner_keys rows; `institutionIds` are bound to it (as `partner bind`). */
 export async function registerPartner(
   db: Db,
-  fields: { issuer: string; jwksUrl?: string | null; pemKeys?: PartnerKey[]; isActive?: boolean },
+  fields: { issuer: string; jwksUrl?: string | null; pemKeys?: PartnerKey[]; isActive?: boolean; institutionIds?: number[] },
 ): Promise<number> {
   const [row] = await db
     .insert(partners)
@@ -39,6 +39,9 @@ export async function registerPartner(
     .returning({ id: partners.id });
   for (const key of fields.pemKeys ?? []) {
     await db.insert(partnerKeys).values({ partnerId: row!.id, kid: key.kid, publicKeyPem: key.publicPem });
+  }
+  for (const institutionId of fields.institutionIds ?? []) {
+    await db.insert(partnerInstitutions).values({ partnerId: row!.id, institutionId });
   }
   return row!.id;
 }
