@@ -3,7 +3,7 @@
  * bench-only rows the seed does not make), reused while the sizes match. What was filled is kept
  * in a `bench_meta` table of that database (not part of the app's schema; the bench owns the database).
  */
-import { apiKeys, createDb, type DbHandle, generateApiKey, migrate, partnerKeys, partners } from '@lms/db';
+import { apiKeys, createDb, type DbHandle, generateApiKey, migrate, partnerInstitutions, partnerKeys, partners } from '@lms/db';
 import { seedSynthetic, type SyntheticSize } from '@lms/db/seed';
 import { eq, sql } from 'drizzle-orm';
 import { exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
@@ -12,6 +12,8 @@ import pg from 'pg';
 /** Bumped when the bench-only fill changes, so older databases are filled again. */
 const EXTRAS_VERSION = 1;
 export const BENCH_ISSUER = 'bench-partner.test';
+/** The synthetic seed's institution: its teacher's, and the one the bench partner creates courses for. */
+export const BENCH_INSTITUTION_ID = 1;
 export const RETURNING_USERS = 500;
 export const BENCH_POST_CODE = 'bench-post';
 
@@ -222,5 +224,7 @@ export async function prepareRun(handle: DbHandle, teacherId: string, keyCount: 
     .returning({ id: partners.id });
   await db.delete(partnerKeys).where(eq(partnerKeys.partnerId, partner!.id));
   await db.insert(partnerKeys).values({ partnerId: partner!.id, kid, publicKeyPem: await exportSPKI(publicKey) });
+  // The course-creation scenario creates for the synthetic teacher's institution (1): bound, as `partner bind` does.
+  await db.insert(partnerInstitutions).values({ partnerId: partner!.id, institutionId: BENCH_INSTITUTION_ID }).onConflictDoNothing();
   return { apiKeys: keys.map((k) => k.key), apiKeyHashes: keys.map((k) => k.keyHash), privateKey, kid };
 }

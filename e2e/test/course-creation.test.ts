@@ -13,9 +13,9 @@ const PARTNER_IP = '203.0.113.10';
 t.test('course creation through the gateway', async (t) => {
   const lms = await startLms(t);
   const db = lms.db.db;
-  const partner = await registerPemPartner(db, 'univ.example');
-  const other = await registerPemPartner(db, 'assoc.example');
   const { institutionId, teacherId } = await makeTeacher(db);
+  const partner = await registerPemPartner(db, 'univ.example', [institutionId]);
+  const other = await registerPemPartner(db, 'assoc.example', [institutionId]);
   const gateway = await startGateway(t, [
     { iss: partner.iss, allowedIps: [`${PARTNER_IP}/32`], lmsUrl: lms.url },
     { iss: other.iss, allowedIps: ['198.51.100.0/24'], lmsUrl: lms.url },
@@ -75,10 +75,14 @@ t.test('course creation through the gateway', async (t) => {
     t.equal(detail.json().course.isPublished, false);
   });
 
-  await t.test('defaults: enrollmentType code, type self_paced, price 0', async (t) => {
+  await t.test('defaults: enrollmentType code, type self_paced, price 0; dates and cover are strings', async (t) => {
     const res = await post({ institutionId, teacherId, name: 'Minimal' });
     t.equal(res.statusCode, 201, res.body);
-    t.match(res.json().course, { enrollmentType: 'code', type: 'self_paced', price: '0.00', courseCode: '', startDate: null });
+    const course = res.json().course;
+    t.match(course, { enrollmentType: 'code', type: 'self_paced', price: '0.00', courseCode: '', coverPicture: '' });
+    // As the catalog list reports a course without dates: start = creation time, end = start.
+    t.equal(course.startDate, course.createdAt);
+    t.equal(course.endDate, course.createdAt);
   });
 
   await t.test('each body rule is a 400 naming the field', async (t) => {
@@ -106,26 +110,41 @@ t.test('course creation through the gateway', async (t) => {
     t.equal(await courseCount(), before, 'nothing created');
   });
 
-  await t.test('teacher and institution rules are 422', async (t) => {
-    const { institutionId: otherInstitution } = await makeTeacher(db);
-    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-      ['unknown institution', { ...valid(), institutionId: 999_999 }, /institution/],
-      ['unknown teacher', { ...valid(), teacherId: 'nobody' }, /no such user/],
-      ['teacher of another institution', { ...valid(), institutionId: otherInstitution }, /does not belong/],
+  await t.test("the partner's rights: an unbound institution, a teacher of another institution are 403 naming the institution", async (t) => {
+    const { institutionId: unbound, teacherId: unboundTeacher } = await makeTeacher(db);
+    const before = await courseCount();
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['an institution not bound to the partner', { ...valid(), institutionId: unbound, teacherId: unboundTeacher }, `Partner univ.example may not create courses for institution ${unbound}`],
+      ['an unknown institution', { ...valid(), institutionId: 999_999 }, 'Partner univ.example may not create courses for institution 999999'],
+      ['a teacher of another institution', { ...valid(), teacherId: unboundTeacher }, `teacherId ${unboundTeacher} is not an active teacher of institution ${institutionId}`],
+      ['an unknown teacher', { ...valid(), teacherId: 'nobody' }, `teacherId nobody is not an active teacher of institution ${institutionId}`],
     ];
-    for (const [label, body, message] of cases) {
+    for (const [label, body, error] of cases) {
       const res = await post(body);
-      t.equal(res.statusCode, 422, label);
-      t.match(res.json(), { success: false, error: message }, label);
+      t.equal(res.statusCode, 403, label);
+      t.same(res.json(), { success: false, error }, label);
     }
+    t.equal(await courseCount(), before, 'nothing created');
   });
 
-  await t.test('token and IP errors, as for SSO, in the catalog error shape', async (t) => {
+  await t.test("token kinds: a member's sign-in token is refused for course creation (401 with the reason)", async (t) => {
+    const before = await courseCount();
+    const ssoToken = await partner.sign({ sub: 'member', email: 'member@univ.example', membershipId: 'M-1' });
+    const res = await post(valid(), { token: ssoToken });
+    t.equal(res.statusCode, 401);
+    t.same(res.json(), {
+      success: false,
+      error: 'This is a sign-in (SSO) token: it carries "email" or "membershipId". Course creation needs a bearer token without them.',
+    });
+    t.equal(await courseCount(), before, 'nothing created');
+  });
+
+  await t.test('token and IP errors in the catalog error shape: 401 for any token problem, 403 for the IP', async (t) => {
     const noIss = await partner.sign({ iss: undefined });
     const cases: Array<[string, Awaited<ReturnType<typeof post>>, number, string | RegExp]> = [
-      ['no Authorization', await post(valid(), { token: null }), 400, 'token is required'],
-      ['malformed token', await post(valid(), { token: 'not-a-jwt' }), 400, 'invalid token format'],
-      ['no iss', await post(valid(), { token: noIss }), 400, 'missing issuer (iss) claim'],
+      ['no Authorization', await post(valid(), { token: null }), 401, 'token is required'],
+      ['malformed token', await post(valid(), { token: 'not-a-jwt' }), 401, 'invalid token format'],
+      ['no iss', await post(valid(), { token: noIss }), 401, 'missing issuer (iss) claim'],
       ['unknown issuer', await post(valid(), { token: await partner.sign({ iss: 'stranger.example' }) }), 401, 'unknown issuer: stranger.example'],
       ['IP not allowed', await post(valid(), { ip: '192.0.2.1' }), 403, 'IP 192.0.2.1 is not whitelisted for issuer univ.example'],
       ['partner A token from partner B IP', await post(valid(), { token: await other.sign(), ip: PARTNER_IP }), 403, /not whitelisted for issuer assoc.example/],

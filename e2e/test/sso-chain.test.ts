@@ -42,11 +42,13 @@ t.test('a member goes from the partner site to the LMS dashboard', async (t) => 
   t.equal(login.status, 302, 'the partner answers the browser with the gateway\'s Location');
   const atLms = login.headers.get('location')!;
   t.match(atLms, `${lms.url}/sso/verify?token=`);
+  t.match(atLms, /&proof=\d+\.[\w-]{43}$/, "with the gateway's proof");
 
   const verify = await b.get(atLms);
   t.equal(verify.status, 307);
   const callbackUrl = new URL(verify.headers.get('location')!, lms.url).toString();
   t.match(callbackUrl, `${lms.url}/api/auth/sso/callback?token=`);
+  t.equal(new URL(callbackUrl).searchParams.get('proof'), new URL(atLms).searchParams.get('proof'), 'the LMS carries the proof along');
 
   const callback = await b.get(callbackUrl);
   t.equal(callback.status, 302);
@@ -68,4 +70,41 @@ t.test('a member goes from the partner site to the LMS dashboard', async (t) => 
   const replay = await b.get(callbackUrl);
   t.equal(replay.status, 307);
   t.match(replay.headers.get('location'), /^\/sign-in\?error=invalid_token/);
+});
+
+t.test("a valid partner token sent straight to the LMS, without the gateway's proof, is refused", async (t) => {
+  const lms = await startLms(t);
+  const { partnerUrl } = await startDemoPartner(t, lms.url, lms.db.db);
+
+  // A real token of the partner: the one its backend just got through the gateway, taken out of
+  // the Location (as anyone who sees the URL could) and sent to the LMS without the proof.
+  const b = browser();
+  const login = await b.get(`${partnerUrl}/login?${new URLSearchParams({ email: 'budi@example.org', membershipId: 'IAI-000777', tier: 'member' })}`);
+  const viaGateway = new URL(login.headers.get('location')!);
+  t.ok(viaGateway.searchParams.get('proof'), "the gateway's Location carries a proof");
+  const token = viaGateway.searchParams.get('token')!;
+
+  const straight = await b.get(`${lms.url}/sso/verify?${new URLSearchParams({ token })}`);
+  t.equal(straight.status, 307);
+  const callback = await b.get(new URL(straight.headers.get('location')!, lms.url).toString());
+  t.equal(callback.status, 307, 'refused: back to the sign-in page');
+  const refused = new URL(callback.headers.get('location')!, lms.url);
+  t.equal(refused.pathname, '/sign-in');
+  t.equal(refused.searchParams.get('error'), 'invalid_token');
+  t.equal(refused.searchParams.get('reason'), 'The sign-in did not come through the gateway: no gateway proof.');
+  t.equal(b.cookiesOf(lms.url).size, 0, 'no session cookie');
+  t.equal((await lms.db.db.select().from(users).where(eq(users.email, 'budi@example.org'))).length, 0, 'no account created');
+
+  // With another token's proof (a real one, from an earlier sign-in through the gateway): refused too.
+  const other = new URL(
+    (await b.get(`${partnerUrl}/login?${new URLSearchParams({ email: 'ani@example.org', membershipId: 'IAI-000778', tier: 'member' })}`)).headers.get('location')!,
+  );
+  const borrowed = await b.get(`${lms.url}/api/auth/sso/callback?${new URLSearchParams({ token, proof: other.searchParams.get('proof')! })}`);
+  t.match(new URL(borrowed.headers.get('location')!, lms.url).searchParams.get('reason'), /does not match this token/);
+
+  // The same token as the gateway handed it on still signs in: the refusals spent nothing.
+  const verify = await b.get(viaGateway.toString());
+  const signedIn = await b.get(new URL(verify.headers.get('location')!, lms.url).toString());
+  t.equal(signedIn.status, 302);
+  t.equal(signedIn.headers.get('location'), '/dashboard');
 });

@@ -15,6 +15,8 @@ export interface GatewayDeps {
   logger?: FastifyServerOptions['logger'];
   /** How PARTNERS_FILE changes are picked up (tests shorten the waits). */
   partnersWatch?: Omit<PartnersPluginOptions, 'file'>;
+  /** The clock (the SSO proof's expiry); injected so tests control it. */
+  clock?: () => Date;
 }
 
 /** Builds the gateway. Only server.ts listens. */
@@ -30,6 +32,7 @@ export async function buildGateway(deps: GatewayDeps) {
   }).withTypeProvider<ZodTypeProvider>();
 
   app.decorate('gatewayConfig', config);
+  app.decorate('gatewayClock', deps.clock ?? (() => new Date()));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
@@ -49,6 +52,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Named apart from the LMS's `config`: both augment FastifyInstance in tests that run both. */
     gatewayConfig: GatewayConfig;
+    /** The gateway's clock (named apart from the LMS's `clock` for the same reason). */
+    gatewayClock: () => Date;
   }
 }
 

@@ -13,7 +13,10 @@ const Env = z.object({
   PARTNERS_FILE: optional(z.string()).default('partners.json'),
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated; empty: none. */
   TRUST_PROXY: optional(z.string()).default(''),
-  /** Sent to the LMS with forwarded partner calls; the LMS refuses them without it. */
+  /**
+   * Shared with the LMS: sent with forwarded partner calls, and the key of the proof that an SSO
+   * sign-in came through here. Unset: SSO and course creation are refused (503).
+   */
   GATEWAY_SECRET: optional(z.string().min(16)),
   /** How long a forwarded call may wait for the LMS before the gateway answers 504. */
   UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
@@ -45,6 +48,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return { ...parsed.data, trustProxy };
 }
 
+/** The secret testConfig() shares with the LMS's testConfig(), as a deployment would. */
+export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
+
+/** A configuration for tests: the defaults, a GATEWAY_SECRET, and the overrides. */
 export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...loadConfig({ LOG_LEVEL: 'silent' }), ...overrides };
+  return { ...loadConfig({ LOG_LEVEL: 'silent', GATEWAY_SECRET: TEST_GATEWAY_SECRET }), ...overrides };
 }

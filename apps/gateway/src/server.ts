@@ -37,6 +37,9 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  if (!config.GATEWAY_SECRET) {
+    app.log.warn('GATEWAY_SECRET is not set: SSO (/sso/verify) and course creation (POST /api/courses) are refused with 503');
+  }
   await app.listen({ port: config.PORT, host: config.HOST });
   console.log(`\n  Gateway ready at ${config.PUBLIC_URL}\n`);
 }

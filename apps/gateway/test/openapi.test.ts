@@ -18,10 +18,11 @@ t.test('the gateway OpenAPI document describes /sso/verify with every answer', a
   const verify = doc.paths['/sso/verify']?.get;
   t.ok(verify, '/sso/verify is documented');
   t.match(verify.parameters, [{ in: 'query', name: 'token', schema: { type: 'string' } }]);
-  t.same(Object.keys(verify.responses).sort(), ['302', '400', '401', '403']);
+  t.same(Object.keys(verify.responses).sort(), ['302', '400', '401', '403', '503']);
+  t.match(verify.responses['302'].headers.Location.description, /proof/);
   t.match(verify.responses['302'].headers.Location, { schema: { type: 'string' } });
   t.notOk(verify.responses['302'].content, 'the redirect has no body');
-  for (const status of ['400', '401', '403']) {
+  for (const status of ['400', '401', '403', '503']) {
     t.same(verify.responses[status].content['application/json'].schema, { $ref: '#/components/schemas/GatewayErrorResponse' });
   }
   t.match(verify.responses['400'].description, /token is required.*invalid token format.*missing issuer \(iss\) claim/s);

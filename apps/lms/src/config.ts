@@ -25,7 +25,10 @@ const Env = z.object({
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
   TRUST_PROXY: optional(z.string()).default(''),
   SESSION_TTL_HOURS: optional(z.coerce.number().positive().max(24 * 90)).default(24 * 7),
-  /** The credential the gateway adds when it forwards partner calls. Unset: those calls are refused. */
+  /**
+   * Shared with the gateway: the credential it adds to forwarded partner calls, and the key of its
+   * proof that an SSO sign-in came through it. Unset: SSO and course creation are refused.
+   */
   GATEWAY_SECRET: optional(z.string().min(16)),
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
   /**
@@ -64,9 +67,13 @@ export function invocationDir(env: Record<string, string | undefined> = process.
   return env.INIT_CWD || process.cwd();
 }
 
-/** A configuration for tests and tools: the defaults, with overrides. */
+/** The GATEWAY_SECRET of testConfig(): tests sign the gateway's SSO proof and credential with it. */
+export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
+
+/** A configuration for tests and tools: the defaults, a GATEWAY_SECRET, with overrides. */
 export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
   // Tests change data between requests and look at the result at once: no shared catalog answers
   // unless a test asks for them (test/routes/catalog/shared-list.test.ts).
-  return { ...loadConfig({ LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false', CATALOG_CACHE_MS: '0' }), ...overrides };
+  const env = { LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false', CATALOG_CACHE_MS: '0', GATEWAY_SECRET: TEST_GATEWAY_SECRET };
+  return { ...loadConfig(env), ...overrides };
 }

@@ -23,6 +23,10 @@ async function main() {
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
 
   const app = await buildApp({ config, db, ownsDb: true });
+  if (!config.GATEWAY_SECRET) {
+    // Said once at start, where the operator looks: every sign-in and course creation will fail.
+    app.log.warn('GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused (set the same value on the LMS and the gateway)');
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {

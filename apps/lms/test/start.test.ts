@@ -70,9 +70,11 @@ t.test('first start on the embedded database migrates, seeds and shows the demo 
   const file = join(dataDir, 'demo-api-key.txt');
   t.equal((await readFile(file, 'utf8')).trim(), key, 'and kept in the data directory');
   t.equal((await stat(file)).mode & 0o777, 0o600, 'readable by the owner only');
+  t.match(first.banner, /"level":40,.*"msg":"GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused/, 'without GATEWAY_SECRET: a warning at start');
 
-  const second = await startAndStop(env);
+  const second = await startAndStop({ ...env, GATEWAY_SECRET: 'start-test-gateway-secret' });
   t.equal(second.exitCode, 0);
+  t.notMatch(second.banner, 'GATEWAY_SECRET is not set', 'with it: no warning');
   t.notMatch(second.banner, 'Empty database', 'data kept: no second seed');
   t.equal(KEY.exec(second.banner)?.[0], key, 'the same key is shown again');
 

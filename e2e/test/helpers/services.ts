@@ -9,7 +9,7 @@ import { buildGateway, type GatewayApp } from '@lms/gateway/app';
 import { testConfig as gatewayTestConfig, type GatewayConfig } from '@lms/gateway/config';
 import { buildApp, type LmsApp } from '@lms/lms/app';
 import { testConfig as lmsTestConfig, type LmsConfig } from '@lms/lms/config';
-import { type Db, institutions, partnerKeys, partners, users } from '@lms/db';
+import { type Db, institutions, partnerInstitutions, partnerKeys, partners, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import type { Test } from 'tap';
@@ -96,18 +96,23 @@ export interface Partner {
   sign(claims?: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
 }
 
-/** Registers a partner with a PEM public key in the LMS database and returns its signer. */
-export async function registerPemPartner(db: Db, iss: string): Promise<Partner> {
+/**
+ * Registers a partner with a PEM public key in the LMS database, bound to `institutionIds` (as
+ * `lms-admin partner add --public-key ... --institution <id>`), and returns its signer. Its
+ * tokens are course-creation (bearer) tokens unless a test adds `email` and `membershipId`.
+ */
+export async function registerPemPartner(db: Db, iss: string, institutionIds: number[] = []): Promise<Partner> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const kid = `${iss}-key-1`;
   const [row] = await db.insert(partners).values({ issuer: iss, name: iss }).returning({ id: partners.id });
   await db.insert(partnerKeys).values({ partnerId: row!.id, kid, publicKeyPem: await exportSPKI(publicKey) });
+  for (const institutionId of institutionIds) await db.insert(partnerInstitutions).values({ partnerId: row!.id, institutionId });
   return {
     iss,
     kid,
     async sign(claims = {}, header = {}) {
       const now = Math.floor(Date.now() / 1000);
-      const payload: Record<string, unknown> = { iss, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID(), ...claims };
+      const payload: Record<string, unknown> = { iss, aud: 'terang.ai', sub: 'course-sync', iat: now, exp: now + 300, jti: randomUUID(), ...claims };
       // A claim given as undefined is left out of the token.
       for (const [name, value] of Object.entries(payload)) if (value === undefined) delete payload[name];
       return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid, ...header }).sign(privateKey);
@@ -115,7 +120,7 @@ export async function registerPemPartner(db: Db, iss: string): Promise<Partner> 
   };
 }
 
-/** An institution and a teacher of it. */
+/** An institution and a teacher of it (bind it to a partner with registerPemPartner's `institutionIds`). */
 export async function makeTeacher(db: Db): Promise<{ institutionId: number; teacherId: string }> {
   const [institution] = await db.insert(institutions).values({ name: 'E2E Institute' }).returning({ id: institutions.id });
   const [teacher] = await db

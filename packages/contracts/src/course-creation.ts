@@ -39,7 +39,10 @@ export const CreateCourseBody = z
   .meta({ id: 'CreateCourseBody' });
 export type CreateCourseBody = z.output<typeof CreateCourseBody>;
 
-/** The created course record of the spec. Dates and coverPicture are null when not given. */
+/**
+ * The created course record of the spec, with its types: `coverPicture`, `startDate` and
+ * `endDate` are always strings, settled as the catalog list settles them.
+ */
 export const CreatedCourse = z
   .object({
     id: z.number().int(),
@@ -47,11 +50,11 @@ export const CreatedCourse = z
     name: z.string(),
     teacherId: z.string(),
     courseCode: z.string(),
-    coverPicture: z.string().nullable(),
+    coverPicture: z.string().describe('The cover picture as given; an empty string when none was given.'),
     currency: z.string(),
     description: z.string(),
-    startDate: z.iso.datetime().nullable(),
-    endDate: z.iso.datetime().nullable(),
+    startDate: z.iso.datetime().describe('The start as given; without one, the creation time (as the catalog list reports it).'),
+    endDate: z.iso.datetime().describe('The end as given; without one, the start date above (as the catalog list reports it).'),
     enrollmentType: z.string(),
     instructor: z.string(),
     isPurchasable: z.boolean(),

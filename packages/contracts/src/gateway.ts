@@ -23,7 +23,10 @@ export const SsoVerifyRedirect = z.null().meta({
     Location: {
       type: 'string',
       format: 'uri',
-      description: '`{lmsUrl}/sso/verify?token=<url-encoded token>`, lmsUrl being the partner\'s registered LMS host',
+      description:
+        '`{lmsUrl}/sso/verify?token=<url-encoded token>&proof=<gateway proof>`, lmsUrl being the partner\'s registered ' +
+        'LMS host. The proof (`<exp>.<HMAC>`, valid 120 s, bound to this token) shows the LMS that the token came ' +
+        'through the gateway; the LMS refuses a sign-in without it. Nothing for the partner to do but forward the URL as is.',
     },
     'Cache-Control': { type: 'string', const: 'no-store', description: 'Never cached: the URL carries a token' },
   },
@@ -45,5 +48,8 @@ export const SsoVerifyResponses = {
   403: gatewayError(
     '`IP <ip> is not whitelisted for issuer <iss>`: the caller (the TCP peer, or the client named by a trusted proxy) ' +
       'is not in the partner\'s allowlist. An IPv4-mapped IPv6 caller is shown and matched as IPv4.',
+  ),
+  503: gatewayError(
+    '`SSO is not configured on this gateway (GATEWAY_SECRET is not set)`: the gateway cannot prove the sign-in to the LMS',
   ),
 } as const;

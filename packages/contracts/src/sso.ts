@@ -9,6 +9,13 @@ export const SsoTokenQuery = z.object({
     .union([z.string(), z.array(z.string())])
     .optional()
     .describe('The partner-signed RS256 JWT (see the spec: SSO JWT)'),
+  proof: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe(
+      "The gateway's proof that the token came through it (`<exp>.<HMAC>`, bound to the token, valid 120 s), as the " +
+        "gateway's redirect gave it. Without a valid one the sign-in is refused.",
+    ),
 });
 
 /** The codes of `/sign-in?error=` (DESIGN §5). */

@@ -35,4 +35,12 @@ export const Reasons = {
   subject: (allowed: readonly string[]) => `The "sub" claim must be one of: ${allowed.join(', ')}.`,
   missingEmail: 'missing_email',
   missingMembershipId: 'missing_membership_id',
+  /** A bearer (course-creation) token's `sub` names the partner's calling system: any non-empty string. */
+  bearerSubject: 'The "sub" claim must name the calling system (1 to 100 characters).',
+  /** Token kinds (DESIGN §5, "Token purposes"): a sign-in token is not a course-creation credential. */
+  ssoTokenAsBearer:
+    'This is a sign-in (SSO) token: it carries "email" or "membershipId". Course creation needs a bearer token without them.',
+  /** SSO only through the gateway (DESIGN §5): the callback's refusals, `invalid_token`. */
+  notThroughGateway: (detail: string) => `The sign-in did not come through the gateway: ${detail}.`,
+  gatewayNotConfigured: 'SSO is refused: GATEWAY_SECRET is not configured on this LMS.',
 } as const;

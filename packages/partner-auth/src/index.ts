@@ -1,6 +1,7 @@
 export * from './constants.js';
 export * from './unverified.js';
 export * from './errors.js';
+export * from './gateway-proof.js';
 export * from './logger.js';
 export * from './jwks-cache.js';
 export * from './key-registry.js';

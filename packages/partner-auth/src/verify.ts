@@ -17,8 +17,12 @@ import type { PartnerKeyRegistry } from './key-registry.js';
 import { decodeJsonObject } from './unverified.js';
 
 /**
- * What a token is used for. Both share the header rules, the key lookup, `iss`, `aud`, `sub`,
- * `iat`, `exp`, `jti` and the lengths; a sign-in (`sso`) also needs `email` and `membershipId`.
+ * What a token is used for (DESIGN §5, "Token purposes"). Both kinds share the header rules, the
+ * key lookup, `iss`, `aud`, `iat`, `exp`, `jti` and the lengths. A sign-in (`sso`) token carries
+ * `email` and `membershipId` and a member tier in `sub` (the spec). A course-creation (`bearer`)
+ * token carries neither `email` nor `membershipId`, and its `sub` names the partner's calling
+ * system (any non-empty string). Each kind is refused where the other is expected, so a member
+ * who sees their sign-in token cannot create courses with it.
  */
 export type TokenPurpose = 'sso' | 'bearer';
 
@@ -31,23 +35,35 @@ export interface VerifyPartnerTokenOptions {
   clockToleranceSeconds?: number;
 }
 
-/** A token that passed every rule. */
-export interface VerifiedPartnerToken {
+/** What every verified partner token has. */
+interface VerifiedTokenBase {
   issuer: string;
   kid: string;
-  subject: PartnerSubject;
-  /** The LMS pricing tier `sub` maps to (member → anggota). */
-  tier: LmsTier;
-  /** Present for `sso` tokens; for `bearer` only when the partner sent one. */
-  email?: string;
-  name?: string;
-  membershipId?: string;
   jti: string;
   /** Unix seconds. */
   issuedAt: number;
   /** Unix seconds. */
   expiresAt: number;
 }
+
+/** A sign-in (SSO) token that passed every rule. */
+export interface VerifiedSsoToken extends VerifiedTokenBase {
+  subject: PartnerSubject;
+  /** The LMS pricing tier `sub` maps to (member → anggota). */
+  tier: LmsTier;
+  email: string;
+  membershipId: string;
+  name?: string;
+}
+
+/** A course-creation (bearer) token that passed every rule. */
+export interface VerifiedBearerToken extends VerifiedTokenBase {
+  /** `sub`: the partner's name for its calling system, not a member tier. */
+  subject: string;
+}
+
+/** The name the LMS's sign-in code knows a verified SSO token by. */
+export type VerifiedPartnerToken = VerifiedSsoToken;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -102,13 +118,19 @@ function checkHeader(header: Record<string, unknown>): { kid: string } {
 /**
  * Verifies a partner's token: size, format, header, issuer, key (by `kid`, among that issuer's
  * keys only), RS256 signature, audience, expiry (with the clock tolerance), `iat` not in the
- * future, lifetime <= 5 minutes, then every claim's type, length and value. Throws
- * PartnerTokenError with the reason to show; returns the claims the caller needs.
+ * future, lifetime <= 5 minutes, then every claim's type, length and value, and the rules of
+ * the token's kind (`purpose`). Throws PartnerTokenError with the reason to show; returns the
+ * claims the caller needs.
  *
  * Replay (`jti` already used) is the caller's to check, with its own store: it must remember
  * the `jti` until `expiresAt + clockTolerance`.
  */
-export async function verifyPartnerToken(token: string, options: VerifyPartnerTokenOptions): Promise<VerifiedPartnerToken> {
+export async function verifyPartnerToken(token: string, options: VerifyPartnerTokenOptions & { purpose: 'sso' }): Promise<VerifiedSsoToken>;
+export async function verifyPartnerToken(
+  token: string,
+  options: VerifyPartnerTokenOptions & { purpose: 'bearer' },
+): Promise<VerifiedBearerToken>;
+export async function verifyPartnerToken(token: string, options: VerifyPartnerTokenOptions): Promise<VerifiedSsoToken | VerifiedBearerToken> {
   const tolerance = options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS;
   // Size first: nothing of an oversized token is decoded or looked up.
   const { header, payload } = decodePartnerToken(token);
@@ -151,39 +173,39 @@ export async function verifyPartnerToken(token: string, options: VerifyPartnerTo
   if (expiresAt <= issuedAt) invalid('"exp" claim must be after "iat"');
 
   const subject = checkString('claim', 'sub', verified.sub);
-  if (!(PARTNER_SUBJECTS as string[]).includes(subject)) invalid(Reasons.subject(PARTNER_SUBJECTS));
   const jti = checkString('claim', 'jti', verified.jti);
   if (jti.length === 0) invalid('"jti" claim must not be empty');
+  const base: VerifiedTokenBase = { issuer, kid, jti, issuedAt, expiresAt };
 
-  const claims: VerifiedPartnerToken = {
-    issuer,
-    kid,
-    subject: subject as PartnerSubject,
-    tier: TIER_BY_SUBJECT[subject as PartnerSubject],
-    jti,
-    issuedAt,
-    expiresAt,
-  };
+  if (options.purpose === 'bearer') {
+    // Present at all, whatever the value: a bearer token carries neither.
+    if (verified.email !== undefined || verified.membershipId !== undefined) invalid(Reasons.ssoTokenAsBearer);
+    if (subject.trim().length === 0) invalid(Reasons.bearerSubject);
+    return { ...base, subject };
+  }
 
+  if (!(PARTNER_SUBJECTS as string[]).includes(subject)) invalid(Reasons.subject(PARTNER_SUBJECTS));
+  let name: string | undefined;
   if (verified.name !== undefined && verified.name !== null) {
-    const name = checkString('claim', 'name', verified.name).trim();
-    if (name) claims.name = name;
+    name = checkString('claim', 'name', verified.name).trim() || undefined;
   }
-  const email = verified.email === undefined || verified.email === null || verified.email === '' ? undefined : verified.email;
-  if (email !== undefined) {
-    const value = checkString('claim', 'email', email);
-    if (!/^[^\s@]+@[^\s@]+$/.test(value)) invalid('"email" claim is not an e-mail address');
-    claims.email = value;
-  }
+  const email =
+    verified.email === undefined || verified.email === null || verified.email === '' ? undefined : checkString('claim', 'email', verified.email);
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) invalid('"email" claim is not an e-mail address');
   const membershipId =
     verified.membershipId === undefined || verified.membershipId === null || verified.membershipId === ''
       ? undefined
-      : verified.membershipId;
-  if (membershipId !== undefined) claims.membershipId = checkString('claim', 'membershipId', membershipId);
+      : checkString('claim', 'membershipId', verified.membershipId);
+  if (email === undefined) throw new PartnerTokenError('sso_failed', Reasons.missingEmail);
+  if (membershipId === undefined) throw new PartnerTokenError('sso_failed', Reasons.missingMembershipId);
 
-  if (options.purpose === 'sso') {
-    if (claims.email === undefined) throw new PartnerTokenError('sso_failed', Reasons.missingEmail);
-    if (claims.membershipId === undefined) throw new PartnerTokenError('sso_failed', Reasons.missingMembershipId);
-  }
+  const claims: VerifiedSsoToken = {
+    ...base,
+    subject: subject as PartnerSubject,
+    tier: TIER_BY_SUBJECT[subject as PartnerSubject],
+    email,
+    membershipId,
+  };
+  if (name) claims.name = name;
   return claims;
 }

@@ -7,6 +7,7 @@ import {
   PartnerKeyRegistry,
   type PartnerRecord,
   PartnerTokenError,
+  Reasons,
   verifyPartnerToken,
 } from '../src/index.js';
 
@@ -40,11 +41,41 @@ const sign = (claims: Record<string, unknown>, kid = 'k1') =>
 t.test('a bearer token needs no email or membershipId; an sso token does', async (t) => {
   const token = await sign({});
   const bearer = await verifyPartnerToken(token, { purpose: 'bearer', registry, now });
-  t.match(bearer, { issuer: 'p.test', kid: 'k1', subject: 'member', tier: 'anggota' });
-  t.equal(bearer.email, undefined);
+  t.match(bearer, { issuer: 'p.test', kid: 'k1', subject: 'member' });
+  t.notOk('tier' in bearer, 'a bearer token has no member tier');
   await t.rejects(verifyPartnerToken(token, { purpose: 'sso', registry, now }), { code: 'sso_failed', reason: 'missing_email' });
   const full = await verifyPartnerToken(await sign({ email: 'a@b.test', membershipId: 'M1', name: ' Ana ' }), { purpose: 'sso', registry, now });
-  t.match(full, { email: 'a@b.test', membershipId: 'M1', name: 'Ana' });
+  t.match(full, { email: 'a@b.test', membershipId: 'M1', name: 'Ana', tier: 'anggota' });
+});
+
+t.test('token kinds: a sign-in token is refused as a bearer token, whatever email and membershipId hold', async (t) => {
+  const reason = Reasons.ssoTokenAsBearer;
+  for (const claims of [
+    { email: 'a@b.test', membershipId: 'M1' },
+    { email: 'a@b.test' },
+    { membershipId: 'M1' },
+    { email: '' },
+    { membershipId: null },
+  ]) {
+    await t.rejects(verifyPartnerToken(await sign(claims), { purpose: 'bearer', registry, now }), { code: 'invalid_token', reason }, JSON.stringify(claims));
+  }
+});
+
+t.test("a bearer token's sub names the calling system; an sso token's sub must be a tier", async (t) => {
+  const system = await sign({ sub: 'course-sync' });
+  t.match(await verifyPartnerToken(system, { purpose: 'bearer', registry, now }), { subject: 'course-sync' });
+  t.match(await verifyPartnerToken(await sign({ sub: 's'.repeat(100) }), { purpose: 'bearer', registry, now }), { subject: 's'.repeat(100) });
+  await t.rejects(verifyPartnerToken(await sign({ sub: 's'.repeat(101) }), { purpose: 'bearer', registry, now }), {
+    code: 'invalid_token',
+    reason: '"sub" claim is longer than 100 characters',
+  });
+  await t.rejects(verifyPartnerToken(await sign({ sub: ' ' }), { purpose: 'bearer', registry, now }), { code: 'invalid_token', reason: Reasons.bearerSubject });
+  await t.rejects(verifyPartnerToken(await sign({ sub: 7 }), { purpose: 'bearer', registry, now }), { code: 'invalid_token', reason: '"sub" claim must be a string' });
+  // The same system token at a sign-in: its sub is no tier.
+  await t.rejects(verifyPartnerToken(await sign({ sub: 'course-sync', email: 'a@b.test', membershipId: 'M1' }), { purpose: 'sso', registry, now }), {
+    code: 'invalid_token',
+    reason: 'The "sub" claim must be one of: member, umum, mahasiswa.',
+  });
 });
 
 t.test('bearer tokens follow the same header and claim rules', async (t) => {

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import { GATEWAY_PROOF_TTL_SECONDS, signGatewayProof, verifyGatewayProof } from '@lms/partner-auth';
 import { buildGateway } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
+import { TEST_GATEWAY_SECRET, testConfig } from '../../src/config.js';
 import { logCapture, rawToken, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 const PARTNERS = {
@@ -13,9 +14,24 @@ const PARTNERS = {
 
 const verify = (token: string) => `/sso/verify?token=${encodeURIComponent(token)}`;
 
+const NOW = new Date('2026-11-22T10:00:00Z');
+const NOW_S = NOW.getTime() / 1000;
+/** The Location the gateway gives at NOW: the partner's LMS, the token, and the gateway's proof for it. */
+const lmsVerify = (lmsUrl: string, token: string) =>
+  `${lmsUrl}/sso/verify?${new URLSearchParams({ token, proof: signGatewayProof(TEST_GATEWAY_SECRET, token, NOW_S) })}`;
+
+/** A Location given by a gateway on the real clock: the LMS's /sso/verify with the token and a proof valid now. */
+function checkLocation(t: Test, location: string | null | undefined, lmsUrl: string, token: string) {
+  t.ok(location?.startsWith(`${lmsUrl}/sso/verify?`), `to ${lmsUrl}/sso/verify`);
+  const params = new URL(location!).searchParams;
+  t.equal(params.get('token'), token);
+  t.match(verifyGatewayProof(TEST_GATEWAY_SECRET, token, params.get('proof'), Date.now() / 1000), { ok: true }, 'with a valid proof');
+}
+
 t.test('GET /sso/verify without a trusted proxy', async (t) => {
   const file = await writePartnersFile(t, PARTNERS);
-  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file }), logger: false });
+  let now = NOW;
+  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file }), logger: false, clock: () => now });
   t.teardown(() => app.close());
   const tokenA = await signPartnerToken('partner-a.example');
   const tokenB = await signPartnerToken('partner-b.example');
@@ -36,16 +52,29 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
     t.notOk(res.headers.location);
   };
 
-  t.test('a registered partner calling from its allowlist is sent to its LMS with the token', async (t) => {
+  t.test('a registered partner calling from its allowlist is sent to its LMS with the token and the proof', async (t) => {
     const res = await call(verify(tokenA));
     t.equal(res.statusCode, 302);
-    t.equal(res.headers.location, `http://lms-a.example:3000/sso/verify?token=${encodeURIComponent(tokenA)}`);
+    t.equal(res.headers.location, lmsVerify('http://lms-a.example:3000', tokenA));
     t.equal(res.headers['cache-control'], 'no-store');
     t.equal(res.body, '');
 
     const b = await call(verify(tokenB), '198.51.100.23');
     t.equal(b.statusCode, 302);
-    t.equal(b.headers.location, `https://lms-b.example/base/sso/verify?token=${encodeURIComponent(tokenB)}`, 'path prefix kept');
+    t.equal(b.headers.location, lmsVerify('https://lms-b.example/base', tokenB), 'path prefix kept');
+  });
+
+  t.test('the proof is bound to the token and lives 120 s from the redirect', async (t) => {
+    const res = await call(verify(tokenA));
+    const proof = new URL(res.headers.location as string).searchParams.get('proof')!;
+    t.equal(proof.split('.')[0], String(NOW_S + GATEWAY_PROOF_TTL_SECONDS));
+    t.match(verifyGatewayProof(TEST_GATEWAY_SECRET, tokenA, proof, NOW_S), { ok: true });
+    t.match(verifyGatewayProof(TEST_GATEWAY_SECRET, tokenB, proof, NOW_S), { ok: false, problem: 'mismatch' }, "not another token's");
+    t.match(verifyGatewayProof(TEST_GATEWAY_SECRET, tokenA, proof, NOW_S + 200), { ok: false, problem: 'expired' });
+    now = new Date(NOW.getTime() + 60_000);
+    const later = new URL((await call(verify(tokenA))).headers.location as string).searchParams.get('proof')!;
+    now = NOW;
+    t.equal(later.split('.')[0], String(NOW_S + 60 + GATEWAY_PROOF_TTL_SECONDS), "the gateway's clock dates it");
   });
 
   t.test('the token is URL-encoded in Location', async (t) => {
@@ -56,8 +85,9 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
     const location = new URL(res.headers.location as string);
     t.equal(location.origin, 'http://lms-a.example:3000');
     t.equal(location.pathname, '/sso/verify');
-    t.same([...location.searchParams.keys()], ['token'], 'nothing but the token is forwarded');
+    t.same([...location.searchParams.keys()], ['token', 'proof'], 'nothing but the token and its proof is forwarded');
     t.equal(location.searchParams.get('token'), odd);
+    t.match(verifyGatewayProof(TEST_GATEWAY_SECRET, odd, location.searchParams.get('proof'), NOW_S), { ok: true });
   });
 
   t.test('400 token is required: no token, an empty token', async (t) => {
@@ -173,7 +203,7 @@ t.test('over a real socket: the TCP peer is the caller', async (t) => {
   const token = await signPartnerToken('loopback-v4.example');
   const res = await fetch(`http://127.0.0.1:${port}${verify(token)}`, { redirect: 'manual' });
   t.equal(res.status, 302, '::ffff:127.0.0.1 matches 127.0.0.0/8');
-  t.equal(res.headers.get('location'), `http://lms.example/sso/verify?token=${token}`);
+  checkLocation(t, res.headers.get('location'), 'http://lms.example', token);
   t.equal(res.headers.get('cache-control'), 'no-store');
 
   const spoof = await fetch(`http://127.0.0.1:${port}${verify(await signPartnerToken('elsewhere.example'))}`, {
@@ -218,9 +248,24 @@ t.test('over a real socket behind a trusted local proxy on a dual-stack listener
     headers: { 'x-forwarded-for': '198.51.100.23' },
   });
   t.equal(forwarded.status, 302, "the client named by our proxy is in partner B's range");
-  t.equal(forwarded.headers.get('location'), `https://lms-b.example/base/sso/verify?token=${tokenB}`);
+  checkLocation(t, forwarded.headers.get('location'), 'https://lms-b.example/base', tokenB);
 
   const direct = await fetch(`http://127.0.0.1:${port}${verify(tokenB)}`, { redirect: 'manual' });
   t.equal(direct.status, 403, 'without X-Forwarded-For the proxy itself is the caller');
   t.same(await direct.json(), { error: 'IP 127.0.0.1 is not whitelisted for issuer partner-b.example' });
+});
+
+t.test('without GATEWAY_SECRET the gateway cannot prove a sign-in: 503 after the usual checks, no redirect', async (t) => {
+  const file = await writePartnersFile(t, PARTNERS);
+  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file, GATEWAY_SECRET: undefined }), logger: false });
+  t.teardown(() => app.close());
+  const token = await signPartnerToken('partner-a.example');
+  const res = await app.inject({ url: verify(token), remoteAddress: '127.0.0.1' });
+  t.equal(res.statusCode, 503);
+  t.same(res.json(), { error: 'SSO is not configured on this gateway (GATEWAY_SECRET is not set)' });
+  t.notOk(res.headers.location);
+  t.equal(res.headers['cache-control'], 'no-store');
+  // The partner's own mistakes are still named first.
+  t.equal((await app.inject({ url: verify(token), remoteAddress: '203.0.113.9' })).statusCode, 403);
+  t.equal((await app.inject({ url: '/sso/verify', remoteAddress: '127.0.0.1' })).statusCode, 400);
 });

@@ -57,17 +57,30 @@ export interface CommandGroup {
 export interface ParsedArgs {
   /** Every option of our commands takes a string value (--help is handled before parsing). */
   values: Record<string, string | undefined>;
+  /** The options declared `multiple`: every value given, in order (empty when none). */
+  lists: Record<string, string[]>;
   positionals: string[];
 }
 
+/** An option: string-valued; `multiple` ones may be given several times (see ParsedArgs.lists). */
+export type OptionSpec = { type: 'string'; multiple?: boolean };
+
 /** parseArgs (strict), with its errors turned into usage errors. Options are string-valued. */
-export function parse(args: string[], options: Record<string, { type: 'string' }>, allowPositionals = false): ParsedArgs {
+export function parse(args: string[], options: Record<string, OptionSpec>, allowPositionals = false): ParsedArgs {
+  let parsed;
   try {
-    const { values, positionals } = parseArgs({ args, options, strict: true, allowPositionals });
-    return { values: values as Record<string, string | undefined>, positionals };
+    parsed = parseArgs({ args, options, strict: true, allowPositionals });
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message.replace(/\. To specify a positional.*$/s, '.') : String(err));
   }
+  const values: Record<string, string | undefined> = {};
+  const lists: Record<string, string[]> = {};
+  for (const [name, spec] of Object.entries(options)) {
+    const value = (parsed.values as Record<string, string | string[] | undefined>)[name];
+    if (spec.multiple) lists[name] = Array.isArray(value) ? value : [];
+    else values[name] = value as string | undefined;
+  }
+  return { values, lists, positionals: parsed.positionals };
 }
 
 export function required(values: Record<string, unknown>, name: string): string {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { partnerKeys, partners } from '@lms/db';
-import { asc, eq } from 'drizzle-orm';
+import { type Db, institutions, partnerInstitutions, partnerKeys, partners } from '@lms/db';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
-import { CliError, type CommandGroup, parse, required, resolveFrom, table, UsageError } from './command.js';
+import { CliError, type CommandGroup, parse, required, resolveFrom, table, UsageError, wholeNumber } from './command.js';
 
 /** A DNS name as the spec's `iss` (at most 253 characters). */
 const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
@@ -11,6 +11,37 @@ function issuerOf(values: Record<string, unknown>): string {
   const iss = required(values, 'iss').toLowerCase();
   if (!DOMAIN.test(iss)) throw new UsageError(`--iss must be the partner's domain, e.g. partner.example.org (got "${iss}")`);
   return iss;
+}
+
+/** The `--institution <id>` values (given once or more), as distinct whole numbers. */
+function institutionIdsOf(values: string[]): number[] {
+  return [...new Set(values.map((v) => wholeNumber(v, 'institution', { min: 1 })))];
+}
+
+/** Fails (exit 1) naming the first id that is no institution. */
+async function requireInstitutions(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = new Set((await db.select({ id: institutions.id }).from(institutions).where(inArray(institutions.id, ids))).map((r) => r.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw new CliError(`no institution with id ${missing}`);
+}
+
+/** The partner's id, or a failure (exit 1) naming the issuer. */
+async function requirePartner(db: Db, issuer: string): Promise<number> {
+  const [row] = await db.select({ id: partners.id }).from(partners).where(eq(partners.issuer, issuer)).limit(1);
+  if (!row) throw new CliError(`no partner with issuer ${issuer}`);
+  return row.id;
+}
+
+/** Binds institutions to a partner; returns those that were not bound yet. */
+async function bindInstitutions(db: Db, partnerId: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .insert(partnerInstitutions)
+    .values(ids.map((institutionId) => ({ partnerId, institutionId })))
+    .onConflictDoNothing()
+    .returning({ institutionId: partnerInstitutions.institutionId });
+  return rows.map((r) => r.institutionId).sort((a, b) => a - b);
 }
 
 /** Reads and checks a PEM public key: an RSA key usable for RS256. Returns it and its RFC 7638 thumbprint. */
@@ -40,12 +71,15 @@ export const partnerCommands: CommandGroup = {
     {
       name: 'add',
       summary: 'register a partner and its key material',
-      usage: 'partner add --iss <domain> (--jwks-url <url> | --public-key <pem-file> [--kid <kid>]) [--name <text>]',
+      usage:
+        'partner add --iss <domain> (--jwks-url <url> | --public-key <pem-file> [--kid <kid>]) [--name <text>] [--institution <id>]...',
       help: [
         'Registers the partner whose tokens carry iss=<domain>, with either the URL of its JWKS',
         '(recommended: rotation is picked up automatically) or a PEM RSA public key it shared.',
         'For a partner already registered, --public-key adds one more key (rotation: add the new key',
         'before the partner signs with it) and --jwks-url replaces the URL; --name renames it.',
+        'A partner creates courses only for the institutions bound to it: --institution binds one',
+        '(give it once per institution), as `partner bind` does later.',
         'The gateway also needs the partner in its partners file (iss, allowed IPs, LMS URL).',
         '',
         'Options:',
@@ -54,16 +88,19 @@ export const partnerCommands: CommandGroup = {
         '  --public-key <file>     PEM file of an RSA public key ("-----BEGIN PUBLIC KEY-----")',
         '  --kid <kid>             key id tokens will carry (default: the key\'s RFC 7638 thumbprint)',
         '  --name <text>           display name (default: the domain)',
+        '  --institution <id>      id of an institution the partner serves (repeatable)',
       ].join('\n'),
       async run(args, ctx) {
-        const { values } = parse(args, {
+        const { values, lists } = parse(args, {
           iss: { type: 'string' },
           'jwks-url': { type: 'string' },
           'public-key': { type: 'string' },
           kid: { type: 'string' },
           name: { type: 'string' },
+          institution: { type: 'string', multiple: true },
         });
         const issuer = issuerOf(values);
+        const institutionIds = institutionIdsOf(lists.institution!);
         const jwksUrl = values['jwks-url']?.trim();
         const keyFile = values['public-key']?.trim();
         if ((jwksUrl ? 1 : 0) + (keyFile ? 1 : 0) !== 1) throw new UsageError('give exactly one of --jwks-url or --public-key');
@@ -87,6 +124,7 @@ export const partnerCommands: CommandGroup = {
 
         const db = ctx.openDb().db;
         const message = await db.transaction(async (tx) => {
+          await requireInstitutions(tx, institutionIds);
           const [existing] = await tx.select().from(partners).where(eq(partners.issuer, issuer)).limit(1);
           let partnerId: number;
           let what: string;
@@ -113,9 +151,12 @@ export const partnerCommands: CommandGroup = {
               .onConflictDoNothing()
               .returning({ id: partnerKeys.id });
             if (inserted.length === 0) throw new CliError(`${issuer} already has a key with kid "${keyId}"`);
-            return `${what}: public key kid=${keyId}`;
+            what = `${what}: public key kid=${keyId}`;
+          } else {
+            what = `${what}: JWKS ${jwksUrl}`;
           }
-          return `${what}: JWKS ${jwksUrl}`;
+          await bindInstitutions(tx, partnerId, institutionIds);
+          return institutionIds.length === 0 ? what : `${what}; institutions ${[...institutionIds].sort((a, b) => a - b).join(', ')}`;
         });
         ctx.io.out(message);
       },
@@ -124,21 +165,28 @@ export const partnerCommands: CommandGroup = {
       name: 'list',
       summary: 'list the registered partners',
       usage: 'partner list',
-      help: 'Lists every partner: issuer, name, whether it is active, and its JWKS URL or key ids.',
+      help: 'Lists every partner: issuer, name, whether it is active, the institutions bound to it, and its\nJWKS URL or key ids.',
       async run(args, ctx) {
         parse(args, {});
         const db = ctx.openDb().db;
-        const rows = await db.query.partners.findMany({ with: { keys: { columns: { kid: true } } }, orderBy: asc(partners.issuer) });
+        const rows = await db.query.partners.findMany({
+          with: { keys: { columns: { kid: true } }, institutions: { columns: { institutionId: true } } },
+          orderBy: asc(partners.issuer),
+        });
         if (rows.length === 0) {
           ctx.io.err('No partners registered. Add one with: lms-admin partner add --iss <domain> --jwks-url <url>');
           return;
         }
         const lines = table([
-          ['ISSUER', 'NAME', 'ACTIVE', 'KEYS'],
+          ['ISSUER', 'NAME', 'ACTIVE', 'INSTITUTIONS', 'KEYS'],
           ...rows.map((p) => [
             p.issuer,
             p.name,
             p.isActive ? 'yes' : 'no',
+            p.institutions
+              .map((i) => i.institutionId)
+              .sort((a, b) => a - b)
+              .join(',') || '(none)',
             [p.jwksUrl ? `jwks ${p.jwksUrl}` : '', ...p.keys.map((k) => `kid ${k.kid}`)].filter(Boolean).join(', ') || '(none)',
           ]),
         ]);
@@ -146,10 +194,72 @@ export const partnerCommands: CommandGroup = {
       },
     },
     {
+      name: 'bind',
+      summary: 'let a partner create courses for an institution',
+      usage: 'partner bind --iss <domain> --institution <id>...',
+      help: [
+        'Binds institutions to a registered partner: its course-creation calls may then name them as',
+        'institutionId (for teachers of that institution only). Binding an institution already bound',
+        'changes nothing.',
+        '',
+        'Options:',
+        '  --iss <domain>          the partner\'s issuer',
+        '  --institution <id>      id of an existing institution (repeatable)',
+      ].join('\n'),
+      async run(args, ctx) {
+        const { values, lists } = parse(args, { iss: { type: 'string' }, institution: { type: 'string', multiple: true } });
+        const issuer = issuerOf(values);
+        const institutionIds = institutionIdsOf(lists.institution!);
+        if (institutionIds.length === 0) throw new UsageError('--institution is required');
+        const db = ctx.openDb().db;
+        const added = await db.transaction(async (tx) => {
+          const partnerId = await requirePartner(tx, issuer);
+          await requireInstitutions(tx, institutionIds);
+          return bindInstitutions(tx, partnerId, institutionIds);
+        });
+        const already = institutionIds.filter((id) => !added.includes(id));
+        if (added.length > 0) ctx.io.out(`Partner ${issuer} bound to institution ${added.join(', ')}.`);
+        if (already.length > 0) ctx.io.err(`Partner ${issuer} was already bound to institution ${already.join(', ')}.`);
+      },
+    },
+    {
+      name: 'unbind',
+      summary: 'stop a partner creating courses for an institution',
+      usage: 'partner unbind --iss <domain> --institution <id>...',
+      help: [
+        'Removes institutions from a partner: its course-creation calls naming them are refused (403)',
+        'from then on. Courses it already created stay. An institution that was not bound is an error.',
+        '',
+        'Options:',
+        '  --iss <domain>          the partner\'s issuer',
+        '  --institution <id>      id of a bound institution (repeatable)',
+      ].join('\n'),
+      async run(args, ctx) {
+        const { values, lists } = parse(args, { iss: { type: 'string' }, institution: { type: 'string', multiple: true } });
+        const issuer = issuerOf(values);
+        const institutionIds = institutionIdsOf(lists.institution!);
+        if (institutionIds.length === 0) throw new UsageError('--institution is required');
+        const db = ctx.openDb().db;
+        await db.transaction(async (tx) => {
+          const partnerId = await requirePartner(tx, issuer);
+          const removed = await tx
+            .delete(partnerInstitutions)
+            .where(and(eq(partnerInstitutions.partnerId, partnerId), inArray(partnerInstitutions.institutionId, institutionIds)))
+            .returning({ institutionId: partnerInstitutions.institutionId });
+          const notBound = institutionIds.filter((id) => !removed.some((r) => r.institutionId === id));
+          // All or nothing: a typo in one id leaves every binding as it was.
+          if (notBound.length > 0) throw new CliError(`partner ${issuer} is not bound to institution ${notBound.join(', ')}`);
+        });
+        ctx.io.out(`Partner ${issuer} unbound from institution ${institutionIds.join(', ')}.`);
+      },
+    },
+    {
       name: 'remove',
       summary: 'remove a partner and its keys',
       usage: 'partner remove --iss <domain>',
-      help: 'Deletes the partner and its public keys: its tokens stop being accepted. Users who came\nthrough it keep their accounts.',
+      help:
+        'Deletes the partner, its public keys and its institution bindings: its tokens stop being accepted.\n' +
+        'Users who came through it keep their accounts, courses it created stay.',
       async run(args, ctx) {
         const { values } = parse(args, { iss: { type: 'string' } });
         const issuer = issuerOf(values);

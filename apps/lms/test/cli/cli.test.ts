@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiKeys, chapterCompletions, courses, enrollments, hashToken, partnerKeys, partners, sessions, users } from '@lms/db';
+import { apiKeys, chapterCompletions, courses, enrollments, hashToken, institutions, partnerInstitutions, partnerKeys, partners, sessions, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
 import { eq, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
@@ -153,15 +153,83 @@ t.test('admin CLI', async (t) => {
 
     const list = await cli('partner', 'list');
     t.equal(list.code, 0);
-    t.match(list.out, /univ\.example\.ac\.id\s+Universitas Contoh\s+yes\s+jwks https:\/\/univ\.example\.ac\.id\/v2\/jwks\.json/);
+    t.match(list.out, /univ\.example\.ac\.id\s+Universitas Contoh\s+yes\s+\(none\)\s+jwks https:\/\/univ\.example\.ac\.id\/v2\/jwks\.json/);
     t.match(list.out, `kid ${thumbprint}, kid key-2026`);
-    t.match(list.out, 'demo-partner.local', 'the demo partner from seed demo');
+    t.match(list.out, /demo-partner\.local\s+Demo Partner\s+yes\s+1\s/, 'the demo partner from seed demo, bound to institution 1');
 
     t.equal((await cli('partner', 'remove', '--iss', 'asosiasi.example.or.id')).code, 0);
     t.equal((await db.db.select().from(partnerKeys)).length, 0, 'its keys went with it');
     const gone = await cli('partner', 'remove', '--iss', 'asosiasi.example.or.id');
     t.equal(gone.code, 1);
     t.match(gone.err, 'no partner with issuer asosiasi.example.or.id');
+  });
+
+  t.test('partner add --institution / bind / unbind: the institutions a partner creates courses for', async (t) => {
+    const [second] = await db.db.insert(institutions).values({ name: 'Institut Kedua' }).returning({ id: institutions.id });
+    const two = second!.id;
+    const boundTo = async (issuer: string) =>
+      (
+        await db.db
+          .select({ id: partnerInstitutions.institutionId })
+          .from(partnerInstitutions)
+          .innerJoin(partners, eq(partners.id, partnerInstitutions.partnerId))
+          .where(eq(partners.issuer, issuer))
+      )
+        .map((r) => r.id)
+        .sort((a, b) => a - b);
+
+    const add = await cli('partner', 'add', '--iss', 'kampus.example.ac.id', '--jwks-url', 'https://kampus.example.ac.id/jwks.json', '--institution', '1', '--institution', String(two));
+    t.equal(add.code, 0, add.err);
+    t.match(add.out, `Partner kampus.example.ac.id added: JWKS https://kampus.example.ac.id/jwks.json; institutions 1, ${two}`);
+    t.same(await boundTo('kampus.example.ac.id'), [1, two]);
+
+    // An unknown institution: nothing is stored, the partner included.
+    const unknownInst = await cli('partner', 'add', '--iss', 'baru.example.ac.id', '--jwks-url', 'https://baru.example.ac.id/j', '--institution', '999');
+    t.equal(unknownInst.code, 1);
+    t.match(unknownInst.err, 'no institution with id 999');
+    t.equal((await db.db.select().from(partners).where(eq(partners.issuer, 'baru.example.ac.id'))).length, 0, 'nothing stored');
+    t.equal((await cli('partner', 'add', '--iss', 'baru.example.ac.id', '--jwks-url', 'https://baru.example.ac.id/j', '--institution', 'one')).code, 2);
+
+    const list = await cli('partner', 'list');
+    t.match(list.out, new RegExp(`kampus\\.example\\.ac\\.id\\s+kampus\\.example\\.ac\\.id\\s+yes\\s+1,${two}\\s+jwks`), 'list shows the institutions');
+
+    const unbind = await cli('partner', 'unbind', '--iss', 'kampus.example.ac.id', '--institution', '1');
+    t.equal(unbind.code, 0, unbind.err);
+    t.match(unbind.out, 'Partner kampus.example.ac.id unbound from institution 1.');
+    t.same(await boundTo('kampus.example.ac.id'), [two]);
+    const notBound = await cli('partner', 'unbind', '--iss', 'kampus.example.ac.id', '--institution', '1', '--institution', String(two));
+    t.equal(notBound.code, 1);
+    t.match(notBound.err, 'partner kampus.example.ac.id is not bound to institution 1');
+    t.same(await boundTo('kampus.example.ac.id'), [two], 'all or nothing: the bound one stays');
+
+    const bind = await cli('partner', 'bind', '--iss', 'kampus.example.ac.id', '--institution', '1');
+    t.equal(bind.code, 0, bind.err);
+    t.match(bind.out, 'Partner kampus.example.ac.id bound to institution 1.');
+    t.same(await boundTo('kampus.example.ac.id'), [1, two]);
+    const again = await cli('partner', 'bind', '--iss', 'kampus.example.ac.id', '--institution', '1');
+    t.equal(again.code, 0, 'binding again changes nothing');
+    t.match(again.err, 'already bound to institution 1');
+    t.same(await boundTo('kampus.example.ac.id'), [1, two]);
+
+    const noPartner = await cli('partner', 'bind', '--iss', 'nobody.example.org', '--institution', '1');
+    t.equal(noPartner.code, 1);
+    t.match(noPartner.err, 'no partner with issuer nobody.example.org');
+    t.equal((await cli('partner', 'unbind', '--iss', 'nobody.example.org', '--institution', '1')).code, 1);
+    const noInst = await cli('partner', 'bind', '--iss', 'kampus.example.ac.id', '--institution', '999');
+    t.equal(noInst.code, 1);
+    t.match(noInst.err, 'no institution with id 999');
+    for (const usage of [
+      ['partner', 'bind', '--iss', 'kampus.example.ac.id'],
+      ['partner', 'bind', '--institution', '1'],
+      ['partner', 'bind', '--iss', 'kampus.example.ac.id', '--institution', '0'],
+      ['partner', 'unbind', '--iss', 'kampus.example.ac.id'],
+      ['partner', 'bind', '--iss', 'kampus.example.ac.id', '--institution', '1', '--kid', 'x'],
+    ]) {
+      t.equal((await cli(...usage)).code, 2, usage.join(' '));
+    }
+
+    t.equal((await cli('partner', 'remove', '--iss', 'kampus.example.ac.id')).code, 0);
+    t.same(await boundTo('kampus.example.ac.id'), [], 'its bindings went with it');
   });
 
   t.test('user add / deactivate', async (t) => {

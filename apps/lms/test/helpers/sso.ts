@@ -1,7 +1,8 @@
 import { createHmac, KeyObject, randomUUID, sign as rsaSign, constants as cryptoConstants } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Db, partnerKeys, partners } from '@lms/db';
+import { type Db, partnerInstitutions, partnerKeys, partners } from '@lms/db';
+import { GATEWAY_PROOF_PARAM, signGatewayProof } from '@lms/partner-auth';
 import { exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import type { Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
@@ -27,10 +28,10 @@ export function withKid(key: PartnerKey, kid: string): PartnerKey {
   return { ...key, kid, publicJwk: { ...key.publicJwk, kid } };
 }
 
-/** Registers a partner; PEM keys become partner_keys rows. */
+/** Registers a partner; PEM keys become partner_keys rows; `institutionIds` are bound to it (as `partner bind`). */
 export async function registerPartner(
   db: Db,
-  fields: { issuer: string; jwksUrl?: string | null; pemKeys?: PartnerKey[]; isActive?: boolean },
+  fields: { issuer: string; jwksUrl?: string | null; pemKeys?: PartnerKey[]; isActive?: boolean; institutionIds?: number[] },
 ): Promise<number> {
   const [row] = await db
     .insert(partners)
@@ -38,6 +39,9 @@ export async function registerPartner(
     .returning({ id: partners.id });
   for (const key of fields.pemKeys ?? []) {
     await db.insert(partnerKeys).values({ partnerId: row!.id, kid: key.kid, publicKeyPem: key.publicPem });
+  }
+  for (const institutionId of fields.institutionIds ?? []) {
+    await db.insert(partnerInstitutions).values({ partnerId: row!.id, institutionId });
   }
   return row!.id;
 }
@@ -107,10 +111,32 @@ export interface CallbackResult {
   sessionCookie: string | undefined;
 }
 
-/** Calls the SSO callback as the browser would after the LMS's 307. */
-export async function callback(app: LmsApp, token: string | undefined): Promise<CallbackResult> {
-  const url = token === undefined ? '/api/auth/sso/callback' : `/api/auth/sso/callback?${new URLSearchParams({ token })}`;
-  const res = await app.inject({ method: 'GET', url });
+export interface CallbackOptions {
+  /**
+   * The gateway's proof sent with the token. Default: a valid one, as the gateway would make it
+   * with the app's GATEWAY_SECRET at the app's clock (none when the app has no secret). `null`
+   * sends none; a string is sent as it is (a forged or expired proof).
+   */
+  proof?: string | null;
+}
+
+/** The proof the gateway would give `token` at the app's current time (its clock and GATEWAY_SECRET). */
+export function gatewayProof(app: LmsApp, token: string, secret = app.config.GATEWAY_SECRET!): string {
+  return signGatewayProof(secret, token, Math.floor(app.clock().getTime() / 1000));
+}
+
+/** The callback URL the LMS's 307 leads to: the token and, by default, a valid gateway proof. */
+export function callbackUrl(app: LmsApp, token: string | undefined, options: CallbackOptions = {}): string {
+  if (token === undefined) return '/api/auth/sso/callback';
+  const query = new URLSearchParams({ token });
+  const proof = options.proof === undefined ? (app.config.GATEWAY_SECRET && token ? gatewayProof(app, token) : null) : options.proof;
+  if (proof !== null) query.set(GATEWAY_PROOF_PARAM, proof);
+  return `/api/auth/sso/callback?${query}`;
+}
+
+/** Calls the SSO callback as the browser would after the LMS's 307 (with the gateway's proof unless told otherwise). */
+export async function callback(app: LmsApp, token: string | undefined, options: CallbackOptions = {}): Promise<CallbackResult> {
+  const res = await app.inject({ method: 'GET', url: callbackUrl(app, token, options) });
   const location = res.headers.location as string | undefined;
   const query = location?.startsWith('/sign-in') ? new URL(location, 'http://lms.test').searchParams : null;
   const cookie = res.cookies.find((c) => c.name === app.sessionCookieName && c.value !== '');

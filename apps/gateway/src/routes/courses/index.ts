@@ -1,4 +1,5 @@
 import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
+import { UNVERIFIED_TOKEN_ERRORS } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
@@ -22,12 +23,14 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { errorShape: 'api' },
       // The token and the IP are judged before the body is read.
       onRequest: async (request) => {
+        // Every credential problem is a 401 here (DESIGN §5: 401 for a missing or bad token), with
+        // the gateway table's texts; only the caller IP is a 403.
         const header = request.headers.authorization;
-        const token = header?.match(/^Bearer +(\S+)$/i)?.[1];
-        if (!header) throw new GatewayError(400, 'token is required');
-        if (!token) throw new GatewayError(400, 'invalid token format');
+        if (!header) throw new GatewayError(401, UNVERIFIED_TOKEN_ERRORS.missing_token);
+        const token = header.match(/^Bearer +(\S+)$/i)?.[1];
+        if (!token) throw new GatewayError(401, UNVERIFIED_TOKEN_ERRORS.invalid_format);
         const access = decidePartnerAccess(app.partners, token, request.ip);
-        if (!access.ok) throw new GatewayError(access.statusCode, access.error);
+        if (!access.ok) throw new GatewayError(access.statusCode === 403 ? 403 : 401, access.error);
         request.partnerLmsUrl = access.partner.lmsUrl;
       },
       // The body schema documents the endpoint; the LMS is the one that validates it (with the
@@ -37,10 +40,15 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['courses'],
         summary: 'Create a course (draft) on the partner\'s LMS',
         description:
-          'Called by a partner\'s backend with `Authorization: Bearer <JWT>` signed like an SSO token (RS256, `kid`, ' +
-          '`iss`, `aud` terang.ai, `sub`, `iat`, `exp` at most 300 s after `iat`, a fresh `jti`; no `email` or ' +
-          '`membershipId` needed). The gateway checks the issuer and the caller IP, then forwards to the LMS, which ' +
-          'verifies the token and creates the course as a draft. Optional `Idempotency-Key` header (1–255 ' +
+          'Called by a partner\'s backend with `Authorization: Bearer <JWT>`, a course-creation token signed with the ' +
+          'partner\'s SSO key: header `alg` RS256, `typ` JWT, `kid` of one of the partner\'s keys; claims `iss` (the ' +
+          'registered partner domain), `aud` exactly `terang.ai`, `sub` (the partner\'s name for the calling system, 1–100 ' +
+          'characters; not a member tier), `iat`, `exp` at most 300 s after `iat`, and a `jti` (at most 64 characters) ' +
+          'never used before. It must not carry `email` or `membershipId`: a sign-in (SSO) token is refused here (401), ' +
+          'as this token is refused at sign-in. The gateway checks the issuer and the caller IP, then forwards to the ' +
+          'LMS, which verifies the token and creates the course as a draft. The partner may create courses only for the ' +
+          'institutions the operator bound to it (`lms-admin partner bind`), and only for active teachers of that ' +
+          'institution: anything else is 403 naming the institution. Optional `Idempotency-Key` header (1–255 ' +
           'characters): the same key and body within 24 h returns the first response. The LMS must answer within ' +
           `${UPSTREAM_TIMEOUT_MS} ms (UPSTREAM_TIMEOUT_MS), otherwise 504.`,
         headers: z.object({
@@ -51,14 +59,23 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
         response: {
           201: CreateCourseResponse,
           400: ValidationErrorResponse.or(ErrorResponse).meta({
-            description: 'Missing or malformed token (`token is required`, `invalid token format`, `missing issuer (iss) claim`), bad JSON, or a body that breaks the contract (with `details`)',
+            description: 'Bad JSON, or a body that breaks the contract (with `details` naming the fields)',
           }),
-          401: ErrorResponse.meta({ description: '`unknown issuer: <iss>`, or the LMS refused the token' }),
-          403: ErrorResponse.meta({ description: '`IP <ip> is not whitelisted for issuer <iss>`' }),
+          401: ErrorResponse.meta({
+            description:
+              'No `Authorization` (`token is required`), not `Bearer <token>` or not a JWT (`invalid token format`), no ' +
+              '`iss` (`missing issuer (iss) claim`), `unknown issuer: <iss>`, or the LMS refused the token (signature, ' +
+              'claims, expiry, a replayed `jti`, a sign-in token), with its reason',
+          }),
+          403: ErrorResponse.meta({
+            description:
+              '`IP <ip> is not whitelisted for issuer <iss>`; or, from the LMS, an institution not bound to the partner or ' +
+              'a `teacherId` that is not an active teacher of it (the message names the institution)',
+          }),
           413: ErrorResponse.meta({ description: 'Body over the size limit' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           409: ErrorResponse.meta({ description: 'A request with the same Idempotency-Key is still being processed' }),
-          422: ErrorResponse.meta({ description: 'Unknown teacher or institution, or an Idempotency-Key reused with another body' }),
+          422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
           502: ErrorResponse.meta({ description: 'The partner\'s LMS could not be reached' }),
           503: ErrorResponse.meta({ description: 'Course creation is not configured on this gateway (no GATEWAY_SECRET)' }),
           504: ErrorResponse.meta({ description: 'The partner\'s LMS did not answer in time' }),

@@ -1,4 +1,5 @@
 import { SsoVerifyQuery, SsoVerifyResponses } from '@lms/contracts';
+import { GATEWAY_PROOF_PARAM, signGatewayProof } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
@@ -6,10 +7,13 @@ import { GatewayError } from '../../plugins/error-handler.js';
 /**
  * `GET /sso/verify?token=`: the first hop of partner SSO. No signature check here (the LMS does
  * it): read `iss` from the unverified token, find the partner, check that the caller may act for
- * it, and send the browser-to-be to that partner's LMS. The caller is `request.ip`: the TCP peer,
- * or the client named in X-Forwarded-For only when the peer is one of our TRUST_PROXY ranges.
+ * it, and send the browser-to-be to that partner's LMS with the gateway's proof that the token
+ * came through here (the LMS signs in with nothing else). The caller is `request.ip`: the TCP
+ * peer, or the client named in X-Forwarded-For only when the peer is one of our TRUST_PROXY ranges.
  */
 const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { GATEWAY_SECRET } = app.gatewayConfig;
+
   app.get(
     '/sso/verify',
     {
@@ -26,7 +30,9 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Partner SSO entry: check the issuer and the caller IP, redirect to the LMS',
         description:
           'Called by the partner\'s backend (never the browser: the caller IP is checked) with redirects disabled. ' +
-          'The token\'s signature is not checked here; the LMS verifies it after the redirect. ' +
+          'The token\'s signature is not checked here; the LMS verifies it after the redirect. The redirect carries, ' +
+          'next to the token, the gateway\'s proof that the token came through here (`' + GATEWAY_PROOF_PARAM + '`: an HMAC ' +
+          'bound to the token, valid 120 s): the partner forwards the `Location` as it is. ' +
           'Errors are JSON `{error}` with the exact texts below.',
         querystring: SsoVerifyQuery,
         response: SsoVerifyResponses,
@@ -38,8 +44,12 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         if (access.statusCode === 403) request.log.info({ ip: request.ip }, access.error);
         throw new GatewayError(access.statusCode, access.error);
       }
+      // Without the shared secret no proof can be made, and the LMS would refuse the sign-in.
+      if (!GATEWAY_SECRET) throw new GatewayError(503, 'SSO is not configured on this gateway (GATEWAY_SECRET is not set)');
       const token = (request.query as Record<string, string>).token!;
-      return reply.redirect(`${access.partner.lmsUrl}/sso/verify?token=${encodeURIComponent(token)}`, 302);
+      const proof = signGatewayProof(GATEWAY_SECRET, token, Math.floor(app.gatewayClock().getTime() / 1000));
+      const query = new URLSearchParams({ token, [GATEWAY_PROOF_PARAM]: proof });
+      return reply.redirect(`${access.partner.lmsUrl}/sso/verify?${query.toString()}`, 302);
     },
   );
 };

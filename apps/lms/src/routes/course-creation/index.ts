@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
-import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedPartnerToken, verifyPartnerToken } from '@lms/partner-auth';
+import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedBearerToken, verifyPartnerToken } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
@@ -11,7 +11,7 @@ import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '..
 declare module 'fastify' {
   interface FastifyRequest {
     /** The verified bearer token of the partner calling through the gateway. */
-    partnerToken?: VerifiedPartnerToken;
+    partnerToken?: VerifiedBearerToken;
   }
 }
 
@@ -27,8 +27,9 @@ function sameSecret(given: string, expected: string): boolean {
 /**
  * `POST /api/courses`: course creation for partners, reached only through the gateway. The
  * gateway has already checked the issuer and the caller IP; here the gateway's credential is
- * checked, then the partner's bearer JWT (same header and claim rules as SSO, a fresh `jti`;
- * no `email` or `membershipId` needed), then the body. The course is created as a draft.
+ * checked, then the partner's bearer JWT (same header and claim rules as SSO, a fresh `jti`; a
+ * course-creation token, never a sign-in token), then the body, then the partner's rights on the
+ * institution and the teacher. The course is created as a draft.
  */
 const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
@@ -55,11 +56,17 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Create a course as a draft (partners, through the gateway only)',
         description:
           'Reached through the gateway only: requests without the gateway\'s credential get 403. ' +
-          '`Authorization: Bearer <JWT>`: RS256, `typ` JWT, a `kid` of the partner\'s keys; claims `iss` (a registered ' +
-          'partner), `aud` exactly `terang.ai`, `sub` (member, umum or mahasiswa), `iat`, `exp` at most 300 s after ' +
-          `\`iat\` (clock tolerance ${CLOCK_TOLERANCE_SECONDS} s), and a \`jti\` never used before; \`email\` and ` +
-          '`membershipId` are not needed. Unknown body fields are refused (400). The teacher must exist, be an ' +
-          'active teacher and belong to the institution, which must exist (422). The course is created unpublished. ' +
+          '`Authorization: Bearer <JWT>`, a course-creation token: RS256, `typ` JWT, a `kid` of the partner\'s keys; ' +
+          'claims `iss` (a registered partner), `aud` exactly `terang.ai`, `sub` (the partner\'s name for the calling ' +
+          'system, 1–100 characters; no member tier), `iat`, `exp` at most 300 s after ' +
+          `\`iat\` (clock tolerance ${CLOCK_TOLERANCE_SECONDS} s), and a \`jti\` never used before. A token carrying ` +
+          '`email` or `membershipId` is a sign-in (SSO) token and is refused (401), as a course-creation token is refused ' +
+          'at sign-in. Unknown body fields are refused (400). The institution must be one an operator bound to the ' +
+          'partner (`lms-admin partner bind`) and `teacherId` an active teacher of that institution; otherwise 403 naming ' +
+          'the institution (an unknown institution or teacher reads the same). The course is created unpublished. The ' +
+          'created record follows the spec\'s types, settled as the catalog list settles them: `startDate` is the ' +
+          'creation time when none was given, `endDate` the start date when none was given, `coverPicture` an empty ' +
+          'string when none was given. ' +
           '`Idempotency-Key` (optional, 1–255 visible ASCII characters): the same key with the same body from the same ' +
           'partner within 24 h returns the first response (with `Idempotency-Replayed: true`) and creates nothing; ' +
           'the same key with another body is a 422; concurrent retries wait for the first (409 if it takes over 15 s). ' +
@@ -72,12 +79,16 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
         response: {
           201: CreateCourseResponse,
           400: ValidationErrorResponse.or(ErrorResponse),
-          401: ErrorResponse.meta({ description: 'Missing, invalid, expired or replayed bearer token' }),
-          403: ErrorResponse.meta({ description: 'Not sent by the gateway' }),
+          401: ErrorResponse.meta({ description: 'Missing, invalid, expired or replayed bearer token, or a sign-in (SSO) token' }),
+          403: ErrorResponse.meta({
+            description:
+              'Not sent by the gateway; or an institution not bound to the partner, or a `teacherId` that is not an active ' +
+              'teacher of it (the message names the institution)',
+          }),
           409: ErrorResponse.meta({ description: 'The first request with this Idempotency-Key is still running' }),
           413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
-          422: ErrorResponse.meta({ description: 'Unknown institution or teacher, or an Idempotency-Key reused with another body' }),
+          422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
           503: ErrorResponse.meta({ description: 'GATEWAY_SECRET is not configured on this LMS' }),
         },
       },
@@ -91,7 +102,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
         if (!(await claimTokenId(app.db, token.issuer, token.jti, keepUntil, app.clock()))) {
           throw new UnauthorizedError('Token has already been used.');
         }
-        const course = await createDraftCourse(app.db, body);
+        const course = await createDraftCourse(app.db, token.issuer, body);
         request.log.info({ courseId: course.id, issuer: token.issuer }, 'course created by partner');
         return { statusCode: 201, body: { success: true, message: 'Course created as a draft', course } };
       };

@@ -1,6 +1,14 @@
 import { ErrorResponse, RedirectResponse, SignOutResponse, type SsoErrorCode, SsoTokenQuery } from '@lms/contracts';
 import { hashToken } from '@lms/db';
-import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, Reasons, verifyPartnerToken } from '@lms/partner-auth';
+import {
+  CLOCK_TOLERANCE_SECONDS,
+  GATEWAY_PROOF_PARAM,
+  GATEWAY_PROOF_TTL_SECONDS,
+  PartnerTokenError,
+  Reasons,
+  verifyGatewayProof,
+  verifyPartnerToken,
+} from '@lms/partner-auth';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { deleteSession } from '../../domain/sessions.js';
@@ -25,10 +33,12 @@ function failSignIn(reply: FastifyReply, code: SsoErrorCode, reason?: string) {
 /**
  * Partner single sign-on on the LMS side, and sign-out.
  *
- * The browser arrives from the gateway at `/sso/verify?token=`, is sent on (307) to the callback,
- * which verifies the token (@lms/partner-auth), spends its `jti`, finds or creates the user,
- * opens a session, sets the cookie and lands on `/dashboard`. Every failure is a 307 to
- * `/sign-in` with DESIGN §5's code and reason, and sets no cookie.
+ * The browser arrives from the gateway at `/sso/verify?token=&proof=`, is sent on (307) to the
+ * callback with both, which first checks the gateway's proof (DESIGN §5, "SSO only through the
+ * gateway": the gateway enforced the partner's IP allowlist, so a token that did not pass it is
+ * refused before any key lookup), then verifies the token (@lms/partner-auth), spends its `jti`,
+ * finds or creates the user, opens a session, sets the cookie and lands on `/dashboard`. Every
+ * failure is a 307 to `/sign-in` with DESIGN §5's code and reason, and sets no cookie.
  */
 const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   // The dashboard's sign-out button is a plain HTML form: browsers send it as an (empty)
@@ -43,16 +53,21 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['sso'],
         summary: 'Entry of the SSO hand-off (the gateway points the browser here)',
-        description: '307 to `/api/auth/sso/callback?token=<token>`; without a token, 307 to `/sign-in?error=missing_token`.',
+        description:
+          '307 to `/api/auth/sso/callback?token=<token>&proof=<proof>`, carrying the gateway\'s proof as it came; ' +
+          'without a token, 307 to `/sign-in?error=missing_token`.',
         querystring: SsoTokenQuery,
         response: { 307: RedirectResponse },
       },
     },
     async (request, reply) => {
-      const { token } = request.query;
+      const { token, proof } = request.query;
       if (token === undefined || token === '') return failSignIn(reply, 'missing_token');
       if (Array.isArray(token)) return failSignIn(reply, 'invalid_token', MALFORMED);
-      return reply.redirect(`/api/auth/sso/callback?${new URLSearchParams({ token }).toString()}`, 307);
+      // The proof goes on as it came (the callback judges it, a repeated one included).
+      const query = new URLSearchParams({ token });
+      for (const value of [proof ?? []].flat()) query.append(GATEWAY_PROOF_PARAM, value);
+      return reply.redirect(`/api/auth/sso/callback?${query.toString()}`, 307);
     },
   );
 
@@ -64,7 +79,11 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Verifies the partner token, signs the member in and redirects to the dashboard',
         description:
           'Success: session cookie set, 302 to `/dashboard`. Failure: 307 to `/sign-in?error=<code>&reason=<text>` ' +
-          '(`missing_token`; `invalid_token` for anything wrong with the token, a replayed `jti` included; ' +
+          '(`missing_token`; `invalid_token` for anything wrong with the token, a replayed `jti` included, and for a ' +
+          'token without the gateway\'s valid `proof` (missing, forged, another token\'s, or older than ' +
+          `${GATEWAY_PROOF_TTL_SECONDS} s): reason "The sign-in did not come through the gateway: ...", checked before ` +
+          'anything else about the token; on an LMS without GATEWAY_SECRET every sign-in is refused so; a ' +
+          'course-creation (bearer) token is refused too (its `sub` is no tier, or it lacks `email`); ' +
           '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `account_creation_failed`, ' +
           '`session_creation_failed`) and no cookie. Clock tolerance on `exp` and `iat`: ' +
           `${CLOCK_TOLERANCE_SECONDS} s.`,
@@ -73,9 +92,19 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const { token } = request.query;
+      const { token, proof } = request.query;
       if (token === undefined || token === '') return failSignIn(reply, 'missing_token');
       if (Array.isArray(token)) return failSignIn(reply, 'invalid_token', MALFORMED);
+
+      // The gateway's proof before anything else: no key lookup, no JWKS fetch for a token that
+      // did not come through the gateway (and so past the partner's IP allowlist).
+      const secret = app.config.GATEWAY_SECRET;
+      if (!secret) return failSignIn(reply, 'invalid_token', Reasons.gatewayNotConfigured);
+      const proven = verifyGatewayProof(secret, token, proof, app.clock().getTime() / 1000);
+      if (!proven.ok) {
+        request.log.info({ problem: proven.problem }, 'SSO token refused: not through the gateway');
+        return failSignIn(reply, 'invalid_token', proven.reason);
+      }
 
       let claims;
       try {

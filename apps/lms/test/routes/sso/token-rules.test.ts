@@ -4,6 +4,7 @@ import { buildTestApp } from '../../helpers/app.js';
 import {
   callback,
   type CallbackResult,
+  gatewayProof,
   jwksServer,
   localServer,
   makePartnerKey,
@@ -59,12 +60,14 @@ t.test('a valid token of a PEM-registered partner signs the member in: 302 to /d
   accepted(t, await callback(app, ssoToken(keyA, A, NOW_S)));
 });
 
-t.test('GET /sso/verify sends the browser on to the callback with the token (307)', async (t) => {
+t.test("GET /sso/verify sends the browser on to the callback with the token and the gateway's proof (307)", async (t) => {
   const token = ssoToken(keyA, A, NOW_S);
-  const res = await app.inject(`/sso/verify?token=${encodeURIComponent(token)}`);
+  const proof = gatewayProof(app, token);
+  const res = await app.inject(`/sso/verify?token=${encodeURIComponent(token)}&proof=${proof}`);
   t.equal(res.statusCode, 307);
-  t.equal(res.headers.location, `/api/auth/sso/callback?token=${token}`);
+  t.equal(res.headers.location, `/api/auth/sso/callback?token=${token}&proof=${proof}`);
   t.equal(res.headers['set-cookie'], undefined);
+  accepted(t, await callback(app, token, { proof: new URL(res.headers.location as string, 'http://lms.test').searchParams.get('proof') }));
 });
 
 t.test('no token: missing_token without a reason, from /sso/verify and from the callback', async (t) => {
@@ -75,9 +78,18 @@ t.test('no token: missing_token without a reason, from /sso/verify and from the 
   refused(t, await callback(app, ''), 'missing_token', null);
 });
 
+t.test('token kinds: a course-creation (bearer) token is refused at the callback', async (t) => {
+  // As a partner signs it for POST /api/courses: no email, no membershipId, sub names its system.
+  const bearer = ssoToken(keyA, A, NOW_S, { email: undefined, membershipId: undefined, name: undefined, sub: 'course-sync' });
+  refused(t, await callback(app, bearer), 'invalid_token', 'The "sub" claim must be one of: member, umum, mahasiswa.');
+  // The same with a tier for sub: still no e-mail, the spec's sso_failed.
+  const tiered = ssoToken(keyA, A, NOW_S, { email: undefined, membershipId: undefined, name: undefined, sub: 'member' });
+  refused(t, await callback(app, tiered), 'sso_failed', 'missing_email');
+});
+
 t.test('a repeated token parameter is refused as malformed', async (t) => {
   const token = ssoToken(keyA, A, NOW_S);
-  const res = await app.inject(`/api/auth/sso/callback?token=${token}&token=${token}`);
+  const res = await app.inject(`/api/auth/sso/callback?token=${token}&token=${token}&proof=${gatewayProof(app, token)}`);
   t.equal(res.statusCode, 307);
   t.match(res.headers.location, /error=invalid_token/);
 });

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { buildTestApp } from '../../helpers/app.js';
 import { makeUser } from '../../helpers/fixtures.js';
-import { callback, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
+import { callback, callbackUrl, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 
 // Who a valid token signs in (DESIGN §5): the account of the identity (issuer, membershipId), else
 // a new user with that identity, unless the e-mail is another account's (refused, nothing changed);
@@ -31,7 +31,7 @@ t.test('a new member gets a user with the name, tier and membershipId of the tok
 });
 
 t.test('the session cookie is HttpOnly, SameSite=Lax, path /, and expires with the session', async (t) => {
-  const res = await app.inject(`/api/auth/sso/callback?token=${ssoToken(key, 'assoc.test', NOW_S)}`);
+  const res = await app.inject(callbackUrl(app, ssoToken(key, 'assoc.test', NOW_S)));
   const cookie = res.cookies.find((c) => c.name === 'lms_session_token');
   t.ok(cookie);
   t.equal(cookie!.httpOnly, true);
