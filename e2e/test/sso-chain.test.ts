@@ -1,4 +1,5 @@
 import { identities, users } from '@lms/db';
+import { DEMO_TEACHER_EMAIL, seedDemo } from '@lms/db/seed';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { startDemoPartner, startLms } from './helpers/services.js';
@@ -107,4 +108,34 @@ t.test("a valid partner token sent straight to the LMS, without the gateway's pr
   const signedIn = await b.get(new URL(verify.headers.get('location')!, lms.url).toString());
   t.equal(signedIn.status, 302);
   t.equal(signedIn.headers.get('location'), '/dashboard');
+});
+
+t.test("README walk-through: the demo teacher signs in through the demo partner's form under STAFF-001 only", async (t) => {
+  const lms = await startLms(t);
+  const { partnerUrl } = await startDemoPartner(t, lms.url, lms.db.db);
+  // seed demo finds the demo partner registered and links the demo staff to it.
+  await seedDemo(lms.db.db);
+
+  /** The partner's form submitted, and every hop followed as a browser would. */
+  async function throughPartner(member: Record<string, string>) {
+    const b = browser();
+    const login = await b.get(`${partnerUrl}/login?${new URLSearchParams({ tier: 'member', ...member })}`);
+    const verify = await b.get(login.headers.get('location')!);
+    const callback = await b.get(new URL(verify.headers.get('location')!, lms.url).toString());
+    return { b, callback };
+  }
+
+  const teacher = await throughPartner({ email: DEMO_TEACHER_EMAIL, membershipId: 'STAFF-001' });
+  t.equal(teacher.callback.status, 302);
+  t.equal(teacher.callback.headers.get('location'), '/dashboard');
+  const dashboard = await teacher.b.get(`${lms.url}/dashboard`);
+  t.equal(dashboard.status, 200);
+  t.match(await dashboard.text(), 'Budi Santoso', "the demo teacher's own dashboard");
+  const [account] = await lms.db.db.select().from(users).where(eq(users.email, DEMO_TEACHER_EMAIL));
+  t.equal(account!.role, 'teacher');
+
+  const other = await throughPartner({ email: DEMO_TEACHER_EMAIL, membershipId: 'STAFF-999' });
+  t.equal(other.callback.status, 307, 'the same e-mail under another membership ID is refused');
+  t.equal(other.callback.headers.get('location'), '/sign-in?error=sso_failed&reason=email_in_use');
+  t.equal(other.b.cookiesOf(lms.url).get(lms.app.sessionCookieName), undefined);
 });

@@ -13,14 +13,15 @@ const MIGRATION_LOCK_ID = 727_001;
 /**
  * Applies every pending migration. Safe to call from several processes at once on PostgreSQL
  * (an advisory lock serialises them); the one entry point used by the start command, the admin
- * CLI, the tests and the compose one-shot service.
+ * CLI, the tests and the compose one-shot service. `folder` is for tests that stop at an older
+ * migration (testing.ts).
  */
-export async function migrate(handle: DbHandle): Promise<void> {
+export async function migrate(handle: DbHandle, folder: string = migrationsFolder): Promise<void> {
   await handle.withExclusiveLock(MIGRATION_LOCK_ID, async () => {
     if (handle.kind === 'postgres') {
-      await migratePg(handle.db as unknown as NodePgDatabase, { migrationsFolder });
+      await migratePg(handle.db as unknown as NodePgDatabase, { migrationsFolder: folder });
     } else {
-      await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder });
+      await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder: folder });
     }
   });
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -19,12 +19,22 @@ export interface TestDb extends DbHandle {
  * With TEST_DATABASE_URL set (a PostgreSQL server the tests may create databases on), a new
  * database `lms_test_<random>` is created there and dropped by destroy(). Otherwise an in-memory
  * PGlite instance is used.
+ *
+ * `migratedUpTo` (a migration's tag, e.g. '0003_progress_aggregates') stops after that
+ * migration, for tests of a later one: they fill the older schema, then run `migrate()`.
  */
-export async function createTestDb(): Promise<TestDb> {
+export async function createTestDb(options: { migratedUpTo?: string } = {}): Promise<TestDb> {
+  const upTo = options.migratedUpTo;
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     // Starting from a migrated snapshot costs a fraction of running the migrations again.
-    const handle = createDb({ pgliteSnapshot: await migratedPgliteSnapshot() });
+    const handle = upTo ? createDb({}) : createDb({ pgliteSnapshot: await migratedPgliteSnapshot() });
+    try {
+      if (upTo) await migrateUpTo(handle, upTo);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
     return { ...handle, url: undefined, destroy: () => handle.close() };
   }
   const name = `lms_test_${randomBytes(6).toString('hex')}`;
@@ -33,7 +43,7 @@ export async function createTestDb(): Promise<TestDb> {
   url.pathname = `/${name}`;
   const handle = createDb({ databaseUrl: url.toString(), poolMax: 20 });
   try {
-    await migrate(handle);
+    await (upTo ? migrateUpTo(handle, upTo) : migrate(handle));
   } catch (err) {
     await handle.close();
     await withAdmin(adminUrl, (c) => c.query(`drop database if exists ${name} with (force)`));
@@ -47,6 +57,26 @@ export async function createTestDb(): Promise<TestDb> {
       await withAdmin(adminUrl, (c) => c.query(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+/**
+ * Applies the committed migrations up to and including `tag`: a copy of the migrations folder
+ * whose journal ends there, given to the same migrator. A later `migrate()` with the real folder
+ * applies the rest, as on a deployed database.
+ */
+async function migrateUpTo(handle: DbHandle, tag: string): Promise<void> {
+  const journalFile = join(migrationsFolder, 'meta', '_journal.json');
+  const journal = JSON.parse(await readFile(journalFile, 'utf8')) as { entries: { tag: string }[] };
+  const last = journal.entries.findIndex((e) => e.tag === tag);
+  if (last < 0) throw new Error(`no migration tagged ${tag} in ${journalFile}`);
+  const folder = await mkdtemp(join(tmpdir(), 'lms-migrations-'));
+  try {
+    await cp(migrationsFolder, folder, { recursive: true });
+    await writeFile(join(folder, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
+    await migrate(handle, folder);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
 }
 
 async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -7,7 +7,8 @@ import { CliError, type CommandGroup, parse, required, resolveFrom, table, Usage
 /** A DNS name as the spec's `iss` (at most 253 characters). */
 const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
 
-function issuerOf(values: Record<string, unknown>): string {
+/** --iss: a partner's `iss`, lower-cased as `partner add` stores it. */
+export function issuerOf(values: Record<string, unknown>): string {
   const iss = required(values, 'iss').toLowerCase();
   if (!DOMAIN.test(iss)) throw new UsageError(`--iss must be the partner's domain, e.g. partner.example.org (got "${iss}")`);
   return iss;

@@ -28,22 +28,40 @@ export async function createSession(db: Db, userId: string, now: Date, ttlMs: nu
   return session;
 }
 
+/** A session opened by createSessionSpending, or why none was: the token was spent before, or the gate was closed. */
+export type SpendingSession = { session: NewSession } | { session: null; why: 'already-spent' | 'gate-closed' };
+
 /**
  * Opens a session only if `spend` spends something (a Drizzle query builder that returns a row when it does:
- * spendTokenId, for a partner token), both in one statement: one commit, never one without the
- * other. Null when nothing was spent (a replayed token).
+ * spendTokenId, for a partner token) and `gate` returns a row (a select that may lock what the
+ * session depends on: sso.ts locks the identity it signed in through), all in one statement:
+ * one commit, never a session without the spend. The spend happens whether the gate is open or
+ * not (a data-modifying CTE always runs).
  */
-export async function createSessionSpending(db: Db, spend: SQLWrapper, userId: string, now: Date, ttlMs: number): Promise<NewSession | null> {
+export async function createSessionSpending(
+  db: Db,
+  spend: SQLWrapper,
+  gate: SQLWrapper,
+  userId: string,
+  now: Date,
+  ttlMs: number,
+): Promise<SpendingSession> {
   const session = newSession(now, ttlMs);
   const at = now.toISOString();
   // Drizzle renders an embedded query builder in parentheses: `with spent as (insert …)`.
-  const opened = await db.execute(sql`
-    with spent as ${spend}
-    insert into ${sessions} (token_hash, user_id, created_at, last_seen_at, expires_at)
-    select ${session.tokenHash}, ${userId}, ${at}::timestamptz, ${at}::timestamptz, ${session.expiresAt.toISOString()}::timestamptz
-    from spent
-    returning token_hash`);
-  return opened.rows.length === 1 ? session : null;
+  const { rows } = await db.execute<{ opened: number; spent: number }>(sql`
+    with spent as ${spend},
+    gate as ${gate},
+    opened as (
+      insert into ${sessions} (token_hash, user_id, created_at, last_seen_at, expires_at)
+      select ${session.tokenHash}, ${userId}, ${at}::timestamptz, ${at}::timestamptz, ${session.expiresAt.toISOString()}::timestamptz
+      from spent, gate
+      returning token_hash
+    )
+    select (select count(*) from opened)::int as opened, (select count(*) from spent)::int as spent`);
+  const { opened, spent } = rows[0]!;
+  if (opened === 1) return { session };
+  return { session: null, why: spent === 1 ? 'gate-closed' : 'already-spent' };
 }
 
 /** The session's user, if the session exists, has not expired and the user is active. */

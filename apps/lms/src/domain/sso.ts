@@ -1,6 +1,6 @@
 import { type Db, identities, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { purgeNowAndThen, spendTokenId } from './partner-tokens.js';
 import { createSessionSpending } from './sessions.js';
 
@@ -17,7 +17,8 @@ export class SsoFailure extends Error {
 
 export interface SsoUser {
   id: string;
-  isActive: boolean;
+  /** The account's tier before this sign-in (the token's own for an account it created). */
+  tier: SsoClaims['tier'] | null;
 }
 
 type SsoClaims = Pick<VerifiedPartnerToken, 'issuer' | 'tier' | 'name'> & { email: string; membershipId: string };
@@ -31,9 +32,15 @@ export type SsoSignIn =
  * The database side of an SSO sign-in, in as few statements as it takes: the member is found
  * (or created) first, then one statement spends the token's jti and opens the session together
  * (a data-modifying CTE: one commit, and no session unless the jti was new). A returning member
- * costs two statements, a new one three. A replayed token stops at the second statement having
- * changed nothing (finding a member writes only what the token says: the tier, the identity link).
- * A deactivated member is refused before the token is spent.
+ * costs two statements, a new one three, one more when the tier changes: it is written only
+ * once the session is open, so a replayed token stops at the second statement having changed
+ * nothing (an older token replayed cannot bring back an older, cheaper tier). A deactivated
+ * member is refused before the token is spent.
+ *
+ * The session opens only while the identity the member was found through still leads to them,
+ * checked (and locked, FOR KEY SHARE) by the session statement itself: an operator's
+ * `user unlink` between the two statements leaves no session behind (the unlink's delete waits
+ * for a sign-in holding the lock, then ends the session it opened; identities.ts).
  */
 export async function signInMember(
   db: Db,
@@ -50,17 +57,34 @@ export async function signInMember(
     }
     throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
   }
-  let session;
+  let opened;
   try {
     const spend = spendTokenId(db, claims.issuer, claims.jti, claims.keepTokenUntil);
-    session = await createSessionSpending(db, spend, user.id, now, sessionTtlMs);
+    const stillLinked = db
+      .select({ held: sql`1` })
+      .from(identities)
+      .where(and(eq(identities.issuer, claims.issuer), eq(identities.membershipId, claims.membershipId), eq(identities.userId, user.id)))
+      .for('key share');
+    opened = await createSessionSpending(db, spend, stillLinked, user.id, now, sessionTtlMs);
   } catch (err) {
     throw new SsoFailure('session_creation_failed', { cause: err });
   }
-  if (!session) return { outcome: 'replayed' };
+  if (opened.session === null) {
+    // The identity was unlinked (or moved) since the member was found: this token no longer
+    // reaches the account, as its next sign-in would say.
+    return opened.why === 'already-spent' ? { outcome: 'replayed' } : { outcome: 'refused', reason: 'email_in_use' };
+  }
+  if (user.tier !== claims.tier) {
+    try {
+      await db.update(users).set({ tier: claims.tier }).where(eq(users.id, user.id));
+    } catch (err) {
+      // No cookie is set: the session just opened stays unused until it expires.
+      throw new SsoFailure('session_creation_failed', { cause: err });
+    }
+  }
   // A failed purge does not undo the sign-in; the next one tries again.
   await purgeNowAndThen(db, now).catch(() => {});
-  return { outcome: 'signed-in', userId: user.id, session };
+  return { outcome: 'signed-in', userId: user.id, session: opened.session };
 }
 
 /**
@@ -69,9 +93,9 @@ export async function signInMember(
  * first token created, or one an operator linked. Without one, a new student account is created
  * with its identity, unless the token's e-mail already belongs to an account (another partner's
  * member, a local or staff account): that is refused with `email_in_use` and nothing is changed.
- * `name` is used only when creating (the e-mail's local part when absent); the tier follows
- * `sub` on every sign-in through the identity. Throws SsoFailure `member_inactive` for a user an
- * operator deactivated.
+ * `name` is used only when creating (the e-mail's local part when absent). Writes nothing for
+ * an existing account (signInMember updates the tier once the token is spent). Throws
+ * SsoFailure `member_inactive` for a user an operator deactivated.
  */
 export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<SsoUser> {
   const email = claims.email.toLowerCase();
@@ -79,14 +103,12 @@ export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<Ss
     const found = await findSsoUser(db, claims.issuer, claims.membershipId, email);
     if (found?.byIdentity) {
       if (!found.isActive) throw new SsoFailure('member_inactive');
-      // A returning member whose tier is unchanged costs no write.
-      if (found.tier !== claims.tier) await db.update(users).set({ tier: claims.tier }).where(eq(users.id, found.id));
-      return { id: found.id, isActive: true };
+      return { id: found.id, tier: found.tier };
     }
     // The e-mail is another account's, and this partner has no identity on it.
     if (found) throw new SsoFailure('email_in_use');
     const created = await createMember(db, claims, email);
-    if (created) return { id: created, isActive: true };
+    if (created) return { id: created, tier: claims.tier };
     // A concurrent first sign-in (same identity or same e-mail) won the race: look again.
   }
   throw new SsoFailure('account_creation_failed');

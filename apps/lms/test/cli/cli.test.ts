@@ -2,39 +2,16 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiKeys, chapterCompletions, courses, enrollments, hashToken, institutions, partnerInstitutions, partnerKeys, partners, sessions, users } from '@lms/db';
+import { apiKeys, chapterCompletions, courses, enrollments, hashToken, identities, institutions, partnerInstitutions, partnerKeys, partners, sessions, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
 import t from 'tap';
 import { commandGroups, runCli } from '../../src/cli/run.js';
 import { testConfig } from '../../src/config.js';
 import { findApiKeyOwner } from '../../src/domain/api-keys.js';
 import { createSession } from '../../src/domain/sessions.js';
-
-interface CliRun {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/**
- * Runs the CLI's main function against the test database: on PostgreSQL through DATABASE_URL,
- * exactly as an operator would; on PGlite (in memory) through the shared test handle.
- */
-function cliFor(db: TestDb, scratch: string) {
-  return async (...argv: string[]): Promise<CliRun> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(argv, {
-      io: { out: (l) => out.push(l), err: (l) => err.push(l), progress: (s) => err.push(s), isTty: false },
-      config: testConfig(db.url ? { DATABASE_URL: db.url } : {}),
-      cwd: scratch,
-      ...(db.url ? {} : { db }),
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
-}
+import { cliFor } from '../helpers/cli.js';
 
 t.test('admin CLI', async (t) => {
   const db = await createTestDb();
@@ -259,6 +236,102 @@ t.test('admin CLI', async (t) => {
     const unknown = await cli('user', 'deactivate', '--email', 'nobody@example.com');
     t.equal(unknown.code, 1);
     t.match(unknown.err, 'no user with e-mail nobody@example.com');
+  });
+
+  t.test('user link / show / unlink', async (t) => {
+    const add = await cli('user', 'add', '--email', 'linked.teacher@example.com', '--name', 'Linked Teacher', '--role', 'teacher');
+    t.equal(add.code, 0, add.err);
+    const userId = add.out;
+    const identitiesOf = (id: string) =>
+      db.db.select({ issuer: identities.issuer, membershipId: identities.membershipId, origin: identities.origin }).from(identities).where(eq(identities.userId, id));
+
+    // seed demo linked the demo staff to the demo partner, as this command would.
+    const demo = await cli('user', 'show', '--email', 'teacher@demo.lms');
+    t.equal(demo.code, 0, demo.err);
+    t.match(demo.out, /role\s+teacher/);
+    t.match(demo.out, /demo-partner\.local\s+STAFF-001\s+operator/);
+    const same = await cli('user', 'link', '--email', 'teacher2@demo.lms', '--iss', 'demo-partner.local', '--membership-id', 'STAFF-002');
+    t.equal(same.code, 0, 'the same link again is a no-op');
+    t.equal(same.out, '');
+    t.match(same.err, 'already linked to demo-partner.local as membership id STAFF-002 (origin operator): nothing changed');
+
+    const none = await cli('user', 'show', '--email', 'linked.teacher@example.com');
+    t.match(none.out, 'No SSO identity');
+
+    const link = await cli('user', 'link', '--email', 'Linked.Teacher@example.com', '--iss', 'Demo-Partner.LOCAL', '--membership-id', ' T-77 ');
+    t.equal(link.code, 0, link.err);
+    t.equal(link.out, 'Linked linked.teacher@example.com to demo-partner.local as membership id T-77.');
+    t.same(await identitiesOf(userId), [{ issuer: 'demo-partner.local', membershipId: 'T-77', origin: 'operator' }]);
+    t.match((await cli('user', 'show', '--email', 'linked.teacher@example.com')).out, /demo-partner\.local\s+T-77\s+operator/);
+
+    const again = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', 'T-77');
+    t.equal(again.code, 0);
+    t.match(again.err, 'nothing changed');
+
+    // Refusals change nothing.
+    const second = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', 'T-78');
+    t.equal(second.code, 1, 'one identity per partner');
+    t.match(second.err, 'linked.teacher@example.com is already linked to demo-partner.local as membership id T-77');
+    t.match(second.err, 'unlink it first: lms-admin user unlink --email linked.teacher@example.com --iss demo-partner.local');
+    const taken = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', 'STAFF-001');
+    t.equal(taken.code, 1, 'an identity belongs to one account');
+    t.match(taken.err, 'demo-partner.local membership id STAFF-001 already belongs to teacher@demo.lms (teacher)');
+    // A demo member who came through the demo partner.
+    const [student] = await db.db
+      .select({ id: users.id, email: users.email, membershipId: identities.membershipId })
+      .from(users)
+      .innerJoin(identities, eq(identities.userId, users.id))
+      .where(and(eq(users.role, 'student'), eq(identities.issuer, 'demo-partner.local')))
+      .limit(1);
+    const ofStudent = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', student!.membershipId);
+    t.equal(ofStudent.code, 1, "a partner member's own identity cannot be taken over by a link");
+    t.match(ofStudent.err, `already belongs to ${student!.email} (student)`);
+    const unknownPartner = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'nobody.example.com', '--membership-id', 'X-1');
+    t.equal(unknownPartner.code, 1);
+    t.match(unknownPartner.err, 'no partner with issuer nobody.example.com');
+    const unknownUser = await cli('user', 'link', '--email', 'ghost@example.com', '--iss', 'demo-partner.local', '--membership-id', 'X-1');
+    t.equal(unknownUser.code, 1);
+    t.match(unknownUser.err, 'no user with e-mail ghost@example.com');
+    t.same(await identitiesOf(userId), [{ issuer: 'demo-partner.local', membershipId: 'T-77', origin: 'operator' }], 'still the one link');
+    t.same(await identitiesOf(student!.id), [{ issuer: 'demo-partner.local', membershipId: student!.membershipId, origin: 'sso' }], "the member's identity untouched");
+
+    // Usage errors (exit 2).
+    const empty = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', '  ');
+    t.equal(empty.code, 2);
+    t.match(empty.err, '--membership-id is required');
+    const long = await cli('user', 'link', '--email', 'ghost@example.com', '--iss', 'demo-partner.local', '--membership-id', 'x'.repeat(256));
+    t.equal(long.code, 2);
+    t.match(long.err, '--membership-id must be 1 to 255 characters (got 256)');
+    t.equal((await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local')).code, 2);
+    t.equal((await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'not a domain', '--membership-id', 'X')).code, 2);
+    t.equal((await cli('user', 'unlink', '--email', 'linked.teacher@example.com')).code, 2, 'unlink needs --iss');
+
+    // Unlink removes the identity and ends every session of the user.
+    await createSession(db.db, userId, new Date(), 3_600_000);
+    await createSession(db.db, userId, new Date(), 3_600_000);
+    const unlink = await cli('user', 'unlink', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local');
+    t.equal(unlink.code, 0, unlink.err);
+    t.equal(unlink.out, 'Unlinked linked.teacher@example.com from demo-partner.local (membership id T-77, origin operator); 2 sessions ended.');
+    t.same(await identitiesOf(userId), []);
+    t.equal((await db.db.select().from(sessions).where(eq(sessions.userId, userId))).length, 0);
+    const twice = await cli('user', 'unlink', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local');
+    t.equal(twice.code, 1);
+    t.match(twice.err, 'linked.teacher@example.com has no identity of demo-partner.local');
+    t.equal((await cli('user', 'unlink', '--email', 'ghost@example.com', '--iss', 'demo-partner.local')).code, 1);
+    t.equal((await cli('user', 'show', '--email', 'ghost@example.com')).code, 1);
+
+    // A membership id of 255 characters is fine; an inactive partner is linked with a warning;
+    // an identity outlives its partner and can still be unlinked.
+    t.equal((await cli('partner', 'add', '--iss', 'paused.example.com', '--jwks-url', 'https://paused.example.com/jwks.json')).code, 0);
+    await db.db.update(partners).set({ isActive: false }).where(eq(partners.issuer, 'paused.example.com'));
+    const paused = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'paused.example.com', '--membership-id', 'y'.repeat(255));
+    t.equal(paused.code, 0, paused.err);
+    t.match(paused.err, 'warning: partner paused.example.com is inactive');
+    t.equal((await cli('partner', 'remove', '--iss', 'paused.example.com')).code, 0);
+    t.equal((await db.db.select().from(identities).where(and(eq(identities.userId, userId), eq(identities.issuer, 'paused.example.com')))).length, 1);
+    const orphan = await cli('user', 'unlink', '--email', 'linked.teacher@example.com', '--iss', 'paused.example.com');
+    t.equal(orphan.code, 0, orphan.err);
+    t.match(orphan.out, '0 sessions ended');
   });
 
   t.test('api-key create / list / revoke', async (t) => {

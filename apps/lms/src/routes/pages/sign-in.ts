@@ -20,6 +20,8 @@ export function explainSignInError(code: string | undefined, reason: string | un
         return 'Your organisation did not send your membership number, which we need to open your account. Please contact your organisation.';
       case 'member_inactive':
         return 'Your account is not active at the moment, so you cannot sign in. Please contact your organisation or our support.';
+      case 'email_in_use':
+        return "An account with your e-mail address already exists here, but it is not connected to your organisation's sign-in, so you were not signed in to it and nothing about it was changed. If it is your account, ask our support to connect it to your organisation.";
       case 'account_creation_failed':
         return 'We could not open your account just now. Please try again in a few minutes.';
       case 'session_creation_failed':

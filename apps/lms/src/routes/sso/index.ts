@@ -84,8 +84,10 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           `${GATEWAY_PROOF_TTL_SECONDS} s): reason "The sign-in did not come through the gateway: ...", checked before ` +
           'anything else about the token; on an LMS without GATEWAY_SECRET every sign-in is refused so; a ' +
           'course-creation (bearer) token is refused too (its `sub` is no tier, or it lacks `email`); ' +
-          '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `account_creation_failed`, ' +
-          '`session_creation_failed`) and no cookie. Clock tolerance on `exp` and `iat`: ' +
+          '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `email_in_use`, `account_creation_failed`, ' +
+          '`session_creation_failed`) and no cookie. The token signs in the account of its identity (`iss`, `membershipId`), ' +
+          "made by the partner's first sign-in or linked by an operator; without one a student account is created, unless the " +
+          "token's `email` is another account's: `email_in_use`, and that account is left unchanged. Clock tolerance on `exp` and `iat`: " +
           `${CLOCK_TOLERANCE_SECONDS} s.`,
         querystring: SsoTokenQuery,
         response: { 302: RedirectResponse, 307: RedirectResponse },

@@ -100,3 +100,17 @@ t.test('a deactivated member is refused before the token is spent', async (t) =>
   t.equal((await callback(app, fresh)).reason, 'Token has already been used.', 'once');
   t.equal(await sessionsOf(email), 2);
 });
+
+t.test('a replayed token changes nothing, not even the tier: an older sub cannot be brought back', async (t) => {
+  const email = 'regraded@example.test';
+  const claims = { email, membershipId: 'M-REGRADED' };
+  // The partner regrades the member within one token lifetime: the older token says mahasiswa.
+  const older = ssoToken(key, 'replay.test', NOW_S, { ...claims, sub: 'mahasiswa' });
+  t.equal((await callback(app, older)).status, 302);
+  t.equal((await callback(app, ssoToken(key, 'replay.test', NOW_S, { ...claims, sub: 'umum' }))).status, 302);
+  const tier = async () => (await app.db.select({ tier: users.tier }).from(users).where(eq(users.email, email)))[0]?.tier;
+  t.equal(await tier(), 'umum');
+  const replayed = await callback(app, older);
+  t.equal(replayed.reason, 'Token has already been used.');
+  t.equal(await tier(), 'umum', 'the replay did not bring back the older (cheaper) tier');
+});
