@@ -1,7 +1,7 @@
 import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findVisibleCourses } from '../../domain/catalog/course-list.js';
-import { NotFoundError } from '../../errors.js';
+import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { NotFoundError } from '../errors.js';
 import { escapeHtml, formatDay, formatMoney, formatNumber, page, plural, progressBar, sendPage, STATUS_LABELS } from './html.js';
 import { pageSession } from './session.js';
 

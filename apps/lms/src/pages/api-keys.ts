@@ -1,7 +1,7 @@
 import { API_KEY_SHOWN_ONCE_WARNING, HtmlPage, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { listApiKeys } from '../../domain/api-keys.js';
-import { ForbiddenError } from '../../errors.js';
+import { listApiKeys } from '../domain/api-keys.js';
+import { ForbiddenError } from '../errors.js';
 import { DASHBOARD_SCRIPT_PATH } from './assets.js';
 import { escapeHtml, formatDate, page, sendPage } from './html.js';
 import { pageSession } from './session.js';

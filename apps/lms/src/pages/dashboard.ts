@@ -1,9 +1,9 @@
 import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findDraftCourseIds, findLearnerOverview } from '../../domain/dashboard.js';
-import { findVisibleCourses } from '../../domain/catalog/course-list.js';
-import { computeProgressMetrics, type ProgressReport } from '../../domain/progress.js';
+import { findDraftCourseIds, findLearnerOverview } from '../domain/dashboard.js';
+import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { computeProgressMetrics, type ProgressReport } from '../domain/progress.js';
 import { barChart } from './charts.js';
 import {
   escapeHtml,

@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../../errors.js';
+import { AppError } from '../errors.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';

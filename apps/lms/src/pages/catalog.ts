@@ -1,8 +1,8 @@
 import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findVisibleCourses } from '../../domain/catalog/course-list.js';
-import { listCategories } from '../../domain/dashboard.js';
+import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { listCategories } from '../domain/dashboard.js';
 import { escapeHtml, formatMoney, formatNumber, page, plural, progressBar, sendPage, STATUS_LABELS } from './html.js';
 import { pageSession } from './session.js';
 
