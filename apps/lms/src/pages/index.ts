@@ -7,9 +7,10 @@ import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
 import coursePage from './course.js';
 import dashboardPage from './dashboard.js';
-import { errorPage, sendPage } from './html.js';
+import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
+import { errorPage } from './view/layout.js';
 
 export { explainSignInError } from './sign-in.js';
 
