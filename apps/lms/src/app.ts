@@ -17,7 +17,7 @@ import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
 import progressRoutes from './routes/progress/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
-import pageRoutes from './routes/pages/index.js';
+import pageRoutes from './pages/index.js';
 import ssoRoutes from './routes/sso/index.js';
 
 export interface AppDeps {

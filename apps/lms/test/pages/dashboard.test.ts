@@ -1,6 +1,6 @@
 import { purchases } from '@lms/db';
 import t from 'tap';
-import { buildTestApp } from '../../helpers/app.js';
+import { buildTestApp } from '../helpers/app.js';
 import {
   completeChapter,
   enroll,
@@ -8,8 +8,8 @@ import {
   makeCategory,
   makeCourse,
   makeCourseTree,
-} from '../../helpers/catalog-fixtures.js';
-import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../../helpers/fixtures.js';
+} from '../helpers/catalog-fixtures.js';
+import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
 // The dashboard pages by role, through HTTP with session cookies: what each person sees, that
 // values are escaped, that no answer key reaches a page, and the HTML error pages.

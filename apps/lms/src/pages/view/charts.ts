@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.js';
+import { type Html, html } from './html.js';
 
 export interface BarItem {
   label: string;
@@ -10,12 +10,13 @@ export interface BarItem {
 /**
  * A horizontal bar chart as inline SVG, generated on the server: one labelled bar per item, the
  * value written at its end, so it reads without colour and without a script. `max` fixes the
- * scale (100 for percentages); otherwise the largest value fills the width.
+ * scale (100 for percentages); otherwise the largest value fills the width. Labels (category
+ * names) are escaped by the template like any text; colours are SVG attributes, not styles.
  */
-export function barChart(title: string, items: BarItem[], options: { max?: number; color?: string } = {}): string {
+export function barChart(title: string, items: BarItem[], options: { max?: number; color?: string } = {}): Html {
   const id = `chart-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   if (items.length === 0) {
-    return `<figure><figcaption>${escapeHtml(title)}</figcaption><p class="muted">No categories yet.</p></figure>`;
+    return html`<figure><figcaption>${title}</figcaption><p class="muted">No categories yet.</p></figure>`;
   }
   // Sized for the ~300 px a chart gets on the page, so 13-unit text renders at about 13 px:
   // the label on its own line (long category names fit), the bar below it, the value at its end.
@@ -26,26 +27,24 @@ export function barChart(title: string, items: BarItem[], options: { max?: numbe
   const height = items.length * rowHeight + 4;
   const max = options.max ?? Math.max(...items.map((i) => i.value), 0);
   const color = options.color ?? '#1f5fa8';
-  const rows = items
-    .map((item, index) => {
-      const y = index * rowHeight;
-      const w = max > 0 ? Math.max(0, Math.min(1, item.value / max)) * barArea : 0;
-      const label = item.label.length > 44 ? `${item.label.slice(0, 43)}…` : item.label;
-      return `<g>
-<title>${escapeHtml(`${item.label}: ${item.text}`)}</title>
-<text x="0" y="${y + 14}" font-size="13" fill="#1a1a1a">${escapeHtml(label)}</text>
+  const rows = items.map((item, index) => {
+    const y = index * rowHeight;
+    const w = max > 0 ? Math.max(0, Math.min(1, item.value / max)) * barArea : 0;
+    const label = item.label.length > 44 ? `${item.label.slice(0, 43)}…` : item.label;
+    return html`<g>
+<title>${item.label}: ${item.text}</title>
+<text x="0" y="${y + 14}" font-size="13" fill="#1a1a1a">${label}</text>
 <rect x="0" y="${y + 20}" width="${barArea}" height="14" rx="3" fill="#e3e7ed"/>
 <rect x="0" y="${y + 20}" width="${w.toFixed(1)}" height="14" rx="3" fill="${color}"/>
-<text x="${barArea + 6}" y="${y + 32}" font-size="13" font-weight="600" fill="#1a1a1a">${escapeHtml(item.text)}</text>
-</g>`;
-    })
-    .join('\n');
+<text x="${barArea + 6}" y="${y + 32}" font-size="13" font-weight="600" fill="#1a1a1a">${item.text}</text>
+</g>
+`;
+  });
   const summary = items.map((i) => `${i.label}: ${i.text}`).join('; ');
-  return `<figure>
-<figcaption id="${id}">${escapeHtml(title)}</figcaption>
+  return html`<figure>
+<figcaption id="${id}">${title}</figcaption>
 <svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}" aria-describedby="${id}-desc" font-family="system-ui, sans-serif">
-<desc id="${id}-desc">${escapeHtml(summary)}</desc>
-${rows}
-</svg>
+<desc id="${id}-desc">${summary}</desc>
+${rows}</svg>
 </figure>`;
 }

@@ -1,15 +1,16 @@
 import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../../errors.js';
+import { AppError } from '../errors.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
 import coursePage from './course.js';
 import dashboardPage from './dashboard.js';
-import { errorPage, sendPage } from './html.js';
+import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
+import { errorPage } from './view/layout.js';
 
 export { explainSignInError } from './sign-in.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller } from '../../plugins/auth.js';
-import { type DashboardUser, findDashboardUser } from '../../domain/dashboard.js';
-import { UnauthorizedError } from '../../errors.js';
+import type { Caller } from '../plugins/auth.js';
+import { type DashboardUser, findDashboardUser } from '../domain/dashboard.js';
+import { UnauthorizedError } from '../errors.js';
 
 export interface PageSession {
   caller: Extract<Caller, { kind: 'session' }>;

@@ -1,6 +1,8 @@
 import { HtmlPage, SignInQuery } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { escapeHtml, page, sendPage } from './html.js';
+import { sendPage } from './send.js';
+import { type Html, html } from './view/html.js';
+import { page } from './view/layout.js';
 
 const AGAIN = "Please go back to your organisation's website and sign in again.";
 
@@ -60,18 +62,22 @@ const signInPage: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { error, reason } = request.query;
-      const explanation = explainSignInError(error, reason);
-      const errorBlock = explanation
-        ? `<div class="error" role="alert"><p>${escapeHtml(explanation)}</p>${
-            reason ? `<details><summary>Technical detail</summary><p><code>${escapeHtml(reason)}</code></p></details>` : ''
-          }</div>`
-        : '';
-      const body = `<h1>Sign in</h1>
-${errorBlock}
-<div class="card"><p>Members sign in through their organisation: open your organisation's website, sign in there, and follow its link to the courses. You will land on your dashboard.</p></div>`;
-      return sendPage(reply, page('Sign in', body));
+      return sendPage(reply, signInView(explainSignInError(error, reason), reason));
     },
   );
 };
+
+/** The sign-in page, with the explanation of a failed sign-in and its technical reason, if any. */
+function signInView(explanation: string | null, reason: string | undefined): Html {
+  const errorBlock =
+    explanation &&
+    html`<div class="error" role="alert"><p>${explanation}</p>${
+      reason && html`<details><summary>Technical detail</summary><p><code>${reason}</code></p></details>`
+    }</div>`;
+  const body = html`<h1>Sign in</h1>
+${errorBlock}
+<div class="card"><p>Members sign in through their organisation: open your organisation's website, sign in there, and follow its link to the courses. You will land on your dashboard.</p></div>`;
+  return page('Sign in', body);
+}
 
 export default signInPage;

@@ -1,10 +1,14 @@
 import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findVisibleCourses } from '../../domain/catalog/course-list.js';
-import { listCategories } from '../../domain/dashboard.js';
-import { escapeHtml, formatMoney, formatNumber, page, plural, progressBar, sendPage, STATUS_LABELS } from './html.js';
+import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { listCategories } from '../domain/dashboard.js';
+import { sendPage } from './send.js';
 import { pageSession } from './session.js';
+import { progressBar, statusBadge } from './view/components.js';
+import { formatMoney, formatNumber, plural } from './view/format.js';
+import { attr, type Html, href, html, join } from './view/html.js';
+import { page } from './view/layout.js';
 
 const PAGE_SIZE = 20;
 const SORTS: [string, string][] = [
@@ -22,23 +26,22 @@ const PageQuery = z.object({
   page: z.string().optional(),
 });
 
-function courseCard(c: PublicCourse, learner: boolean): string {
+function courseCard(c: PublicCourse, learner: boolean): Html {
   const facts = [
-    c.category ? escapeHtml(c.category.name) : 'No category',
-    `Instructor: ${escapeHtml(c.instructor || '—')}`,
+    c.category ? c.category.name : 'No category',
+    `Instructor: ${c.instructor || '—'}`,
     plural(c.moduleCount, 'module'),
     plural(c.studentCount, 'student'),
     c.nilaiKum === null ? null : `${formatNumber(c.nilaiKum)} KUM`,
     c.isPurchasable ? formatMoney(c.price, c.currency) : null,
   ].filter((f): f is string => f !== null);
-  const progress = learner && c.status !== 'not-started'
-    ? `<p><span class="badge ${escapeHtml(c.status)}">${escapeHtml(STATUS_LABELS[c.status] ?? c.status)}</span> ${progressBar(c.totalProgress, `${c.name} progress`)}</p>`
-    : '';
+  const progress =
+    learner && c.status !== 'not-started' && html`<p>${statusBadge(c.status)} ${progressBar(c.totalProgress, `${c.name} progress`)}</p>`;
   const description = c.description.length > 220 ? `${c.description.slice(0, 219)}…` : c.description;
-  return `<li class="card"><article>
-<h3><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></h3>
-<p class="muted">${facts.join(' · ')}</p>
-${description ? `<p>${escapeHtml(description)}</p>` : ''}
+  return html`<li class="card"><article>
+<h3><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></h3>
+<p class="muted">${join(facts, ' · ')}</p>
+${description && html`<p>${description}</p>`}
 ${progress}
 </article></li>`;
 }
@@ -59,12 +62,12 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
-      const raw = request.query;
+      const given = request.query;
       // Each parameter is checked by the API's own schema; one that does not pass is ignored.
       const query: CourseListQuery = { page: 1, limit: PAGE_SIZE };
       const ignored: string[] = [];
       for (const name of ['search', 'categoryId', 'sortBy', 'page'] as const) {
-        const value = raw[name];
+        const value = given[name];
         if (value === undefined || value === '') continue;
         const parsed = CourseListQuery.safeParse({ [name]: value });
         if (parsed.success) Object.assign(query, { [name]: parsed.data[name] });
@@ -75,43 +78,40 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
       const learner = session.caller.role === 'student';
 
       const categoryOptions = [
-        `<option value="">All categories</option>`,
-        ...categories.map(
-          (c) => `<option value="${c.id}"${query.categoryId === c.id ? ' selected' : ''}>${escapeHtml(c.name)}</option>`,
-        ),
-        `<option value="uncategorized"${query.categoryId === 'uncategorized' ? ' selected' : ''}>No category</option>`,
-      ].join('');
+        html`<option value="">All categories</option>`,
+        ...categories.map((c) => html`<option value="${c.id}"${attr('selected', query.categoryId === c.id)}>${c.name}</option>`),
+        html`<option value="uncategorized"${attr('selected', query.categoryId === 'uncategorized')}>No category</option>`,
+      ];
       const sortOptions = SORTS.map(
-        ([value, label]) => `<option value="${value}"${(query.sortBy ?? '') === value ? ' selected' : ''}>${label}</option>`,
-      ).join('');
+        ([value, label]) => html`<option value="${value}"${attr('selected', (query.sortBy ?? '') === value)}>${label}</option>`,
+      );
       const { pagination } = result;
-      const link = (p: number) => {
-        const params = new URLSearchParams();
-        if (query.search) params.set('search', query.search);
-        if (query.categoryId !== undefined) params.set('categoryId', String(query.categoryId));
-        if (query.sortBy) params.set('sortBy', query.sortBy);
-        params.set('page', String(p));
-        return `/dashboard/catalog?${params}`;
-      };
+      const link = (p: number) =>
+        href('/dashboard/catalog').withQuery({
+          search: query.search,
+          categoryId: query.categoryId === undefined ? undefined : String(query.categoryId),
+          sortBy: query.sortBy,
+          page: p,
+        });
       const pager =
-        pagination.totalPages > 1
-          ? `<nav class="pager" aria-label="Pages">${
-              pagination.page > 1 ? `<a href="${escapeHtml(link(pagination.page - 1))}" rel="prev">Previous</a>` : ''
-            }<span>Page ${pagination.page} of ${pagination.totalPages}</span>${
-              pagination.page < pagination.totalPages ? `<a href="${escapeHtml(link(pagination.page + 1))}" rel="next">Next</a>` : ''
-            }</nav>`
-          : '';
+        pagination.totalPages > 1 &&
+        html`<nav class="pager" aria-label="Pages">${
+          pagination.page > 1 && html`<a href="${link(pagination.page - 1)}" rel="prev">Previous</a>`
+        }<span>Page ${pagination.page} of ${pagination.totalPages}</span>${
+          pagination.page < pagination.totalPages && html`<a href="${link(pagination.page + 1)}" rel="next">Next</a>`
+        }</nav>`;
       const list =
         result.courses.length === 0
-          ? '<p class="muted" role="status">No course matches.</p>'
-          : `<p class="muted" role="status">${plural(pagination.total, 'course')} found.</p>
-<ul class="course-list" aria-label="Courses">${result.courses.map((c) => courseCard(c, learner)).join('\n')}</ul>`;
-      const note = ignored.length
-        ? `<p class="warning" role="alert">Ignored an invalid value for: ${ignored.map(escapeHtml).join(', ')}.</p>`
-        : '';
-      const body = `<h1>Catalog</h1>
+          ? html`<p class="muted" role="status">No course matches.</p>`
+          : html`<p class="muted" role="status">${plural(pagination.total, 'course')} found.</p>
+<ul class="course-list" aria-label="Courses">${join(
+              result.courses.map((c) => courseCard(c, learner)),
+              '\n',
+            )}</ul>`;
+      const note = ignored.length > 0 && html`<p class="warning" role="alert">Ignored an invalid value for: ${ignored.join(', ')}.</p>`;
+      const body = html`<h1>Catalog</h1>
 <form class="filters card" method="get" action="/dashboard/catalog" role="search">
-<label>Search <input type="search" name="search" value="${escapeHtml(query.search ?? '')}" maxlength="200" placeholder="Name, instructor, code…"></label>
+<label>Search <input type="search" name="search" value="${query.search ?? ''}" maxlength="200" placeholder="Name, instructor, code…"></label>
 <label>Category <select name="categoryId">${categoryOptions}</select></label>
 <label>Sort by <select name="sortBy">${sortOptions}</select></label>
 <button type="submit">Show courses</button>

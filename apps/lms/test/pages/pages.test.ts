@@ -1,9 +1,9 @@
 import { chapterCompletions, chapters, courses, enrollments, modules, sessions, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
-import { buildTestApp } from '../../helpers/app.js';
-import { makeInstitution, makeUser } from '../../helpers/fixtures.js';
-import { callback, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
+import { buildTestApp } from '../helpers/app.js';
+import { makeInstitution, makeUser } from '../helpers/fixtures.js';
+import { callback, makePartnerKey, registerPartner, ssoToken } from '../helpers/sso.js';
 
 // The sign-in page, the dashboard and sign-out, through HTTP with the cookie the callback set.
 const now = new Date('2026-11-22T10:00:00Z');

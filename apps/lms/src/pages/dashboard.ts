@@ -1,21 +1,16 @@
 import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findDraftCourseIds, findLearnerOverview } from '../../domain/dashboard.js';
-import { findVisibleCourses } from '../../domain/catalog/course-list.js';
-import { computeProgressMetrics, type ProgressReport } from '../../domain/progress.js';
-import { barChart } from './charts.js';
-import {
-  escapeHtml,
-  formatMoney,
-  formatNumber,
-  page,
-  progressBar,
-  sendPage,
-  STATUS_LABELS,
-  TIER_LABELS,
-} from './html.js';
+import { findDraftCourseIds, findLearnerOverview } from '../domain/dashboard.js';
+import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { computeProgressMetrics, type ProgressReport } from '../domain/progress.js';
+import { sendPage } from './send.js';
 import { type PageSession, pageSession } from './session.js';
+import { barChart } from './view/charts.js';
+import { progressBar, statusBadge } from './view/components.js';
+import { formatMoney, formatNumber, TIER_LABELS } from './view/format.js';
+import { type Html, href, html } from './view/html.js';
+import { page } from './view/layout.js';
 
 const STAFF_COURSE_LIMIT = 50;
 
@@ -31,10 +26,10 @@ function chapterTotals(course: PublicCourse): { done: number; total: number } {
   return { done, total };
 }
 
-function figures(items: [string, string][]): string {
-  return `<ul class="figures">${items
-    .map(([label, value]) => `<li><span class="value">${escapeHtml(value)}</span><span class="label">${escapeHtml(label)}</span></li>`)
-    .join('')}</ul>`;
+function figures(items: [string, string][]): Html {
+  return html`<ul class="figures">${items.map(
+    ([label, value]) => html`<li><span class="value">${value}</span><span class="label">${label}</span></li>`,
+  )}</ul>`;
 }
 
 function certificateText(course: PublicCourse): string {
@@ -43,33 +38,31 @@ function certificateText(course: PublicCourse): string {
   return '—';
 }
 
-async function learnerBody(app: FastifyInstance, session: PageSession): Promise<string> {
+async function learnerBody(app: FastifyInstance, session: PageSession): Promise<Html> {
   const { user } = session;
   const overview = await findLearnerOverview(app.db, session.caller.userId);
-  const rows = overview.courses
-    .map((c) => {
-      const { done, total } = chapterTotals(c);
-      return `<tr>
-<td data-label="Course"><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></td>
-<td data-label="Status"><span class="badge ${escapeHtml(c.status)}">${escapeHtml(STATUS_LABELS[c.status] ?? c.status)}</span></td>
+  const rows = overview.courses.map((c) => {
+    const { done, total } = chapterTotals(c);
+    return html`<tr>
+<td data-label="Course"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
+<td data-label="Status">${statusBadge(c.status)}</td>
 <td data-label="Progress">${progressBar(c.totalProgress, `${c.name} progress`)}</td>
 <td data-label="Chapters done" class="num">${done} / ${total}</td>
 <td data-label="KUM" class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
 <td data-label="Certificate">${certificateText(c)}</td>
-</tr>`;
-    })
-    .join('\n');
+</tr>
+`;
+  });
   const courseList =
     overview.courses.length === 0
-      ? '<p class="muted">You are not enrolled in any course yet. <a href="/dashboard/catalog">Browse the catalog</a>.</p>'
-      : `<div class="table-wrap"><table class="responsive">
+      ? html`<p class="muted">You are not enrolled in any course yet. <a href="/dashboard/catalog">Browse the catalog</a>.</p>`
+      : html`<div class="table-wrap"><table class="responsive">
 <caption class="sr-only">Your courses</caption>
 <thead><tr><th scope="col">Course</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col" class="num">Chapters done</th><th scope="col" class="num">KUM</th><th scope="col">Certificate</th></tr></thead>
 <tbody>
-${rows}
-</tbody>
+${rows}</tbody>
 </table></div>`;
-  return `<h1>Welcome, ${escapeHtml(user.name)}</h1>
+  return html`<h1>Welcome, ${user.name}</h1>
 <section aria-labelledby="summary">
 <h2 id="summary">At a glance</h2>
 ${figures([
@@ -86,18 +79,18 @@ ${courseList}
 <section aria-labelledby="profile">
 <h2 id="profile">Your account</h2>
 <div class="card"><dl>
-<dt>Name</dt><dd>${escapeHtml(user.name)}</dd>
-<dt>E-mail</dt><dd>${escapeHtml(user.email)}</dd>
-<dt>Tier</dt><dd>${escapeHtml(user.tier ? (TIER_LABELS[user.tier] ?? user.tier) : 'none')}</dd>
-<dt>Membership ID</dt><dd>${escapeHtml(user.membershipId ?? 'none')}</dd>
+<dt>Name</dt><dd>${user.name}</dd>
+<dt>E-mail</dt><dd>${user.email}</dd>
+<dt>Tier</dt><dd>${user.tier ? (TIER_LABELS[user.tier] ?? user.tier) : 'none'}</dd>
+<dt>Membership ID</dt><dd>${user.membershipId ?? 'none'}</dd>
 </dl></div>
 </section>`;
 }
 
-function metricsSection(report: ProgressReport): string {
+function metricsSection(report: ProgressReport): Html {
   const o = report.overall;
   const cats = report.perCategory;
-  return `<section aria-labelledby="metrics">
+  return html`<section aria-labelledby="metrics">
 <h2 id="metrics">Platform metrics</h2>
 ${figures([
   ['Courses', formatNumber(o.totalCourses)],
@@ -137,7 +130,7 @@ ${barChart(
 </section>`;
 }
 
-async function staffBody(app: FastifyInstance, session: PageSession): Promise<string> {
+async function staffBody(app: FastifyInstance, session: PageSession): Promise<Html> {
   const { caller, user } = session;
   const viewer = { kind: 'session' as const, userId: caller.userId, role: caller.role };
   const [report, list] = await Promise.all([
@@ -146,42 +139,40 @@ async function staffBody(app: FastifyInstance, session: PageSession): Promise<st
   ]);
   const drafts = await findDraftCourseIds(app.db, list.courses.map((c) => Number(c.id)));
   const own = caller.role === 'teacher';
-  const rows = list.courses
-    .map((c) => {
-      const state = drafts.has(Number(c.id))
-        ? '<span class="badge draft">Draft</span>'
-        : c.eventCode === null
-          ? '<span class="badge draft">Published, no event code</span>'
-          : '<span class="badge completed">In the catalog</span>';
-      return `<tr>
-<td data-label="Course"><a href="/dashboard/courses/${escapeHtml(c.id)}">${escapeHtml(c.name)}</a></td>
+  const rows = list.courses.map((c) => {
+    const state = drafts.has(Number(c.id))
+      ? html`<span class="badge draft">Draft</span>`
+      : c.eventCode === null
+        ? html`<span class="badge draft">Published, no event code</span>`
+        : html`<span class="badge completed">In the catalog</span>`;
+    return html`<tr>
+<td data-label="Course"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
 <td data-label="State">${state}</td>
-<td data-label="Category">${escapeHtml(c.category?.name ?? '—')}</td>
+<td data-label="Category">${c.category?.name ?? '—'}</td>
 <td data-label="Students" class="num">${formatNumber(c.studentCount)}</td>
 <td data-label="Modules" class="num">${formatNumber(c.moduleCount)}</td>
 <td data-label="KUM" class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
-</tr>`;
-    })
-    .join('\n');
+</tr>
+`;
+  });
   const courseTitle = own ? 'Your courses' : 'Courses';
   const more =
-    list.pagination.total > list.courses.length
-      ? `<p class="muted">Showing the ${list.courses.length} newest of ${formatNumber(list.pagination.total)}. <a href="/dashboard/catalog">See them all in the catalog</a>.</p>`
-      : '';
+    list.pagination.total > list.courses.length &&
+    html`<p class="muted">Showing the ${list.courses.length} newest of ${formatNumber(list.pagination.total)}. <a href="/dashboard/catalog">See them all in the catalog</a>.</p>`;
   const courses =
     list.courses.length === 0
-      ? `<p class="muted">${own ? 'You have no courses yet.' : 'There are no courses yet.'}</p>`
-      : `<div class="table-wrap"><table class="responsive">
+      ? html`<p class="muted">${own ? 'You have no courses yet.' : 'There are no courses yet.'}</p>`
+      : html`<div class="table-wrap"><table class="responsive">
 <caption class="muted">${own ? 'Drafts included' : 'Every course, drafts included'}</caption>
 <thead><tr><th scope="col">Course</th><th scope="col">State</th><th scope="col">Category</th><th scope="col" class="num">Students</th><th scope="col" class="num">Modules</th><th scope="col" class="num">KUM</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>${more}`;
-  const keys = own
-    ? `<section aria-labelledby="keys"><h2 id="keys">Kunci API</h2><div class="card"><p>Connect your own systems to the catalog with an API key. <a href="/dashboard/api-keys">Manage your API keys</a>.</p></div></section>`
-    : '';
-  return `<h1>Welcome, ${escapeHtml(user.name)}</h1>
+  const keys =
+    own &&
+    html`<section aria-labelledby="keys"><h2 id="keys">Kunci API</h2><div class="card"><p>Connect your own systems to the catalog with an API key. <a href="/dashboard/api-keys">Manage your API keys</a>.</p></div></section>`;
+  return html`<h1>Welcome, ${user.name}</h1>
 ${metricsSection(report)}
 <section aria-labelledby="courses">
 <h2 id="courses">${courseTitle}</h2>

@@ -1,0 +1,350 @@
+/**
+ * HTML that escapes itself: the `html` tagged template and the few values it lets through.
+ *
+ * Every interpolation of `html\`…\`` is escaped unless it is a value this module made:
+ * - a string or number is text: `& < > " '` become `&amp; &lt; &gt; &quot; &#39;`;
+ * - an `Html` (another `html\`…\``, `join()`, or the explicit `raw()`) goes in as it is;
+ * - an array is its items one after another, no separator (use `join()` for one);
+ * - `null`, `undefined` and `false` render nothing, so `cond && html\`…\`` reads naturally
+ *   (mind that `0 && …` is `0`, which renders "0");
+ * - `true`, objects and functions are refused with a TypeError: they have no text worth showing.
+ *
+ * Where an interpolation stands is checked as well, from the template's literal parts (once per
+ * template, cached): a template that interpolates somewhere escaping cannot protect throws the
+ * first time it renders, which every page test does.
+ * - element content (text, also inside SVG `<text>`, `<title>`, `<desc>`): the values above;
+ * - a double-quoted attribute value: a string or number, escaped (a single quote is escaped too,
+ *   but single-quoted and unquoted attribute values are refused: write `attr="${value}"`);
+ * - a URL attribute (`href`, `src`, `action`, …): only a `Url`, which only `href()` makes, so a
+ *   link can only ever point at a path of this site, never at `javascript:` or another host;
+ * - event-handler (`on…`), `style` and `srcdoc` attributes: nothing (scripts and styles live in
+ *   our own files, see ../client);
+ * - between the attributes of a tag: only an `Attr` from `attr()` (e.g. `${attr('selected', on)}`);
+ * - a tag or attribute name, inside `<script>`, `<style>` or a comment: nothing.
+ * A template must also end where it began, in element content (no half-open tag or attribute),
+ * so that an `Html` is always a whole fragment wherever it is put.
+ */
+
+/** The key only this module holds: nothing else can construct an Html, an Attr or a Url. */
+const brand = Symbol('html');
+
+/** A fragment of HTML that is safe to put in element content as it is. */
+export class Html {
+  readonly #text: string;
+  constructor(text: string, key: symbol) {
+    if (key !== brand) throw new TypeError('Html is made by html``, join() or raw(), not with new');
+    this.#text = text;
+  }
+  toString(): string {
+    return this.#text;
+  }
+}
+
+/** One attribute (` name="value"` or a bare ` name`), or nothing: for a slot between attributes. */
+export class Attr {
+  readonly #text: string;
+  constructor(text: string, key: symbol) {
+    if (key !== brand) throw new TypeError('Attr is made by attr(), not with new');
+    this.#text = text;
+  }
+  toString(): string {
+    return this.#text;
+  }
+}
+
+/** A path of this site (with an optional query), as `href()` built it: the only thing a URL attribute takes. */
+export class Url {
+  readonly #text: string;
+  constructor(text: string, key: symbol) {
+    if (key !== brand) throw new TypeError('Url is made by href(), not with new');
+    this.#text = text;
+  }
+  /** The same path with these query parameters (empty values and undefined are left out). */
+  withQuery(params: Record<string, string | number | undefined> | URLSearchParams): Url {
+    const query = params instanceof URLSearchParams ? new URLSearchParams(params) : new URLSearchParams();
+    if (!(params instanceof URLSearchParams)) {
+      for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(name, String(value));
+    }
+    const text = query.size ? `${this.#text.split('?')[0]}?${query}` : this.#text;
+    return new Url(text, brand);
+  }
+  toString(): string {
+    return this.#text;
+  }
+}
+
+/** What an interpolation of `html` may be (the position decides which of these it accepts). */
+export type HtmlValue = Html | Attr | Url | string | number | null | undefined | false | readonly HtmlValue[];
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function escapeText(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+/**
+ * Trusted HTML, inserted as it is. Only for text that is provably ours (never for anything that
+ * came from a request, the database or a partner); every use is a claim a reviewer must check.
+ */
+export function raw(trusted: string): Html {
+  return new Html(trusted, brand);
+}
+
+/** The items (each escaped unless already Html) with `separator` (text, escaped) between them. */
+export function join(items: readonly (Html | string | number)[], separator: Html | string): Html {
+  const sep = separator instanceof Html ? String(separator) : escapeText(separator);
+  return new Html(items.map((item) => renderText(item)).join(sep), brand);
+}
+
+const ATTR_NAME = /^[a-z][a-z0-9-]*(:[a-z][a-z0-9-]*)?$/;
+
+/**
+ * One attribute for a slot between attributes: `true` → ` name`, a string or number →
+ * ` name="value"` (escaped), `false`/`null`/`undefined` → nothing. The name is checked like
+ * a template's own: no event handler or style, and a URL attribute takes only a `Url`.
+ */
+export function attr(name: string, value: string | number | boolean | Url | null | undefined): Attr {
+  if (!ATTR_NAME.test(name)) throw new TypeError(`attr: not an attribute name: ${JSON.stringify(name)}`);
+  const kind = attributeKind(name);
+  if (kind === 'forbidden') throw new TypeError(`attr: the ${name} attribute takes no value from a template`);
+  if (value === false || value === null || value === undefined) return new Attr('', brand);
+  if (value === true) return new Attr(` ${name}`, brand);
+  if (kind === 'url' && !(value instanceof Url)) throw new TypeError(`attr: the ${name} attribute takes only a Url from href()`);
+  return new Attr(` ${name}="${escapeText(String(value))}"`, brand);
+}
+
+/** A path segment: any text, percent-encoded, so it can never end the path or start a scheme. */
+type Segment = string | number;
+
+/**
+ * A link to a path of this site: `base` is one of our own absolute paths (a literal, starting with
+ * a single `/`), each segment is appended percent-encoded: `href('/dashboard/courses', id)`.
+ * Nothing from outside can make it point at `javascript:`, `data:` or another host.
+ */
+export function href(base: string, ...segments: Segment[]): Url {
+  if (!/^\/(?![/\\])[A-Za-z0-9\-._~/]*$/.test(base)) {
+    throw new TypeError(`href: not a path of this site: ${JSON.stringify(base)}`);
+  }
+  const path = [base.replace(/\/$/, '') || '', ...segments.map((s) => encodeURIComponent(String(s)))].join('/');
+  return new Url(segments.length ? path : base, brand);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where an interpolation stands: a small scanner over the template's literal parts.
+
+type AttributeKind = 'url' | 'forbidden' | 'plain';
+
+const URL_ATTRIBUTES = new Set(['href', 'src', 'srcset', 'action', 'formaction', 'xlink:href', 'poster', 'cite', 'data', 'ping', 'manifest', 'background']);
+
+function attributeKind(name: string): AttributeKind {
+  const n = name.toLowerCase();
+  if (n.startsWith('on') || n === 'style' || n === 'srcdoc') return 'forbidden';
+  return URL_ATTRIBUTES.has(n) ? 'url' : 'plain';
+}
+
+/** What a slot accepts. `invalid` carries the reason the template is wrong. */
+type Slot = { kind: 'text' } | { kind: 'tag' } | { kind: 'attribute'; name: string; attribute: AttributeKind } | { kind: 'invalid'; reason: string };
+
+type State =
+  | { s: 'text' }
+  | { s: 'tag-name'; name: string; closing: boolean }
+  | { s: 'in-tag'; tag: string }
+  | { s: 'attr-name'; tag: string; name: string }
+  | { s: 'after-attr-name'; tag: string; name: string }
+  | { s: 'before-value'; tag: string; name: string }
+  | { s: 'double-quoted'; tag: string; name: string }
+  | { s: 'single-quoted'; tag: string; name: string }
+  | { s: 'unquoted'; tag: string; name: string }
+  | { s: 'raw-text'; tag: string }
+  | { s: 'comment' }
+  | { s: 'declaration' };
+
+const RAW_TEXT_ELEMENTS = new Set(['script', 'style']);
+
+function afterTag(tag: string): State {
+  return RAW_TEXT_ELEMENTS.has(tag) ? { s: 'raw-text', tag } : { s: 'text' };
+}
+
+/** Runs the scanner over one literal part. Interpolated values never change the state. */
+function scan(state: State, chunk: string): State {
+  let st = state;
+  let i = 0;
+  while (i < chunk.length) {
+    const c = chunk[i]!;
+    switch (st.s) {
+      case 'text':
+        if (c === '<') {
+          if (chunk.startsWith('<!--', i)) {
+            st = { s: 'comment' };
+            i += 4;
+            continue;
+          }
+          const next = chunk[i + 1];
+          // A `<` that ends the literal would make the interpolation after it a tag name.
+          if (next === undefined) st = { s: 'tag-name', name: '', closing: false };
+          else if (next === '!' || next === '?') st = { s: 'declaration' };
+          else if (next === '/') {
+            st = { s: 'tag-name', name: '', closing: true };
+            i += 1;
+          } else if (next !== undefined && /[a-zA-Z]/.test(next)) st = { s: 'tag-name', name: '', closing: false };
+        }
+        break;
+      case 'tag-name':
+        if (/[\s/]/.test(c)) st = st.closing ? { s: 'in-tag', tag: '' } : { s: 'in-tag', tag: st.name.toLowerCase() };
+        else if (c === '>') st = st.closing ? { s: 'text' } : afterTag(st.name.toLowerCase());
+        else st = { ...st, name: st.name + c };
+        break;
+      case 'in-tag':
+        if (c === '>') st = afterTag(st.tag);
+        else if (!/[\s/]/.test(c)) st = { s: 'attr-name', tag: st.tag, name: c };
+        break;
+      case 'attr-name':
+        if (c === '=') st = { s: 'before-value', tag: st.tag, name: st.name };
+        else if (c === '>') st = afterTag(st.tag);
+        else if (/\s/.test(c)) st = { s: 'after-attr-name', tag: st.tag, name: st.name };
+        else if (c === '/') st = { s: 'in-tag', tag: st.tag };
+        else st = { ...st, name: st.name + c };
+        break;
+      case 'after-attr-name':
+        if (c === '=') st = { s: 'before-value', tag: st.tag, name: st.name };
+        else if (c === '>') st = afterTag(st.tag);
+        else if (!/\s/.test(c)) st = c === '/' ? { s: 'in-tag', tag: st.tag } : { s: 'attr-name', tag: st.tag, name: c };
+        break;
+      case 'before-value':
+        if (c === '"') st = { s: 'double-quoted', tag: st.tag, name: st.name };
+        else if (c === "'") st = { s: 'single-quoted', tag: st.tag, name: st.name };
+        else if (c === '>') st = afterTag(st.tag);
+        else if (!/\s/.test(c)) st = { s: 'unquoted', tag: st.tag, name: st.name };
+        break;
+      case 'double-quoted':
+        if (c === '"') st = { s: 'in-tag', tag: st.tag };
+        break;
+      case 'single-quoted':
+        if (c === "'") st = { s: 'in-tag', tag: st.tag };
+        break;
+      case 'unquoted':
+        if (/\s/.test(c)) st = { s: 'in-tag', tag: st.tag };
+        else if (c === '>') st = afterTag(st.tag);
+        break;
+      case 'raw-text':
+        if (c === '<' && chunk.slice(i + 2, i + 2 + st.tag.length).toLowerCase() === st.tag && chunk[i + 1] === '/') {
+          st = { s: 'tag-name', name: '', closing: true };
+          i += 1;
+        }
+        break;
+      case 'comment':
+        if (chunk.startsWith('-->', i)) {
+          st = { s: 'text' };
+          i += 3;
+          continue;
+        }
+        break;
+      case 'declaration':
+        if (c === '>') st = { s: 'text' };
+        break;
+    }
+    i += 1;
+  }
+  return st;
+}
+
+function slotFor(state: State): Slot {
+  switch (state.s) {
+    case 'text':
+      return { kind: 'text' };
+    case 'in-tag':
+    case 'after-attr-name':
+      return { kind: 'tag' };
+    case 'double-quoted': {
+      const attribute = attributeKind(state.name);
+      if (attribute === 'forbidden') return { kind: 'invalid', reason: `inside the ${state.name} attribute, which takes nothing from a template` };
+      return { kind: 'attribute', name: state.name, attribute };
+    }
+    case 'single-quoted':
+    case 'unquoted':
+    case 'before-value':
+      return { kind: 'invalid', reason: `in the value of ${state.name} that is not double-quoted (write ${state.name}="\${…}")` };
+    case 'raw-text':
+      return { kind: 'invalid', reason: `inside <${state.tag}>` };
+    case 'comment':
+      return { kind: 'invalid', reason: 'inside a comment' };
+    default:
+      return { kind: 'invalid', reason: 'in a tag or attribute name' };
+  }
+}
+
+const slotCache = new WeakMap<TemplateStringsArray, Slot[]>();
+
+function slotsOf(strings: TemplateStringsArray): Slot[] {
+  const cached = slotCache.get(strings);
+  if (cached) return cached;
+  let state: State = { s: 'text' };
+  const slots: Slot[] = [];
+  strings.forEach((chunk, index) => {
+    if (chunk === undefined) throw new TypeError('html: a template with an invalid escape sequence');
+    state = scan(state, chunk);
+    if (index < strings.length - 1) slots.push(slotFor(state));
+  });
+  if (state.s !== 'text') throw new TypeError(`html: the template ends inside a tag, attribute, comment or <script>/<style>: ${JSON.stringify(strings.join('${…}'))}`);
+  slotCache.set(strings, slots);
+  return slots;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering one value into its slot.
+
+function describe(value: unknown): string {
+  if (value instanceof Html) return 'Html';
+  if (value instanceof Attr) return 'an Attr';
+  if (value instanceof Url) return 'a Url';
+  if (Array.isArray(value)) return 'an array';
+  return value === null ? 'null' : typeof value === 'object' ? 'an object' : `a ${typeof value} (${String(value)})`;
+}
+
+function renderText(value: unknown): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (typeof value === 'string') return escapeText(value);
+  if (typeof value === 'number') return escapeText(String(value));
+  if (value instanceof Html) return String(value);
+  if (value instanceof Url) return escapeText(String(value));
+  if (Array.isArray(value)) return value.map(renderText).join('');
+  throw new TypeError(`html: element content takes text, numbers, Html or arrays of them, not ${describe(value)}`);
+}
+
+function renderAttributeValue(value: unknown, slot: Extract<Slot, { kind: 'attribute' }>): string {
+  if (slot.attribute === 'url') {
+    if (value instanceof Url) return escapeText(String(value));
+    throw new TypeError(`html: the ${slot.name} attribute takes only a Url from href(), not ${describe(value)}`);
+  }
+  if (value === null || value === undefined || value === false) return '';
+  if (typeof value === 'string' || typeof value === 'number' || value instanceof Url) return escapeText(String(value));
+  throw new TypeError(`html: the value of ${slot.name}="…" takes text or a number, not ${describe(value)}`);
+}
+
+function renderTag(value: unknown): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof Attr) return String(value);
+  if (Array.isArray(value)) return value.map(renderTag).join('');
+  throw new TypeError(`html: between attributes only attr(…) goes, not ${describe(value)}`);
+}
+
+function render(value: unknown, slot: Slot): string {
+  switch (slot.kind) {
+    case 'text':
+      return renderText(value);
+    case 'attribute':
+      return renderAttributeValue(value, slot);
+    case 'tag':
+      return renderTag(value);
+    case 'invalid':
+      throw new TypeError(`html: cannot interpolate ${slot.reason}`);
+  }
+}
+
+/** The tagged template: `html\`<p>${text}</p>\`` is an `Html` in which `text` is escaped. */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
+  const slots = slotsOf(strings);
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i += 1) out += render(values[i], slots[i]!) + strings[i + 1]!;
+  return new Html(out, brand);
+}
