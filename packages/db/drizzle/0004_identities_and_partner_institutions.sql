@@ -34,4 +34,8 @@ SELECT "issuer", "membership_id", "id", 'sso', "created_at"
 FROM "users"
 WHERE "issuer" IS NOT NULL AND "membership_id" IS NOT NULL AND "role" = 'student'
 ON CONFLICT DO NOTHING;--> statement-breakpoint
+-- What a partner's token wrote on a staff account (its membershipId and tier) is dropped with the
+-- link: staff rows got them only from that e-mail match, never from an operator.
+UPDATE "users" SET "membership_id" = NULL, "tier" = NULL
+WHERE "issuer" IS NOT NULL AND "role" <> 'student';--> statement-breakpoint
 ALTER TABLE "users" DROP COLUMN "issuer";

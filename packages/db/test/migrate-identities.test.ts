@@ -51,7 +51,14 @@ t.test('0004 moves the students’ SSO links into identities, drops the staff on
   t.notOk((await columns()).includes('issuer'), 'users.issuer is gone');
   const usersAfter = await h.db.execute(sql`select id, email, name, role, tier, membership_id, is_active, created_at from users order by id`);
   t.equal(usersAfter.rows.length, before.length, 'nobody is lost');
-  t.same(usersAfter.rows, usersBefore.rows, 'every user row is as it was (membership_id kept as the profile number)');
+  // Staff rows lose what a partner's token wrote on them (membership_id, tier); students keep theirs.
+  const stamped = new Set(before.filter((u) => u.role !== 'student' && u.issuer !== null).map((u) => u.id));
+  t.ok(stamped.size > 0, 'the data set has staff a partner stamped');
+  t.same(
+    usersAfter.rows,
+    usersBefore.rows.map((u) => (stamped.has(u.id as string) ? { ...u, membership_id: null, tier: null } : u)),
+    'every user row is as it was (membership_id kept as the profile number), but for the staff: no stamped membership_id or tier',
+  );
   t.equal((await h.db.execute(sql`select token_hash from sessions`)).rows.length, 2, 'sessions kept');
 
   const ids = await h.db.execute<{ issuer: string; membership_id: string; user_id: string; origin: string; created_at: unknown }>(
