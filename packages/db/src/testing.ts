@@ -18,10 +18,11 @@ export interface TestDb extends DbHandle {
  *
  * With TEST_DATABASE_URL set (a PostgreSQL server the tests may create databases on), a new
  * database `lms_test_<random>` is created there and dropped by destroy(). Otherwise an in-memory
- * PGlite instance is used.
+ * PGlite instance is used. `adminUrl` names the PostgreSQL server to use whatever the environment
+ * says (tests that cut the network to the database need a server).
  */
-export async function createTestDb(): Promise<TestDb> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
+export async function createTestDb(options: { adminUrl?: string } = {}): Promise<TestDb> {
+  const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     // Starting from a migrated snapshot costs a fraction of running the migrations again.
     const handle = createDb({ pgliteSnapshot: await migratedPgliteSnapshot() });
