@@ -4,6 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
 import type { LmsConfig } from './config.js';
+import { lmsLoggerOptions } from './logger.js';
 import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
@@ -37,7 +38,7 @@ export async function buildApp(deps: AppDeps) {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    logger: lmsLoggerOptions(deps.logger, config.LOG_LEVEL),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,

@@ -1,3 +1,4 @@
+import type { DbConfig } from '@lms/db';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
@@ -16,6 +17,13 @@ const Env = z.object({
   DATABASE_URL: optional(z.url()),
   DATA_DIR: optional(z.string()).default('.data/pglite'),
   DB_POOL_MAX: optional(z.coerce.number().int().min(1).max(200)).default(10),
+  /** PostgreSQL: how long a database call waits for a connection (a new one, or a free one of the pool). */
+  DB_CONNECT_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(3_000),
+  /**
+   * PostgreSQL: the server's statement_timeout; the LMS gives a statement up 1 s later if the
+   * server does not answer at all (stalled). 0: no limit (e.g. a long one-off migration).
+   */
+  DB_STATEMENT_TIMEOUT_MS: optional(z.coerce.number().int().min(0).max(3_600_000)).default(5_000),
   /** Apply pending migrations when the server starts. */
   MIGRATE_ON_START: optional(boolFlag).default(true),
   /** Fill an empty database with the demo data when the server starts. Default: true on the embedded database, false with DATABASE_URL. */
@@ -56,6 +64,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .filter(Boolean);
   const SEED_DEMO_ON_EMPTY = parsed.data.SEED_DEMO_ON_EMPTY ?? !parsed.data.DATABASE_URL;
   return { ...parsed.data, SEED_DEMO_ON_EMPTY, trustProxy };
+}
+
+/** Where the database is and how long a call to it may take; the server and the admin CLI open it with these. */
+export function databaseSettings(config: LmsConfig): DbConfig {
+  return {
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    poolMax: config.DB_POOL_MAX,
+    connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+  };
 }
 
 /**

@@ -49,3 +49,19 @@ export class TooManyRequestsError extends AppError {
     super(429, 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) });
   }
 }
+
+/** Seconds a client is asked to wait before retrying when the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * 503 with `Retry-After`: the database could not be reached, stalled, or gave up on a statement
+ * (see isDatabaseUnavailable in @lms/db). The error handler answers every such driver error with
+ * it, so a client sees the same thing whichever query failed.
+ */
+export class DatabaseUnavailableError extends AppError {
+  constructor() {
+    super(503, 'The service is temporarily unavailable (database); retry shortly', {
+      'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
+}

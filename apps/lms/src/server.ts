@@ -2,7 +2,7 @@ import { createDb, type DbHandle, migrate } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
-import { ConfigError, type LmsConfig, loadConfig } from './config.js';
+import { ConfigError, databaseSettings, type LmsConfig, loadConfig } from './config.js';
 import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
 /** The only file that listens: config, database, app, signals. */
@@ -18,7 +18,7 @@ async function main() {
     throw err;
   }
 
-  const db = createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+  const db = createDb(databaseSettings(config));
   if (config.MIGRATE_ON_START) await migrate(db);
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
 

@@ -7,6 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { isDatabaseUnavailable } from './errors.js';
 import * as schema from './schema/index.js';
 
 export interface DbConfig {
@@ -16,6 +17,17 @@ export interface DbConfig {
   dataDir?: string | undefined;
   /** Pool size for PostgreSQL. */
   poolMax?: number | undefined;
+  /**
+   * PostgreSQL only: how long one database call may wait for a connection, a new one (TCP and
+   * start-up) or a free one of the pool (pg-pool's connectionTimeoutMillis bounds both). Default 5 s.
+   */
+  connectTimeoutMs?: number | undefined;
+  /**
+   * PostgreSQL only: the server's `statement_timeout` (and `idle_in_transaction_session_timeout`)
+   * for the pool's sessions; the client gives up on a statement 1 s later (`query_timeout`), since
+   * a stalled server cannot enforce its own timeout. Unset or 0: none (long maintenance work).
+   */
+  statementTimeoutMs?: number | undefined;
   /** PGlite only: start from this data-directory tarball (from `dumpDataDir()`), e.g. a migrated snapshot. */
   pgliteSnapshot?: Blob | undefined;
 }
@@ -29,6 +41,9 @@ type QueryRows<Row> = { rows: (Row extends Record<string, unknown> ? Row : Recor
 /** The Drizzle database the rest of the code uses; it does not care which driver is behind it. */
 export type Db = PgDatabase<QueryResultHKT, typeof schema>;
 
+/** The database went away (`available: false`, with the error that showed it) or came back. */
+export type AvailabilityListener = (change: { available: boolean; cause?: unknown }) => void;
+
 export interface DbHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
@@ -37,17 +52,47 @@ export interface DbHandle {
   close(): Promise<void>;
   /** Runs fn while holding a database-wide lock (PostgreSQL advisory lock; PGlite has one connection). */
   withExclusiveLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Calls the listener when the database stops answering and when it answers again, once per
+   * change (PostgreSQL; the embedded database has no network to lose). Returns the unsubscribe.
+   */
+  onAvailabilityChange(listener: AvailabilityListener): () => void;
   /** PGlite only: the whole data directory as an uncompressed tarball (a snapshot to start others from). */
   dumpDataDir?(): Promise<Blob>;
 }
 
 export function createDb(config: DbConfig): DbHandle {
-  if (config.databaseUrl) return createPostgres(config.databaseUrl, config.poolMax ?? 10);
+  if (config.databaseUrl) return createPostgres(config.databaseUrl, config);
   return createPglite(config.dataDir, config.pgliteSnapshot);
 }
 
-function createPostgres(url: string, poolMax: number): DbHandle {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 5_000 });
+/** How much longer than statement_timeout the client waits before it gives a statement up. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
+
+function createPostgres(url: string, config: DbConfig): DbHandle {
+  const statementTimeoutMs = config.statementTimeoutMs ?? 0;
+  const connectionOptions: pg.ClientConfig = {
+    connectionString: url,
+    connectionTimeoutMillis: config.connectTimeoutMs ?? 5_000,
+    // Idle pooled connections to a host that vanished (a dropped NAT entry, a dead VM) are noticed.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+  const availability = new Availability();
+  const pool = new pg.Pool({
+    ...connectionOptions,
+    max: config.poolMax ?? 10,
+    ...(statementTimeoutMs > 0
+      ? {
+          statement_timeout: statementTimeoutMs,
+          // Our transactions never wait between statements: one idle that long was abandoned
+          // (its process stalled or cut off) and only holds locks.
+          idle_in_transaction_session_timeout: statementTimeoutMs,
+          query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+        }
+      : {}),
+    Client: observedClient(availability),
+  });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
@@ -61,21 +106,139 @@ function createPostgres(url: string, poolMax: number): DbHandle {
     async close() {
       if (closed) return;
       closed = true;
+      availability.close();
       await pool.end();
     },
     async withExclusiveLock(lockId, fn) {
-      const client = await pool.connect();
+      // A connection of its own, without the statement timeouts: waiting for another process's
+      // migration or seed is not a request. The work itself runs on the pool.
+      const client = new pg.Client(connectionOptions);
+      client.on('error', () => {});
+      await client.connect();
       try {
         await client.query('select pg_advisory_lock($1)', [lockId]);
-        try {
-          return await fn();
-        } finally {
-          await client.query('select pg_advisory_unlock($1)', [lockId]);
-        }
+        // Released with the session if the unlock cannot be sent.
+        const result = await fn();
+        await client.query('select pg_advisory_unlock($1)', [lockId]);
+        return result;
       } finally {
-        client.release();
+        await client.end().catch(() => {});
       }
     },
+    onAvailabilityChange(listener) {
+      return availability.subscribe(listener);
+    },
+  };
+}
+
+/**
+ * Whether the database answers, from what the pool's connections see: a connection or statement
+ * that fails for lack of the server or of time (isDatabaseUnavailable) says no; a successful one,
+ * or another error the server itself sent, says yes. The newest attempt decides: one that started before the
+ * attempt behind the current state finishes too late to change it, so the calls in flight when an
+ * outage starts or ends do not make the state flap.
+ */
+class Availability {
+  available = true;
+  private started = 0;
+  private decidedBy = 0;
+  private closed = false;
+  private readonly listeners = new Set<AvailabilityListener>();
+
+  /** Numbers an attempt (a connection or a statement) as it starts. */
+  start(): number {
+    this.started += 1;
+    return this.started;
+  }
+
+  settle(attempt: number, err: unknown): void {
+    if (this.closed || attempt < this.decidedBy) return;
+    let available: boolean;
+    if (!err) available = true;
+    else if (isDatabaseUnavailable(err)) available = false;
+    else if (isServerError(err)) available = true;
+    else return;
+    this.decidedBy = attempt;
+    if (available === this.available) return;
+    this.available = available;
+    const change = available ? { available } : { available, cause: err };
+    for (const listener of this.listeners) listener(change);
+  }
+
+  subscribe(listener: AvailabilityListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** After close, the errors of calls still in flight say nothing about the server. */
+  close(): void {
+    this.closed = true;
+  }
+}
+
+/** An error the server sent (it has a SQLSTATE), as opposed to one of the driver or the socket. */
+function isServerError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
+type Callback = (err: Error | null | undefined, ...rest: unknown[]) => void;
+
+/**
+ * The pool's client class: it reports each connection and statement to `availability`, and ends
+ * itself when a statement hit `query_timeout`. node-postgres leaves such a client waiting for an
+ * answer that may never come (brianc/node-postgres#3399): pool.query() discards it, but a client
+ * checked out for a transaction would go back to the pool stuck, and every statement queued on it
+ * would time out too. Ended, it is dropped from the pool when released.
+ */
+function observedClient(availability: Availability): typeof pg.Client {
+  return class ObservedClient extends pg.Client {
+    override connect(callback?: (err: Error) => void): any {
+      const attempt = availability.start();
+      if (callback) {
+        return super.connect((err) => {
+          availability.settle(attempt, err);
+          callback(err);
+        });
+      }
+      return super.connect().then(
+        () => availability.settle(attempt, null),
+        (err: unknown) => {
+          availability.settle(attempt, err);
+          throw err;
+        },
+      );
+    }
+
+    override query(...args: any[]): any {
+      // Streams and cursors (submittables) are not used here; pass them through untouched.
+      if (typeof args[0]?.submit === 'function') return (super.query as (...a: unknown[]) => unknown)(...args);
+      const attempt = availability.start();
+      const settle = (err: unknown) => {
+        if (err instanceof Error && err.message === 'Query read timeout') void this.end().catch(() => {});
+        availability.settle(attempt, err);
+      };
+      const at = args.findIndex((a) => typeof a === 'function');
+      if (at >= 0) {
+        const callback = args[at] as Callback;
+        args[at] = (err: Error | null | undefined, ...rest: unknown[]) => {
+          settle(err);
+          callback(err, ...rest);
+        };
+        return (super.query as (...a: unknown[]) => unknown)(...args);
+      }
+      const result = (super.query as (...a: unknown[]) => Promise<unknown>)(...args);
+      return result.then(
+        (value) => {
+          settle(null);
+          return value;
+        },
+        (err: unknown) => {
+          settle(err);
+          throw err;
+        },
+      );
+    }
   };
 }
 
@@ -98,6 +261,9 @@ function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): 
     },
     async withExclusiveLock(_lockId, fn) {
       return fn();
+    },
+    onAvailabilityChange() {
+      return () => {};
     },
     async dumpDataDir() {
       return client.dumpDataDir('none');

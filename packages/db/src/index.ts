@@ -1,5 +1,6 @@
 export * as schema from './schema/index.js';
 export * from './schema/index.js';
-export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT } from './client.js';
+export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT, type AvailabilityListener } from './client.js';
+export { isDatabaseUnavailable } from './errors.js';
 export { migrate, migrationsFolder } from './migrate.js';
 export * from './credentials.js';

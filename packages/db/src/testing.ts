@@ -18,14 +18,15 @@ export interface TestDb extends DbHandle {
  *
  * With TEST_DATABASE_URL set (a PostgreSQL server the tests may create databases on), a new
  * database `lms_test_<random>` is created there and dropped by destroy(). Otherwise an in-memory
- * PGlite instance is used.
+ * PGlite instance is used. `adminUrl` names the PostgreSQL server to use whatever the environment
+ * says (tests that cut the network to the database need a server).
  *
  * `migratedUpTo` (a migration's tag, e.g. '0003_progress_aggregates') stops after that
  * migration, for tests of a later one: they fill the older schema, then run `migrate()`.
  */
-export async function createTestDb(options: { migratedUpTo?: string } = {}): Promise<TestDb> {
+export async function createTestDb(options: { migratedUpTo?: string; adminUrl?: string } = {}): Promise<TestDb> {
   const upTo = options.migratedUpTo;
-  const adminUrl = process.env.TEST_DATABASE_URL;
+  const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     // Starting from a migrated snapshot costs a fraction of running the migrations again.
     const handle = upTo ? createDb({}) : createDb({ pgliteSnapshot: await migratedPgliteSnapshot() });

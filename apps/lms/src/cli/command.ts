@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDb, type DbHandle } from '@lms/db';
-import type { LmsConfig } from '../config.js';
+import { databaseSettings, type LmsConfig } from '../config.js';
 
 /** Where a command writes: stdout for results (scriptable), stderr for notes and progress. */
 export interface CliIo {
@@ -17,8 +17,12 @@ export interface CliContext {
   config: LmsConfig;
   /** The directory the person typed the command in (file arguments are relative to it). */
   cwd: string;
-  /** Opens the configured database (PostgreSQL or embedded PGlite); closed by the runner. */
-  openDb(): DbHandle;
+  /**
+   * Opens the configured database (PostgreSQL or embedded PGlite); closed by the runner.
+   * `longStatements`: maintenance work (migrations, bulk loads) whose statements may run past
+   * DB_STATEMENT_TIMEOUT_MS, which then does not apply.
+   */
+  openDb(options?: { longStatements?: boolean }): DbHandle;
   now(): Date;
 }
 
@@ -106,8 +110,9 @@ export function describeDb(handle: DbHandle, config: LmsConfig): string {
   return handle.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
 }
 
-export function openConfiguredDb(config: LmsConfig): DbHandle {
-  return createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: 4 });
+export function openConfiguredDb(config: LmsConfig, options: { longStatements?: boolean } = {}): DbHandle {
+  // A command runs its statements one after another: a few connections are plenty.
+  return createDb({ ...databaseSettings(config), poolMax: 4, ...(options.longStatements ? { statementTimeoutMs: 0 } : {}) });
 }
 
 /** Left-aligned columns for list output. */

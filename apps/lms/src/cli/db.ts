@@ -12,7 +12,7 @@ export const dbCommands: CommandGroup = {
       help: 'Applies the committed SQL migrations (packages/db/drizzle) that the database does not have yet.\nSafe to run again, and from several processes at once on PostgreSQL.',
       async run(args, ctx) {
         parse(args, {});
-        const db = ctx.openDb();
+        const db = ctx.openDb({ longStatements: true });
         await migrate(db);
         ctx.io.out(`Migrations applied (${describeDb(db, ctx.config)}).`);
       },

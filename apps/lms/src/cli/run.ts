@@ -103,9 +103,9 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     io,
     config,
     cwd: options.cwd ?? invocationDir(options.env),
-    openDb() {
+    openDb(dbOptions) {
       if (options.db) return options.db;
-      const handle = openConfiguredDb(config);
+      const handle = openConfiguredDb(config, dbOptions);
       opened.push(handle);
       return handle;
     },
@@ -135,8 +135,12 @@ function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as { cause?: unknown }).cause;
   const pgCode = (e: unknown) => (e && typeof e === 'object' && 'code' in e ? ` (${String((e as { code: unknown }).code)})` : '');
-  const hint = (e: unknown) =>
-    e && typeof e === 'object' && (e as { code?: unknown }).code === '42P01' ? ' -- is the database migrated? Run: lms-admin db migrate' : '';
+  const hint = (e: unknown) => {
+    const code = e && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
+    if (code === '42P01') return ' -- is the database migrated? Run: lms-admin db migrate';
+    if (code === '57014') return ' -- a statement ran past DB_STATEMENT_TIMEOUT_MS; for a long one-off job run it with DB_STATEMENT_TIMEOUT_MS=0';
+    return '';
+  };
   if (cause instanceof Error) return `${cause.message}${pgCode(cause)}${hint(cause)}`;
   if ((err as { code?: string }).code === 'ECONNREFUSED') return `cannot reach the database: ${err.message}`;
   return `${err.message}${pgCode(err)}${hint(err)}`;

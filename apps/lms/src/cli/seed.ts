@@ -21,7 +21,7 @@ export const seedCommands: CommandGroup = {
       ].join('\n'),
       async run(args, ctx) {
         parse(args, {});
-        const db = ctx.openDb();
+        const db = ctx.openDb({ longStatements: true });
         await migrate(db);
         const result = await db.withExclusiveLock(DEMO_SEED_LOCK_ID, () => seedDemo(db.db, { now: ctx.now() }));
         const added = Object.entries(result.inserted).filter(([, n]) => n > 0);
@@ -66,7 +66,7 @@ export const seedCommands: CommandGroup = {
           enrollments: wholeNumber(values.enrollments, 'enrollments'),
           completions: wholeNumber(values.completions, 'completions'),
         };
-        const db = ctx.openDb();
+        const db = ctx.openDb({ longStatements: true });
         await migrate(db);
         const bar = progressBar(ctx.io);
         let result;

@@ -1,7 +1,8 @@
 import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '@lms/db';
+import { AppError, DatabaseUnavailableError } from '../errors.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
@@ -16,11 +17,17 @@ export { explainSignInError } from './sign-in.js';
 
 /**
  * The pages under /dashboard, in their own scope so that their errors are pages too: without a
- * session, a redirect to /sign-in; a 403, 404 or 500 as an HTML page with that status. The JSON
- * API keeps its JSON errors (this handler covers only the routes registered here).
+ * session, a redirect to /sign-in; a 403, 404 or 500 as an HTML page with that status; a database
+ * outage, a 503 page with Retry-After. The JSON API keeps its JSON errors (this handler covers
+ * only the routes registered here).
  */
 const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   app.setErrorHandler(async (err: FastifyError, request, reply) => {
+    if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
+      // No session lookup for the nav: the database is what is missing. Logged once by the database plugin.
+      request.log.debug({ err }, 'page: database unavailable');
+      return sendPage(reply.headers(new DatabaseUnavailableError().headers), errorPage(503, null), 503);
+    }
     const status = err instanceof AppError ? err.statusCode : hasZodFastifySchemaValidationErrors(err) ? 404 : (err.statusCode ?? 500);
     if (status === 401) return reply.code(302).header('cache-control', 'no-store').redirect('/sign-in', 302);
     if (status >= 500) request.log.error({ err }, 'page failed');

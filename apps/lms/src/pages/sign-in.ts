@@ -28,6 +28,8 @@ export function explainSignInError(code: string | undefined, reason: string | un
         return 'We could not open your account just now. Please try again in a few minutes.';
       case 'session_creation_failed':
         return 'We could not sign you in just now. Please try again in a few minutes.';
+      case 'temporarily_unavailable':
+        return "Signing in is briefly unavailable on our side; nothing is wrong with your account. Please try again in a minute from your organisation's website.";
       default:
         return `Signing in did not work. ${AGAIN}`;
     }

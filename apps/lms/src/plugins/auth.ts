@@ -1,4 +1,4 @@
-import { hashToken, isWellFormedApiKey } from '@lms/db';
+import { hashToken, isDatabaseUnavailable, isWellFormedApiKey } from '@lms/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ApiKeyOwner, findApiKeyOwner, touchApiKey } from '../domain/api-keys.js';
@@ -74,7 +74,7 @@ export default fp<AuthOptions>(
       const now = app.clock();
       if ((lastTouched.get(apiKeyId) ?? 0) + TOUCH_EVERY_MS > now.getTime()) return;
       lastTouched.set(apiKeyId, now.getTime());
-      touchApiKey(app.db, apiKeyId, now).catch((err) => request.log.warn({ err }, 'could not record api key use'));
+      touchApiKey(app.db, apiKeyId, now).catch((err) => logTouchFailure(request, err, 'could not record api key use'));
     }
 
     function sessionTokenFrom(request: FastifyRequest): string | undefined {
@@ -103,7 +103,7 @@ export default fp<AuthOptions>(
       if (!session) throw new UnauthorizedError(INVALID_SESSION);
       request.caller = { kind: 'session', userId: session.userId, role: session.role, sessionTokenHash: session.tokenHash };
       if (session.lastSeenAt.getTime() + TOUCH_EVERY_MS < now.getTime()) {
-        touchSession(app.db, session.tokenHash, now).catch((err) => request.log.warn({ err }, 'could not touch session'));
+        touchSession(app.db, session.tokenHash, now).catch((err) => logTouchFailure(request, err, 'could not touch session'));
       }
     }
 
@@ -136,3 +136,8 @@ export default fp<AuthOptions>(
   },
   { name: 'auth', dependencies: ['database', '@fastify/cookie'] },
 );
+
+/** A background write that failed: a warning, unless the database is away (that is logged once, by the database plugin). */
+function logTouchFailure(request: FastifyRequest, err: unknown, message: string) {
+  request.log[isDatabaseUnavailable(err) ? 'debug' : 'warn']({ err }, message);
+}

@@ -1,10 +1,13 @@
 import type { FastifyError } from 'fastify';
+import { ErrorResponse } from '@lms/contracts';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '@lms/db';
+import { AppError, DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../errors.js';
 
 /**
  * One error shape for the whole API: `{success:false, error}`. Domain errors keep their status;
+ * a database that cannot answer (down, stalled, out of time) is a 503 with `Retry-After`;
  * schema validation becomes a 400 naming the parameter; Fastify's own client errors (bad JSON,
  * body too large, wrong content type) keep their 4xx; anything else is a 500 whose details go to
  * the log only.
@@ -12,6 +15,13 @@ import { AppError } from '../errors.js';
 export default fp(
   async (app) => {
     app.setErrorHandler((err: FastifyError, request, reply) => {
+      // Fastify's own errors carry a status (a client that hung up mid-body is an ECONNRESET too).
+      if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
+        // The outage itself is logged once by the database plugin, not once per request.
+        request.log.debug({ err }, 'database unavailable');
+        const unavailable = new DatabaseUnavailableError();
+        return reply.code(unavailable.statusCode).headers(unavailable.headers).send({ success: false, error: unavailable.message });
+      }
       if (err instanceof AppError) {
         return reply.code(err.statusCode).headers(err.headers).send({ success: false, error: err.message });
       }
@@ -41,6 +51,15 @@ export default fp(
       return reply.code(500).send({ success: false, error: 'Internal server error' });
     });
 
+    // Any JSON route may meet a database outage: each one that documents its errors documents
+    // this one too (routes that already declare a 503 say it themselves).
+    app.addHook('onRoute', (route) => {
+      const response = route.schema?.response as Record<string, unknown> | undefined;
+      if (!response || route.schema?.hide || '503' in response) return;
+      if (!Object.keys(response).some((status) => /^4\d\d$/.test(status))) return;
+      route.schema!.response = { ...response, 503: DatabaseUnavailableResponse };
+    });
+
     app.setNotFoundHandler((request, reply) => {
       reply.code(404).send({ success: false, error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
     });
@@ -55,3 +74,7 @@ function pathOf(v: { instancePath: string; params?: Record<string, unknown> }): 
   const keys = v.params?.['keys'];
   return Array.isArray(keys) ? keys.join(',') : '';
 }
+
+const DatabaseUnavailableResponse = ErrorResponse.meta({
+  description: `The database is unavailable (down, stalled, or a statement ran out of time); \`Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}\``,
+});

@@ -416,6 +416,23 @@ t.test('admin CLI', async (t) => {
     t.match(err[0], /^lms-admin partner list failed: .*ECONNREFUSED/);
     t.notMatch(err[0], /\n\s+at /, 'no stack trace');
   });
+
+  t.test('a statement past DB_STATEMENT_TIMEOUT_MS: the message names the setting', async (t) => {
+    // PostgreSQL whatever TEST_DATABASE_URL says: the embedded database has no statement timeout.
+    const pgDb = await createTestDb({ adminUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+    t.teardown(() => pgDb.destroy());
+    const err: string[] = [];
+    // The users table is locked by another session for as long as the command runs.
+    const code = await pgDb.db.transaction(async (tx) => {
+      await tx.execute(sql`lock table users in access exclusive mode`);
+      return runCli(['user', 'deactivate', '--email', 'someone@example.test'], {
+        io: { out: () => {}, err: (l) => err.push(l), isTty: false },
+        config: testConfig({ DATABASE_URL: pgDb.url, DB_STATEMENT_TIMEOUT_MS: 200 }),
+      });
+    });
+    t.equal(code, 1);
+    t.match(err.join('\n'), /canceling statement due to statement timeout \(57014\) -- a statement ran past DB_STATEMENT_TIMEOUT_MS/);
+  });
 });
 
 t.test('bad configuration exits 1 naming the variable', async (t) => {

@@ -77,7 +77,7 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
           409: ErrorResponse.meta({ description: 'A request with the same Idempotency-Key is still being processed' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
           502: ErrorResponse.meta({ description: 'The partner\'s LMS could not be reached' }),
-          503: ErrorResponse.meta({ description: 'Course creation is not configured on this gateway (no GATEWAY_SECRET)' }),
+          503: ErrorResponse.meta({ description: 'Course creation is not configured on this gateway (no GATEWAY_SECRET), or the LMS\'s own 503 relayed with its `Retry-After` (its database is unavailable)' }),
           504: ErrorResponse.meta({ description: 'The partner\'s LMS did not answer in time' }),
         },
       },

@@ -62,9 +62,10 @@ const ERROR_TEXT: Record<number, { title: string; text: string }> = {
   403: { title: 'Not allowed', text: 'Your account may not open this page.' },
   404: { title: 'Page not found', text: 'There is nothing here, or it is not visible to you.' },
   500: { title: 'Something went wrong', text: 'We could not show this page just now. Please try again in a moment.' },
+  503: { title: 'Briefly unavailable', text: 'Our database is not answering just now. Please try again in a minute.' },
 };
 
-/** The page for a 403, 404 or 500 on a page route (a 401 is a redirect to /sign-in). */
+/** The page for a 403, 404, 500 or 503 on a page route (a 401 is a redirect to /sign-in). */
 export function errorPage(status: number, user: NavUser | null, detail?: string): Html {
   const known = ERROR_TEXT[status] ?? ERROR_TEXT[500]!;
   const body = html`<h1>${known.title}</h1>

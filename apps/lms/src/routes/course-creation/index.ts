@@ -89,7 +89,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
           413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
-          503: ErrorResponse.meta({ description: 'GATEWAY_SECRET is not configured on this LMS' }),
+          503: ErrorResponse.meta({ description: 'GATEWAY_SECRET is not configured on this LMS, or the database is unavailable (with `Retry-After`)' }),
         },
       },
     },

@@ -1,7 +1,10 @@
 import { HealthResponse, ReadyResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 
-/** Liveness (the process answers) and readiness (the database answers). */
+/**
+ * Liveness (the process answers) and readiness (the database answers). A stalled database makes
+ * `/readyz` wait at most DB_CONNECT_TIMEOUT_MS + DB_STATEMENT_TIMEOUT_MS + 1 s, then 503.
+ */
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/healthz',
@@ -17,7 +20,8 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
         await app.dbHandle.ping();
         return { status: 'ready' as const, database: 'up' as const };
       } catch (err) {
-        request.log.warn({ err }, 'readiness: database unreachable');
+        // Probed every few seconds: the outage is logged once by the database plugin.
+        request.log.debug({ err }, 'readiness: database unreachable');
         return reply.code(503).send({ status: 'unavailable', database: 'down' });
       }
     },

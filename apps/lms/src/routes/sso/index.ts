@@ -1,5 +1,5 @@
 import { ErrorResponse, RedirectResponse, SignOutResponse, type SsoErrorCode, SsoTokenQuery } from '@lms/contracts';
-import { hashToken } from '@lms/db';
+import { hashToken, isDatabaseUnavailable } from '@lms/db';
 import {
   CLOCK_TOLERANCE_SECONDS,
   GATEWAY_PROOF_PARAM,
@@ -9,7 +9,7 @@ import {
   verifyGatewayProof,
   verifyPartnerToken,
 } from '@lms/partner-auth';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { deleteSession } from '../../domain/sessions.js';
 import { SsoFailure, signInMember } from '../../domain/sso.js';
@@ -28,6 +28,15 @@ function signInUrl(code: SsoErrorCode, reason?: string): string {
 
 function failSignIn(reply: FastifyReply, code: SsoErrorCode, reason?: string) {
   return reply.redirect(signInUrl(code, reason), 307);
+}
+
+/** `sso_failed` reason when the database is unavailable: the member should try again shortly. */
+const SSO_TEMPORARILY_UNAVAILABLE = 'temporarily_unavailable';
+
+/** The database could not answer: `sso_failed` / `temporarily_unavailable`, logged at debug (the outage is logged once). */
+function failSignInForNow(request: FastifyRequest, reply: FastifyReply, err: unknown) {
+  request.log.debug({ err }, 'SSO sign-in: database unavailable');
+  return failSignIn(reply, 'sso_failed', SSO_TEMPORARILY_UNAVAILABLE);
 }
 
 /**
@@ -85,7 +94,8 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           'anything else about the token; on an LMS without GATEWAY_SECRET every sign-in is refused so; a ' +
           'course-creation (bearer) token is refused too (its `sub` is no tier, or it lacks `email`); ' +
           '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `email_in_use`, `account_creation_failed`, ' +
-          '`session_creation_failed`) and no cookie. The token signs in the account of its identity (`iss`, `membershipId`), ' +
+          '`session_creation_failed`, or `temporarily_unavailable` when the database cannot answer: nothing is ' +
+          'kept, not even the token\'s `jti`, and the member may try again shortly) and no cookie. The token signs in the account of its identity (`iss`, `membershipId`), ' +
           "made by the partner's first sign-in or linked by an operator; without one a student account is created, unless the " +
           "token's `email` is another account's: `email_in_use`, and that account is left unchanged. Clock tolerance on `exp` and `iat`: " +
           `${CLOCK_TOLERANCE_SECONDS} s.`,
@@ -116,6 +126,8 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           request.log.info({ reason: err.reason }, 'SSO token refused');
           return failSignIn(reply, err.code, err.reason);
         }
+        // The partner's keys are looked up in the database: nothing is wrong with the token.
+        if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
         request.log.error({ err }, 'SSO verification failed unexpectedly');
         return failSignIn(reply, 'invalid_token', 'The token could not be verified.');
       }
@@ -133,6 +145,10 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           app.config.SESSION_TTL_HOURS * 3_600_000,
         );
       } catch (err) {
+        // Each statement is all or nothing (the account with its identity; the jti with the
+        // session): unless the session statement committed and only its answer was lost, the jti
+        // is unspent and the same token works once the database is back.
+        if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
         const reason = err instanceof SsoFailure ? err.reason : 'session_creation_failed';
         request.log.error({ err }, `SSO sign-in failed: ${reason}`);
         return failSignIn(reply, 'sso_failed', reason);

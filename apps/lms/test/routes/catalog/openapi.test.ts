@@ -114,9 +114,9 @@ t.test('GET /api/recommended-courses: 200, 400, 401', async (t) => {
 
 t.test('every catalog response is described, errors with the ErrorResponse schema', async (t) => {
   const statuses: Record<string, string[]> = {
-    '/api/courses': ['200', '400', '401', '429', '500'],
-    '/api/courses/{id}': ['200', '400', '401', '404', '429', '500'],
-    '/api/recommended-courses': ['200', '400', '401', '429', '500'],
+    '/api/courses': ['200', '400', '401', '429', '500', '503'],
+    '/api/courses/{id}': ['200', '400', '401', '404', '429', '500', '503'],
+    '/api/recommended-courses': ['200', '400', '401', '429', '500', '503'],
   };
   for (const [path, expected] of Object.entries(statuses)) {
     const responses = doc.paths[path].get.responses;

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { createDb } from '@lms/db';
+import { buildApp } from '@lms/lms/app';
+import { testConfig as lmsTestConfig } from '@lms/lms/config';
+import { generateKeyPair, SignJWT } from 'jose';
+import t from 'tap';
+import { freePort, GATEWAY_SECRET, startGateway } from './helpers/services.js';
+
+// A partner creates a course through the gateway while the LMS's database is unreachable (nothing
+// listens where it should be): the gateway relays the LMS's 503 and its Retry-After, so the
+// partner's backend knows to retry shortly rather than give up.
+
+const PARTNER_IP = '203.0.113.10';
+
+t.test("course creation through the gateway while the LMS's database is down: the LMS's 503 and Retry-After", async (t) => {
+  const db = createDb({ databaseUrl: `postgres://postgres@127.0.0.1:${await freePort()}/lms`, connectTimeoutMs: 500, statementTimeoutMs: 500 });
+  const lms = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET }), db, ownsDb: true, logger: false });
+  const lmsUrl = await lms.listen({ port: 0, host: '127.0.0.1' });
+  t.teardown(() => lms.close());
+  const iss = 'univ.example';
+  const gateway = await startGateway(t, [{ iss, allowedIps: [`${PARTNER_IP}/32`], lmsUrl }]);
+
+  const { privateKey } = await generateKeyPair('RS256');
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({ iss, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID() })
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'k1' })
+    .sign(privateKey);
+  const res = await gateway.inject({
+    method: 'POST',
+    url: '/api/courses',
+    remoteAddress: PARTNER_IP,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, 'idempotency-key': 'outage-1' },
+    payload: JSON.stringify({ institutionId: 1, teacherId: randomUUID(), name: 'Etika Profesi' }),
+  });
+  t.equal(res.statusCode, 503, res.body);
+  t.equal(res.headers['retry-after'], '5', "the LMS's Retry-After reaches the partner");
+  t.same(res.json(), { success: false, error: 'The service is temporarily unavailable (database); retry shortly' });
+});
