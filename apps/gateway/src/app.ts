@@ -4,6 +4,7 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { GatewayConfig } from './config.js';
 import { withRedaction } from './logging.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import jsonBodyPlugin from './plugins/json-body.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
@@ -34,9 +35,12 @@ export async function buildGateway(deps: GatewayDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer of ours is meant to be content-sniffed (JSON, the docs UI).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   await app.register(errorHandlerPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });
   await app.register(healthRoutes);

@@ -8,6 +8,7 @@ import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import jsonBodyPlugin from './plugins/json-body.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
@@ -50,10 +51,13 @@ export async function buildApp(deps: AppDeps) {
   app.decorate('config', config);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer of ours is meant to be content-sniffed (JSON, pages, the docs UI).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(cookie);
   await app.register(authPlugin, deps.auth ?? {});
