@@ -77,12 +77,11 @@ export default fp<AuthOptions>(
       touchApiKey(app.db, apiKeyId, now).catch((err) => request.log.warn({ err }, 'could not record api key use'));
     }
 
+    // Only the configured name is a session: accepting any name ending in `session_token` (the
+    // spec's wording) would let a cookie set without `Secure`, by any subdomain or plain-http page,
+    // stand in for the `__Host-` one, which is what the prefix exists to prevent.
     function sessionTokenFrom(request: FastifyRequest): string | undefined {
-      const cookies = request.cookies ?? {};
-      if (cookies[cookieName]) return cookies[cookieName];
-      // The spec only promises a name ending in `session_token`.
-      for (const [name, value] of Object.entries(cookies)) if (name.endsWith('session_token') && value) return value;
-      return undefined;
+      return request.cookies?.[cookieName] || undefined;
     }
 
     async function authenticate(request: FastifyRequest): Promise<void> {
