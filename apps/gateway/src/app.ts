@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { withRedaction } from '@lms/partner-auth';
 import type { GatewayConfig } from './config.js';
-import { withRedaction } from './logging.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import jsonBodyPlugin from './plugins/json-body.js';
 import openApiPlugin from './plugins/openapi.js';

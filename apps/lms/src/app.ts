@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
+import { withRedaction } from '@lms/partner-auth';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
@@ -38,7 +39,8 @@ export async function buildApp(deps: AppDeps) {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.LOG_LEVEL },
+    // SSO tokens travel in URLs (/sso/verify, the callback): never in a log line.
+    logger: withRedaction(deps.logger ?? { level: config.LOG_LEVEL }),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
