@@ -18,8 +18,8 @@ export default fp(
           description:
             'Course catalog, course detail, bundles, progress metrics, API keys, partner single sign-on. ' +
             'Errors are JSON `{success:false, error}` unless a route says otherwise.\n\n' +
-            '**Rate limit.** Requests authenticated by an API key to the catalog, course detail and bundle ' +
-            'endpoints are limited to 100 per key in any sliding 60-second window (keyed by the first 16 hex ' +
+            '**Rate limit.** Requests authenticated by an API key to the catalog, course detail, bundle and ' +
+            'progress (`/api/lms-progress`) endpoints are limited to 100 per key in any sliding 60-second window (keyed by the first 16 hex ' +
             'characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
             'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
             'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
