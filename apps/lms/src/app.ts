@@ -9,6 +9,7 @@ import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
 import jsonBodyPlugin from './plugins/json-body.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
@@ -31,6 +32,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   auth?: AuthOptions;
   rateLimit?: RateLimitOptions;
+  failedCredentials?: FailedCredentialsOptions;
   partnerAuth?: PartnerAuthOptions;
 }
 
@@ -62,6 +64,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(jsonBodyPlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(cookie);
+  await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
   await app.register(authPlugin, deps.auth ?? {});
   // After auth: their onRequest hooks need the resolved caller (global hooks run in this order).
   await app.register(csrfPlugin);

@@ -27,6 +27,11 @@ const Env = z.object({
   SESSION_TTL_HOURS: optional(z.coerce.number().positive().max(24 * 90)).default(24 * 7),
   /** The credential the gateway adds when it forwards partner calls. Unset: those calls are refused. */
   GATEWAY_SECRET: optional(z.string().min(16)),
+  /**
+   * Failed credentials (unknown or revoked API keys, session cookies that match no session,
+   * refused SSO tokens) allowed per client IP in any sliding minute; past it, 429 without lookup.
+   */
+  FAILED_AUTH_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(300),
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
   /**
    * How long one answer of the API-key catalog list (the same for every key) is shared by all

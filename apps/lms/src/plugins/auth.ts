@@ -55,7 +55,8 @@ const CACHE_MAX_ENTRIES = 10_000;
 /**
  * Authentication for the API. API keys are looked up by SHA-256 hash and cached in memory for a
  * few seconds (unknown keys too, so a flood of bad keys does not reach the database); sessions
- * are read from the database on every request, so sign-out and expiry take effect at once.
+ * are read from the database on every request, so sign-out and expiry take effect at once. A
+ * credential that matches nothing counts against the client IP (plugins/failed-credentials.ts).
  */
 export default fp<AuthOptions>(
   async (app, opts) => {
@@ -84,22 +85,30 @@ export default fp<AuthOptions>(
       return request.cookies?.[cookieName] || undefined;
     }
 
+    /** A credential that matches nothing: counted against the client IP (429 past the limit), then 401. */
+    async function refuse(request: FastifyRequest, message: string): Promise<never> {
+      await app.failedCredentials.record(request);
+      throw new UnauthorizedError(message);
+    }
+
     async function authenticate(request: FastifyRequest): Promise<void> {
       const apiKey = request.headers['x-api-key'];
       if (apiKey !== undefined) {
-        if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) throw new UnauthorizedError(INVALID_KEY);
+        app.failedCredentials.refuseIfOver(request);
+        if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) return refuse(request, INVALID_KEY);
         const keyHash = hashToken(apiKey);
         const owner = await ownerOfKey(keyHash);
-        if (!owner) throw new UnauthorizedError(INVALID_KEY);
+        if (!owner) return refuse(request, INVALID_KEY);
         request.caller = { kind: 'api-key', userId: owner.userId, role: owner.role, apiKeyId: owner.apiKeyId, keyHash };
         touchKeyLater(owner.apiKeyId, request);
         return;
       }
       const token = sessionTokenFrom(request);
       if (!token) throw new UnauthorizedError(NO_CREDENTIALS);
+      app.failedCredentials.refuseIfOver(request);
       const now = app.clock();
       const session = await findSession(app.db, hashToken(token), now);
-      if (!session) throw new UnauthorizedError(INVALID_SESSION);
+      if (!session) return refuse(request, INVALID_SESSION);
       request.caller = { kind: 'session', userId: session.userId, role: session.role, sessionTokenHash: session.tokenHash };
       if (session.lastSeenAt.getTime() + TOUCH_EVERY_MS < now.getTime()) {
         touchSession(app.db, session.tokenHash, now).catch((err) => request.log.warn({ err }, 'could not touch session'));
@@ -133,5 +142,5 @@ export default fp<AuthOptions>(
       keyCache.delete(keyHash);
     });
   },
-  { name: 'auth', dependencies: ['database', '@fastify/cookie'] },
+  { name: 'auth', dependencies: ['database', '@fastify/cookie', 'failed-credentials'] },
 );

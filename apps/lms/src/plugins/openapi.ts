@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { DOCS_UI_CSP } from '@lms/partner-auth';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
@@ -26,6 +27,10 @@ export default fp(
             'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and ' +
             '`RateLimit: "default";r=<remaining>;t=<seconds until one more request is allowed>`. With several ' +
             'instances the window is shared through Redis; if Redis is unreachable each instance limits on its own.\n\n' +
+            '**Failed credentials.** Unknown, malformed or revoked API keys, session cookies that match no session ' +
+            'and refused SSO tokens count per client IP: past FAILED_AUTH_PER_MINUTE (default 300) in any sliding ' +
+            'minute, every request of that IP that carries a credential gets 429 `{success:false, error}` with ' +
+            '`Retry-After`, before anything is looked up. Successful requests never count.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             '`x-requested-with` header and, if they send `Origin`, come from this service\'s origin.',
         },
@@ -43,7 +48,8 @@ export default fp(
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files.
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_UI_CSP });
   },
   { name: 'openapi', dependencies: ['auth'] },
 );

@@ -32,7 +32,15 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
         description,
         tags: ['progress'],
         security: [{ apiKey: [] }, { session: [] }],
-        response: { 200: ProgressResponse, 401: ErrorResponse, 403: ErrorResponse, 429: ErrorResponse.describe('The API key\'s window is spent (`Rate limit exceeded`); with Retry-After.'), 500: ErrorResponse },
+        response: {
+          200: ProgressResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          429: ErrorResponse.describe(
+            'The API key\'s window is spent (`Rate limit exceeded`), or too many failed credentials from the client IP; with Retry-After.',
+          ),
+          500: ErrorResponse,
+        },
       },
     },
     async () => {

@@ -66,15 +66,19 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           'Success: session cookie set, 302 to `/dashboard`. Failure: 307 to `/sign-in?error=<code>&reason=<text>` ' +
           '(`missing_token`; `invalid_token` for anything wrong with the token, a replayed `jti` included; ' +
           '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `account_creation_failed`, ' +
-          '`session_creation_failed`) and no cookie. Clock tolerance on `exp` and `iat`: ' +
+          '`session_creation_failed`) and no cookie. Every `invalid_token` refusal counts as a failed credential of the ' +
+          'client IP: past FAILED_AUTH_PER_MINUTE of them in a minute, 429 `{success:false, error}` with `Retry-After` ' +
+          'before the token is looked at. Clock tolerance on `exp` and `iat`: ' +
           `${CLOCK_TOLERANCE_SECONDS} s.`,
         querystring: SsoTokenQuery,
-        response: { 302: RedirectResponse, 307: RedirectResponse },
+        response: { 302: RedirectResponse, 307: RedirectResponse, 429: ErrorResponse },
       },
     },
     async (request, reply) => {
       const { token } = request.query;
       if (token === undefined || token === '') return failSignIn(reply, 'missing_token');
+      // A client that sent too many refused tokens is answered 429 before any partner or key lookup.
+      app.failedCredentials.refuseIfOver(request);
       if (Array.isArray(token)) return failSignIn(reply, 'invalid_token', MALFORMED);
 
       let claims;
@@ -82,6 +86,8 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         claims = await verifyPartnerToken(token, { purpose: 'sso', registry: app.partnerKeys, now: app.clock });
       } catch (err) {
         if (err instanceof PartnerTokenError) {
+          // A forged or foreign token (unknown issuer, key or signature...) counts as a failed credential.
+          if (err.code === 'invalid_token') await app.failedCredentials.record(request);
           request.log.info({ reason: err.reason }, 'SSO token refused');
           return failSignIn(reply, err.code, err.reason);
         }
