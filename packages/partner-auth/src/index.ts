@@ -1,4 +1,5 @@
 export * from './constants.js';
+export * from './key-size.js';
 export * from './unverified.js';
 export * from './errors.js';
 export * from './logger.js';

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { partnerKeys, partners } from '@lms/db';
 import { asc, eq } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
+import { MIN_RSA_KEY_BITS, rsaKeyBits } from '@lms/partner-auth';
 import { CliError, type CommandGroup, parse, required, resolveFrom, table, UsageError } from './command.js';
 
 /** A DNS name as the spec's `iss` (at most 253 characters). */
@@ -13,7 +14,7 @@ function issuerOf(values: Record<string, unknown>): string {
   return iss;
 }
 
-/** Reads and checks a PEM public key: an RSA key usable for RS256. Returns it and its RFC 7638 thumbprint. */
+/** Reads and checks a PEM public key: an RSA key of at least 2048 bits usable for RS256. Returns it and its RFC 7638 thumbprint. */
 async function readRsaPublicKey(file: string): Promise<{ pem: string; thumbprint: string }> {
   let pem: string;
   try {
@@ -30,6 +31,10 @@ async function readRsaPublicKey(file: string): Promise<{ pem: string; thumbprint
   }
   const jwk = await exportJWK(key);
   if (jwk.kty !== 'RSA') throw new CliError(`${file} is not an RSA key`);
+  const bits = rsaKeyBits(key);
+  if (bits < MIN_RSA_KEY_BITS) {
+    throw new CliError(`${file} is a ${bits}-bit RSA key: partner keys must have at least ${MIN_RSA_KEY_BITS} bits; ask the partner for a longer one`);
+  }
   return { pem: `${pem}\n`, thumbprint: await calculateJwkThumbprint(jwk, 'sha256') };
 }
 
