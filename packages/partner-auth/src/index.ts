@@ -4,6 +4,7 @@ export * from './unverified.js';
 export * from './errors.js';
 export * from './logger.js';
 export * from './log-redaction.js';
+export * from './docs-ui.js';
 export * from './jwks-cache.js';
 export * from './key-registry.js';
 export * from './verify.js';

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { DOCS_UI_CSP } from '@lms/partner-auth';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
@@ -32,7 +33,8 @@ export default fp<OpenApiPluginOptions>(
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files.
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_UI_CSP });
   },
   { name: 'openapi' },
 );

@@ -158,6 +158,8 @@ export function sendPage(reply: FastifyReply, html: string, status = 200): Fasti
     .header('cache-control', 'no-store')
     .header('content-security-policy', PAGE_CSP)
     .header('x-content-type-options', 'nosniff')
+    // Page URLs can carry what belongs to the person (a course, a search, an SSO error reason).
+    .header('referrer-policy', 'no-referrer')
     .send(html);
 }
 
