@@ -123,7 +123,7 @@ t.test('course creation through the gateway', async (t) => {
     }
     // 10,000 levels: JSON.parse copes, JSON.stringify does not (the gateway answered 502).
     const deep = `{"institutionId":${institutionId},"teacherId":"${teacherId}","name":"x","description":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
-    for (const headers of [{}, { 'idempotency-key': 'deep-body' }]) {
+    for (const headers of [{}, { 'idempotency-key': 'deep-body' }] as Record<string, string>[]) {
       const res = await post(undefined, { raw: deep, headers });
       t.equal(res.statusCode, 400, res.body);
       t.same(res.json(), { success: false, error: 'Invalid request body: description: JSON nested deeper than 32 levels' });
