@@ -22,7 +22,9 @@ export default fp<OpenApiPluginOptions>(
           version: '1.0.0',
           description:
             'The edge partners call: SSO entry (`/sso/verify`). Partners are registered by the operator with their ' +
-            'issuer (`iss`), the IP ranges their backends call from, and their LMS host.',
+            'issuer (`iss`), the IP ranges their backends call from, and their LMS host. A JSON body nests at most ' +
+            '32 levels (deeper: 400 naming the top-level field); otherwise it is forwarded to the LMS exactly as sent, ' +
+            'and the LMS judges it.',
         },
         servers: [
           { url: 'https://gateway.example.com', description: 'production' },

@@ -31,6 +31,9 @@ export default fp(
             'and refused SSO tokens count per client IP: past FAILED_AUTH_PER_MINUTE (default 300) in any sliding ' +
             'minute, every request of that IP that carries a credential gets 429 `{success:false, error}` with ' +
             '`Retry-After`, before anything is looked up. Successful requests never count.\n\n' +
+            '**Input limits.** Text fields and query parameters must not contain the NUL character; ids and ' +
+            '`institutionId` are 1 to 2147483647; date-times lie between the years 1000 and 9999 (UTC); a JSON body ' +
+            'nests at most 32 levels. Anything else is a 400 naming the field.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             '`x-requested-with` header and, if they send `Origin`, come from this service\'s origin.',
         },

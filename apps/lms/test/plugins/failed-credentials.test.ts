@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { apiKeys } from '@lms/db';
 import { eq } from 'drizzle-orm';
-import t from 'tap';
+import t, { type Test } from 'tap';
+import type { LmsConfig } from '../../src/config.js';
 import { buildTestApp } from '../helpers/app.js';
 import { manualClock } from '../helpers/clock.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
@@ -16,7 +17,7 @@ import { makePartnerKey, registerPartner, ssoToken } from '../helpers/sso.js';
 const LIMIT = 20;
 const unknownKey = () => `lms_key_${randomBytes(32).toString('base64url')}`;
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0], config: Record<string, unknown> = {}) {
+async function setup(t: Test, config: Partial<LmsConfig> = {}) {
   const time = manualClock();
   const { app, db } = await buildTestApp(t, { config: { FAILED_AUTH_PER_MINUTE: LIMIT, ...config }, deps: { clock: time.clock } });
   const queries = countQueries(db.db);

@@ -93,7 +93,7 @@ t.test('hostile input is a 400 naming the field', async (t) => {
   });
 
   t.test('JSON nested 10,000 deep', async (t) => {
-    for (const headers of [{}, { 'idempotency-key': 'deep-1' }]) {
+    for (const headers of [{}, { 'idempotency-key': 'deep-1' }] as Record<string, string>[]) {
       const res = await create(deepBody(valid(), 'description', 10_000), headers);
       t.equal(res.statusCode, 400, res.body);
       t.same(res.json(), { success: false, error: 'Invalid request body: description: JSON nested deeper than 32 levels' });
