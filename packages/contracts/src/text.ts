@@ -12,10 +12,16 @@ export const MAX_ID = 2_147_483_647;
 
 const NO_NUL = /^[^\u0000]*$/;
 export const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+/** Every surrogate in a pair: a lone one (JSON allows `"\\ud800"`) has no UTF-8 form to store. */
+const WELL_FORMED = /^(?:[^\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
+export const SURROGATE_MESSAGE = 'must be valid Unicode text (an unpaired surrogate, \\ud800-\\udfff, cannot be stored)';
 
-/** Any text a client sends: a string without NUL characters (PostgreSQL's text cannot hold one). */
+/**
+ * Any text a client sends: a string PostgreSQL can store as it is, so without NUL characters and
+ * without unpaired UTF-16 surrogates (both were 500s on insert).
+ */
 export function text() {
-  return z.string().regex(NO_NUL, NUL_MESSAGE);
+  return z.string().regex(NO_NUL, NUL_MESSAGE).regex(WELL_FORMED, SURROGATE_MESSAGE);
 }
 
 /** A whole number that fits an int4 id column: 1 to 2^31 - 1. */

@@ -70,6 +70,20 @@ t.test('hostile input is a 400 naming the field', async (t) => {
     t.equal(await courseCount(), before, 'nothing created');
   });
 
+  t.test('an unpaired surrogate in a string field (found by the fuzz test)', async (t) => {
+    const before = await courseCount();
+    // JSON.stringify writes a lone surrogate as the escape `\ude00`: valid JSON, invalid Unicode.
+    for (const [field, value] of [['name', 'Z\ude00a'], ['description', '\ud800'], ['instructor', 'a\udbff']] as const) {
+      const res = await create(JSON.stringify({ ...valid(), [field]: value }));
+      t.equal(res.statusCode, 400, `${field}: ${res.body}`);
+      t.match(res.json(), { error: new RegExp(`^Invalid request body: ${field}: must be valid Unicode text`), details: [{ path: field }] });
+    }
+    t.equal(await courseCount(), before, 'nothing created');
+    const paired = await create(JSON.stringify({ ...valid(), name: 'Kursus 😀 中文' }));
+    t.equal(paired.statusCode, 201, 'a surrogate pair (an emoji) is fine');
+    t.equal(paired.json().course.name, 'Kursus 😀 中文');
+  });
+
   t.test('an institutionId past int4', async (t) => {
     for (const institution of [2147483648, 1e15, 2 ** 53 + 2]) {
       const res = await create(JSON.stringify({ ...valid(), institutionId: institution }));
