@@ -110,6 +110,31 @@ t.test('course creation through the gateway', async (t) => {
     t.equal(await courseCount(), before, 'nothing created');
   });
 
+  await t.test('hostile bodies are a 400 naming the field, through the gateway too', async (t) => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['NUL in name', { ...valid(), name: 'Etika\u0000' }, 'name'],
+      ['NUL in description', { ...valid(), description: '\u0000' }, 'description'],
+      ['NUL in teacherId', { ...valid(), teacherId: `${teacherId}\u0000` }, 'teacherId'],
+      ['institutionId 2^31', { ...valid(), institutionId: 2147483648 }, 'institutionId'],
+      ['institutionId 1e15', { ...valid(), institutionId: 1e15 }, 'institutionId'],
+      ['year 0', { ...valid(), startDate: '0000-01-01T00:00:00Z' }, 'startDate'],
+    ];
+    const before = await courseCount();
+    for (const [label, body, field] of cases) {
+      const res = await post(body);
+      t.equal(res.statusCode, 400, `${label}: ${res.body}`);
+      t.ok(res.json().details?.some((d: { path: string }) => d.path === field), `${label}: details name ${field}`);
+    }
+    // 10,000 levels: JSON.parse copes, JSON.stringify does not (the gateway answered 502).
+    const deep = `{"institutionId":${institutionId},"teacherId":"${teacherId}","name":"x","description":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    for (const headers of [{}, { 'idempotency-key': 'deep-body' }] as Record<string, string>[]) {
+      const res = await post(undefined, { raw: deep, headers });
+      t.equal(res.statusCode, 400, res.body);
+      t.same(res.json(), { success: false, error: 'Invalid request body: description: JSON nested deeper than 32 levels' });
+    }
+    t.equal(await courseCount(), before, 'nothing created');
+  });
+
   await t.test("the partner's rights: an unbound institution, a teacher of another institution are 403 naming the institution", async (t) => {
     const { institutionId: unbound, teacherId: unboundTeacher } = await makeTeacher(db);
     const before = await courseCount();

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { withRedaction } from '@lms/partner-auth';
 import type { GatewayConfig } from './config.js';
-import { withRedaction } from './logging.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import jsonBodyPlugin from './plugins/json-body.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
@@ -37,9 +38,12 @@ export async function buildGateway(deps: GatewayDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer of ours is meant to be content-sniffed (JSON, the docs UI).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   await app.register(errorHandlerPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });
   await app.register(healthRoutes);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
+import { withRedaction } from '@lms/partner-auth';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
@@ -9,6 +10,8 @@ import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
+import jsonBodyPlugin from './plugins/json-body.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
@@ -30,6 +33,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   auth?: AuthOptions;
   rateLimit?: RateLimitOptions;
+  failedCredentials?: FailedCredentialsOptions;
   partnerAuth?: PartnerAuthOptions;
 }
 
@@ -38,7 +42,8 @@ export async function buildApp(deps: AppDeps) {
   const { config } = deps;
   const clock = deps.clock ?? systemClock;
   const app = Fastify({
-    logger: lmsLoggerOptions(deps.logger, config.LOG_LEVEL),
+    // SSO tokens travel in URLs (/sso/verify, the callback): never in a log line.
+    logger: withRedaction(lmsLoggerOptions(deps.logger, config.LOG_LEVEL)),
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
@@ -51,12 +56,16 @@ export async function buildApp(deps: AppDeps) {
   app.decorate('config', config);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer of ours is meant to be content-sniffed (JSON, pages, the docs UI).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
+  await app.register(jsonBodyPlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(cookie);
+  await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
   await app.register(authPlugin, deps.auth ?? {});
   // After auth: their onRequest hooks need the resolved caller (global hooks run in this order).
   await app.register(csrfPlugin);

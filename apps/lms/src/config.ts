@@ -38,6 +38,11 @@ const Env = z.object({
    * proof that an SSO sign-in came through it. Unset: SSO and course creation are refused.
    */
   GATEWAY_SECRET: optional(z.string().min(16)),
+  /**
+   * Failed credentials (unknown or revoked API keys, session cookies that match no session,
+   * refused SSO tokens) allowed per client IP in any sliding minute; past it, 429 without lookup.
+   */
+  FAILED_AUTH_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(300),
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
   /**
    * How long one answer of the API-key catalog list (the same for every key) is shared by all

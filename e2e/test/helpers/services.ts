@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createPartnerBackend } from '@lms/example-partner-backend';
 import { buildGateway, type GatewayApp } from '@lms/gateway/app';
 import { testConfig as gatewayTestConfig, type GatewayConfig } from '@lms/gateway/config';
-import { buildApp, type LmsApp } from '@lms/lms/app';
+import { type AppDeps, buildApp, type LmsApp } from '@lms/lms/app';
 import { testConfig as lmsTestConfig, type LmsConfig } from '@lms/lms/config';
 import { type Db, institutions, partnerInstitutions, partnerKeys, partners, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
@@ -34,9 +34,10 @@ export async function startLms(
   t: Test,
   config: Partial<LmsConfig> = {},
   port = 0,
+  logger: AppDeps['logger'] = false,
 ): Promise<{ app: LmsApp; url: string; db: TestDb }> {
   const db = await createTestDb();
-  const app = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET, ...config }), db, logger: false });
+  const app = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET, ...config }), db, logger });
   const address = await app.listen({ port, host: '127.0.0.1' });
   t.teardown(async () => {
     await app.close();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID, text } from './text.js';
 
 /** One of a teacher's API keys as lists show it: never the key itself, only its first characters. */
 export const ApiKeySummary = z
@@ -19,7 +20,7 @@ export const ApiKeyListResponse = z
 export type ApiKeyListResponse = z.infer<typeof ApiKeyListResponse>;
 
 export const CreateApiKeyBody = z
-  .object({ name: z.string().trim().min(1).max(100).describe('A label for the key, 1 to 100 characters') })
+  .object({ name: text().trim().min(1).max(100).describe('A label for the key, 1 to 100 characters') })
   .meta({ id: 'CreateApiKeyBody' });
 export type CreateApiKeyBody = z.infer<typeof CreateApiKeyBody>;
 
@@ -39,7 +40,7 @@ export const CreatedApiKeyResponse = z
 export type CreatedApiKeyResponse = z.infer<typeof CreatedApiKeyResponse>;
 
 export const ApiKeyIdParams = z.object({
-  id: z.coerce.number().int().min(1).max(2_147_483_647).describe('The key id from the list'),
+  id: z.coerce.number().int().min(1).max(MAX_ID).describe('The key id from the list'),
 });
 export type ApiKeyIdParams = z.infer<typeof ApiKeyIdParams>;
 

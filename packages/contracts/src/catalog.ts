@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ID, text } from './text.js';
 
 // Catalog contracts: the course list, the course detail and the recommended bundles. One zod
 // schema per resource validates requests, serializes responses and documents both (OpenAPI).
@@ -23,8 +24,6 @@ export const PAGE_SIZE_MAX = 50;
 /** Courses returned when neither `page` nor `limit` is given (DESIGN.md §5). */
 export const UNPAGINATED_CAP = 200;
 export const SEARCH_MAX_LENGTH = 200;
-/** Largest serial id; a larger numeric id cannot exist. */
-export const MAX_ID = 2_147_483_647;
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
@@ -270,8 +269,7 @@ export const CourseListQuery = z.object({
     .describe('`true` selects the public catalog. API-key callers always get the buyer-visible dataset; sessions ignore it.'),
   page: wholeNumber(1, 1_000_000).optional().describe('>= 1; default 1.'),
   limit: wholeNumber(1, PAGE_SIZE_MAX).optional().describe(`1 to ${PAGE_SIZE_MAX}; default ${PAGE_SIZE_DEFAULT}.`),
-  search: z
-    .string()
+  search: text()
     .max(SEARCH_MAX_LENGTH)
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
     .optional()

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { boundedDateTime, idNumber, text } from './text.js';
 
 /** Decimal money as text: up to 12 digits, optionally 1–2 decimals, never negative. */
-const DecimalText = z
-  .string()
+const DecimalText = text()
   .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a non-negative decimal amount as text, e.g. "150000" or "99.50"');
 
-const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T09:00:00Z' });
+const DateTime = boundedDateTime();
 
 /**
  * Body of `POST {gateway}/api/courses`, as the spec's table. Unknown fields are refused (400
@@ -13,20 +13,19 @@ const DateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 da
  */
 export const CreateCourseBody = z
   .strictObject({
-    institutionId: z.number().int().positive(),
-    name: z.string().trim().min(1).max(255),
-    teacherId: z.string().min(1).max(64),
-    courseCode: z.string().max(64).optional(),
-    coverPicture: z.string().max(2048).optional(),
-    currency: z
-      .string()
+    institutionId: idNumber(),
+    name: text().trim().min(1).max(255),
+    teacherId: text().min(1).max(64),
+    courseCode: text().max(64).optional(),
+    coverPicture: text().max(2048).optional(),
+    currency: text()
       .regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 code, e.g. IDR')
       .optional(),
-    description: z.string().max(20_000).optional(),
+    description: text().max(20_000).optional(),
     startDate: DateTime.optional(),
     endDate: DateTime.optional(),
     enrollmentType: z.enum(['code', 'open', 'approval']).default('code'),
-    instructor: z.string().max(255).optional(),
+    instructor: text().max(255).optional(),
     isPurchasable: z.boolean().optional(),
     previewMode: z.boolean().optional(),
     price: DecimalText.optional(),

@@ -1,3 +1,4 @@
+export * from './text.js';
 export * from './errors.js';
 export * from './health.js';
 export * from './course-creation.js';

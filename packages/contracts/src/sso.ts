@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './text.js';
 
 /**
  * `?token=` of the SSO hand-off. Anything is accepted here (a repeated parameter too): the
@@ -23,7 +24,7 @@ export const SsoErrorCode = z.enum(['missing_token', 'invalid_token', 'sso_faile
 export type SsoErrorCode = z.infer<typeof SsoErrorCode>;
 
 /** A person's page: a repeated parameter is read as its first value rather than answered with a 400. */
-const firstValue = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v[0] : v));
+const firstValue = z.union([text(), z.array(text())]).transform((v) => (Array.isArray(v) ? v[0] : v));
 
 export const SignInQuery = z.object({
   error: firstValue.optional().describe('missing_token, invalid_token or sso_failed'),

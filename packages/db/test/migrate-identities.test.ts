@@ -52,7 +52,7 @@ t.test('0004 moves the students’ SSO links into identities, drops the staff on
   const usersAfter = await h.db.execute(sql`select id, email, name, role, tier, membership_id, is_active, created_at from users order by id`);
   t.equal(usersAfter.rows.length, before.length, 'nobody is lost');
   // Staff rows lose what a partner's token wrote on them (membership_id, tier); students keep theirs.
-  const stamped = new Set(before.filter((u) => u.role !== 'student' && u.issuer !== null).map((u) => u.id));
+  const stamped = new Set<string>(before.filter((u) => u.role !== 'student' && u.issuer !== null).map((u) => u.id));
   t.ok(stamped.size > 0, 'the data set has staff a partner stamped');
   t.same(
     usersAfter.rows,

@@ -1,4 +1,5 @@
 import { type CryptoKey, importJWK, type JWK } from 'jose';
+import { rsaKeyBits, weakKeyReason } from './key-size.js';
 import { MAX_LENGTHS, SSO_ALGORITHM } from './constants.js';
 import { type PartnerAuthLogger, silentLogger } from './logger.js';
 
@@ -169,7 +170,13 @@ export class JwksCache {
       if (typeof jwk.n !== 'string' || typeof jwk.e !== 'string' || jwk.d !== undefined) continue;
       try {
         const key = await importJWK({ kty: 'RSA', n: jwk.n, e: jwk.e }, SSO_ALGORITHM);
-        if (!(key instanceof Uint8Array)) keys.set(jwk.kid, key);
+        if (key instanceof Uint8Array) continue;
+        const weak = weakKeyReason(key);
+        if (weak) {
+          this.logger.warn({ jwksUrl: url, kid: jwk.kid, bits: rsaKeyBits(key) }, `skipping a JWKS key: ${weak}`);
+          continue;
+        }
+        keys.set(jwk.kid, key);
       } catch (err) {
         this.logger.warn({ jwksUrl: url, kid: jwk.kid, err: describe(err) }, 'skipping a JWKS key that does not import');
       }

@@ -2,6 +2,7 @@ import { type CryptoKey, importSPKI } from 'jose';
 import { SSO_ALGORITHM } from './constants.js';
 import { PartnerTokenError, Reasons } from './errors.js';
 import { JwksCache, type JwksCacheOptions, JwksUnavailableError } from './jwks-cache.js';
+import { rsaKeyBits, weakKeyReason } from './key-size.js';
 import { type PartnerAuthLogger, silentLogger } from './logger.js';
 
 /** A partner as the operator registered it (the LMS reads it from `partners` + `partner_keys`). */
@@ -112,7 +113,13 @@ export class PartnerKeyRegistry {
     const pemKeys = new Map<string, CryptoKey>();
     for (const { kid, publicKeyPem } of partner?.pemKeys ?? []) {
       try {
-        pemKeys.set(kid, await importSPKI(publicKeyPem, SSO_ALGORITHM));
+        const key = await importSPKI(publicKeyPem, SSO_ALGORITHM);
+        const weak = weakKeyReason(key);
+        if (weak) {
+          this.logger.warn({ issuer, kid, bits: rsaKeyBits(key) }, `skipping a PEM key: ${weak}`);
+          continue;
+        }
+        pemKeys.set(kid, key);
       } catch (err) {
         this.logger.warn({ issuer, kid, err: err instanceof Error ? err.message : String(err) }, 'skipping a PEM key that does not import');
       }

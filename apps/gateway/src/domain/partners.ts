@@ -9,7 +9,8 @@ import { type CidrRange, type IpAddress, isInRanges, normalizeIp, parseCidr } fr
  * Rules (beyond the CIDR rules in cidr.ts):
  * - `iss` is a non-empty string of at most 253 characters (the spec's limit), compared exactly
  *   (case-sensitive, as JWT compares StringOrURI values); each `iss` appears once.
- * - `allowedIps` has at least one CIDR: a partner nobody may call from is a mistake.
+ * - `allowedIps` has at least one CIDR: a partner nobody may call from is a mistake; an allow-all
+ *   range (`0.0.0.0/0`, `::/0`, `::ffff:0:0/96`) is refused: it would turn the check off.
  * - `lmsUrl` is an http(s) URL without credentials, query or fragment; a path prefix is kept and a
  *   trailing slash dropped, so the redirect is `{lmsUrl}/sso/verify?token=...`.
  * - Unknown keys are refused, so a typo such as `allowedIP` fails loudly instead of being ignored.
@@ -27,6 +28,15 @@ const Cidr = z.string().transform((text, ctx) => {
   const parsed = parseCidr(text);
   if (!parsed.ok) {
     ctx.addIssue({ code: 'custom', message: `"${text}" is not a valid CIDR: ${parsed.error}` });
+    return z.NEVER;
+  }
+  // 0.0.0.0/0, ::/0 and ::ffff:0:0/96 (IPv4 allow-all once mapped, parsed as 0.0.0.0/0) let the
+  // whole internet act for the partner: the allowlist would check nothing.
+  if (parsed.range.prefix === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${text}" allows every address, which turns the allowlist off: list the partner's real addresses (the backends that call the gateway)`,
+    });
     return z.NEVER;
   }
   return parsed.range;

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { DOCS_UI_CSP } from '@lms/partner-auth';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
@@ -21,7 +22,9 @@ export default fp<OpenApiPluginOptions>(
           version: '1.0.0',
           description:
             'The edge partners call: SSO entry (`/sso/verify`). Partners are registered by the operator with their ' +
-            'issuer (`iss`), the IP ranges their backends call from, and their LMS host.',
+            'issuer (`iss`), the IP ranges their backends call from, and their LMS host. A JSON body nests at most ' +
+            '32 levels (deeper: 400 naming the top-level field); otherwise it is forwarded to the LMS exactly as sent, ' +
+            'and the LMS judges it.',
         },
         servers: [
           { url: 'https://gateway.example.com', description: 'production' },
@@ -32,7 +35,8 @@ export default fp<OpenApiPluginOptions>(
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files.
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_UI_CSP });
   },
   { name: 'openapi' },
 );

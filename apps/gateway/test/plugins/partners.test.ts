@@ -14,6 +14,10 @@ t.test('a bad partners file stops the start with a message naming the bad entry'
     ['bad URL', { partners: [{ ...partner('a.example'), lmsUrl: 'lms.example.com' }] }, /partners\[0\] \(iss "a.example"\)\.lmsUrl: "lms.example.com" is not a URL/],
     ['duplicate iss', { partners: [partner('a.example'), partner('a.example', ['::1'])] }, /partners\[1\] \(iss "a.example"\)\.iss: duplicate iss "a.example" \(also partners\[0\]\)/],
     ['not JSON', '{ "partners": [', /not valid JSON/],
+    // Allow-all ranges turn the allowlist off: anybody could act for the partner.
+    ['IPv4 allow-all', { partners: [partner('a.example', ['203.0.113.0/24', '0.0.0.0/0'])] }, /allowedIps\[1\]: "0.0.0.0\/0" allows every address, which turns the allowlist off: list the partner's real addresses/],
+    ['IPv6 allow-all', { partners: [partner('a.example', ['::/0'])] }, /allowedIps\[0\]: "::\/0" allows every address.*list the partner's real addresses/],
+    ['mapped IPv4 allow-all', { partners: [partner('a.example', ['::ffff:0:0/96'])] }, /allowedIps\[0\]: "::ffff:0:0\/96" allows every address/],
   ];
   for (const [name, content, message] of cases) {
     const file = await writePartnersFile(t, typeof content === 'string' ? content : JSON.stringify(content));

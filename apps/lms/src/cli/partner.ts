@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { type Db, institutions, partnerInstitutions, partnerKeys, partners } from '@lms/db';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
+import { MIN_RSA_KEY_BITS, rsaKeyBits } from '@lms/partner-auth';
 import { CliError, type CommandGroup, parse, required, resolveFrom, table, UsageError, wholeNumber } from './command.js';
 
 /** A DNS name as the spec's `iss` (at most 253 characters). */
@@ -45,7 +46,7 @@ async function bindInstitutions(db: Db, partnerId: number, ids: number[]): Promi
   return rows.map((r) => r.institutionId).sort((a, b) => a - b);
 }
 
-/** Reads and checks a PEM public key: an RSA key usable for RS256. Returns it and its RFC 7638 thumbprint. */
+/** Reads and checks a PEM public key: an RSA key of at least 2048 bits usable for RS256. Returns it and its RFC 7638 thumbprint. */
 async function readRsaPublicKey(file: string): Promise<{ pem: string; thumbprint: string }> {
   let pem: string;
   try {
@@ -62,6 +63,10 @@ async function readRsaPublicKey(file: string): Promise<{ pem: string; thumbprint
   }
   const jwk = await exportJWK(key);
   if (jwk.kty !== 'RSA') throw new CliError(`${file} is not an RSA key`);
+  const bits = rsaKeyBits(key);
+  if (bits < MIN_RSA_KEY_BITS) {
+    throw new CliError(`${file} is a ${bits}-bit RSA key: partner keys must have at least ${MIN_RSA_KEY_BITS} bits; ask the partner for a longer one`);
+  }
   return { pem: `${pem}\n`, thumbprint: await calculateJwkThumbprint(jwk, 'sha256') };
 }
 

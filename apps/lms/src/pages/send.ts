@@ -19,5 +19,7 @@ export function sendPage(reply: FastifyReply, page: Html, status = 200): Fastify
     .header('cache-control', 'no-store')
     .header('content-security-policy', PAGE_CSP)
     .header('x-content-type-options', 'nosniff')
+    // Page URLs can carry what belongs to the person (a course, a search, an SSO error reason).
+    .header('referrer-policy', 'no-referrer')
     .send(String(page));
 }

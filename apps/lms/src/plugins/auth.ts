@@ -55,7 +55,8 @@ const CACHE_MAX_ENTRIES = 10_000;
 /**
  * Authentication for the API. API keys are looked up by SHA-256 hash and cached in memory for a
  * few seconds (unknown keys too, so a flood of bad keys does not reach the database); sessions
- * are read from the database on every request, so sign-out and expiry take effect at once.
+ * are read from the database on every request, so sign-out and expiry take effect at once. A
+ * credential that matches nothing counts against the client IP (plugins/failed-credentials.ts).
  */
 export default fp<AuthOptions>(
   async (app, opts) => {
@@ -77,30 +78,37 @@ export default fp<AuthOptions>(
       touchApiKey(app.db, apiKeyId, now).catch((err) => logTouchFailure(request, err, 'could not record api key use'));
     }
 
+    // Only the configured name is a session: accepting any name ending in `session_token` (the
+    // spec's wording) would let a cookie set without `Secure`, by any subdomain or plain-http page,
+    // stand in for the `__Host-` one, which is what the prefix exists to prevent.
     function sessionTokenFrom(request: FastifyRequest): string | undefined {
-      const cookies = request.cookies ?? {};
-      if (cookies[cookieName]) return cookies[cookieName];
-      // The spec only promises a name ending in `session_token`.
-      for (const [name, value] of Object.entries(cookies)) if (name.endsWith('session_token') && value) return value;
-      return undefined;
+      return request.cookies?.[cookieName] || undefined;
+    }
+
+    /** A credential that matches nothing: counted against the client IP (429 past the limit), then 401. */
+    async function refuse(request: FastifyRequest, message: string): Promise<never> {
+      await app.failedCredentials.record(request);
+      throw new UnauthorizedError(message);
     }
 
     async function authenticate(request: FastifyRequest): Promise<void> {
       const apiKey = request.headers['x-api-key'];
       if (apiKey !== undefined) {
-        if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) throw new UnauthorizedError(INVALID_KEY);
+        app.failedCredentials.refuseIfOver(request);
+        if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) return refuse(request, INVALID_KEY);
         const keyHash = hashToken(apiKey);
         const owner = await ownerOfKey(keyHash);
-        if (!owner) throw new UnauthorizedError(INVALID_KEY);
+        if (!owner) return refuse(request, INVALID_KEY);
         request.caller = { kind: 'api-key', userId: owner.userId, role: owner.role, apiKeyId: owner.apiKeyId, keyHash };
         touchKeyLater(owner.apiKeyId, request);
         return;
       }
       const token = sessionTokenFrom(request);
       if (!token) throw new UnauthorizedError(NO_CREDENTIALS);
+      app.failedCredentials.refuseIfOver(request);
       const now = app.clock();
       const session = await findSession(app.db, hashToken(token), now);
-      if (!session) throw new UnauthorizedError(INVALID_SESSION);
+      if (!session) return refuse(request, INVALID_SESSION);
       request.caller = { kind: 'session', userId: session.userId, role: session.role, sessionTokenHash: session.tokenHash };
       if (session.lastSeenAt.getTime() + TOUCH_EVERY_MS < now.getTime()) {
         touchSession(app.db, session.tokenHash, now).catch((err) => logTouchFailure(request, err, 'could not touch session'));
@@ -134,7 +142,7 @@ export default fp<AuthOptions>(
       keyCache.delete(keyHash);
     });
   },
-  { name: 'auth', dependencies: ['database', '@fastify/cookie'] },
+  { name: 'auth', dependencies: ['database', '@fastify/cookie', 'failed-credentials'] },
 );
 
 /** A background write that failed: a warning, unless the database is away (that is logged once, by the database plugin). */

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { DOCS_UI_CSP } from '@lms/partner-auth';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
@@ -18,14 +19,21 @@ export default fp(
           description:
             'Course catalog, course detail, bundles, progress metrics, API keys, partner single sign-on. ' +
             'Errors are JSON `{success:false, error}` unless a route says otherwise.\n\n' +
-            '**Rate limit.** Requests authenticated by an API key to the catalog, course detail and bundle ' +
-            'endpoints are limited to 100 per key in any sliding 60-second window (keyed by the first 16 hex ' +
+            '**Rate limit.** Requests authenticated by an API key to the catalog, course detail, bundle and ' +
+            'progress (`/api/lms-progress`) endpoints are limited to 100 per key in any sliding 60-second window (keyed by the first 16 hex ' +
             'characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
             'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
             'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
             'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and ' +
             '`RateLimit: "default";r=<remaining>;t=<seconds until one more request is allowed>`. With several ' +
             'instances the window is shared through Redis; if Redis is unreachable each instance limits on its own.\n\n' +
+            '**Failed credentials.** Unknown, malformed or revoked API keys, session cookies that match no session ' +
+            'and refused SSO tokens count per client IP: past FAILED_AUTH_PER_MINUTE (default 300) in any sliding ' +
+            'minute, every request of that IP that carries a credential gets 429 `{success:false, error}` with ' +
+            '`Retry-After`, before anything is looked up. Successful requests never count.\n\n' +
+            '**Input limits.** Text fields and query parameters must not contain the NUL character; ids and ' +
+            '`institutionId` are 1 to 2147483647; date-times lie between the years 1000 and 9999 (UTC); a JSON body ' +
+            'nests at most 32 levels. Anything else is a 400 naming the field.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             '`x-requested-with` header and, if they send `Origin`, come from this service\'s origin.',
         },
@@ -43,7 +51,8 @@ export default fp(
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     });
-    await app.register(swaggerUi, { routePrefix: '/docs' });
+    // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files.
+    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_UI_CSP });
   },
   { name: 'openapi', dependencies: ['auth'] },
 );

@@ -115,6 +115,13 @@ t.test('admin CLI', async (t) => {
     const ecAdd = await cli('partner', 'add', '--iss', 'ec.example.com', '--public-key', 'ec.pem');
     t.equal(ecAdd.code, 1);
     t.match(ecAdd.err, 'not an RSA public key');
+    // A 1024-bit RSA key: factorable with public effort, so refused with its size named.
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    await writeFile(join(scratch, 'small.pem'), small);
+    const smallAdd = await cli('partner', 'add', '--iss', 'small.example.com', '--public-key', 'small.pem');
+    t.equal(smallAdd.code, 1, 'a 1024-bit key is refused');
+    t.match(smallAdd.err, 'is a 1024-bit RSA key: partner keys must have at least 2048 bits');
+    t.equal((await db.db.select().from(partners).where(eq(partners.issuer, 'small.example.com'))).length, 0, 'nothing stored for a short key');
     await writeFile(join(scratch, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
     const priv = await cli('partner', 'add', '--iss', 'priv.example.com', '--public-key', 'private.pem');
     t.equal(priv.code, 1);

@@ -184,9 +184,9 @@ t.test('API keys', async (t) => {
 
   t.test('the routes are in the OpenAPI document with their errors', async (t) => {
     const doc = (await app.inject('/docs/json')).json();
-    t.same(Object.keys(doc.paths['/api/api-keys'].get.responses).sort(), ['200', '401', '403', '503']);
-    t.same(Object.keys(doc.paths['/api/api-keys'].post.responses).sort(), ['201', '400', '401', '403', '503']);
-    t.same(Object.keys(doc.paths['/api/api-keys/{id}'].delete.responses).sort(), ['200', '400', '401', '403', '404', '503']);
+    t.same(Object.keys(doc.paths['/api/api-keys'].get.responses).sort(), ['200', '401', '403', '429', '503']);
+    t.same(Object.keys(doc.paths['/api/api-keys'].post.responses).sort(), ['201', '400', '401', '403', '429', '503']);
+    t.same(Object.keys(doc.paths['/api/api-keys/{id}'].delete.responses).sort(), ['200', '400', '401', '403', '404', '429', '503']);
     t.match(doc.paths['/api/api-keys/{id}'].delete.description, /cache/);
   });
 });

@@ -99,7 +99,8 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
         upstream = await requestUpstream(`${request.partnerLmsUrl}/api/courses`, {
           method: 'POST',
           headers,
-          body: JSON.stringify(request.body),
+          // The client's own text: the parsed body was only validated, never re-serialized.
+          body: request.rawJsonBody,
           timeoutMs: UPSTREAM_TIMEOUT_MS,
         });
       } catch (err) {

@@ -20,7 +20,11 @@ const WHO =
 const CSRF =
   ' Being cookie-authenticated and state-changing, the request must carry the `x-requested-with` ' +
   'header (any value) and, if it sends `Origin`, come from this service\'s own origin; otherwise 403.';
-const errors = { 401: ErrorResponse, 403: ErrorResponse };
+const errors = {
+  401: ErrorResponse,
+  403: ErrorResponse,
+  429: ErrorResponse.describe('Too many failed credentials from the client IP (see the introduction), with Retry-After.'),
+};
 
 /** The caller must be a teacher with a session; the route config already required the teacher role. */
 function sessionTeacher(request: FastifyRequest): string {

@@ -27,7 +27,8 @@ const errorResponses = {
   400: ErrorResponse.describe('A malformed or out-of-range parameter; the message names it.'),
   401: ErrorResponse.describe('Missing, unknown, malformed or revoked API key, or no valid session.'),
   429: ErrorResponse.describe(
-    'API-key rate limit (100 requests per minute per key, sliding window) exceeded: `Rate limit exceeded`, with Retry-After.',
+    'API-key rate limit (100 requests per minute per key, sliding window) exceeded: `Rate limit exceeded`, with Retry-After; ' +
+      'or too many failed credentials from the client IP (see the introduction), with Retry-After.',
   ),
   500: ErrorResponse.describe('Internal server error.'),
 };

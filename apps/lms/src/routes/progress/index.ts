@@ -6,7 +6,9 @@ const description = [
   'Platform-wide and per-category learner progress, enrollment and financial metrics, for teacher and admin dashboards.',
   '',
   'Who may call: a teacher (or admin) API key in `x-api-key`, or a session cookie of a teacher, admin or super_admin (200). ',
-  'A student gets 403; missing or invalid credentials get 401. Not rate limited.',
+  'A student gets 403; missing or invalid credentials get 401. An API-key call counts against that key\'s sliding ' +
+    'window like every other API-key call (100 a minute, shared with the catalog endpoints): past it, 429 with ' +
+    '`Retry-After`. Session callers are not limited.',
   '',
   '"Trailing 30 days" is the window (now − 30 days, now]: exactly 30 days ago is outside.',
   '',
@@ -24,13 +26,21 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/lms-progress',
     {
-      config: { auth: ['teacher', 'admin', 'super_admin'] },
+      config: { auth: ['teacher', 'admin', 'super_admin'], rateLimited: true },
       schema: {
         summary: 'Progress metrics, overall and per category',
         description,
         tags: ['progress'],
         security: [{ apiKey: [] }, { session: [] }],
-        response: { 200: ProgressResponse, 401: ErrorResponse, 403: ErrorResponse, 500: ErrorResponse },
+        response: {
+          200: ProgressResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+          429: ErrorResponse.describe(
+            'The API key\'s window is spent (`Rate limit exceeded`), or too many failed credentials from the client IP; with Retry-After.',
+          ),
+          500: ErrorResponse,
+        },
       },
     },
     async () => {

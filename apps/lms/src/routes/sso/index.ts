@@ -95,17 +95,21 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           'course-creation (bearer) token is refused too (its `sub` is no tier, or it lacks `email`); ' +
           '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `email_in_use`, `account_creation_failed`, ' +
           '`session_creation_failed`, or `temporarily_unavailable` when the database cannot answer: nothing is ' +
-          'kept, not even the token\'s `jti`, and the member may try again shortly) and no cookie. The token signs in the account of its identity (`iss`, `membershipId`), ' +
+          'kept, not even the token\'s `jti`, and the member may try again shortly) and no cookie. Every `invalid_token` refusal ' +
+          'counts as a failed credential of the client IP: past FAILED_AUTH_PER_MINUTE of them in a minute, 429 ' +
+          '`{success:false, error}` with `Retry-After` before the token is looked at. The token signs in the account of its identity (`iss`, `membershipId`), ' +
           "made by the partner's first sign-in or linked by an operator; without one a student account is created, unless the " +
           "token's `email` is another account's: `email_in_use`, and that account is left unchanged. Clock tolerance on `exp` and `iat`: " +
           `${CLOCK_TOLERANCE_SECONDS} s.`,
         querystring: SsoTokenQuery,
-        response: { 302: RedirectResponse, 307: RedirectResponse },
+        response: { 302: RedirectResponse, 307: RedirectResponse, 429: ErrorResponse },
       },
     },
     async (request, reply) => {
       const { token, proof } = request.query;
       if (token === undefined || token === '') return failSignIn(reply, 'missing_token');
+      // A client that sent too many refused tokens is answered 429 before any partner or key lookup.
+      app.failedCredentials.refuseIfOver(request);
       if (Array.isArray(token)) return failSignIn(reply, 'invalid_token', MALFORMED);
 
       // The gateway's proof before anything else: no key lookup, no JWKS fetch for a token that
@@ -114,6 +118,8 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!secret) return failSignIn(reply, 'invalid_token', Reasons.gatewayNotConfigured);
       const proven = verifyGatewayProof(secret, token, proof, app.clock().getTime() / 1000);
       if (!proven.ok) {
+        // A token sent round the gateway is a refused credential like a forged one.
+        await app.failedCredentials.record(request);
         request.log.info({ problem: proven.problem }, 'SSO token refused: not through the gateway');
         return failSignIn(reply, 'invalid_token', proven.reason);
       }
@@ -123,6 +129,8 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         claims = await verifyPartnerToken(token, { purpose: 'sso', registry: app.partnerKeys, now: app.clock });
       } catch (err) {
         if (err instanceof PartnerTokenError) {
+          // A forged or foreign token (unknown issuer, key or signature...) counts as a failed credential.
+          if (err.code === 'invalid_token') await app.failedCredentials.record(request);
           request.log.info({ reason: err.reason }, 'SSO token refused');
           return failSignIn(reply, err.code, err.reason);
         }
