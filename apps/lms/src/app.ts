@@ -8,6 +8,7 @@ import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
@@ -30,6 +31,7 @@ export interface AppDeps {
   auth?: AuthOptions;
   rateLimit?: RateLimitOptions;
   partnerAuth?: PartnerAuthOptions;
+  housekeeping?: HousekeepingOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -55,6 +57,7 @@ export async function buildApp(deps: AppDeps) {
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
+  await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(cookie);
   await app.register(authPlugin, deps.auth ?? {});
   // After auth: their onRequest hooks need the resolved caller (global hooks run in this order).
