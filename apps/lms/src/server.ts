@@ -1,4 +1,4 @@
-import { createDb, type DbHandle, migrate } from '@lms/db';
+import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
 import { buildApp } from './app.js';
@@ -18,7 +18,17 @@ async function main() {
     throw err;
   }
 
-  const db = createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+  let db: DbHandle;
+  try {
+    db = createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolMax: config.DB_POOL_MAX });
+  } catch (err) {
+    // Another LMS or an lms-admin command holds the embedded database: say who, no stack trace.
+    if (err instanceof DataDirLockedError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
   if (config.MIGRATE_ON_START) await migrate(db);
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
 

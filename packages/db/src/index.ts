@@ -2,4 +2,5 @@ export * as schema from './schema/index.js';
 export * from './schema/index.js';
 export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT } from './client.js';
 export { migrate, migrationsFolder } from './migrate.js';
+export { DATA_DIR_LOCK_FILE, DataDirLockedError, type DataDirLockOwner } from './data-dir-lock.js';
 export * from './credentials.js';
