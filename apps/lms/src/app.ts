@@ -8,6 +8,7 @@ import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
+import lifecyclePlugin from './plugins/lifecycle.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
@@ -44,6 +45,10 @@ export async function buildApp(deps: AppDeps) {
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // On close: idle keep-alive sockets are closed, in-flight requests finish; a request arriving
+    // meanwhile gets the lifecycle plugin's JSON 503 rather than Fastify's own body.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -56,6 +61,7 @@ export async function buildApp(deps: AppDeps) {
 
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
+  await app.register(lifecyclePlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(cookie);

@@ -1,7 +1,7 @@
 import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
-import { buildApp } from './app.js';
+import { buildApp, type LmsApp } from './app.js';
 import { ConfigError, type LmsConfig, loadConfig } from './config.js';
 import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
@@ -34,23 +34,7 @@ async function main() {
 
   const app = await buildApp({ config, db, ownsDb: true });
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000).unref();
-    try {
-      await app.close();
-      clearTimeout(timer);
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error while shutting down');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  stopOnSignals(app, config.SHUTDOWN_DRAIN_MS);
 
   await app.listen({ port: config.PORT, host: config.HOST });
   const where = db.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
@@ -67,6 +51,52 @@ async function main() {
       '',
     ].join('\n'),
   );
+}
+
+/** How long in-flight requests may take to finish once the listener is closed. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: the app drains (/readyz 503, `Connection: close` on every
+ * response, see plugins/lifecycle.ts) for `drainMs`, then app.close() closes the listener and the
+ * idle sockets and waits for the requests in flight; then exit 0. A second signal skips the rest
+ * of the drain; close taking over CLOSE_TIMEOUT_MS exits 1.
+ */
+function stopOnSignals(app: LmsApp, drainMs: number) {
+  let phase: 'serving' | 'draining' | 'closing' = 'serving';
+  let drainTimer: NodeJS.Timeout | undefined;
+  const close = async () => {
+    if (phase === 'closing') return;
+    phase = 'closing';
+    clearTimeout(drainTimer);
+    app.log.info('shutdown: closing the listener, waiting for the requests in flight');
+    setTimeout(() => {
+      app.log.error(`shutdown: requests still in flight after ${CLOSE_TIMEOUT_MS} ms; exiting`);
+      process.exit(1);
+    }, CLOSE_TIMEOUT_MS).unref();
+    try {
+      await app.close();
+      app.log.info('shutdown: done');
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error while shutting down');
+      process.exit(1);
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (phase === 'draining') {
+      app.log.info({ signal }, 'shutdown: second signal, closing without waiting for the rest of the drain');
+      void close();
+      return;
+    }
+    if (phase !== 'serving') return;
+    phase = 'draining';
+    app.lifecycle.startDraining();
+    app.log.info({ signal, drainMs }, 'shutdown: draining (/readyz is 503, responses carry Connection: close)');
+    drainTimer = setTimeout(() => void close(), drainMs);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { HealthResponse, ReadyResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 
-/** Liveness (the process answers) and readiness (the database answers). */
+/** Liveness (the process answers) and readiness (the database answers, and the instance is not stopping). */
 const healthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/healthz',
@@ -13,6 +13,8 @@ const healthRoutes: FastifyPluginAsyncZod = async (app) => {
     '/readyz',
     { schema: { hide: true, response: { 200: ReadyResponse, 503: ReadyResponse } } },
     async (request, reply) => {
+      // A stopping instance says so at once, so the load balancer takes it out before it closes.
+      if (app.lifecycle.draining) return reply.code(503).send({ status: 'unavailable', shuttingDown: true });
       try {
         await app.dbHandle.ping();
         return { status: 'ready' as const, database: 'up' as const };
