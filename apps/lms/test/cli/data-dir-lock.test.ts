@@ -17,7 +17,7 @@ t.test('a running LMS holds its data directory: the CLI and a second LMS are ref
   const dir = await mkdtemp(join(tmpdir(), 'lms-writer-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const dataDir = join(dir, 'pglite');
-  const env = envWith({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: '0' });
+  const env = envWith({ DATA_DIR: dataDir });
 
   const lms = await startServer(t, env); // seeds the demo data, teacher@demo.lms among them
   const pid = lms.child.pid!;
@@ -52,7 +52,7 @@ t.test('a lock left by a process that died (SIGKILL) does not block', async (t) 
   const dir = await mkdtemp(join(tmpdir(), 'lms-writer-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const dataDir = join(dir, 'pglite');
-  const env = envWith({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: '0' });
+  const env = envWith({ DATA_DIR: dataDir });
   t.equal((await runToEnd(CLI, ['db', 'migrate'], env)).code, 0);
 
   const dead = spawnSync(process.execPath, ['-e', '']).pid!;

@@ -44,7 +44,7 @@ if (process.env.TEST_DATABASE_URL) {
     t.teardown(() => testDb.destroy());
     const db = testDb.db;
     const creator = await makeCourseCreator(db, 'crash.test');
-    const env = envWith({ DATABASE_URL: testDb.url!, GATEWAY_SECRET: TEST_GATEWAY_SECRET, MIGRATE_ON_START: 'false', SHUTDOWN_DRAIN_MS: '0' });
+    const env = envWith({ DATABASE_URL: testDb.url!, GATEWAY_SECRET: TEST_GATEWAY_SECRET, MIGRATE_ON_START: 'false' });
 
     // 1. The first request is inside its transaction, its course insert waiting for the lock.
     const first = await startServer(t, env);
@@ -99,7 +99,7 @@ t.test('embedded database: killed after a creation, the restarted LMS replays it
   await migrate(setup);
   const creator = await makeCourseCreator(setup.db, 'crash.test');
   await setup.close();
-  const env = envWith({ DATA_DIR: dataDir, GATEWAY_SECRET: TEST_GATEWAY_SECRET, SEED_DEMO_ON_EMPTY: 'false', SHUTDOWN_DRAIN_MS: '0' });
+  const env = envWith({ DATA_DIR: dataDir, GATEWAY_SECRET: TEST_GATEWAY_SECRET, SEED_DEMO_ON_EMPTY: 'false' });
 
   const first = await startServer(t, env);
   const created = await create(first, creator.token(), creator.body('Embedded crash'), 'crash-embedded');

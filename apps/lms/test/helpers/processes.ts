@@ -8,9 +8,12 @@ import type { Test } from 'tap';
 export const SERVER = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-/** The environment of a fresh shell: no inherited LMS settings, only what the test gives. */
+/**
+ * The environment of a fresh shell: no inherited LMS settings, only what the test gives; no drain
+ * period on SIGTERM unless the test asks for one (as with `pnpm run start`).
+ */
 export function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...vars };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', SHUTDOWN_DRAIN_MS: '0', ...vars };
 }
 
 /** Runs a built entry point as its own process. */
