@@ -5,6 +5,7 @@ import { withRedaction } from '@lms/partner-auth';
 import type { GatewayConfig } from './config.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import jsonBodyPlugin from './plugins/json-body.js';
+import lifecyclePlugin from './plugins/lifecycle.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
@@ -30,6 +31,10 @@ export async function buildGateway(deps: GatewayDeps) {
     // Only our own proxies' X-Forwarded-For is believed; none by default.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // On close: idle keep-alive sockets are closed, in-flight requests finish; a request arriving
+    // meanwhile gets the lifecycle plugin's 503 rather than Fastify's own body.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.decorate('gatewayConfig', config);
@@ -44,6 +49,7 @@ export async function buildGateway(deps: GatewayDeps) {
 
   await app.register(errorHandlerPlugin);
   await app.register(jsonBodyPlugin);
+  await app.register(lifecyclePlugin);
   await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });
   await app.register(healthRoutes);

@@ -21,6 +21,11 @@ const Env = z.object({
   /** How long a forwarded call may wait for the LMS before the gateway answers 504. */
   UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
+  /**
+   * On SIGTERM/SIGINT: how long the gateway keeps serving (with /readyz at 503 and `Connection:
+   * close` on every response) before it closes its listener. 0 on the one-command start.
+   */
+  SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(120_000)).default(5_000),
 });
 
 export type GatewayConfig = z.output<typeof Env> & { trustProxy: string[] };

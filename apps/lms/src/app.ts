@@ -12,6 +12,8 @@ import databasePlugin from './plugins/database.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
 import jsonBodyPlugin from './plugins/json-body.js';
+import lifecyclePlugin from './plugins/lifecycle.js';
+import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
@@ -35,6 +37,7 @@ export interface AppDeps {
   rateLimit?: RateLimitOptions;
   failedCredentials?: FailedCredentialsOptions;
   partnerAuth?: PartnerAuthOptions;
+  housekeeping?: HousekeepingOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -48,6 +51,10 @@ export async function buildApp(deps: AppDeps) {
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // On close: idle keep-alive sockets are closed, in-flight requests finish; a request arriving
+    // meanwhile gets the lifecycle plugin's JSON 503 rather than Fastify's own body.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -63,7 +70,9 @@ export async function buildApp(deps: AppDeps) {
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
   await app.register(jsonBodyPlugin);
+  await app.register(lifecyclePlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
+  await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(cookie);
   await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
   await app.register(authPlugin, deps.auth ?? {});

@@ -28,7 +28,7 @@ const Env = z.object({
   MIGRATE_ON_START: optional(boolFlag).default(true),
   /** Fill an empty database with the demo data when the server starts. Default: true on the embedded database, false with DATABASE_URL. */
   SEED_DEMO_ON_EMPTY: optional(boolFlag),
-  /** Shared state across instances (rate-limit windows, used token ids). Unset: in memory. */
+  /** Rate-limit windows shared by every instance (used token ids are in the database). Unset: in memory. */
   REDIS_URL: optional(z.url()),
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
   TRUST_PROXY: optional(z.string()).default(''),
@@ -49,6 +49,12 @@ const Env = z.object({
    * keys asking the same page: a course change shows there within this time. 0: not shared.
    */
   CATALOG_CACHE_MS: optional(z.coerce.number().int().min(0).max(60_000)).default(2_000),
+  /**
+   * On SIGTERM/SIGINT: how long the server keeps serving (with /readyz at 503 and `Connection:
+   * close` on every response) before it closes its listener, so a load balancer can stop sending
+   * it requests. 0 on the one-command start, where nothing balances.
+   */
+  SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(120_000)).default(5_000),
 });
 
 export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };

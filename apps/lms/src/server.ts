@@ -1,7 +1,7 @@
-import { createDb, type DbHandle, migrate } from '@lms/db';
+import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
-import { buildApp } from './app.js';
+import { buildApp, type LmsApp } from './app.js';
 import { ConfigError, databaseSettings, type LmsConfig, loadConfig } from './config.js';
 import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
@@ -18,7 +18,17 @@ async function main() {
     throw err;
   }
 
-  const db = createDb(databaseSettings(config));
+  let db: DbHandle;
+  try {
+    db = createDb(databaseSettings(config));
+  } catch (err) {
+    // Another LMS or an lms-admin command holds the embedded database: say who, no stack trace.
+    if (err instanceof DataDirLockedError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
   if (config.MIGRATE_ON_START) await migrate(db);
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
 
@@ -28,23 +38,7 @@ async function main() {
     app.log.warn('GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused (set the same value on the LMS and the gateway)');
   }
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000).unref();
-    try {
-      await app.close();
-      clearTimeout(timer);
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error while shutting down');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  stopOnSignals(app, config.SHUTDOWN_DRAIN_MS);
 
   await app.listen({ port: config.PORT, host: config.HOST });
   const where = db.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
@@ -61,6 +55,52 @@ async function main() {
       '',
     ].join('\n'),
   );
+}
+
+/** How long in-flight requests may take to finish once the listener is closed. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: the app drains (/readyz 503, `Connection: close` on every
+ * response, see plugins/lifecycle.ts) for `drainMs`, then app.close() closes the listener and the
+ * idle sockets and waits for the requests in flight; then exit 0. A second signal skips the rest
+ * of the drain; close taking over CLOSE_TIMEOUT_MS exits 1.
+ */
+function stopOnSignals(app: LmsApp, drainMs: number) {
+  let phase: 'serving' | 'draining' | 'closing' = 'serving';
+  let drainTimer: NodeJS.Timeout | undefined;
+  const close = async () => {
+    if (phase === 'closing') return;
+    phase = 'closing';
+    clearTimeout(drainTimer);
+    app.log.info('shutdown: closing the listener, waiting for the requests in flight');
+    setTimeout(() => {
+      app.log.error(`shutdown: requests still in flight after ${CLOSE_TIMEOUT_MS} ms; exiting`);
+      process.exit(1);
+    }, CLOSE_TIMEOUT_MS).unref();
+    try {
+      await app.close();
+      app.log.info('shutdown: done');
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error while shutting down');
+      process.exit(1);
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (phase === 'draining') {
+      app.log.info({ signal }, 'shutdown: second signal, closing without waiting for the rest of the drain');
+      void close();
+      return;
+    }
+    if (phase !== 'serving') return;
+    phase = 'draining';
+    app.lifecycle.startDraining();
+    app.log.info({ signal, drainMs }, 'shutdown: draining (/readyz is 503, responses carry Connection: close)');
+    drainTimer = setTimeout(() => void close(), drainMs);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 /**

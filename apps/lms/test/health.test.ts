@@ -26,3 +26,15 @@ t.test('unknown routes get the JSON error shape', async (t) => {
   t.equal(res.statusCode, 404);
   t.same(res.json(), { success: false, error: 'Route GET /nope not found' });
 });
+
+t.test('while draining for a shutdown: readyz 503 at once, every response says Connection: close', async (t) => {
+  const { app } = await buildTestApp(t);
+  t.equal((await app.inject('/readyz')).statusCode, 200);
+  app.lifecycle.startDraining();
+  const ready = await app.inject('/readyz');
+  t.equal(ready.statusCode, 503);
+  t.same(ready.json(), { status: 'unavailable', shuttingDown: true });
+  const health = await app.inject('/healthz');
+  t.equal(health.statusCode, 200, 'still serving');
+  t.equal(health.headers.connection, 'close');
+});

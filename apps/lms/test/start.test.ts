@@ -1,39 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTestDb } from '@lms/db/testing';
 import t from 'tap';
-
-// The built entry points, as `pnpm run start` and `lms-admin` run them (turbo builds this package
-// before its tests): starting them under the TypeScript loader took most of this file's time.
-const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+import { CLI, envWith, launch, runToEnd, SERVER } from './helpers/processes.js';
 
 // Four real process starts on an embedded database: give the file room on a loaded machine.
 t.setTimeout(600_000);
 const KEY = /lms_key_[A-Za-z0-9_-]{43}/;
-
-/** The environment of a fresh shell: no inherited LMS settings, only what the test gives. */
-function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...vars };
-}
-
-/** Runs a built entry point as its own process. */
-function launch(entry: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
-async function runToEnd(entry: string, args: string[], env: NodeJS.ProcessEnv) {
-  const child = launch(entry, args, env);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-  return { code, out, err };
-}
 
 /** Starts the server, waits for its ready banner, stops it with SIGTERM; returns what it printed. */
 async function startAndStop(env: NodeJS.ProcessEnv): Promise<{ banner: string; exitCode: number }> {

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { lockDataDir } from './data-dir-lock.js';
 import pg from 'pg';
 import { isDatabaseUnavailable } from './errors.js';
 import * as schema from './schema/index.js';
@@ -13,7 +14,11 @@ import * as schema from './schema/index.js';
 export interface DbConfig {
   /** PostgreSQL connection string. When set, a node-postgres pool is used. */
   databaseUrl?: string | undefined;
-  /** Embedded PGlite data directory, used when databaseUrl is unset. Unset too: in memory. */
+  /**
+   * Embedded PGlite data directory, used when databaseUrl is unset. Unset too: in memory. One
+   * process at a time holds it (a lock file in it, see data-dir-lock.ts); createDb throws
+   * DataDirLockedError when another live process does.
+   */
   dataDir?: string | undefined;
   /** Pool size for PostgreSQL. */
   poolMax?: number | undefined;
@@ -243,9 +248,19 @@ function observedClient(availability: Availability): typeof pg.Client {
 }
 
 function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): DbHandle {
+  const onDisk = dataDir !== undefined && !dataDir.includes('://');
   // PGlite creates the data directory itself but not its parents (.data/pglite on a fresh clone).
-  if (dataDir && !dataDir.includes('://')) mkdirSync(dirname(resolve(dataDir)), { recursive: true });
-  const client = new PGlite(dataDir ?? 'memory://', { extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: snapshot } : {}) });
+  if (onDisk) mkdirSync(dirname(resolve(dataDir)), { recursive: true });
+  // One writer per directory: PGlite keeps its own copy of the database in memory and writes it
+  // back, so a second process's writes there would be lost. Throws DataDirLockedError.
+  const lock = onDisk ? lockDataDir(dataDir) : null;
+  let client: PGlite;
+  try {
+    client = new PGlite(dataDir ?? 'memory://', { extensions: { pg_trgm }, ...(snapshot ? { loadDataDir: snapshot } : {}) });
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
   let closed = false;
   return {
@@ -257,7 +272,11 @@ function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): 
     async close() {
       if (closed) return;
       closed = true;
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        lock?.release();
+      }
     },
     async withExclusiveLock(_lockId, fn) {
       return fn();

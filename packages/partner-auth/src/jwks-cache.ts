@@ -6,9 +6,16 @@ import { type PartnerAuthLogger, silentLogger } from './logger.js';
 export interface JwksCacheOptions {
   /** Milliseconds since the epoch; injected so tests control expiry and cooldowns. */
   now?: () => number;
-  /** How long fetched keys are used before they are fetched again. Default 1 hour (the spec's maximum). */
+  /**
+   * How old fetched keys may get; they are refreshed in the background from 5/6 of it on. Default
+   * 1 hour (the spec's maximum).
+   */
   maxAgeMs?: number;
-  /** Least time between two fetches of one URL when a `kid` is unknown or the URL failed. Default 30 s. */
+  /**
+   * Least time between two fetches of one URL after a failure, and the first wait between
+   * refetches for unknown kids (which doubles after each one that does not bring the kid, up to
+   * maxAgeMs, and is back to this once the key set changes). Default 30 s.
+   */
   cooldownMs?: number;
   /** A fetch that takes longer is abandoned. Default 3 s. */
   timeoutMs?: number;
@@ -31,30 +38,49 @@ interface Entry {
   attemptedAt: number | null;
   inflight: Promise<void> | null;
   lastError: string | null;
+  /** Least time since the last attempt before an unknown kid may cause a refetch (grows, see getKey). */
+  kidMissCooldownMs: number;
 }
 
 /** What the cache has done, for logs and metrics. */
 export interface JwksCacheStats {
   fetches: number;
   failures: number;
-  /** Lookups answered with keys older than maxAge because the URL was failing. */
+  /** Lookups answered with keys older than maxAge (while their refresh runs, or the URL fails). */
   staleServed: number;
+  /** Unknown kids answered "no such key" without a refetch (cooldown not over). */
+  kidMissesWithoutRefetch: number;
 }
 
 /**
- * Partner JWKS, cached per URL. Keys are reused for up to `maxAgeMs`; an unknown `kid` triggers
- * a refetch at most once per `cooldownMs` (so a flood of bad kids cannot hammer the partner);
- * concurrent lookups share one fetch; when the URL fails the last good keys keep being served
- * (logged as a warning) and only a cache that never had keys fails.
+ * Partner JWKS, cached per URL (one URL per partner). Concurrent lookups share one fetch.
+ *
+ * - A known `kid` is answered from the cached keys at once, never after a fetch. Keys are
+ *   refreshed in the background once they are 5/6 of `maxAgeMs` old (a lookup starts it); past
+ *   `maxAgeMs` a known key is still used while its refresh runs, and kept if the URL fails (the
+ *   last good keys keep being served, logged as a warning). So a partner's slow or hanging JWKS
+ *   URL, or someone sending tokens with made-up kids, never delays the sign-ins of its members;
+ *   a key the partner withdrew stops working once a refresh has seen it gone.
+ * - An unknown `kid` waits for a fetch only when one is under way or allowed: a refetch for
+ *   unknown kids needs the URL's current cooldown since the last attempt; the cooldown starts at
+ *   `cooldownMs` and doubles (up to `maxAgeMs`) after each refetch that did not bring the kid and
+ *   changed nothing, and is back to `cooldownMs` once the key set changes. So random kids, which
+ *   anyone who knows a partner's `iss` can put in a token, cost the partner a handful of fetches
+ *   an hour, not one per cooldown. The wait is bounded by `timeoutMs`.
+ * - Only a cache that never had keys (cold) fails, with JwksUnavailableError.
+ *
+ * Callers look up a partner before its URL (PartnerKeyRegistry.keyFor): a token whose `iss` is
+ * not a registered partner never reaches this cache.
  *
  * Only the URL registered by the operator is ever fetched: token headers (`jku`, `x5u`, `jwk`)
  * never reach this class.
  */
 export class JwksCache {
-  readonly stats: JwksCacheStats = { fetches: 0, failures: 0, staleServed: 0 };
+  readonly stats: JwksCacheStats = { fetches: 0, failures: 0, staleServed: 0, kidMissesWithoutRefetch: 0 };
   private readonly entries = new Map<string, Entry>();
   private readonly now: () => number;
   private readonly maxAgeMs: number;
+  private readonly refreshAfterMs: number;
   private readonly cooldownMs: number;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
@@ -64,6 +90,7 @@ export class JwksCache {
   constructor(options: JwksCacheOptions = {}) {
     this.now = options.now ?? Date.now;
     this.maxAgeMs = options.maxAgeMs ?? 60 * 60 * 1000;
+    this.refreshAfterMs = Math.floor((this.maxAgeMs * 5) / 6);
     this.cooldownMs = options.cooldownMs ?? 30_000;
     this.timeoutMs = options.timeoutMs ?? 3_000;
     this.maxBytes = options.maxBytes ?? 64 * 1024;
@@ -72,27 +99,48 @@ export class JwksCache {
   }
 
   /**
-   * The key with this `kid` at `url`, or null when the JWKS (even freshly fetched, cooldown
-   * permitting) has no such key. Throws JwksUnavailableError when the URL fails and no keys
-   * were ever fetched from it.
+   * The key with this `kid` at `url`, or null when the JWKS has no such key (after a refetch when
+   * one was allowed, see the class comment). Throws JwksUnavailableError when the URL fails and no
+   * keys were ever fetched from it.
    */
   async getKey(url: string, kid: string): Promise<CryptoKey | null> {
     let entry = this.entries.get(url);
     if (!entry) {
-      entry = { keys: new Map(), fetchedAt: null, attemptedAt: null, inflight: null, lastError: null };
+      entry = { keys: new Map(), fetchedAt: null, attemptedAt: null, inflight: null, lastError: null, kidMissCooldownMs: this.cooldownMs };
       this.entries.set(url, entry);
     }
     const now = this.now();
-    const stale = entry.fetchedAt === null || now - entry.fetchedAt >= this.maxAgeMs;
-    const mayRetry = entry.attemptedAt === null || now - entry.attemptedAt >= this.cooldownMs;
-    if (entry.inflight || (stale && mayRetry)) await this.refresh(url, entry);
-    else if (!entry.keys.has(kid) && mayRetry) await this.refresh(url, entry);
+    const sinceAttempt = entry.attemptedAt === null ? Infinity : now - entry.attemptedAt;
 
     if (entry.fetchedAt === null) {
-      throw new JwksUnavailableError(entry.lastError ?? 'no keys fetched yet');
+      // Cold: nothing to answer from; wait for the fetch (bounded by the timeout).
+      if (entry.inflight || sinceAttempt >= this.cooldownMs) await this.refresh(url, entry);
+      if (entry.fetchedAt === null) throw new JwksUnavailableError(entry.lastError ?? 'no keys fetched yet');
+      return entry.keys.get(kid) ?? null;
     }
-    if (this.now() - entry.fetchedAt >= this.maxAgeMs) this.stats.staleServed += 1;
+
+    const age = now - entry.fetchedAt;
+    const stale = age >= this.maxAgeMs;
+    // Refreshed in the background from 5/6 of the max age on, so that while the partner's URL
+    // answers and its members sign in, the keys in use are never older than the max age.
+    if (age >= this.refreshAfterMs && !entry.inflight && sinceAttempt >= this.cooldownMs) void this.refresh(url, entry);
+    const known = entry.keys.get(kid);
+    if (known) {
+      if (stale) this.stats.staleServed += 1;
+      return known;
+    }
+    if (entry.inflight) await entry.inflight;
+    else if (sinceAttempt >= entry.kidMissCooldownMs) await this.refresh(url, entry, kid);
+    else {
+      this.stats.kidMissesWithoutRefetch += 1;
+      return null;
+    }
     return entry.keys.get(kid) ?? null;
+  }
+
+  /** The fetch of this URL under way, if any (tests, and whoever wants to wait for it). */
+  refreshing(url: string): Promise<void> | null {
+    return this.entries.get(url)?.inflight ?? null;
   }
 
   /** Drops what is known about a URL (the operator changed it). */
@@ -100,19 +148,24 @@ export class JwksCache {
     this.entries.delete(url);
   }
 
-  private refresh(url: string, entry: Entry): Promise<void> {
+  /** Starts a fetch of the URL unless one is under way; `wantedKid`: started for an unknown kid. */
+  private refresh(url: string, entry: Entry, wantedKid?: string): Promise<void> {
     if (!entry.inflight) {
       entry.attemptedAt = this.now();
       entry.inflight = this.fetchKeys(url)
         .then((keys) => {
+          const changed = !sameKids(entry.keys, keys);
           entry.keys = keys;
           entry.fetchedAt = this.now();
           entry.lastError = null;
+          if (changed) entry.kidMissCooldownMs = this.cooldownMs;
+          else if (wantedKid !== undefined && !keys.has(wantedKid)) this.lengthenKidMissCooldown(entry);
           this.logger.info({ jwksUrl: url, kids: [...keys.keys()] }, 'partner JWKS fetched');
         })
         .catch((err: unknown) => {
           this.stats.failures += 1;
           entry.lastError = err instanceof Error ? err.message : String(err);
+          if (wantedKid !== undefined) this.lengthenKidMissCooldown(entry);
           if (entry.fetchedAt !== null) {
             this.logger.warn(
               { jwksUrl: url, err: entry.lastError, keysFetchedAt: new Date(entry.fetchedAt).toISOString() },
@@ -127,6 +180,11 @@ export class JwksCache {
         });
     }
     return entry.inflight;
+  }
+
+  /** A refetch for an unknown kid brought nothing new (or failed): wait twice as long before the next. */
+  private lengthenKidMissCooldown(entry: Entry): void {
+    entry.kidMissCooldownMs = Math.min(entry.kidMissCooldownMs * 2, Math.max(this.maxAgeMs, this.cooldownMs));
   }
 
   private async fetchKeys(url: string): Promise<Map<string, CryptoKey>> {
@@ -183,6 +241,12 @@ export class JwksCache {
     }
     return keys;
   }
+}
+
+function sameKids(a: Map<string, CryptoKey>, b: Map<string, CryptoKey>): boolean {
+  if (a.size !== b.size) return false;
+  for (const kid of a.keys()) if (!b.has(kid)) return false;
+  return true;
 }
 
 async function readLimited(response: Response, maxBytes: number): Promise<string> {

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDb, type DbHandle } from '@lms/db';
+import { createDb, DataDirLockedError, type DbHandle } from '@lms/db';
 import { databaseSettings, type LmsConfig } from '../config.js';
 
 /** Where a command writes: stdout for results (scriptable), stderr for notes and progress. */
@@ -110,9 +110,15 @@ export function describeDb(handle: DbHandle, config: LmsConfig): string {
   return handle.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
 }
 
+/** The configured database; refused (CliError, exit 1) when a running LMS holds the embedded one. */
 export function openConfiguredDb(config: LmsConfig, options: { longStatements?: boolean } = {}): DbHandle {
-  // A command runs its statements one after another: a few connections are plenty.
-  return createDb({ ...databaseSettings(config), poolMax: 4, ...(options.longStatements ? { statementTimeoutMs: 0 } : {}) });
+  try {
+    // A command runs its statements one after another: a few connections are plenty.
+    return createDb({ ...databaseSettings(config), poolMax: 4, ...(options.longStatements ? { statementTimeoutMs: 0 } : {}) });
+  } catch (err) {
+    if (err instanceof DataDirLockedError) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 /** Left-aligned columns for list output. */

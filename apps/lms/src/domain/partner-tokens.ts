@@ -28,25 +28,15 @@ export function databasePartnerDirectory(db: Db): PartnerDirectory {
  * The statement that spends a token id: an insert with ON CONFLICT DO NOTHING on (issuer, jti)
  * that returns a row for the first use only, so N concurrent uses of one token see exactly one
  * row, whatever the number of LMS instances sharing the database. The row is kept until
- * `keepUntil` (the token's exp plus the clock tolerance); expired rows are purged now and then.
- * Run on its own by claimTokenId, or inside a bigger statement (the SSO session, sessions.ts).
+ * `keepUntil` (the token's exp plus the clock tolerance); the housekeeping plugin purges expired
+ * rows. Run inside the transaction of a course creation, or inside a bigger statement (the SSO
+ * session, sessions.ts), so that the jti is never spent without what it was spent for.
  */
 export function spendTokenId(db: Db, issuer: string, jti: string, keepUntil: Date) {
   return db.insert(usedTokenIds).values({ issuer, jti, expiresAt: keepUntil }).onConflictDoNothing().returning({ jti: usedTokenIds.jti });
 }
 
-/** Records a token id as used: true for its first use only (see spendTokenId). */
-export async function claimTokenId(db: Db, issuer: string, jti: string, keepUntil: Date, now: Date): Promise<boolean> {
-  const inserted = await spendTokenId(db, issuer, jti, keepUntil);
-  if (inserted.length > 0) await purgeNowAndThen(db, now);
-  return inserted.length > 0;
-}
-
-/** Opportunistic purge after a token is spent: about one use in fifty clears the rows whose token can no longer be used. */
-export async function purgeNowAndThen(db: Db, now: Date): Promise<void> {
-  if (Math.random() < 0.02) await purgeUsedTokenIds(db, now);
-}
-
+/** Deletes the spent token ids whose token can no longer be used. Returns how many. */
 export async function purgeUsedTokenIds(db: Db, now: Date): Promise<number> {
   const gone = await db.delete(usedTokenIds).where(lt(usedTokenIds.expiresAt, now)).returning({ jti: usedTokenIds.jti });
   return gone.length;

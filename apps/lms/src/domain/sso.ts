@@ -1,7 +1,7 @@
 import { type Db, identities, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
 import { and, eq, sql } from 'drizzle-orm';
-import { purgeNowAndThen, spendTokenId } from './partner-tokens.js';
+import { spendTokenId } from './partner-tokens.js';
 import { createSessionSpending } from './sessions.js';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
@@ -82,8 +82,6 @@ export async function signInMember(
       throw new SsoFailure('session_creation_failed', { cause: err });
     }
   }
-  // A failed purge does not undo the sign-in; the next one tries again.
-  await purgeNowAndThen(db, now).catch(() => {});
   return { outcome: 'signed-in', userId: user.id, session: opened.session };
 }
 

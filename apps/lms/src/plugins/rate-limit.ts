@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
 import {
+  type CircuitOptions,
+  type FallbackStats,
   memorySlidingWindowStore,
   type RateLimitPolicy,
   redisSlidingWindowStore,
@@ -17,6 +19,17 @@ export interface RateLimitOptions {
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
   redisCommandTimeoutMs?: number;
+  /** When to stop asking a failing Redis, and for how long (default 3 failures in a row, 5 s). */
+  redisCircuit?: CircuitOptions;
+}
+
+export type RateLimitStats = { store: 'memory' } | ({ store: 'redis' } & FallbackStats);
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the limiter did so far: with Redis, the circuit's state and how many requests waited on Redis. */
+    rateLimitStats(): RateLimitStats;
+  }
 }
 
 /** The policy's name in the RateLimit-Policy and RateLimit fields. */
@@ -41,13 +54,16 @@ const POLICY_NAME = 'default';
  *   key (one atomic Lua script per request). If Redis is unreachable the limiter fails open to the
  *   in-memory window of each instance (a warning is logged; the client reconnects in the
  *   background, at most every 2 s): the catalog keeps answering and each instance still enforces
- *   the limit on its own. See storeWithFallback for why.
+ *   the limit on its own. A Redis that is connected but stalled costs a few timeouts, then a
+ *   circuit breaker answers from memory without asking it for a cooldown and probes it again
+ *   with one request. See storeWithFallback.
  */
 export default fp<RateLimitOptions>(
   async (app, opts) => {
     const policy: RateLimitPolicy = { limit: opts.limit ?? 100, windowMs: opts.windowMs ?? 60_000 };
     const memory = memorySlidingWindowStore(policy);
     let store: SlidingWindowStore = memory;
+    let stats: () => RateLimitStats = () => ({ store: 'memory' });
     if (app.config.REDIS_URL) {
       const redisStore = redisSlidingWindowStore(policy, {
         url: app.config.REDIS_URL,
@@ -55,8 +71,11 @@ export default fp<RateLimitOptions>(
         commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
         onConnectionError: (err) => app.log.debug({ err }, 'rate limit: Redis connection error'),
       });
-      store = storeWithFallback(redisStore, memory, app.log);
+      const shared = storeWithFallback(redisStore, memory, app.log, opts.redisCircuit);
+      store = shared;
+      stats = () => ({ store: 'redis', ...shared.stats });
     }
+    app.decorate('rateLimitStats', () => stats());
     const policyField = `"${POLICY_NAME}";q=${policy.limit};w=${Math.ceil(policy.windowMs / 1000)}`;
 
     app.addHook('onRequest', async (request, reply) => {

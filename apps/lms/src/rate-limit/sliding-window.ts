@@ -171,27 +171,66 @@ export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisS
 export interface FallbackLog {
   warn(obj: object, msg: string): void;
   info(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+/** When the limiter stops asking a failing Redis, and for how long. */
+export interface CircuitOptions {
+  /** Consecutive failed or timed-out Redis calls that open the circuit (default 3). */
+  failureThreshold?: number;
+  /** How long an open circuit answers from memory before one request probes Redis (default 5 s). */
+  cooldownMs?: number;
+}
+
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+/** What the limiter did, for tests and (later) metrics. */
+export interface FallbackStats {
+  circuit: CircuitState;
+  /** Requests that asked Redis and waited for its answer (or its timeout). */
+  redisCalls: number;
+  /** Of those, the ones that failed or timed out (each then answered from memory). */
+  redisFailures: number;
+  /** Requests answered from memory without asking Redis (connection down, circuit open). */
+  memoryAnswers: number;
+  /** How many times the circuit opened. */
+  circuitOpenings: number;
 }
 
 /**
- * Uses `primary` (Redis) while it is connected and `fallback` (this process's memory) otherwise:
- * fails open to a per-instance limit. While Redis is away each instance still allows at most
- * `limit` per key and window (so N instances allow at most N times the limit) and the catalog
- * keeps answering; refusing every API-key request because a shared counter is down would turn a
- * cache outage into a catalog outage.
+ * Uses `primary` (Redis) while it answers and `fallback` (this process's memory) otherwise: fails
+ * open to a per-instance limit. While Redis is away each instance still allows at most `limit`
+ * per key and window (so N instances allow at most N times the limit) and the catalog keeps
+ * answering; refusing every API-key request because a shared counter is down would turn a cache
+ * outage into a catalog outage.
  *
- * A request does not wait for a Redis that is known to be away: when the connection is not up
- * (`primary.connected()` false; the client reconnects in the background on its own backoff) the
- * fallback answers at once. A command that fails or times out on a live connection falls back
- * for that request only. A warning is logged when the fallback starts being used, an info line
- * when Redis answers again. Requests counted in memory during an outage are not copied to Redis.
+ * A request does not wait for a Redis that is known to be away:
+ * - connection down (`primary.connected()` false; the client reconnects in the background on its
+ *   own backoff): memory at once;
+ * - a circuit breaker for a Redis that is connected but stalled (every command waits out its
+ *   timeout): after `failureThreshold` consecutive failures the circuit opens and requests are
+ *   answered from memory without asking Redis for `cooldownMs`; then one request probes Redis
+ *   (half-open; the others keep using memory): if it answers, the circuit closes, otherwise it
+ *   opens again. So a stall costs at most `failureThreshold` waits, then one per cooldown, not
+ *   one per request. Time is the caller's (the injected clock).
+ * A command that fails with the circuit closed falls back for that request only. A warning is
+ * logged when memory starts being used, an info line when the circuit opens and when Redis
+ * answers again. Requests counted in memory during an outage are not copied to Redis.
  */
 export function storeWithFallback(
   primary: SlidingWindowStore & { connected(): boolean },
   fallback: SlidingWindowStore,
   log: FallbackLog,
-): SlidingWindowStore {
+  options: CircuitOptions = {},
+): SlidingWindowStore & { readonly stats: FallbackStats } {
+  const failureThreshold = options.failureThreshold ?? 3;
+  const cooldownMs = options.cooldownMs ?? 5_000;
+  const stats: FallbackStats = { circuit: 'closed', redisCalls: 0, redisFailures: 0, memoryAnswers: 0, circuitOpenings: 0 };
   let degraded = false;
+  let consecutiveFailures = 0;
+  let openedAtMs = 0;
+  let probing = false;
+
   function degrade(err: unknown) {
     if (degraded) return;
     degraded = true;
@@ -200,22 +239,56 @@ export function storeWithFallback(
       'rate limit: Redis unreachable, counting in this process only (each instance allows the full limit) until it is back',
     );
   }
+  function fromMemory(key: string, nowMs: number) {
+    stats.memoryAnswers += 1;
+    return fallback.hit(key, nowMs);
+  }
+  function open(nowMs: number, err: unknown) {
+    openedAtMs = nowMs;
+    if (stats.circuit === 'half-open') {
+      log.debug({ err: String(err) }, 'rate limit: circuit probe failed, memory for another cooldown');
+    } else {
+      stats.circuitOpenings += 1;
+      log.info(
+        { failures: consecutiveFailures, cooldownMs, err: String(err) },
+        'rate limit: circuit open, not asking Redis for a while (it failed or timed out several times in a row)',
+      );
+    }
+    stats.circuit = 'open';
+  }
+
   return {
+    stats,
     async hit(key, nowMs) {
       if (!primary.connected()) {
         degrade(new Error('Redis connection is not up'));
-        return fallback.hit(key, nowMs);
+        return fromMemory(key, nowMs);
       }
+      let probe = false;
+      if (stats.circuit !== 'closed') {
+        // Open until the cooldown is over; then one request at a time probes.
+        if (probing || nowMs - openedAtMs < cooldownMs) return fromMemory(key, nowMs);
+        stats.circuit = 'half-open';
+        probing = probe = true;
+      }
+      stats.redisCalls += 1;
       try {
         const result = await primary.hit(key, nowMs);
+        consecutiveFailures = 0;
+        if (stats.circuit !== 'closed') stats.circuit = 'closed';
         if (degraded) {
           degraded = false;
           log.info({}, 'rate limit: Redis is back, the window is shared again');
         }
         return result;
       } catch (err) {
+        stats.redisFailures += 1;
+        consecutiveFailures += 1;
         degrade(err);
+        if (probe || (stats.circuit === 'closed' && consecutiveFailures >= failureThreshold)) open(nowMs, err);
         return fallback.hit(key, nowMs);
+      } finally {
+        if (probe) probing = false;
       }
     },
     async close() {

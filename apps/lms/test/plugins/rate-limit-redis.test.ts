@@ -160,3 +160,74 @@ t.test('Redis going away and coming back: memory meanwhile, shared again after',
   t.same(messages().map((m) => m.level), [40, 30], 'an info line once Redis is back');
   t.ok((await stored()) > 10, 'requests are counted in Redis again');
 });
+
+t.test('Redis stalled (connected, never answering): a few requests wait, then the circuit answers from memory', async (t) => {
+  const { keyPrefix, redis } = redisForTest(t, 'rate-limit-stall');
+  const proxy = await redisProxy(t);
+  const lines: string[] = [];
+  const time = manualClock();
+  const cooldownMs = 5_000;
+  const { app } = await buildTestApp(t, {
+    config: { REDIS_URL: proxy.url() },
+    deps: {
+      clock: time.clock,
+      logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } },
+      rateLimit: { redisKeyPrefix: keyPrefix, limit: 20, redisCircuit: { failureThreshold: 3, cooldownMs } },
+    },
+  });
+  addRateLimitedTestRoutes(app);
+  await app.ready();
+  const teacher = await makeUser(app.db, { role: 'teacher' });
+  const key = await apiKeyFor(app.db, teacher.id);
+  const get = () => app.inject({ url: '/t', headers: { 'x-api-key': key } });
+  const stats = () => app.rateLimitStats() as Extract<ReturnType<typeof app.rateLimitStats>, { store: 'redis' }>;
+  const stored = async () => {
+    const keys = await redis.keys(`${keyPrefix}*`);
+    return keys.length === 0 ? 0 : redis.zcard(keys[0]!);
+  };
+
+  time.at(0);
+  for (let i = 0; i < 4; i++) t.equal((await get()).statusCode, 200);
+  t.equal(await stored(), 4, 'shared through Redis while it answers');
+  t.match(stats(), { circuit: 'closed', redisCalls: 4, redisFailures: 0 });
+
+  proxy.proxy.stall();
+  time.at(1);
+  const statuses: number[] = [];
+  for (let i = 0; i < 30; i++) statuses.push((await get()).statusCode);
+  const burst = await Promise.all(Array.from({ length: 20 }, () => get()));
+  const waited = stats().redisFailures;
+  t.comment(`stall: 50 requests, ${waited} waited on Redis (timed out), ${stats().memoryAnswers} answered from memory without asking`);
+  t.equal(waited, 3, 'only the first 3 waited for the command timeout, not one per request');
+  t.equal(stats().circuit, 'open');
+  const allowed = statuses.filter((s) => s === 200).length + burst.filter((r) => r.statusCode === 200).length;
+  t.equal(allowed, 20, 'the limit (20) still holds, in memory');
+
+  // Each cooldown, one request probes the stalled Redis; the others keep using memory.
+  for (let round = 1; round <= 2; round++) {
+    time.at(1 + (round * cooldownMs) / 1000);
+    await Promise.all(Array.from({ length: 10 }, () => get()));
+    t.equal(stats().redisFailures, 3 + round, `cooldown ${round}: one more request waited (the probe)`);
+    t.equal(stats().circuit, 'open');
+  }
+
+  proxy.proxy.resume();
+  time.at(1 + (3 * cooldownMs) / 1000);
+  t.equal((await get()).statusCode, 200, 'the probe gets its answer from Redis');
+  t.equal(stats().circuit, 'closed');
+  const before = await stored();
+  const shared = await get();
+  t.equal(await stored(), before + 1, 'requests are counted in Redis again');
+  t.match(shared.headers['ratelimit'], `"default";r=${20 - before - 1};`, 'and answered from the shared window');
+
+  const messages = lines.map((l) => JSON.parse(l)).filter((l) => /^rate limit:/.test(l.msg));
+  t.same(
+    messages.map((m) => [m.level, m.msg.replace(/,.*$/, '')]),
+    [
+      [40, 'rate limit: Redis unreachable'],
+      [30, 'rate limit: circuit open'],
+      [30, 'rate limit: Redis is back'],
+    ],
+    'one line per change of state',
+  );
+});

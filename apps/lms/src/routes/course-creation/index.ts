@@ -4,8 +4,8 @@ import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedBearerToken, v
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
-import { hashRequestBody, runIdempotent, type StoredResponse } from '../../domain/idempotency.js';
-import { claimTokenId } from '../../domain/partner-tokens.js';
+import { type CreationWork, CREATION_LOCK_WAIT_MS, hashRequestBody, runIdempotent, runInCreationTransaction } from '../../domain/idempotency.js';
+import { spendTokenId } from '../../domain/partner-tokens.js';
 import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '../../errors.js';
 
 declare module 'fastify' {
@@ -69,8 +69,12 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
           'string when none was given. ' +
           '`Idempotency-Key` (optional, 1–255 visible ASCII characters): the same key with the same body from the same ' +
           'partner within 24 h returns the first response (with `Idempotency-Replayed: true`) and creates nothing; ' +
-          'the same key with another body is a 422; concurrent retries wait for the first (409 if it takes over 15 s). ' +
-          'A retried request may carry the same token: a replayed response does not spend the `jti` again.',
+          'the same key with another body is a 422; a concurrent retry waits for the first and then replays its answer ' +
+          `(409 with \`Retry-After\` if the first still holds the key after ${CREATION_LOCK_WAIT_MS / 1000} s). Success, 400 and ` +
+          '422 answers are kept; any other answer frees the key. The key, the token\'s `jti`, the course and the kept answer ' +
+          'are committed together: if the LMS fails before the commit, nothing was kept and a retry with the key does the ' +
+          'work; after it, a retry gets the kept answer. A retried request may carry the same token: a replayed response ' +
+          'does not spend the `jti` again.',
         headers: z.object({
           authorization: z.string().optional(),
           'idempotency-key': z.string().optional(),
@@ -85,7 +89,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
               'Not sent by the gateway; or an institution not bound to the partner, or a `teacherId` that is not an active ' +
               'teacher of it (the message names the institution)',
           }),
-          409: ErrorResponse.meta({ description: 'The first request with this Idempotency-Key is still running' }),
+          409: ErrorResponse.meta({ description: 'The first request with this Idempotency-Key still holds it (with `Retry-After`)' }),
           413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
@@ -97,30 +101,30 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
       const token = request.partnerToken!;
       const body = request.body;
 
-      const create = async (): Promise<StoredResponse> => {
+      // The jti and the course commit together (with the claim and the answer of an
+      // Idempotency-Key): a crash leaves either all of them or none.
+      const create: CreationWork = async (tx) => {
         const keepUntil = new Date((token.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000);
-        if (!(await claimTokenId(app.db, token.issuer, token.jti, keepUntil, app.clock()))) {
+        if ((await spendTokenId(tx, token.issuer, token.jti, keepUntil)).length === 0) {
           throw new UnauthorizedError('Token has already been used.');
         }
-        const course = await createDraftCourse(app.db, token.issuer, body);
-        request.log.info({ courseId: course.id, issuer: token.issuer }, 'course created by partner');
+        const course = await createDraftCourse(tx, token.issuer, body);
         return { statusCode: 201, body: { success: true, message: 'Course created as a draft', course } };
       };
 
       const key = request.headers['idempotency-key'];
-      if (key === undefined) {
-        const result = await create();
-        return reply.code(201).send(result.body as z.infer<typeof CreateCourseResponse>);
-      }
-      if (!IDEMPOTENCY_KEY.test(key)) {
+      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
         throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
       }
-      const result = await runIdempotent(
-        app.db,
-        { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() },
-        create,
-      );
+      const result =
+        key === undefined
+          ? { ...(await runInCreationTransaction(app.db, create)), replayed: false }
+          : await runIdempotent(app.db, { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() }, create);
       if (result.replayed) reply.header('idempotency-replayed', 'true');
+      else if (result.statusCode === 201) {
+        const { course } = result.body as z.infer<typeof CreateCourseResponse>;
+        request.log.info({ courseId: course.id, issuer: token.issuer }, 'course created by partner');
+      }
       return reply.code(result.statusCode as 201).send(result.body as z.infer<typeof CreateCourseResponse>);
     },
   );

@@ -43,9 +43,13 @@ t.test('key rotation: a new kid is picked up without a restart', async (t) => {
   accepted(t, await callback(app, ssoToken(key1, 'rotating.test', nowS())));
   t.equal(jwks.hits(), 2);
 
-  // After the old key is withdrawn and the cache has aged out, the old kid is refused.
+  // The partner withdraws the old key. A sign-in once the keys are 50 minutes old (5/6 of the
+  // max age) is answered at once and refreshes them in the background; then the old kid is refused.
   published = [key2];
-  advance(3601);
+  advance(3001);
+  accepted(t, await callback(app, ssoToken(key2, 'rotating.test', nowS())));
+  await app.partnerKeys.jwks.refreshing(jwks.jwksUrl);
+  t.equal(jwks.hits(), 3, 'refreshed');
   refused(t, await callback(app, ssoToken(key1, 'rotating.test', nowS())), 'No key with kid "2026-01" for SSO issuer: rotating.test.');
   accepted(t, await callback(app, ssoToken(key2, 'rotating.test', nowS())));
 });
@@ -84,16 +88,21 @@ t.test('concurrent logins on a cold cache share one JWKS fetch', async (t) => {
   t.equal(jwks.hits(), 1);
 });
 
-t.test('keys are cached for up to one hour, then fetched again', async (t) => {
+t.test('keys are used for up to one hour, refreshed in the background from 50 minutes on', async (t) => {
   const jwks = await jwksServer(t, () => [key1]);
   await registerPartner(db, { issuer: 'hourly.test', jwksUrl: jwks.jwksUrl });
   accepted(t, await callback(app, ssoToken(key1, 'hourly.test', nowS())));
-  advance(3599);
+  advance(2999);
   accepted(t, await callback(app, ssoToken(key1, 'hourly.test', nowS())));
-  t.equal(jwks.hits(), 1, 'still cached at 59:59');
+  t.equal(jwks.hits(), 1, 'still cached at 49:59');
   advance(1);
   accepted(t, await callback(app, ssoToken(key1, 'hourly.test', nowS())));
-  t.equal(jwks.hits(), 2, 'fetched again at 1 h');
+  await app.partnerKeys.jwks.refreshing(jwks.jwksUrl);
+  t.equal(jwks.hits(), 2, 'fetched again at 50:00, after the sign-in was answered');
+  advance(3000);
+  accepted(t, await callback(app, ssoToken(key1, 'hourly.test', nowS())));
+  await app.partnerKeys.jwks.refreshing(jwks.jwksUrl);
+  t.equal(jwks.hits(), 3, 'and 50 minutes after that');
 });
 
 t.test('URL down with a warm cache: the last good keys keep working', async (t) => {
@@ -107,6 +116,7 @@ t.test('URL down with a warm cache: the last good keys keep working', async (t) 
 
   advance(2 * 3600); // well past the cache's max age: a refetch is due and fails
   accepted(t, await callback(app, ssoToken(key1, 'flaky.test', nowS())));
+  await app.partnerKeys.jwks.refreshing(jwks.jwksUrl);
   t.equal(app.partnerKeys.jwks.stats.failures, failuresBefore + 1, 'the refetch failed');
   t.equal(app.partnerKeys.jwks.stats.staleServed, staleBefore + 1, 'and the stale keys were served (also logged)');
   accepted(t, await callback(app, ssoToken(key1, 'flaky.test', nowS())));
@@ -163,4 +173,42 @@ t.test('a partner with a PEM key and a JWKS URL: both are its keys, the PEM key 
   t.equal(jwks.hits(), 0);
   accepted(t, await callback(app, ssoToken(key2, 'both.test', nowS())));
   t.equal(jwks.hits(), 1);
+});
+
+t.test('a sign-in with a known kid completes while a refetch of the hanging JWKS URL is pending', async (t) => {
+  let hang = false;
+  const held: import('node:http').ServerResponse[] = [];
+  const answer = (res: import('node:http').ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ keys: [key1.publicJwk] }));
+  };
+  const srv = await localServer(t, (_req, res) => (hang ? held.push(res) : answer(res)));
+  const jwksUrl = `${srv.url}/jwks.json`;
+  await registerPartner(db, { issuer: 'hanging.test', jwksUrl });
+  accepted(t, await callback(app, ssoToken(key1, 'hanging.test', nowS())));
+
+  // Someone sends a token with a made-up kid as the partner's URL starts hanging: a refetch starts.
+  hang = true;
+  advance(31);
+  let missSettled = false;
+  const miss = callback(app, ssoToken(withKid(key1, 'made-up'), 'hanging.test', nowS())).finally(() => (missSettled = true));
+  for (let i = 0; i < 200 && srv.hits() < 2; i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  t.equal(srv.hits(), 2, 'the refetch reached the partner');
+
+  accepted(t, await callback(app, ssoToken(key1, 'hanging.test', nowS())));
+  t.notOk(missSettled, 'the member signed in while the refetch was still pending');
+  t.ok(app.partnerKeys.jwks.refreshing(jwksUrl));
+  for (const res of held.splice(0)) answer(res);
+  refused(t, await miss, /^No key with kid "made-up"/);
+});
+
+t.test('tokens whose iss is not a registered partner never make the LMS fetch a JWKS', async (t) => {
+  const jwks = await jwksServer(t, () => [key1]);
+  await registerPartner(db, { issuer: 'real.test', jwksUrl: jwks.jwksUrl });
+  const fetchesBefore = app.partnerKeys.jwks.stats.fetches;
+  for (let i = 0; i < 10; i += 1) {
+    refused(t, await callback(app, ssoToken(withKid(key1, `kid-${i}`), `real.test.attacker-${i}`, nowS())), /issuer/);
+  }
+  t.equal(jwks.hits(), 0);
+  t.equal(app.partnerKeys.jwks.stats.fetches, fetchesBefore, 'no JWKS fetched at all');
 });

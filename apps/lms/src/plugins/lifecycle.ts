@@ -1,0 +1,67 @@
+import fp from 'fastify-plugin';
+import { AppError } from '../errors.js';
+
+/** Where a stopping instance is: serving as usual while it drains, refusing once it closes. */
+export interface Lifecycle {
+  /** True from the shutdown signal on: /readyz answers 503 and responses carry `Connection: close`. */
+  readonly draining: boolean;
+  /** True once app.close() began: the listener is closed; requests still arriving get a 503. */
+  readonly closing: boolean;
+  /** Called by server.ts on SIGTERM/SIGINT, before it waits SHUTDOWN_DRAIN_MS and closes the app. */
+  startDraining(): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    lifecycle: Lifecycle;
+  }
+}
+
+/** Seconds a client refused by a closing instance should wait before it retries (elsewhere). */
+const CLOSING_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Graceful shutdown, the app's part (server.ts owns the signal and the timing):
+ * - draining: /readyz says 503 at once, so a load balancer stops sending new requests, while
+ *   every request still gets a full answer, with `Connection: close` so that keep-alive clients
+ *   open their next connection elsewhere instead of reusing this one as it goes away;
+ * - closing (app.close(), with Fastify's forceCloseConnections 'idle'): idle sockets are closed,
+ *   in-flight requests finish; a request that still arrives on an open connection gets our
+ *   `{success:false, error}` 503 with Retry-After (Fastify's own 503 body is turned off with
+ *   return503OnClosing: false in app.ts).
+ * Registered first, so its onRequest hook runs before any that would touch the database.
+ */
+export default fp(
+  async (app) => {
+    let draining = false;
+    let closing = false;
+    app.decorate('lifecycle', {
+      get draining() {
+        return draining;
+      },
+      get closing() {
+        return closing;
+      },
+      startDraining() {
+        draining = true;
+      },
+    });
+
+    app.addHook('preClose', async () => {
+      draining = true;
+      closing = true;
+    });
+    app.addHook('onRequest', async (_request, reply) => {
+      if (!closing) return;
+      // The error shape, whatever the route's own response schemas say about a 503 (/readyz's).
+      reply.header('connection', 'close').serializer(JSON.stringify);
+      throw new AppError(503, 'The service is shutting down; retry the request', {
+        'retry-after': String(CLOSING_RETRY_AFTER_SECONDS),
+      });
+    });
+    app.addHook('onSend', async (_request, reply) => {
+      if (draining) reply.header('connection', 'close');
+    });
+  },
+  { name: 'lifecycle' },
+);

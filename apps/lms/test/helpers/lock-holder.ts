@@ -1,0 +1,52 @@
+import type { Db } from '@lms/db';
+import { type SQL, sql } from 'drizzle-orm';
+
+/**
+ * A transaction of the test's own, on a connection of its own, that runs some statements (takes
+ * locks, inserts rows) and stays open until the test ends it: another instance in the middle of
+ * its work, or an operator holding a table lock. PostgreSQL only (PGlite has one connection).
+ */
+export async function holdTransaction(db: Db, statements: SQL[]): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }> {
+  let opened!: () => void;
+  let failed!: (err: unknown) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    opened = resolve;
+    failed = reject;
+  });
+  let end!: (commit: boolean) => void;
+  const decided = new Promise<boolean>((resolve) => (end = resolve));
+  const done = db
+    .transaction(async (tx) => {
+      for (const statement of statements) await tx.execute(statement);
+      opened();
+      if (!(await decided)) tx.rollback();
+    })
+    .catch((err: unknown) => {
+      // tx.rollback() ends the transaction by throwing; anything else is a real failure.
+      if ((err as Error)?.name !== 'TransactionRollbackError') failed(err);
+    });
+  await ready;
+  return {
+    async commit() {
+      end(true);
+      await done;
+    },
+    async rollback() {
+      end(false);
+      await done;
+    },
+  };
+}
+
+/** Resolves once a backend of this database waits for a lock while running a statement on `table`. */
+export async function waitForLockWait(db: Db, table: string): Promise<void> {
+  for (let i = 0; i < 800; i += 1) {
+    const { rows } = await db.execute<{ n: number }>(
+      sql`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock' and query ilike ${`%${table}%`}`,
+    );
+    if (Number(rows[0]?.n) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no backend started waiting for a lock on ${table}`);
+}
