@@ -7,6 +7,8 @@ import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
 import coursePage from './course.js';
 import dashboardPage from './dashboard.js';
+import { pageContext } from './i18n/index.js';
+import languageRoute from './language.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
@@ -26,11 +28,12 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
     if (status >= 500) request.log.error({ err }, 'page failed');
     const user = await optionalSession(app, request);
     const shown = status === 403 || status === 404 ? status : status >= 500 ? 500 : 404;
-    return sendPage(reply, errorPage(shown, user, shown === 403 ? err.message : undefined), shown);
+    // A 403's message is the page's own (in the person's language: ./api-keys.ts).
+    return sendPage(reply, errorPage(pageContext(app, request), shown, user, shown === 403 ? err.message : undefined), shown);
   });
   app.setNotFoundHandler(async (request, reply) => {
     const user = await optionalSession(app, request);
-    return sendPage(reply, errorPage(404, user), 404);
+    return sendPage(reply, errorPage(pageContext(app, request), 404, user), 404);
   });
   await app.register(dashboardPage);
   await app.register(catalogPage);
@@ -39,9 +42,13 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(assetRoutes);
 };
 
-/** Server-rendered pages: /sign-in and the dashboard (one module per page). */
+/**
+ * Server-rendered pages: /sign-in and the dashboard (one module per page), in Bahasa Indonesia
+ * or English (./i18n), with the language switch's /language.
+ */
 const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(signInPage);
+  await app.register(languageRoute);
   await app.register(dashboardScope, { prefix: '/dashboard' });
 };
 
