@@ -5,6 +5,16 @@ import { z } from 'zod';
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
+/** A time zone Intl knows (IANA names in any case, `UTC`), written the canonical way (`Asia/Jakarta`). */
+const timeZone = z.string().transform((zone, ctx) => {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `not a time zone: ${JSON.stringify(zone)} (an IANA name such as Asia/Jakarta, Asia/Makassar or UTC)` });
+    return z.NEVER;
+  }
+});
+
 const boolFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const Env = z.object({
@@ -55,6 +65,11 @@ const Env = z.object({
    * it requests. 0 on the one-command start, where nothing balances.
    */
   SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(120_000)).default(5_000),
+  /**
+   * The time zone in which the pages show dates and times, with its name (WIB, WITA, UTC). Most
+   * members are on Western Indonesian Time; the JSON API always speaks UTC (ISO 8601).
+   */
+  PAGES_TIME_ZONE: optional(timeZone).default('Asia/Jakarta'),
 });
 
 export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };

@@ -71,6 +71,8 @@ t.test('a member signs in through the partner and browses the catalog', async (t
 
   const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  // In English, chosen by the language cookie (the Indonesian walk: languages.test.ts).
+  await context.addCookies([{ name: 'lms_lang', value: 'en', url: lmsUrl }]);
   const page = await context.newPage();
 
   // The partner's own login form, filled and submitted by the browser.

@@ -60,12 +60,14 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   await context.addCookies([{ name: lms.app.sessionCookieName, value: token, url: lmsUrl, httpOnly: true, sameSite: 'Lax' }]);
+  // In English, chosen by the language cookie (the Indonesian walk: languages.test.ts).
+  await context.addCookies([{ name: 'lms_lang', value: 'en', url: lmsUrl }]);
   const page = await context.newPage();
 
   await page.goto(`${lmsUrl}/dashboard`);
   await page.getByRole('heading', { name: 'Platform metrics' }).waitFor();
   const figures = await page.locator('ul.figures').innerText();
-  t.match(figures, /Rp 2,100,000\s*Revenue, last 30 days/, 'six purchases of Rp 350,000');
+  t.match(figures, /IDR\s2,100,000\s*Revenue, last 30 days/, 'six purchases of IDR 350,000');
   t.match(figures, /3\s*Buyers, last 30 days/);
   t.match(figures, /1\s*Certificates/);
   t.equal(await page.locator('figure svg.chart').count(), 4, 'four charts');
@@ -73,9 +75,9 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   t.match(await page.locator('#courses + .table-wrap').innerText(), /Draf: Hukum Kontrak\s*Draft/, 'their draft is listed');
   await screenshot(page, 'teacher-1-dashboard');
 
-  // Kunci API: create a key; it is shown once with a copy button and the warning.
-  await page.getByRole('link', { name: 'Kunci API' }).first().click();
-  await page.getByRole('heading', { level: 1, name: 'Kunci API' }).waitFor();
+  // API keys ("Kunci API" in Indonesian): create a key; it is shown once with a copy button and the warning.
+  await page.getByRole('link', { name: 'API keys' }).first().click();
+  await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   // By keyboard only: type the name, Enter submits.
   await page.getByLabel('Name').focus();
   await page.keyboard.type('Website <integrasi>');

@@ -3,20 +3,23 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
 import { listCategories } from '../domain/dashboard.js';
+import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
 import { progressBar, statusBadge } from './view/components.js';
-import { formatMoney, formatNumber, plural } from './view/format.js';
 import { attr, type Html, href, html, join } from './view/html.js';
 import { page } from './view/layout.js';
 
 const PAGE_SIZE = 20;
-const SORTS: [string, string][] = [
-  ['', 'Newest first'],
-  ['name', 'Name (A to Z)'],
-  ['students', 'Most students'],
-  ['modules', 'Most modules'],
-];
+/** The sort orders offered, by their `sortBy` value ('' is the API's default, newest first). */
+const SORTS = [
+  ['', 'newest'],
+  ['name', 'name'],
+  ['students', 'students'],
+  ['modules', 'modules'],
+] as const satisfies readonly (readonly [string, keyof PageContext['t']['catalog']['sort']])[];
+
+const PARAMETERS = ['search', 'categoryId', 'sortBy', 'page'] as const;
 
 /** The page's own parameters, loose: a bad value is dropped (with a note), not an error page. */
 const PageQuery = z.object({
@@ -26,17 +29,20 @@ const PageQuery = z.object({
   page: z.string().optional(),
 });
 
-function courseCard(c: PublicCourse, learner: boolean): Html {
+function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean): Html {
+  const { t, f } = ctx;
   const facts = [
-    c.category ? c.category.name : 'No category',
-    `Instructor: ${c.instructor || '—'}`,
-    plural(c.moduleCount, 'module'),
-    plural(c.studentCount, 'student'),
-    c.nilaiKum === null ? null : `${formatNumber(c.nilaiKum)} KUM`,
-    c.isPurchasable ? formatMoney(c.price, c.currency) : null,
-  ].filter((f): f is string => f !== null);
+    c.category ? c.category.name : t.catalog.noCategory,
+    t.catalog.instructor(c.instructor || '—'),
+    t.common.modules(c.moduleCount),
+    t.common.students(c.studentCount),
+    c.nilaiKum === null ? null : t.common.kum(c.nilaiKum),
+    c.isPurchasable ? f.money(c.price, c.currency) : null,
+  ].filter((fact): fact is string => fact !== null);
   const progress =
-    learner && c.status !== 'not-started' && html`<p>${statusBadge(c.status)} ${progressBar(c.totalProgress, `${c.name} progress`)}</p>`;
+    learner &&
+    c.status !== 'not-started' &&
+    html`<p>${statusBadge(ctx, c.status)} ${progressBar(ctx, c.totalProgress, t.common.progressOf(c.name))}</p>`;
   const description = c.description.length > 220 ? `${c.description.slice(0, 219)}…` : c.description;
   return html`<li class="card"><article>
 <h3><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></h3>
@@ -62,11 +68,13 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t } = ctx;
       const given = request.query;
       // Each parameter is checked by the API's own schema; one that does not pass is ignored.
       const query: CourseListQuery = { page: 1, limit: PAGE_SIZE };
-      const ignored: string[] = [];
-      for (const name of ['search', 'categoryId', 'sortBy', 'page'] as const) {
+      const ignored: (typeof PARAMETERS)[number][] = [];
+      for (const name of PARAMETERS) {
         const value = given[name];
         if (value === undefined || value === '') continue;
         const parsed = CourseListQuery.safeParse({ [name]: value });
@@ -78,12 +86,12 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
       const learner = session.caller.role === 'student';
 
       const categoryOptions = [
-        html`<option value="">All categories</option>`,
+        html`<option value="">${t.catalog.allCategories}</option>`,
         ...categories.map((c) => html`<option value="${c.id}"${attr('selected', query.categoryId === c.id)}>${c.name}</option>`),
-        html`<option value="uncategorized"${attr('selected', query.categoryId === 'uncategorized')}>No category</option>`,
+        html`<option value="uncategorized"${attr('selected', query.categoryId === 'uncategorized')}>${t.catalog.noCategory}</option>`,
       ];
       const sortOptions = SORTS.map(
-        ([value, label]) => html`<option value="${value}"${attr('selected', (query.sortBy ?? '') === value)}>${label}</option>`,
+        ([value, label]) => html`<option value="${value}"${attr('selected', (query.sortBy ?? '') === value)}>${t.catalog.sort[label]}</option>`,
       );
       const { pagination } = result;
       const link = (p: number) =>
@@ -95,31 +103,32 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
         });
       const pager =
         pagination.totalPages > 1 &&
-        html`<nav class="pager" aria-label="Pages">${
-          pagination.page > 1 && html`<a href="${link(pagination.page - 1)}" rel="prev">Previous</a>`
-        }<span>Page ${pagination.page} of ${pagination.totalPages}</span>${
-          pagination.page < pagination.totalPages && html`<a href="${link(pagination.page + 1)}" rel="next">Next</a>`
+        html`<nav class="pager" aria-label="${t.catalog.pages}">${
+          pagination.page > 1 && html`<a href="${link(pagination.page - 1)}" rel="prev">${t.catalog.previous}</a>`
+        }<span>${t.catalog.pageOf(pagination.page, pagination.totalPages)}</span>${
+          pagination.page < pagination.totalPages && html`<a href="${link(pagination.page + 1)}" rel="next">${t.catalog.next}</a>`
         }</nav>`;
       const list =
         result.courses.length === 0
-          ? html`<p class="muted" role="status">No course matches.</p>`
-          : html`<p class="muted" role="status">${plural(pagination.total, 'course')} found.</p>
-<ul class="course-list" aria-label="Courses">${join(
-              result.courses.map((c) => courseCard(c, learner)),
+          ? html`<p class="muted" role="status">${t.catalog.noMatch}</p>`
+          : html`<p class="muted" role="status">${t.catalog.found(pagination.total)}</p>
+<ul class="course-list" aria-label="${t.catalog.list}">${join(
+              result.courses.map((c) => courseCard(ctx, c, learner)),
               '\n',
             )}</ul>`;
-      const note = ignored.length > 0 && html`<p class="warning" role="alert">Ignored an invalid value for: ${ignored.join(', ')}.</p>`;
-      const body = html`<h1>Catalog</h1>
+      const note =
+        ignored.length > 0 && html`<p class="warning" role="alert">${t.catalog.ignored(ignored.map((name) => t.catalog.field[name]))}</p>`;
+      const body = html`<h1>${t.catalog.title}</h1>
 <form class="filters card" method="get" action="/dashboard/catalog" role="search">
-<label>Search <input type="search" name="search" value="${query.search ?? ''}" maxlength="200" placeholder="Name, instructor, code…"></label>
-<label>Category <select name="categoryId">${categoryOptions}</select></label>
-<label>Sort by <select name="sortBy">${sortOptions}</select></label>
-<button type="submit">Show courses</button>
+<label>${t.catalog.search} <input type="search" name="search" value="${query.search ?? ''}" maxlength="200" placeholder="${t.catalog.searchPlaceholder}"></label>
+<label>${t.catalog.category} <select name="categoryId">${categoryOptions}</select></label>
+<label>${t.catalog.sortBy} <select name="sortBy">${sortOptions}</select></label>
+<button type="submit">${t.catalog.show}</button>
 </form>
 ${note}
 ${list}
 ${pager}`;
-      return sendPage(reply, page('Catalog', body, { user: session.user, current: '/dashboard/catalog' }));
+      return sendPage(reply, page(ctx, t.catalog.title, body, { user: session.user, current: '/dashboard/catalog' }));
     },
   );
 };

@@ -2,15 +2,17 @@ import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contrac
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
 import { NotFoundError } from '../errors.js';
+import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
 import { progressBar, statusBadge } from './view/components.js';
-import { formatDay, formatMoney, formatNumber, plural } from './view/format.js';
 import { html } from './view/html.js';
 import { page } from './view/layout.js';
 
-function lock(unlocked: boolean) {
-  return unlocked ? html`<span class="badge unlocked">Unlocked</span>` : html`<span class="badge locked">Locked</span>`;
+function lock(ctx: PageContext, unlocked: boolean) {
+  return unlocked
+    ? html`<span class="badge unlocked">${ctx.t.course.unlocked}</span>`
+    : html`<span class="badge locked">${ctx.t.course.locked}</span>`;
 }
 
 /**
@@ -33,6 +35,8 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t, f } = ctx;
       const viewer = { kind: 'session' as const, userId: session.caller.userId, role: session.caller.role };
       const id = request.params.id;
       if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
@@ -44,49 +48,51 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
       const modules = course.modules.map((m) => {
         const chapters = m.chapters.map(
           (c) =>
-            html`<li>${c.title} ${lock(c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">Done</span>`}${
-              c.quiz && html` <span class="muted">· Quiz: ${c.quiz.title} (${plural(c.quiz.questionCount, 'question')})</span>`
+            html`<li>${c.title} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${
+              c.quiz && html` <span class="muted">· ${t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount)}</span>`
             }</li>
 `,
         );
         return html`<li><section aria-labelledby="module-${m.id}">
-<h3 id="module-${m.id}">${m.title} ${lock(m.isUnlocked)}</h3>
+<h3 id="module-${m.id}">${m.title} ${lock(ctx, m.isUnlocked)}</h3>
 ${m.description && html`<p class="muted">${m.description}</p>`}
-<p>${plural(m.chapterCount, 'chapter')}${learner && html` · ${progressBar(m.completionPercentage, `${m.title} progress`)}`}</p>
-${chapters.length > 0 ? html`<ol class="chapters">${chapters}</ol>` : html`<p class="muted">No chapters yet.</p>`}
-${m.moduleQuiz && html`<p class="muted">Module quiz: ${m.moduleQuiz.title} (${plural(m.moduleQuiz.questionCount, 'question')})</p>`}
+<p>${t.common.chapters(m.chapterCount)}${learner && html` · ${progressBar(ctx, m.completionPercentage, t.common.progressOf(m.title))}`}</p>
+${chapters.length > 0 ? html`<ol class="chapters">${chapters}</ol>` : html`<p class="muted">${t.course.noChapters}</p>`}
+${m.moduleQuiz && html`<p class="muted">${t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount)}</p>`}
 </section></li>
 `;
       });
       const progress =
         learner &&
-        html`<dt>Your status</dt><dd>${statusBadge(course.status)}</dd>
-<dt>Your progress</dt><dd>${progressBar(course.totalProgress, 'Course progress')}</dd>
-<dt>Certificate</dt><dd>${course.certificate.isGenerated ? 'Issued' : course.certificate.isEligible ? 'Eligible' : 'Not yet'}</dd>`;
+        html`<dt>${t.course.yourStatus}</dt><dd>${statusBadge(ctx, course.status)}</dd>
+<dt>${t.course.yourProgress}</dt><dd>${progressBar(ctx, course.totalProgress, t.course.courseProgress)}</dd>
+<dt>${t.course.certificate}</dt><dd>${
+          course.certificate.isGenerated ? t.certificate.issued : course.certificate.isEligible ? t.certificate.eligible : t.certificate.notYet
+        }</dd>`;
       const exam =
         course.finalExam.id !== '' &&
-        html`<p>Final exam: ${course.finalExam.title} · ${plural(course.finalExam.questions.length, 'question')} · pass mark ${formatNumber(course.finalExam.minimumScore)}</p>`;
-      const body = html`<p><a href="/dashboard/catalog">← Catalog</a></p>
+        html`<p>${t.course.finalExam(course.finalExam.title, course.finalExam.questions.length, course.finalExam.minimumScore)}</p>`;
+      const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
 <div class="card">
 ${course.description && html`<p>${course.description}</p>`}
 <dl>
-<dt>Category</dt><dd>${course.category?.name ?? 'None'}</dd>
-<dt>Instructor</dt><dd>${course.instructor || '—'}</dd>
-<dt>Course code</dt><dd>${course.code || '—'}</dd>
-<dt>Dates</dt><dd>${formatDay(course.startDate)} to ${formatDay(course.endDate)}</dd>
-<dt>KUM points</dt><dd>${course.nilaiKum === null ? '—' : formatNumber(course.nilaiKum)}</dd>
-<dt>Price</dt><dd>${course.isPurchasable ? formatMoney(course.price, course.currency) : 'Not for sale'}</dd>
-<dt>Students</dt><dd>${formatNumber(course.studentCount)}</dd>
+<dt>${t.course.category}</dt><dd>${course.category?.name ?? t.common.none}</dd>
+<dt>${t.course.instructor}</dt><dd>${course.instructor || '—'}</dd>
+<dt>${t.course.code}</dt><dd>${course.code || '—'}</dd>
+<dt>${t.course.dates}</dt><dd>${t.course.courseDates(course.startDate, course.endDate)}</dd>
+<dt>${t.course.kumPoints}</dt><dd>${course.nilaiKum === null ? '—' : f.number(course.nilaiKum)}</dd>
+<dt>${t.course.price}</dt><dd>${course.isPurchasable ? f.money(course.price, course.currency) : t.course.notForSale}</dd>
+<dt>${t.course.students}</dt><dd>${f.number(course.studentCount)}</dd>
 ${progress}
 </dl>
 </div>
 <section aria-labelledby="modules">
-<h2 id="modules">Modules</h2>
-${course.modules.length > 0 ? html`<ol class="modules">${modules}</ol>` : html`<p class="muted">No modules yet.</p>`}
+<h2 id="modules">${t.course.modules}</h2>
+${course.modules.length > 0 ? html`<ol class="modules">${modules}</ol>` : html`<p class="muted">${t.course.noModules}</p>`}
 ${exam}
 </section>`;
-      return sendPage(reply, page(course.name, body, { user: session.user, current: '/dashboard/catalog' }));
+      return sendPage(reply, page(ctx, course.name, body, { user: session.user, current: '/dashboard/catalog' }));
     },
   );
 };

@@ -4,11 +4,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findDraftCourseIds, findLearnerOverview } from '../domain/dashboard.js';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
 import { computeProgressMetrics, type ProgressReport } from '../domain/progress.js';
+import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { type PageSession, pageSession } from './session.js';
 import { barChart } from './view/charts.js';
 import { progressBar, statusBadge } from './view/components.js';
-import { formatMoney, formatNumber, TIER_LABELS } from './view/format.js';
 import { type Html, href, html } from './view/html.js';
 import { page } from './view/layout.js';
 
@@ -32,105 +32,129 @@ function figures(items: [string, string][]): Html {
   )}</ul>`;
 }
 
-function certificateText(course: PublicCourse): string {
-  if (course.certificate.isGenerated) return 'Issued';
-  if (course.certificate.isEligible) return 'Eligible';
+function certificateText(ctx: PageContext, course: PublicCourse): string {
+  if (course.certificate.isGenerated) return ctx.t.certificate.issued;
+  if (course.certificate.isEligible) return ctx.t.certificate.eligible;
   return '—';
 }
 
-async function learnerBody(app: FastifyInstance, session: PageSession): Promise<Html> {
+function tierText(ctx: PageContext, tier: string | null): string {
+  if (!tier) return ctx.t.common.none;
+  return Object.hasOwn(ctx.t.tier, tier) ? ctx.t.tier[tier as keyof PageContext['t']['tier']] : tier;
+}
+
+async function learnerBody(app: FastifyInstance, ctx: PageContext, session: PageSession): Promise<Html> {
+  const { t, f } = ctx;
+  const col = t.dashboard.column;
   const { user } = session;
   const overview = await findLearnerOverview(app.db, session.caller.userId);
   const rows = overview.courses.map((c) => {
     const { done, total } = chapterTotals(c);
     return html`<tr>
-<td data-label="Course"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
-<td data-label="Status">${statusBadge(c.status)}</td>
-<td data-label="Progress">${progressBar(c.totalProgress, `${c.name} progress`)}</td>
-<td data-label="Chapters done" class="num">${done} / ${total}</td>
-<td data-label="KUM" class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
-<td data-label="Certificate">${certificateText(c)}</td>
+<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
+<td data-label="${col.status}">${statusBadge(ctx, c.status)}</td>
+<td data-label="${col.progress}">${progressBar(ctx, c.totalProgress, t.common.progressOf(c.name))}</td>
+<td data-label="${col.chaptersDone}" class="num">${f.number(done)} / ${f.number(total)}</td>
+<td data-label="${col.kum}" class="num">${c.nilaiKum === null ? '—' : f.number(c.nilaiKum)}</td>
+<td data-label="${col.certificate}">${certificateText(ctx, c)}</td>
 </tr>
 `;
   });
   const courseList =
     overview.courses.length === 0
-      ? html`<p class="muted">You are not enrolled in any course yet. <a href="/dashboard/catalog">Browse the catalog</a>.</p>`
+      ? html`<p class="muted">${t.dashboard.notEnrolled}</p>`
       : html`<div class="table-wrap"><table class="responsive">
-<caption class="sr-only">Your courses</caption>
-<thead><tr><th scope="col">Course</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col" class="num">Chapters done</th><th scope="col" class="num">KUM</th><th scope="col">Certificate</th></tr></thead>
+<caption class="sr-only">${t.dashboard.yourCourses}</caption>
+<thead><tr><th scope="col">${col.course}</th><th scope="col">${col.status}</th><th scope="col">${col.progress}</th><th scope="col" class="num">${col.chaptersDone}</th><th scope="col" class="num">${col.kum}</th><th scope="col">${col.certificate}</th></tr></thead>
 <tbody>
 ${rows}</tbody>
 </table></div>`;
-  return html`<h1>Welcome, ${user.name}</h1>
+  return html`<h1>${t.dashboard.welcome(user.name)}</h1>
 <section aria-labelledby="summary">
-<h2 id="summary">At a glance</h2>
+<h2 id="summary">${t.dashboard.atAGlance}</h2>
 ${figures([
-  ['Courses enrolled', formatNumber(overview.courses.length)],
-  ['Completed', formatNumber(overview.completed)],
-  ['Certificates', formatNumber(overview.certificates)],
-  ['KUM points earned', formatNumber(overview.kumEarned)],
+  [t.dashboard.coursesEnrolled, f.number(overview.courses.length)],
+  [t.dashboard.completed, f.number(overview.completed)],
+  [t.dashboard.certificates, f.number(overview.certificates)],
+  [t.dashboard.kumEarned, f.number(overview.kumEarned)],
 ])}
 </section>
 <section aria-labelledby="courses">
-<h2 id="courses">Your courses</h2>
+<h2 id="courses">${t.dashboard.yourCourses}</h2>
 ${courseList}
 </section>
 <section aria-labelledby="profile">
-<h2 id="profile">Your account</h2>
+<h2 id="profile">${t.dashboard.account}</h2>
 <div class="card"><dl>
-<dt>Name</dt><dd>${user.name}</dd>
-<dt>E-mail</dt><dd>${user.email}</dd>
-<dt>Tier</dt><dd>${user.tier ? (TIER_LABELS[user.tier] ?? user.tier) : 'none'}</dd>
-<dt>Membership ID</dt><dd>${user.membershipId ?? 'none'}</dd>
+<dt>${t.dashboard.name}</dt><dd>${user.name}</dd>
+<dt>${t.dashboard.email}</dt><dd>${user.email}</dd>
+<dt>${t.dashboard.tier}</dt><dd>${tierText(ctx, user.tier)}</dd>
+<dt>${t.dashboard.membershipId}</dt><dd>${user.membershipId ?? t.common.none}</dd>
 </dl></div>
 </section>`;
 }
 
-function metricsSection(report: ProgressReport): Html {
+/** The metrics add up the purchases' amounts, which are in rupiah (the schema's default currency). */
+const METRICS_CURRENCY = 'IDR';
+
+function metricsSection(ctx: PageContext, report: ProgressReport): Html {
+  const { t, f } = ctx;
   const o = report.overall;
   const cats = report.perCategory;
+  const fig = t.dashboard.figure;
+  const chart = t.dashboard.chart;
   return html`<section aria-labelledby="metrics">
-<h2 id="metrics">Platform metrics</h2>
+<h2 id="metrics">${t.dashboard.metrics}</h2>
 ${figures([
-  ['Courses', formatNumber(o.totalCourses)],
-  ['Published classes', formatNumber(o.totalClasses)],
-  ['Students', formatNumber(o.totalStudents)],
-  ['Enrollments', formatNumber(o.totalDaftar)],
-  ['Completion rate', `${formatNumber(o.completionRate)}%`],
-  ['Buyers, last 30 days', formatNumber(o.buyers30Days)],
-  ['Revenue, last 30 days', formatMoney(o.revenue30Days)],
-  ['KUM issued, last 30 days', formatNumber(o.totalKum30Days)],
-  ['Certificates', formatNumber(o.certificatesCount)],
-  ['People with a certificate', formatNumber(o.peopleWithBadgeCount)],
+  [fig.courses, f.number(o.totalCourses)],
+  [fig.publishedClasses, f.number(o.totalClasses)],
+  [fig.students, f.number(o.totalStudents)],
+  [fig.enrollments, f.number(o.totalDaftar)],
+  [fig.completionRate, f.percent(o.completionRate)],
+  [fig.buyers30Days, f.number(o.buyers30Days)],
+  [fig.revenue30Days, f.money(o.revenue30Days, METRICS_CURRENCY)],
+  [fig.kum30Days, f.number(o.totalKum30Days)],
+  [fig.certificates, f.number(o.certificatesCount)],
+  [fig.peopleWithCertificate, f.number(o.peopleWithBadgeCount)],
 ])}
-<h2 id="charts">By category</h2>
+<h2 id="charts">${t.dashboard.byCategory}</h2>
 <div class="charts">
-${barChart(
-  'Completion rate per category',
-  cats.map((c) => ({ label: c.categoryName, value: c.completionRate, text: `${formatNumber(c.completionRate)}%` })),
-  { max: 100, color: '#1b7f3b' },
-)}
-${barChart(
-  'Buyers in the last 30 days',
-  cats.map((c) => ({ label: c.categoryName, value: c.buyers30Days, text: formatNumber(c.buyers30Days) })),
-  { color: '#1f5fa8' },
-)}
-${barChart(
-  'Revenue in the last 30 days',
-  cats.map((c) => ({ label: c.categoryName, value: c.revenue30Days, text: formatMoney(c.revenue30Days) })),
-  { color: '#6a3fa0' },
-)}
-${barChart(
-  'Certificates issued',
-  cats.map((c) => ({ label: c.categoryName, value: c.certificatesCount, text: formatNumber(c.certificatesCount) })),
-  { color: '#a04a12' },
-)}
+${barChart({
+  name: 'completion-rate',
+  title: chart.completionRate,
+  items: cats.map((c) => ({ label: c.categoryName, value: c.completionRate, text: f.percent(c.completionRate) })),
+  empty: chart.noCategories,
+  max: 100,
+  color: '#1b7f3b',
+})}
+${barChart({
+  name: 'buyers',
+  title: chart.buyers,
+  items: cats.map((c) => ({ label: c.categoryName, value: c.buyers30Days, text: f.number(c.buyers30Days) })),
+  empty: chart.noCategories,
+  color: '#1f5fa8',
+})}
+${barChart({
+  name: 'revenue',
+  title: chart.revenue,
+  items: cats.map((c) => ({ label: c.categoryName, value: c.revenue30Days, text: f.money(c.revenue30Days, METRICS_CURRENCY) })),
+  empty: chart.noCategories,
+  color: '#6a3fa0',
+})}
+${barChart({
+  name: 'certificates',
+  title: chart.certificates,
+  items: cats.map((c) => ({ label: c.categoryName, value: c.certificatesCount, text: f.number(c.certificatesCount) })),
+  empty: chart.noCategories,
+  color: '#a04a12',
+})}
 </div>
 </section>`;
 }
 
-async function staffBody(app: FastifyInstance, session: PageSession): Promise<Html> {
+async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSession): Promise<Html> {
+  const { t, f } = ctx;
+  const col = t.dashboard.column;
   const { caller, user } = session;
   const viewer = { kind: 'session' as const, userId: caller.userId, role: caller.role };
   const [report, list] = await Promise.all([
@@ -141,39 +165,38 @@ async function staffBody(app: FastifyInstance, session: PageSession): Promise<Ht
   const own = caller.role === 'teacher';
   const rows = list.courses.map((c) => {
     const state = drafts.has(Number(c.id))
-      ? html`<span class="badge draft">Draft</span>`
+      ? html`<span class="badge draft">${t.dashboard.state.draft}</span>`
       : c.eventCode === null
-        ? html`<span class="badge draft">Published, no event code</span>`
-        : html`<span class="badge completed">In the catalog</span>`;
+        ? html`<span class="badge draft">${t.dashboard.state.publishedWithoutEventCode}</span>`
+        : html`<span class="badge completed">${t.dashboard.state.inCatalog}</span>`;
     return html`<tr>
-<td data-label="Course"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
-<td data-label="State">${state}</td>
-<td data-label="Category">${c.category?.name ?? '—'}</td>
-<td data-label="Students" class="num">${formatNumber(c.studentCount)}</td>
-<td data-label="Modules" class="num">${formatNumber(c.moduleCount)}</td>
-<td data-label="KUM" class="num">${c.nilaiKum === null ? '—' : formatNumber(c.nilaiKum)}</td>
+<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
+<td data-label="${col.state}">${state}</td>
+<td data-label="${col.category}">${c.category?.name ?? '—'}</td>
+<td data-label="${col.students}" class="num">${f.number(c.studentCount)}</td>
+<td data-label="${col.modules}" class="num">${f.number(c.moduleCount)}</td>
+<td data-label="${col.kum}" class="num">${c.nilaiKum === null ? '—' : f.number(c.nilaiKum)}</td>
 </tr>
 `;
   });
-  const courseTitle = own ? 'Your courses' : 'Courses';
+  const courseTitle = own ? t.dashboard.yourCourses : t.dashboard.courses;
   const more =
-    list.pagination.total > list.courses.length &&
-    html`<p class="muted">Showing the ${list.courses.length} newest of ${formatNumber(list.pagination.total)}. <a href="/dashboard/catalog">See them all in the catalog</a>.</p>`;
+    list.pagination.total > list.courses.length && html`<p class="muted">${t.dashboard.showingNewest(list.courses.length, list.pagination.total)}</p>`;
   const courses =
     list.courses.length === 0
-      ? html`<p class="muted">${own ? 'You have no courses yet.' : 'There are no courses yet.'}</p>`
+      ? html`<p class="muted">${own ? t.dashboard.noOwnCourses : t.dashboard.noCourses}</p>`
       : html`<div class="table-wrap"><table class="responsive">
-<caption class="muted">${own ? 'Drafts included' : 'Every course, drafts included'}</caption>
-<thead><tr><th scope="col">Course</th><th scope="col">State</th><th scope="col">Category</th><th scope="col" class="num">Students</th><th scope="col" class="num">Modules</th><th scope="col" class="num">KUM</th></tr></thead>
+<caption class="muted">${own ? t.dashboard.draftsIncluded : t.dashboard.everyCourseDraftsIncluded}</caption>
+<thead><tr><th scope="col">${col.course}</th><th scope="col">${col.state}</th><th scope="col">${col.category}</th><th scope="col" class="num">${col.students}</th><th scope="col" class="num">${col.modules}</th><th scope="col" class="num">${col.kum}</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 </table></div>${more}`;
   const keys =
     own &&
-    html`<section aria-labelledby="keys"><h2 id="keys">Kunci API</h2><div class="card"><p>Connect your own systems to the catalog with an API key. <a href="/dashboard/api-keys">Manage your API keys</a>.</p></div></section>`;
-  return html`<h1>Welcome, ${user.name}</h1>
-${metricsSection(report)}
+    html`<section aria-labelledby="keys"><h2 id="keys">${t.layout.apiKeys}</h2><div class="card"><p>${t.dashboard.apiKeysText}</p></div></section>`;
+  return html`<h1>${t.dashboard.welcome(user.name)}</h1>
+${metricsSection(ctx, report)}
 <section aria-labelledby="courses">
 <h2 id="courses">${courseTitle}</h2>
 ${courses}
@@ -196,9 +219,10 @@ const dashboardPage: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
       const staff = session.caller.role !== 'student';
-      const body = staff ? await staffBody(app, session) : await learnerBody(app, session);
-      return sendPage(reply, page('Dashboard', body, { user: session.user, current: '/dashboard' }));
+      const body = staff ? await staffBody(app, ctx, session) : await learnerBody(app, ctx, session);
+      return sendPage(reply, page(ctx, ctx.t.dashboard.title, body, { user: session.user, current: '/dashboard' }));
     },
   );
 };

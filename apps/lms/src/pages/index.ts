@@ -8,6 +8,8 @@ import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
 import coursePage from './course.js';
 import dashboardPage from './dashboard.js';
+import { pageContext } from './i18n/index.js';
+import languageRoute from './language.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
@@ -17,7 +19,7 @@ export { explainSignInError } from './sign-in.js';
 
 /**
  * The pages under /dashboard, in their own scope so that their errors are pages too: without a
- * session, a redirect to /sign-in; a 403, 404 or 500 as an HTML page with that status; a database
+ * session, a redirect to /sign-in; a 403, 404, 429 or 500 as an HTML page with that status; a database
  * outage, a 503 page with Retry-After. The JSON API keeps its JSON errors (this handler covers
  * only the routes registered here).
  */
@@ -26,18 +28,21 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
     if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
       // No session lookup for the nav: the database is what is missing. Logged once by the database plugin.
       request.log.debug({ err }, 'page: database unavailable');
-      return sendPage(reply.headers(new DatabaseUnavailableError().headers), errorPage(503, null), 503);
+      return sendPage(reply.headers(new DatabaseUnavailableError().headers), errorPage(pageContext(app, request), 503, null), 503);
     }
     const status = err instanceof AppError ? err.statusCode : hasZodFastifySchemaValidationErrors(err) ? 404 : (err.statusCode ?? 500);
     if (status === 401) return reply.code(302).header('cache-control', 'no-store').redirect('/sign-in', 302);
     if (status >= 500) request.log.error({ err }, 'page failed');
     const user = await optionalSession(app, request);
-    const shown = status === 403 || status === 404 ? status : status >= 500 ? 500 : 404;
-    return sendPage(reply, errorPage(shown, user, shown === 403 ? err.message : undefined), shown);
+    const shown = status === 403 || status === 404 || status === 429 ? status : status >= 500 ? 500 : 404;
+    // A 429 (failed credentials from this address) keeps its Retry-After.
+    if (err instanceof AppError) reply.headers(err.headers);
+    // A 403's message is the page's own (in the person's language: ./api-keys.ts).
+    return sendPage(reply, errorPage(pageContext(app, request), shown, user, shown === 403 ? err.message : undefined), shown);
   });
   app.setNotFoundHandler(async (request, reply) => {
     const user = await optionalSession(app, request);
-    return sendPage(reply, errorPage(404, user), 404);
+    return sendPage(reply, errorPage(pageContext(app, request), 404, user), 404);
   });
   await app.register(dashboardPage);
   await app.register(catalogPage);
@@ -46,9 +51,13 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(assetRoutes);
 };
 
-/** Server-rendered pages: /sign-in and the dashboard (one module per page). */
+/**
+ * Server-rendered pages: /sign-in and the dashboard (one module per page), in Bahasa Indonesia
+ * or English (./i18n), with the language switch's /language.
+ */
 const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(signInPage);
+  await app.register(languageRoute);
   await app.register(dashboardScope, { prefix: '/dashboard' });
 };
 

@@ -12,7 +12,10 @@ import {
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
 // The dashboard pages by role, through HTTP with session cookies: what each person sees, that
-// values are escaped, that no answer key reaches a page, and the HTML error pages.
+// values are escaped, that no answer key reaches a page, and the HTML error pages. In English,
+// chosen by the language cookie (the Indonesian pages and the choice of language:
+// languages.test.ts).
+const ENGLISH = 'lms_lang=en';
 const now = new Date('2026-11-22T10:00:00Z');
 const { app } = await buildTestApp(t, { deps: { clock: () => now } });
 const db = app.db;
@@ -48,7 +51,7 @@ await db.insert(purchases).values({ userId: student.id, courseId: published.id, 
 const teacherCookie = await sessionCookieFor(app, teacher.id);
 const adminCookie = await sessionCookieFor(app, admin.id);
 const studentCookie = await sessionCookieFor(app, student.id);
-const get = (url: string, cookie?: string) => app.inject({ url, headers: cookie ? { cookie } : {} });
+const get = (url: string, cookie?: string) => app.inject({ url, headers: { cookie: cookie ? `${cookie}; ${ENGLISH}` : ENGLISH } });
 
 t.test("a learner's dashboard: courses with status, progress, KUM and certificates", async (t) => {
   const res = await get('/dashboard', studentCookie);
@@ -64,7 +67,7 @@ t.test("a learner's dashboard: courses with status, progress, KUM and certificat
   t.match(html, /<span class="value">2\.5<\/span><span class="label">KUM points earned/, 'KUM of certified courses only');
   t.match(html, /<span class="value">1<\/span><span class="label">Certificates/);
   t.notMatch(html, 'Platform metrics', 'no staff metrics for a learner');
-  t.notMatch(html, 'Kunci API');
+  t.notMatch(html, 'href="/dashboard/api-keys"', 'no API keys for a learner');
 });
 
 t.test("a teacher's dashboard: metrics as figures and SVG charts, their courses with drafts", async (t) => {
@@ -73,7 +76,7 @@ t.test("a teacher's dashboard: metrics as figures and SVG charts, their courses 
   const html = res.body;
   t.match(html, 'Welcome, Bu &lt;Guru&gt;');
   t.match(html, 'Platform metrics');
-  t.match(html, /<span class="value">Rp 250,000<\/span><span class="label">Revenue, last 30 days/);
+  t.match(html, /<span class="value">IDR\u00a0250,000<\/span><span class="label">Revenue, last 30 days/, 'rupiah in English, by Intl');
   t.match(html, /<span class="value">1<\/span><span class="label">Buyers, last 30 days/);
   for (const chart of ['Completion rate per category', 'Buyers in the last 30 days', 'Revenue in the last 30 days', 'Certificates issued']) {
     t.match(html, new RegExp(`<figcaption id="[^"]+">${chart}</figcaption>\\s*<svg class="chart"`), `chart: ${chart}`);
@@ -119,7 +122,7 @@ t.test('the catalog page: search, category filter, sort, and bad values ignored'
   t.equal(hostile.statusCode, 200);
   t.notMatch(hostile.body, '<script>x');
   t.match(hostile.body, 'value="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"');
-  t.match(hostile.body, 'Ignored an invalid value for: sortBy');
+  t.match(hostile.body, 'Ignored an invalid value for: sort order.');
 });
 
 t.test('the course page: modules and chapters locked or unlocked, never an answer key', async (t) => {

@@ -6,6 +6,9 @@ import { makeInstitution, makeUser } from '../helpers/fixtures.js';
 import { callback, makePartnerKey, registerPartner, ssoToken } from '../helpers/sso.js';
 
 // The sign-in page, the dashboard and sign-out, through HTTP with the cookie the callback set.
+// The texts are checked in English, chosen by the language cookie (the Indonesian default and the
+// choice of language: languages.test.ts).
+const ENGLISH = 'lms_lang=en';
 const now = new Date('2026-11-22T10:00:00Z');
 const NOW_S = now.getTime() / 1000;
 const { app } = await buildTestApp(t, { deps: { clock: () => now } });
@@ -43,7 +46,7 @@ t.test('the dashboard shows the signed-in member and their courses with progress
   await db.insert(enrollments).values({ userId: user.id, courseId: course!.id });
   await db.insert(chapterCompletions).values({ userId: user.id, chapterId: chapterRows[0]!.id, courseId: course!.id });
 
-  const res = await app.inject({ url: '/dashboard', headers: { cookie } });
+  const res = await app.inject({ url: '/dashboard', headers: { cookie: `${cookie}; ${ENGLISH}` } });
   t.equal(res.statusCode, 200);
   t.match(res.headers['content-type'], /^text\/html/);
   t.equal(res.headers['cache-control'], 'no-store');
@@ -51,7 +54,7 @@ t.test('the dashboard shows the signed-in member and their courses with progress
   t.match(html, 'Dewi &lt;Lestari&gt;', 'the name, escaped');
   t.notMatch(html, '<Lestari>');
   t.match(html, 'dewi@example.test');
-  t.match(html, 'Anggota (member)');
+  t.match(html, '<dt>Tier</dt><dd>Member</dd>');
   t.match(html, 'IAI-42');
   t.match(html, 'Audit &amp; Assurance');
   t.match(html, '1 / 4');
@@ -63,7 +66,7 @@ t.test('the dashboard shows the signed-in member and their courses with progress
 
 t.test('a member without courses is told so', async (t) => {
   const cookie = await signIn();
-  const res = await app.inject({ url: '/dashboard', headers: { cookie } });
+  const res = await app.inject({ url: '/dashboard', headers: { cookie: `${cookie}; ${ENGLISH}` } });
   t.equal(res.statusCode, 200);
   t.match(res.body, 'You are not enrolled in any course yet.');
 });
@@ -113,32 +116,33 @@ t.test('sign-out from another origin, or without Origin, is refused (CSRF) and k
 });
 
 t.test('/sign-in explains errors in plain words, escaped', async (t) => {
-  const expired = await app.inject(`/sign-in?error=invalid_token&reason=${encodeURIComponent('"exp" claim timestamp check failed')}`);
+  const get = (url: string) => app.inject({ url, headers: { cookie: ENGLISH } });
+  const expired = await get(`/sign-in?error=invalid_token&reason=${encodeURIComponent('"exp" claim timestamp check failed')}`);
   t.equal(expired.statusCode, 200);
   t.match(expired.headers['content-type'], /^text\/html/);
   t.match(expired.body, 'The sign-in link has expired');
   t.match(expired.body, '&quot;exp&quot; claim timestamp check failed', 'the technical reason, escaped');
 
-  const inactive = await app.inject('/sign-in?error=sso_failed&reason=member_inactive');
+  const inactive = await get('/sign-in?error=sso_failed&reason=member_inactive');
   t.match(inactive.body, 'Your account is not active');
-  const missing = await app.inject('/sign-in?error=missing_token');
+  const missing = await get('/sign-in?error=missing_token');
   t.match(missing.body, 'did not carry a sign-in token');
-  const replay = await app.inject(`/sign-in?error=invalid_token&reason=${encodeURIComponent('Token has already been used.')}`);
+  const replay = await get(`/sign-in?error=invalid_token&reason=${encodeURIComponent('Token has already been used.')}`);
   t.match(replay.body, 'has already been used');
 
-  const hostile = await app.inject(`/sign-in?error=invalid_token&reason=${encodeURIComponent('Unsupported SSO issuer: <script>alert(1)</script>')}`);
+  const hostile = await get(`/sign-in?error=invalid_token&reason=${encodeURIComponent('Unsupported SSO issuer: <script>alert(1)</script>')}`);
   t.match(hostile.body, 'not registered for signing in here');
   t.notMatch(hostile.body, '<script>');
   t.match(hostile.body, '&lt;script&gt;alert(1)&lt;/script&gt;');
 
-  const plain = await app.inject('/sign-in');
+  const plain = await get('/sign-in');
   t.equal(plain.statusCode, 200);
   t.notMatch(plain.body, 'role="alert"', 'no error block without an error');
 });
 
 t.test('a failed sign-in lands on a page that explains it (following the redirect)', async (t) => {
   const res = await callback(app, ssoToken(key, 'pages.test', NOW_S, { aud: 'evil.example' }));
-  const page = await app.inject(res.location!);
+  const page = await app.inject({ url: res.location!, headers: { cookie: ENGLISH } });
   t.equal(page.statusCode, 200);
   t.match(page.body, 'The sign-in link was not meant for this site.');
 });

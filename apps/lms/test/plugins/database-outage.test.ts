@@ -241,7 +241,10 @@ t.test('pages during a cut: a 503 page with Retry-After', async (t) => {
   const page = await call(env, '/dashboard', { cookie, accept: 'text/html' });
   t.equal(page.status, 503);
   t.equal(page.retryAfter, String(DATABASE_RETRY_AFTER_SECONDS));
-  t.match(page.body, /<h1>Briefly unavailable<\/h1>/);
+  t.match(page.body, /<h1>Layanan sedang tidak tersedia<\/h1>/, 'in Indonesian by default');
+  const english = await call(env, '/dashboard', { cookie: `${cookie}; lms_lang=en`, accept: 'text/html' });
+  t.equal(english.status, 503);
+  t.match(english.body, /<h1>Service temporarily unavailable<\/h1>/, 'in English by choice');
   await env.proxy.restore();
   t.equal((await call(env, '/dashboard', { cookie, accept: 'text/html' })).status, 200, 'the dashboard is back');
 });

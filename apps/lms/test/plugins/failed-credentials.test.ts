@@ -153,6 +153,19 @@ t.test('SSO callbacks sent round the gateway (no proof) count as failed credenti
   t.equal(queries.statements.length, 0, 'nothing looked up');
 });
 
+t.test('a flood on the dashboard pages gets a 429 page with Retry-After, in the page\'s language', async (t) => {
+  const { app } = await setup(t);
+  const page = (lang: string) =>
+    app.inject({ url: '/dashboard', headers: { cookie: `${app.sessionCookieName}=forged-${randomBytes(8).toString('hex')}; lms_lang=${lang}` }, remoteAddress: '198.51.100.31' });
+  for (let i = 0; i < LIMIT; i += 1) t.equal((await page('en')).statusCode, 302, `failure ${i + 1}: to the sign-in page`);
+  const over = await page('en');
+  t.equal(over.statusCode, 429);
+  t.match(over.headers['content-type'], /text\/html/);
+  t.ok(Number(over.headers['retry-after']) > 0, 'Retry-After');
+  t.match(over.body, 'Too many attempts');
+  t.match((await page('id')).body, 'Terlalu banyak percobaan');
+});
+
 t.test('behind a trusted proxy the client is the one it names', async (t) => {
   const { app } = await setup(t, { trustProxy: ['10.0.0.1/32'] });
   const get = (client: string) =>

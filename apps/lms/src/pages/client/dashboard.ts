@@ -4,11 +4,18 @@
  * the CSRF plugin requires of session callers. Values go into the page as text only (textContent,
  * setAttribute), never as HTML.
  *
+ * It speaks the page's language: its texts, the page's locale and date options come in the
+ * form's `data-script` attribute (no inline script: the CSP forbids it; ./api-keys-page.d.ts
+ * says what is there), the labels of the cells it adds from the table's own headers. The JSON
+ * API's error texts are English, so errors are told by their status, in the page's language.
+ *
  * A classic script (no import or export: the page loads it with `<script src defer>`), checked
  * with the DOM library by tsconfig.client.json and compiled by the app's build to
  * dist/pages/client/dashboard.js, which the LMS serves at /dashboard/assets/dashboard.js.
  */
 'use strict';
+
+type ApiKeysScriptData = import('./api-keys-page').ApiKeysScriptData;
 
 interface ApiKeyJson {
   id: number;
@@ -22,6 +29,10 @@ interface ApiKeyJson {
 (function () {
   const form = document.getElementById('create-key') as HTMLFormElement | null;
   if (!form) return;
+  const pageData = JSON.parse(form.getAttribute('data-script') ?? '{}') as ApiKeysScriptData;
+  const text = pageData.messages;
+  const dateTime = new Intl.DateTimeFormat(pageData.locale, pageData.dateTimeOptions);
+  const columns = Array.from(document.querySelectorAll('#key-table thead th'), (th) => th.textContent ?? '');
   const table = document.querySelector<HTMLTableSectionElement>('#key-table tbody')!;
   const errorBox = document.getElementById('key-error')!;
   const newKey = document.getElementById('new-key')!;
@@ -32,6 +43,29 @@ interface ApiKeyJson {
     errorBox.hidden = false;
   }
 
+  /** A message with its `{name}` placeholders filled in (as the server's `fill`). */
+  function fill(template: string, values: Record<string, string>): string {
+    return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name]! : placeholder));
+  }
+
+  /** What a failed call means to the person, by its status. */
+  function failure(status: number): string {
+    switch (status) {
+      case 400:
+        return text.badName;
+      case 401:
+        return text.sessionEnded;
+      case 403:
+        return text.notAllowed;
+      case 404:
+        return text.notFound;
+      case 429:
+        return text.tooManyRequests;
+      default:
+        return fill(text.failed, { status: String(status) });
+    }
+  }
+
   async function call(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
     const headers: Record<string, string> = { 'x-requested-with': 'fetch', accept: 'application/json' };
     const init: RequestInit = { method, credentials: 'same-origin', headers };
@@ -39,26 +73,30 @@ interface ApiKeyJson {
       headers['content-type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
-    const res = await fetch(url, init);
+    let res: Response;
+    try {
+      res = await fetch(url, init);
+    } catch {
+      throw new Error(text.offline);
+    }
     const data = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-    if (res.status === 401) throw new Error('Your session has ended. Please sign in again.');
-    if (!res.ok) throw new Error(typeof data.error === 'string' ? data.error : `The request failed (${res.status}).`);
+    if (!res.ok) throw new Error(failure(res.status));
     return data;
   }
 
   function when(iso: string | null): string {
-    return iso ? `${iso.slice(0, 16).replace('T', ' ')} UTC` : 'Never';
+    return iso ? dateTime.format(new Date(iso)) : text.never;
   }
 
-  function cell(row: HTMLTableRowElement, label: string, text: string, code = false): HTMLTableCellElement {
+  function cell(row: HTMLTableRowElement, column: number, value: string, code = false): HTMLTableCellElement {
     const td = document.createElement('td');
-    td.setAttribute('data-label', label);
+    td.setAttribute('data-label', columns[column] ?? '');
     if (code) {
       const c = document.createElement('code');
-      c.textContent = text;
+      c.textContent = value;
       td.appendChild(c);
     } else {
-      td.textContent = text;
+      td.textContent = value;
     }
     row.appendChild(td);
     return td;
@@ -70,7 +108,7 @@ interface ApiKeyJson {
     button.className = 'danger';
     button.setAttribute('data-revoke', String(id));
     button.setAttribute('data-name', name);
-    button.textContent = 'Revoke';
+    button.textContent = text.revoke;
     const hidden = document.createElement('span');
     hidden.className = 'sr-only';
     hidden.textContent = ` ${name}`;
@@ -84,7 +122,7 @@ interface ApiKeyJson {
     const input = byId('key-name') as HTMLInputElement;
     const name = input.value.trim();
     if (!name) {
-      showError('Give the key a name.');
+      showError(text.nameRequired);
       input.focus();
       return;
     }
@@ -99,11 +137,11 @@ interface ApiKeyJson {
         newKey.hidden = false;
         const row = document.createElement('tr');
         row.setAttribute('data-key-id', String(key.id));
-        cell(row, 'Name', key.name);
-        cell(row, 'Prefix', `${key.prefix}\u2026`, true);
-        cell(row, 'Created', when(key.createdAt));
-        cell(row, 'Last used', when(key.lastUsedAt));
-        const state = cell(row, 'State', '');
+        cell(row, 0, key.name);
+        cell(row, 1, `${key.prefix}\u2026`, true);
+        cell(row, 2, when(key.createdAt));
+        cell(row, 3, when(key.lastUsedAt));
+        const state = cell(row, 4, '');
         state.className = 'key-state';
         state.appendChild(revokeButton(key.id, key.name));
         table.insertBefore(row, table.firstChild);
@@ -121,7 +159,7 @@ interface ApiKeyJson {
     const value = byId('new-key-value').textContent ?? '';
     const status = byId('copy-status');
     const done = () => {
-      status.textContent = 'Copied.';
+      status.textContent = text.copied;
     };
     const fallback = () => {
       const range = document.createRange();
@@ -129,7 +167,7 @@ interface ApiKeyJson {
       const selection = window.getSelection();
       selection?.removeAllRanges();
       selection?.addRange(range);
-      status.textContent = 'Selected: press Ctrl+C (or Cmd+C) to copy.';
+      status.textContent = text.selectToCopy;
     };
     // navigator.clipboard is missing outside secure contexts, whatever the type says.
     const clipboard = navigator.clipboard as Clipboard | undefined;
@@ -142,7 +180,7 @@ interface ApiKeyJson {
     if (!button) return;
     const id = button.getAttribute('data-revoke') ?? '';
     const name = button.getAttribute('data-name') ?? '';
-    if (!window.confirm(`Revoke the key "${name}"? Systems using it will stop working at once. This cannot be undone.`)) return;
+    if (!window.confirm(fill(text.confirmRevoke, { name }))) return;
     errorBox.hidden = true;
     button.disabled = true;
     call('DELETE', `/api/api-keys/${encodeURIComponent(id)}`)
@@ -150,7 +188,7 @@ interface ApiKeyJson {
         const state = button.parentNode!;
         const badge = document.createElement('span');
         badge.className = 'badge revoked';
-        badge.textContent = `Revoked ${when((data.apiKey as ApiKeyJson).revokedAt)}`;
+        badge.textContent = fill(text.revoked, { date: when((data.apiKey as ApiKeyJson).revokedAt) });
         state.replaceChild(badge, button);
       })
       .catch((err: Error) => {

@@ -3,30 +3,46 @@ import { type Html, html } from './html.js';
 export interface BarItem {
   label: string;
   value: number;
-  /** The value as written next to its bar (e.g. "45.5%", "Rp 1,200"). */
+  /** The value as written next to its bar, formatted for the page's locale (e.g. "45,5%", "Rp 1.200"). */
   text: string;
+}
+
+export interface BarChart {
+  /** A name for the chart's element ids (`chart-<name>`), the same in every language. */
+  name: string;
+  /** The caption, in the page's language. */
+  title: string;
+  items: BarItem[];
+  /** What the chart says when it has no items, in the page's language. */
+  empty: string;
+  /** The scale (100 for percentages); otherwise the largest value fills the width. */
+  max?: number;
+  color?: string;
 }
 
 /**
  * A horizontal bar chart as inline SVG, generated on the server: one labelled bar per item, the
- * value written at its end, so it reads without colour and without a script. `max` fixes the
- * scale (100 for percentages); otherwise the largest value fills the width. Labels (category
+ * value written at its end, so it reads without colour and without a script. Labels (category
  * names) are escaped by the template like any text; colours are SVG attributes, not styles.
  */
-export function barChart(title: string, items: BarItem[], options: { max?: number; color?: string } = {}): Html {
-  const id = `chart-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+export function barChart(chart: BarChart): Html {
+  const { title, items } = chart;
+  const id = `chart-${chart.name}`;
   if (items.length === 0) {
-    return html`<figure><figcaption>${title}</figcaption><p class="muted">No categories yet.</p></figure>`;
+    return html`<figure><figcaption>${title}</figcaption><p class="muted">${chart.empty}</p></figure>`;
   }
   // Sized for the ~300 px a chart gets on the page, so 13-unit text renders at about 13 px:
   // the label on its own line (long category names fit), the bar below it, the value at its end.
   const width = 320;
-  const valueWidth = 104;
+  // Room for the longest value at the bars' end ("IDR 1,050,000" is longer than "Rp 1.050.000"),
+  // at about 9 units per character of 13-unit bold text (a "%" is wide); the bars get the rest.
+  const longest = Math.max(...items.map((i) => i.text.length));
+  const valueWidth = Math.min(160, Math.max(48, longest * 9 + 8));
   const barArea = width - valueWidth;
   const rowHeight = 40;
   const height = items.length * rowHeight + 4;
-  const max = options.max ?? Math.max(...items.map((i) => i.value), 0);
-  const color = options.color ?? '#1f5fa8';
+  const max = chart.max ?? Math.max(...items.map((i) => i.value), 0);
+  const color = chart.color ?? '#1f5fa8';
   const rows = items.map((item, index) => {
     const y = index * rowHeight;
     const w = max > 0 ? Math.max(0, Math.min(1, item.value / max)) * barArea : 0;

@@ -1,4 +1,6 @@
 import { STYLESHEET_PATH } from '../assets.js';
+import { type Locale, LOCALES, type PageContext } from '../i18n/index.js';
+import { LANGUAGE_PATH } from '../language.js';
 import { attr, type Html, href, html, join } from './html.js';
 
 export interface NavUser {
@@ -15,41 +17,59 @@ export interface PageOptions {
   script?: string;
 }
 
-function nav(user: NavUser, current: string | undefined): Html {
+function nav(ctx: PageContext, user: NavUser, current: string | undefined): Html {
+  const { t } = ctx;
   const links: [string, string][] = [
-    ['/dashboard', 'Dashboard'],
-    ['/dashboard/catalog', 'Catalog'],
+    ['/dashboard', t.layout.dashboard],
+    ['/dashboard/catalog', t.layout.catalog],
   ];
-  if (user.role === 'teacher') links.push(['/dashboard/api-keys', 'Kunci API']);
+  if (user.role === 'teacher') links.push(['/dashboard/api-keys', t.layout.apiKeys]);
   const items = links.map(([path, label]) => html`<a href="${href(path)}"${attr('aria-current', path === current && 'page')}>${label}</a>`);
-  return html`<header class="topbar"><nav class="inner" aria-label="Main">
-<span class="brand">LMS</span>
+  return html`<nav class="links" aria-label="${t.layout.mainNav}">
 ${join(items, '\n')}
-<span class="who"><span class="sr-only">Signed in as </span>${user.name}</span>
-<form method="post" action="/api/auth/sign-out"><button type="submit">Sign out</button></form>
-</nav></header>`;
+<span class="who">${t.layout.signedInAs(user.name)}</span>
+<form method="post" action="/api/auth/sign-out"><button type="submit">${t.layout.signOut}</button></form>
+</nav>`;
 }
 
 /**
- * A whole page: our stylesheet, at most one script of our own, inline SVG; nothing from
- * elsewhere and nothing inline that the CSP would have to allow (see ../send.ts).
+ * The language switch, on every page: a plain form (it works without JavaScript) that posts the
+ * choice and the page to come back to (../language.ts sets the cookie and redirects there). Each
+ * language is named in itself and marked with its own `lang`.
  */
-export function page(title: string, body: Html, options: PageOptions = {}): Html {
-  const header = options.user
-    ? nav(options.user, options.current)
-    : html`<header class="topbar"><div class="inner"><span class="brand">LMS</span></div></header>`;
+function languageSwitch(ctx: PageContext): Html {
+  const buttons = (Object.keys(LOCALES) as Locale[]).map(
+    (locale) =>
+      html`<button type="submit" name="lang" value="${locale}" lang="${locale}" aria-pressed="${String(locale === ctx.locale)}">${LOCALES[locale].name}</button>`,
+  );
+  return html`<form class="language" method="post" action="${href(LANGUAGE_PATH)}" aria-label="${ctx.t.layout.language}">
+<input type="hidden" name="next" value="${ctx.path}">
+${join(buttons, '\n')}
+</form>`;
+}
+
+/**
+ * A whole page in the request's language: our stylesheet, at most one script of our own, inline
+ * SVG; nothing from elsewhere and nothing inline that the CSP would have to allow (see ../send.ts).
+ */
+export function page(ctx: PageContext, title: string, body: Html, options: PageOptions = {}): Html {
+  const { t } = ctx;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${ctx.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · LMS</title>
+<title>${t.layout.title(title)}</title>
 <link rel="stylesheet" href="${href(STYLESHEET_PATH)}">
 ${options.script && html`<script src="${href(options.script)}" defer></script>`}
 </head>
 <body>
-<a class="skip" href="#content">Skip to content</a>
-${header}
+<a class="skip" href="#content">${t.layout.skipToContent}</a>
+<header class="topbar"><div class="inner">
+<span class="brand">LMS</span>
+${options.user && nav(ctx, options.user, options.current)}
+${languageSwitch(ctx)}
+</div></header>
 <main id="content">
 ${body}
 </main>
@@ -58,18 +78,19 @@ ${body}
 `;
 }
 
-const ERROR_TEXT: Record<number, { title: string; text: string }> = {
-  403: { title: 'Not allowed', text: 'Your account may not open this page.' },
-  404: { title: 'Page not found', text: 'There is nothing here, or it is not visible to you.' },
-  500: { title: 'Something went wrong', text: 'We could not show this page just now. Please try again in a moment.' },
-  503: { title: 'Briefly unavailable', text: 'Our database is not answering just now. Please try again in a minute.' },
-};
+/** The statuses with a page of their own; anything else is shown as a 500. */
+export type ErrorPageStatus = keyof PageContext['t']['errorPages'];
+
+function isErrorPageStatus(ctx: PageContext, status: number): status is ErrorPageStatus {
+  return Object.hasOwn(ctx.t.errorPages, status);
+}
 
 /** The page for a 403, 404, 500 or 503 on a page route (a 401 is a redirect to /sign-in). */
-export function errorPage(status: number, user: NavUser | null, detail?: string): Html {
-  const known = ERROR_TEXT[status] ?? ERROR_TEXT[500]!;
+export function errorPage(ctx: PageContext, status: number, user: NavUser | null, detail?: string): Html {
+  const { t } = ctx;
+  const known = t.errorPages[isErrorPageStatus(ctx, status) ? status : 500];
   const body = html`<h1>${known.title}</h1>
 <div class="error" role="alert"><p>${known.text}</p>${detail && html`<p>${detail}</p>`}</div>
-<p>${user ? html`<a href="/dashboard">Back to your dashboard</a>` : html`<a href="/sign-in">How to sign in</a>`}</p>`;
-  return page(known.title, body, { user });
+<p>${user ? html`<a href="/dashboard">${t.errors.backToDashboard}</a>` : html`<a href="/sign-in">${t.errors.howToSignIn}</a>`}</p>`;
+  return page(ctx, known.title, body, { user });
 }

@@ -85,7 +85,8 @@ t.test('(a) a registered partner puts a staff e-mail in its token: refused, the 
 
 t.test('(a) the refusal lands on a sign-in page that says why in plain words', async (t) => {
   const res = await callback(app, tokenA({ email: superAdmin.email, membershipId: 'EVIL-2' }));
-  const page = await app.inject(res.location!);
+  // In English, by the language cookie (the page is Indonesian by default: test/pages/languages.test.ts).
+  const page = await app.inject({ url: res.location!, headers: { cookie: 'lms_lang=en' } });
   t.equal(page.statusCode, 200);
   t.match(page.body, "An account with your e-mail address already exists here, but it is not connected to your organisation");
   t.match(page.body, 'nothing about it was changed');
