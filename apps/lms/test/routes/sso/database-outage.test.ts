@@ -82,6 +82,8 @@ t.test('SSO during an outage: temporarily_unavailable, nothing kept, the same to
   t.test('the sign-in page tells the member to try again shortly', async (t) => {
     const page = await env.app.inject('/sign-in?error=sso_failed&reason=temporarily_unavailable');
     t.equal(page.statusCode, 200);
-    t.match(page.body, /briefly unavailable on our side[^<]*try again in a minute/);
+    t.match(page.body, /gangguan sementara[^<]*coba lagi dalam beberapa menit/, 'in Indonesian by default');
+    const english = await env.app.inject({ url: '/sign-in?error=sso_failed&reason=temporarily_unavailable', cookies: { lms_lang: 'en' } });
+    t.match(english.body, /temporary problem[^<]*try again in a few minutes/, 'and in English');
   });
 });
