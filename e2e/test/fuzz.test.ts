@@ -120,8 +120,9 @@ t.test(`fuzz (seed ${seed})`, async (t) => {
   const db = lms.db.db;
   const demo = await seedDemo(db);
   const apiKey = demo.apiKey!;
-  const partner = await registerPemPartner(db, 'fuzz.example');
   const { institutionId, teacherId } = await makeTeacher(db);
+  // Bound to the institution, so a valid body reaches the database (201), not the rights check (403).
+  const partner = await registerPemPartner(db, 'fuzz.example', [institutionId]);
   const gateway = await startGateway(t, [{ iss: partner.iss, allowedIps: ['203.0.113.0/24'], lmsUrl: lms.url }]);
   const [demoTeacher] = await db.select({ id: users.id }).from(users).where(eq(users.email, demo.teacherEmail));
   const session = generateSessionToken();

@@ -35,7 +35,7 @@ t.test('the LMS logs a whole SSO sign-in without the token', async (t) => {
 
   const logged = lines.join('\n');
   t.ok(lines.length >= 8, `the requests were logged (${lines.length} lines)`);
-  t.match(logged, /"url":"\/sso\/verify\?token=\[redacted\]"/, 'the verify request is logged, redacted');
-  t.match(logged, /"url":"\/api\/auth\/sso\/callback\?token=\[redacted\]"/, 'so is the callback');
+  t.match(logged, /"url":"\/sso\/verify\?token=\[redacted\]&proof=\[redacted\]"/, 'the verify request is logged, redacted (token and gateway proof)');
+  t.match(logged, /"url":"\/api\/auth\/sso\/callback\?token=\[redacted\]&proof=\[redacted\]"/, 'so is the callback');
   for (const [i, part] of token.split('.').entries()) t.notOk(logged.includes(part), `no segment ${i} of the token in any line`);
 });

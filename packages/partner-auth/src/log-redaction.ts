@@ -2,9 +2,13 @@
 // the URL (`/sso/verify?token=<JWT>` on the gateway, `/sso/verify` and `/api/auth/sso/callback`
 // on the LMS) and is a credential until it expires, so no log line may carry it.
 
-/** `?token=<JWT>` becomes `?token=[redacted]` (any `token` parameter, whatever its case). */
+/**
+ * `?token=<JWT>` becomes `?token=[redacted]` (any `token` parameter, whatever its case), and the
+ * gateway's `proof` beside it likewise: alone it is worth nothing, but a log line is no place to
+ * keep half of what signs a member in.
+ */
 export function redactTokenInUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|proof)=)[^&#]*/gi, '$1[redacted]');
 }
 
 /** The fields of a Fastify request the request serializer reads. */
