@@ -42,7 +42,10 @@ export const UNMATCHED_ROUTE = 'unmatched';
  */
 export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** Process metrics describe the process, not an app: one registry for every app in it. */
+/**
+ * Process metrics describe the process, not an app: one registry for every app in it, started
+ * with the first app (CPU time and event-loop lag are measured from then on).
+ */
 let processRegistry: Registry | undefined;
 function processMetrics(): Registry {
   if (!processRegistry) {
@@ -63,6 +66,7 @@ export default fp(
   async (app) => {
     const registry = new Registry();
     const registers = [registry];
+    const processWide = processMetrics();
 
     const requestDuration = new Histogram({
       name: 'lms_http_request_duration_seconds',
@@ -207,7 +211,7 @@ export default fp(
 
     let listener: MetricsListener | undefined;
     const render = async (): Promise<MetricsExposition> => {
-      const merged = Registry.merge([registry, processMetrics()]);
+      const merged = Registry.merge([registry, processWide]);
       return { contentType: merged.contentType, body: await merged.metrics() };
     };
     const metrics: LmsMetrics = {
