@@ -35,7 +35,7 @@ interface Child {
 async function startChild(t: Test, entry: string, env: Record<string, string>, ready: RegExp): Promise<Child> {
   const port = await freePort();
   const child = spawn(process.execPath, [entry], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_DRAIN_MS: String(DRAIN_MS), ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_DRAIN_MS: String(DRAIN_MS), METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

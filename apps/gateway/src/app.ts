@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import jsonBodyPlugin from './plugins/json-body.js';
 import lifecyclePlugin from './plugins/lifecycle.js';
+import metricsPlugin from './plugins/metrics.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
@@ -50,6 +51,7 @@ export async function buildGateway(deps: GatewayDeps) {
   await app.register(errorHandlerPlugin);
   await app.register(jsonBodyPlugin);
   await app.register(lifecyclePlugin);
+  await app.register(metricsPlugin);
   await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });
   await app.register(healthRoutes);

@@ -8,6 +8,12 @@ const Env = z.object({
   PORT: optional(z.coerce.number().int().min(0).max(65535)).default(3001),
   HOST: optional(z.string()).default('0.0.0.0'),
   PUBLIC_URL: optional(z.url()).default('http://localhost:3001'),
+  /**
+   * The Prometheus endpoint (`GET /metrics`) listens here, apart from the public port: on the
+   * loopback by default (see the LMS's). 0: no metrics listener.
+   */
+  METRICS_PORT: optional(z.coerce.number().int().min(0).max(65535)).default(9465),
+  METRICS_HOST: optional(z.string()).default('127.0.0.1'),
   LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).default('info'),
   /** JSON file of partners: {"partners":[{"iss","allowedIps":[CIDR...],"lmsUrl"}]}. Reloaded on change. */
   PARTNERS_FILE: optional(z.string()).default('partners.json'),

@@ -13,6 +13,7 @@ import errorHandlerPlugin from './plugins/error-handler.js';
 import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
 import jsonBodyPlugin from './plugins/json-body.js';
 import lifecyclePlugin from './plugins/lifecycle.js';
+import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
 import csrfPlugin from './plugins/csrf.js';
@@ -72,6 +73,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(jsonBodyPlugin);
   await app.register(lifecyclePlugin);
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
+  await app.register(metricsPlugin);
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(cookie);
   await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});

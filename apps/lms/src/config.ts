@@ -22,6 +22,13 @@ const Env = z.object({
   HOST: optional(z.string()).default('0.0.0.0'),
   /** Where people reach the LMS; decides Secure cookies (https) and the URLs printed at start. */
   PUBLIC_URL: optional(z.url()).default('http://localhost:3000'),
+  /**
+   * The Prometheus endpoint (`GET /metrics`) listens here, apart from the public port: on the
+   * loopback by default, so nothing off the machine reaches it unless an operator says so
+   * (METRICS_HOST=0.0.0.0 in a container whose network Prometheus shares). 0: no metrics listener.
+   */
+  METRICS_PORT: optional(z.coerce.number().int().min(0).max(65535)).default(9464),
+  METRICS_HOST: optional(z.string()).default('127.0.0.1'),
   LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])).default('info'),
   /** PostgreSQL. Unset: embedded PGlite in DATA_DIR. */
   DATABASE_URL: optional(z.url()),

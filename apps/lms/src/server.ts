@@ -40,6 +40,7 @@ async function main() {
 
   stopOnSignals(app, config.SHUTDOWN_DRAIN_MS);
 
+  if (config.METRICS_PORT !== 0) await serveMetrics(app, config);
   await app.listen({ port: config.PORT, host: config.HOST });
   const where = db.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
   const base = config.PUBLIC_URL.replace(/\/$/, '');
@@ -55,6 +56,22 @@ async function main() {
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * The Prometheus endpoint on its own listener (closed with the app). A port already taken stops
+ * the start: another process there would answer the scrape with its own numbers.
+ */
+async function serveMetrics(app: LmsApp, config: LmsConfig) {
+  try {
+    const metrics = await app.metrics.listen({ host: config.METRICS_HOST, port: config.METRICS_PORT });
+    app.log.info({ url: metrics.url }, 'metrics: Prometheus endpoint listening');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    console.error(`Cannot serve metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${code}): set METRICS_PORT to a free port, or 0 for no metrics listener.`);
+    await app.close();
+    process.exit(1);
+  }
 }
 
 /** How long in-flight requests may take to finish once the listener is closed. */

@@ -49,9 +49,36 @@ export type Db = PgDatabase<QueryResultHKT, typeof schema>;
 /** The database went away (`available: false`, with the error that showed it) or came back. */
 export type AvailabilityListener = (change: { available: boolean; cause?: unknown }) => void;
 
+/** What the handle sees of the database, read when metrics are scraped. */
+export interface DbStats {
+  /** Whether the database answers, as the last connection or statement showed (see onAvailabilityChange). */
+  available: boolean;
+  /** How many times it stopped answering since the handle was opened. */
+  outages: number;
+  /** PostgreSQL: the pool's connections (open, of them idle), callers waiting for one, its size. Null on PGlite. */
+  pool: { total: number; idle: number; waiting: number; max: number } | null;
+  /** PostgreSQL: failures counted since the handle was opened, by kind. Null on PGlite (no network, no pool). */
+  errors: DbErrorCounts | null;
+}
+
+export interface DbErrorCounts {
+  /** A new connection could not be opened (refused, timed out, authentication). */
+  connect: number;
+  /** A call waited connectTimeoutMs for a free connection of a full pool and gave up. */
+  poolTimeout: number;
+  /** A statement failed for lack of the server or of time (isDatabaseUnavailable: cut, stalled, statement_timeout). */
+  unavailable: number;
+  /** A statement the server refused (a constraint, a bad value): some are expected, e.g. a race on a unique key. */
+  statement: number;
+  /** A pooled connection broke while idle (a server restart, a cut); the pool replaces it. */
+  idleConnection: number;
+}
+
 export interface DbHandle {
   db: Db;
   kind: 'postgres' | 'pglite';
+  /** The pool and availability figures of this handle (cheap: counters kept as calls happen). */
+  stats(): DbStats;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -84,9 +111,11 @@ function createPostgres(url: string, config: DbConfig): DbHandle {
     keepAliveInitialDelayMillis: 10_000,
   };
   const availability = new Availability();
-  const pool = new pg.Pool({
+  const errors: DbErrorCounts = { connect: 0, poolTimeout: 0, unavailable: 0, statement: 0, idleConnection: 0 };
+  const poolMax = config.poolMax ?? 10;
+  const pool = new (countingPool(errors))({
     ...connectionOptions,
-    max: config.poolMax ?? 10,
+    max: poolMax,
     ...(statementTimeoutMs > 0
       ? {
           statement_timeout: statementTimeoutMs,
@@ -96,15 +125,25 @@ function createPostgres(url: string, config: DbConfig): DbHandle {
           query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
         }
       : {}),
-    Client: observedClient(availability),
+    Client: observedClient(availability, errors),
   });
   // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  pool.on('error', () => {
+    errors.idleConnection += 1;
+  });
   const db = drizzlePg(pool, { schema, casing: 'snake_case' }) as unknown as Db;
   let closed = false;
   return {
     db,
     kind: 'postgres',
+    stats() {
+      return {
+        available: availability.available,
+        outages: availability.outages,
+        pool: { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolMax },
+        errors: { ...errors },
+      };
+    },
     async ping() {
       await pool.query('select 1');
     },
@@ -145,6 +184,8 @@ function createPostgres(url: string, config: DbConfig): DbHandle {
  */
 class Availability {
   available = true;
+  /** Changes from available to unavailable. */
+  outages = 0;
   private started = 0;
   private decidedBy = 0;
   private closed = false;
@@ -166,6 +207,7 @@ class Availability {
     this.decidedBy = attempt;
     if (available === this.available) return;
     this.available = available;
+    if (!available) this.outages += 1;
     const change = available ? { available } : { available, cause: err };
     for (const listener of this.listeners) listener(change);
   }
@@ -189,27 +231,61 @@ function isServerError(err: unknown): boolean {
 
 type Callback = (err: Error | null | undefined, ...rest: unknown[]) => void;
 
+/** pg-pool's error when no connection of a full pool became free within connectionTimeoutMillis. */
+const POOL_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
 /**
- * The pool's client class: it reports each connection and statement to `availability`, and ends
+ * The pool, counting the calls that gave up waiting for a free connection (pool.query() and the
+ * transactions' checkouts both go through connect()). The wait itself is bounded by
+ * connectionTimeoutMillis; the count says the pool was too small for the load, or the database too slow.
+ */
+function countingPool(errors: DbErrorCounts): typeof pg.Pool {
+  const countTimeout = (err: unknown) => {
+    if (err instanceof Error && err.message === POOL_TIMEOUT_MESSAGE) errors.poolTimeout += 1;
+  };
+  return class CountingPool extends pg.Pool {
+    override connect(...args: any[]): any {
+      const callback = args[0] as Callback | undefined;
+      if (typeof callback === 'function') {
+        return (super.connect as (cb: Callback) => void)((err, ...rest) => {
+          countTimeout(err);
+          callback(err, ...rest);
+        });
+      }
+      return (super.connect as () => Promise<unknown>)().catch((err: unknown) => {
+        countTimeout(err);
+        throw err;
+      });
+    }
+  };
+}
+
+/**
+ * The pool's client class: it reports each connection and statement to `availability` (and
+ * counts the failures in `errors`), and ends
  * itself when a statement hit `query_timeout`. node-postgres leaves such a client waiting for an
  * answer that may never come (brianc/node-postgres#3399): pool.query() discards it, but a client
  * checked out for a transaction would go back to the pool stuck, and every statement queued on it
  * would time out too. Ended, it is dropped from the pool when released.
  */
-function observedClient(availability: Availability): typeof pg.Client {
+function observedClient(availability: Availability, errors: DbErrorCounts): typeof pg.Client {
   return class ObservedClient extends pg.Client {
     override connect(callback?: (err: Error) => void): any {
       const attempt = availability.start();
+      const settle = (err: unknown) => {
+        if (err) errors.connect += 1;
+        availability.settle(attempt, err);
+      };
       if (callback) {
         return super.connect((err) => {
-          availability.settle(attempt, err);
+          settle(err);
           callback(err);
         });
       }
       return super.connect().then(
-        () => availability.settle(attempt, null),
+        () => settle(null),
         (err: unknown) => {
-          availability.settle(attempt, err);
+          settle(err);
           throw err;
         },
       );
@@ -221,6 +297,10 @@ function observedClient(availability: Availability): typeof pg.Client {
       const attempt = availability.start();
       const settle = (err: unknown) => {
         if (err instanceof Error && err.message === 'Query read timeout') void this.end().catch(() => {});
+        if (err) {
+          if (isDatabaseUnavailable(err)) errors.unavailable += 1;
+          else errors.statement += 1;
+        }
         availability.settle(attempt, err);
       };
       const at = args.findIndex((a) => typeof a === 'function');
@@ -266,6 +346,10 @@ function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): 
   return {
     db,
     kind: 'pglite',
+    stats() {
+      // One in-process connection: nothing to pool, no network to lose.
+      return { available: !closed, outages: 0, pool: null, errors: null };
+    },
     async ping() {
       await db.execute(sql`select 1`);
     },

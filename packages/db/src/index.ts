@@ -1,6 +1,6 @@
 export * as schema from './schema/index.js';
 export * from './schema/index.js';
-export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT, type AvailabilityListener } from './client.js';
+export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT, type AvailabilityListener, type DbStats, type DbErrorCounts } from './client.js';
 export { isDatabaseUnavailable } from './errors.js';
 export { migrate, migrationsFolder } from './migrate.js';
 export { DATA_DIR_LOCK_FILE, DataDirLockedError, type DataDirLockOwner } from './data-dir-lock.js';

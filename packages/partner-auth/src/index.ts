@@ -9,3 +9,4 @@ export * from './docs-ui.js';
 export * from './jwks-cache.js';
 export * from './key-registry.js';
 export * from './verify.js';
+export * from './metrics-listener.js';

@@ -60,6 +60,7 @@ export default fp<PartnersPluginOptions>(
     let reloadAgain = false;
 
     const reportOnce = (problem: string) => {
+      app.gatewayMetrics.partnersFileRejected();
       // The poll would otherwise log the same bad file every few seconds.
       if (problem === lastProblem) return;
       lastProblem = problem;
@@ -143,7 +144,7 @@ export default fp<PartnersPluginOptions>(
       await reloading;
     });
   },
-  { name: 'partners' },
+  { name: 'partners', dependencies: ['metrics'] },
 );
 
 /** Identity and version of the file as stat() sees it; 'missing' when it is not there. */

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
+import type { RateLimitStats } from './rate-limit.js';
 import {
   memorySlidingWindowStore,
   type RateLimitPolicy,
@@ -24,6 +25,8 @@ declare module 'fastify' {
       refuseIfOver(request: FastifyRequest): void;
       /** Counts a failed credential of the request's IP; 429 if this one went over the limit. */
       record(request: FastifyRequest): Promise<void>;
+      /** Where the failures are counted (for metrics): memory, or Redis with its circuit. */
+      stats(): RateLimitStats;
     };
   }
 }
@@ -58,6 +61,7 @@ export default fp<FailedCredentialsOptions>(
     const policy: RateLimitPolicy = { limit: app.config.FAILED_AUTH_PER_MINUTE, windowMs: WINDOW_MS };
     const memory = memorySlidingWindowStore(policy);
     let store: SlidingWindowStore = memory;
+    let stats: () => RateLimitStats = () => ({ store: 'memory' });
     if (app.config.REDIS_URL) {
       const redisStore = redisSlidingWindowStore(policy, {
         url: app.config.REDIS_URL,
@@ -65,7 +69,9 @@ export default fp<FailedCredentialsOptions>(
         commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
         onConnectionError: (err) => app.log.debug({ err }, 'failed-credential limit: Redis connection error'),
       });
-      store = storeWithFallback(redisStore, memory, app.log);
+      const shared = storeWithFallback(redisStore, memory, app.log);
+      store = shared;
+      stats = () => ({ store: 'redis', ...shared.stats });
     }
     /** IP → time (ms) until which its credentials are refused unseen. */
     const blockedUntil = new Map<string, number>();
@@ -75,12 +81,14 @@ export default fp<FailedCredentialsOptions>(
       if (until === undefined) return;
       const now = app.clock().getTime();
       if (until <= now) return;
+      app.metrics.rateLimitDecision('failed_credentials', false);
       throw new TooManyFailuresError(Math.max(1, Math.ceil((until - now) / 1000)));
     }
 
     async function record(request: FastifyRequest): Promise<void> {
       const now = app.clock().getTime();
       const result = await store.hit(request.ip, now);
+      app.metrics.rateLimitDecision('failed_credentials', result.allowed);
       if (result.allowed) return;
       if (blockedUntil.size >= MAX_BLOCKED_IPS) {
         for (const [ip, until] of blockedUntil) if (until <= now) blockedUntil.delete(ip);
@@ -93,10 +101,10 @@ export default fp<FailedCredentialsOptions>(
       throw new TooManyFailuresError(Math.max(1, Math.ceil(result.resetMs / 1000)));
     }
 
-    app.decorate('failedCredentials', { refuseIfOver, record });
+    app.decorate('failedCredentials', { refuseIfOver, record, stats: () => stats() });
     app.addHook('onClose', async () => {
       await store.close();
     });
   },
-  { name: 'failed-credentials' },
+  { name: 'failed-credentials', dependencies: ['metrics'] },
 );

@@ -83,6 +83,7 @@ export default fp<RateLimitOptions>(
       const caller = request.caller;
       if (caller?.kind !== 'api-key') return;
       const result = await store.hit(caller.keyHash.slice(0, 16), app.clock().getTime());
+      app.metrics.rateLimitDecision('api_key', result.allowed);
       const resetSeconds = Math.ceil(result.resetMs / 1000);
       reply.header('RateLimit-Policy', policyField);
       reply.header('RateLimit', `"${POLICY_NAME}";r=${result.remaining};t=${resetSeconds}`);
@@ -93,5 +94,5 @@ export default fp<RateLimitOptions>(
       await store.close();
     });
   },
-  { name: 'rate-limit', dependencies: ['auth'] },
+  { name: 'rate-limit', dependencies: ['auth', 'metrics'] },
 );

@@ -10,10 +10,11 @@ export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.u
 
 /**
  * The environment of a fresh shell: no inherited LMS settings, only what the test gives; no drain
- * period on SIGTERM unless the test asks for one (as with `pnpm run start`).
+ * period on SIGTERM unless the test asks for one (as with `pnpm run start`); no metrics listener
+ * unless the test asks for one (the default port would be shared by every test server at once).
  */
 export function envWith(vars: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', SHUTDOWN_DRAIN_MS: '0', ...vars };
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', SHUTDOWN_DRAIN_MS: '0', METRICS_PORT: '0', ...vars };
 }
 
 /** Runs a built entry point as its own process. */

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
+import { accessDecision } from '../../plugins/metrics.js';
 import { requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
 
 /** Response headers of the LMS that the partner should see. */
@@ -26,10 +27,13 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
         // Every credential problem is a 401 here (DESIGN §5: 401 for a missing or bad token), with
         // the gateway table's texts; only the caller IP is a 403.
         const header = request.headers.authorization;
-        if (!header) throw new GatewayError(401, UNVERIFIED_TOKEN_ERRORS.missing_token);
-        const token = header.match(/^Bearer +(\S+)$/i)?.[1];
-        if (!token) throw new GatewayError(401, UNVERIFIED_TOKEN_ERRORS.invalid_format);
+        const token = header?.match(/^Bearer +(\S+)$/i)?.[1];
+        if (!token) {
+          app.gatewayMetrics.partnerAccess('course_creation', 'bad_token');
+          throw new GatewayError(401, header ? UNVERIFIED_TOKEN_ERRORS.invalid_format : UNVERIFIED_TOKEN_ERRORS.missing_token);
+        }
         const access = decidePartnerAccess(app.partners, token, request.ip);
+        app.gatewayMetrics.partnerAccess('course_creation', accessDecision(access));
         if (!access.ok) throw new GatewayError(access.statusCode === 403 ? 403 : 401, access.error);
         request.partnerLmsUrl = access.partner.lmsUrl;
       },
@@ -96,13 +100,15 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
 
       let upstream: UpstreamAnswer;
       try {
-        upstream = await requestUpstream(`${request.partnerLmsUrl}/api/courses`, {
-          method: 'POST',
-          headers,
-          // The client's own text: the parsed body was only validated, never re-serialized.
-          body: request.rawJsonBody,
-          timeoutMs: UPSTREAM_TIMEOUT_MS,
-        });
+        upstream = await app.gatewayMetrics.timeUpstream(
+          requestUpstream(`${request.partnerLmsUrl}/api/courses`, {
+            method: 'POST',
+            headers,
+            // The client's own text: the parsed body was only validated, never re-serialized.
+            body: request.rawJsonBody,
+            timeoutMs: UPSTREAM_TIMEOUT_MS,
+          }),
+        );
       } catch (err) {
         const timedOut = err instanceof UpstreamTimeout;
         request.log.warn({ err, lms: request.partnerLmsUrl }, timedOut ? 'LMS timed out' : 'LMS unreachable');

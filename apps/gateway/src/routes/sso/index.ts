@@ -3,6 +3,7 @@ import { GATEWAY_PROOF_PARAM, signGatewayProof } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
+import { accessDecision } from '../../plugins/metrics.js';
 
 /**
  * `GET /sso/verify?token=`: the first hop of partner SSO. No signature check here (the LMS does
@@ -40,6 +41,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const access = decidePartnerAccess(app.partners, (request.query as Record<string, unknown>).token, request.ip);
+      app.gatewayMetrics.partnerAccess('sso_verify', accessDecision(access));
       if (!access.ok) {
         if (access.statusCode === 403) request.log.info({ ip: request.ip }, access.error);
         throw new GatewayError(access.statusCode, access.error);

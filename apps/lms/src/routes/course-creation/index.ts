@@ -119,7 +119,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
       const result =
         key === undefined
           ? { ...(await runInCreationTransaction(app.db, create)), replayed: false }
-          : await runIdempotent(app.db, { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() }, create);
+          : await app.metrics.countIdempotent(runIdempotent(app.db, { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() }, create));
       if (result.replayed) reply.header('idempotency-replayed', 'true');
       else if (result.statusCode === 201) {
         const { course } = result.body as z.infer<typeof CreateCourseResponse>;

@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { deleteSession } from '../../domain/sessions.js';
 import { SsoFailure, signInMember } from '../../domain/sso.js';
 import { ForbiddenError } from '../../errors.js';
+import { REPLAYED_TOKEN_REASON, UNVERIFIABLE_TOKEN_REASON } from '../../metrics/sso-reasons.js';
 import { isSameOrigin } from '../../plugins/csrf.js';
 
 /** A repeated `token` parameter is as malformed as a broken token. */
@@ -27,6 +28,7 @@ function signInUrl(code: SsoErrorCode, reason?: string): string {
 }
 
 function failSignIn(reply: FastifyReply, code: SsoErrorCode, reason?: string) {
+  reply.server.metrics.ssoSignIn(code, reason);
   return reply.redirect(signInUrl(code, reason), 307);
 }
 
@@ -137,7 +139,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         // The partner's keys are looked up in the database: nothing is wrong with the token.
         if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
         request.log.error({ err }, 'SSO verification failed unexpectedly');
-        return failSignIn(reply, 'invalid_token', 'The token could not be verified.');
+        return failSignIn(reply, 'invalid_token', UNVERIFIABLE_TOKEN_REASON);
       }
       // verifyPartnerToken guarantees both for the sso purpose.
       const email = claims.email!;
@@ -163,12 +165,13 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       if (signIn.outcome === 'replayed') {
         request.log.warn({ issuer: claims.issuer, jti: claims.jti }, 'SSO token replayed');
-        return failSignIn(reply, 'invalid_token', 'Token has already been used.');
+        return failSignIn(reply, 'invalid_token', REPLAYED_TOKEN_REASON);
       }
       if (signIn.outcome === 'refused') return failSignIn(reply, 'sso_failed', signIn.reason);
       const { userId, session } = signIn;
       app.setSessionCookie(reply, session.token, session.expiresAt);
       request.log.info({ userId, issuer: claims.issuer }, 'signed in through SSO');
+      app.metrics.ssoSignIn('signed_in');
       return reply.redirect('/dashboard', 302);
     },
   );

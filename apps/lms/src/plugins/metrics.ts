@@ -1,0 +1,254 @@
+import type { SsoErrorCode } from '@lms/contracts';
+import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/partner-auth';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ssoReasonLabel } from '../metrics/sso-reasons.js';
+import type { RateLimitStats } from './rate-limit.js';
+
+export type Limiter = 'api_key' | 'failed_credentials';
+export type SsoResult = 'signed_in' | SsoErrorCode;
+
+export interface LmsMetrics {
+  /** This app's metrics (one registry per app: tests build several apps in one process). */
+  readonly registry: Registry;
+  /** What a scrape gets: this app's metrics, then the process's (CPU, memory, event loop, GC). */
+  render(): Promise<MetricsExposition>;
+  /**
+   * Serves `GET /metrics` on a listener of its own (server.ts calls it with METRICS_HOST and
+   * METRICS_PORT; tests with port 0), closed with the app. Rejects when the port cannot be bound.
+   */
+  listen(where: { host: string; port: number }): Promise<MetricsListener>;
+  /** A rate limiter's decision: the API-key window, or the per-IP limit of failed credentials. */
+  rateLimitDecision(limiter: Limiter, allowed: boolean): void;
+  /** How one SSO sign-in ended (the callback, or /sso/verify when it had no token). */
+  ssoSignIn(result: SsoResult, reason?: string): void;
+  /** Counts how a course creation with an Idempotency-Key ended; passes its result or error through. */
+  countIdempotent<T extends { replayed: boolean; statusCode: number }>(work: Promise<T>): Promise<T>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: LmsMetrics;
+  }
+}
+
+/** The `route` label of a request that matched no route: one series, whatever the URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Seconds. The API answers in milliseconds (catalog answers shared from memory in well under
+ * one), pages and SSO in tens of them; a database outage turns into 503s after the connect
+ * timeout (3 s) or the statement timeout (5 s + 1 s), which the top buckets catch.
+ */
+export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * Process metrics describe the process, not an app: one registry for every app in it, started
+ * with the first app (CPU time and event-loop lag are measured from then on).
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * Prometheus metrics of the LMS (prom-client). Counters are incremented where an outcome is
+ * decided (the plugins and routes call `app.metrics.*`); gauges and the counters other modules
+ * already keep (the JWKS cache's, the limiter's circuit, the database pool's) are read at scrape
+ * time. Label values are bounded: route patterns, never URLs; SSO reasons mapped to codes.
+ * The README's "Metrics" section lists every metric.
+ */
+export default fp(
+  async (app) => {
+    const registry = new Registry();
+    const registers = [registry];
+    const processWide = processMetrics();
+
+    const requestDuration = new Histogram({
+      name: 'lms_http_request_duration_seconds',
+      help: 'Time from the request arriving to the response sent, by method, route pattern and status; its _count is the number of requests',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+    app.addHook('onResponse', (request, reply, done) => {
+      requestDuration.observe(
+        { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+
+    const rateLimitDecisions = new Counter({
+      name: 'lms_rate_limit_decisions_total',
+      help: 'Rate-limit decisions: limiter="api_key" per API key (refused = 429), limiter="failed_credentials" per client IP (allowed = a failed credential counted under the limit, refused = 429)',
+      labelNames: ['limiter', 'decision'] as const,
+      registers,
+    });
+
+    const ssoSignIns = new Counter({
+      name: 'lms_sso_sign_ins_total',
+      help: 'SSO sign-ins by result (signed_in, missing_token, invalid_token, sso_failed) and a bounded reason code',
+      labelNames: ['result', 'reason'] as const,
+      registers,
+    });
+
+    const idempotent = new Counter({
+      name: 'lms_idempotent_course_creations_total',
+      help: 'Course creations with an Idempotency-Key: created, replayed (an earlier answer sent again), refused (the work answered 4xx), in_progress (409), key_reused (422), failed (5xx, nothing kept)',
+      labelNames: ['outcome'] as const,
+      registers,
+    });
+
+    // Read at scrape time: what the JWKS cache counted (packages/partner-auth JwksCache.stats).
+    const jwksStat = (name: string, help: string, read: (stats: typeof app.partnerKeys.jwks.stats) => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read(app.partnerKeys.jwks.stats));
+        },
+      });
+    jwksStat('lms_jwks_fetches_total', 'Fetches of partners\' JWKS URLs (first contact, refresh, unknown kid)', (s) => s.fetches);
+    jwksStat('lms_jwks_fetch_failures_total', 'JWKS fetches that failed (timeout, HTTP error, not a JWKS); known keys stay in use', (s) => s.failures);
+    jwksStat('lms_jwks_stale_keys_served_total', 'Tokens verified with keys older than the 1 h max age (refresh running, or the partner\'s URL failing)', (s) => s.staleServed);
+    jwksStat('lms_jwks_unknown_kid_refetches_skipped_total', 'Tokens with an unknown kid refused without a refetch (cooldown not over)', (s) => s.kidMissesWithoutRefetch);
+
+    new Gauge({
+      name: 'lms_db_available',
+      help: '1 while the database answers, 0 from the connection or statement that failed for lack of it until one succeeds',
+      registers,
+      collect() {
+        this.set(app.dbHandle.stats().available ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'lms_db_outages_total',
+      help: 'Times the database stopped answering (PostgreSQL)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(app.dbHandle.stats().outages);
+      },
+    });
+    // PostgreSQL only: PGlite is one in-process connection, no pool, no network to lose.
+    if (app.dbHandle.kind === 'postgres') {
+      const dbStats = () => app.dbHandle.stats();
+      const poolGauge = (name: string, help: string, read: (pool: NonNullable<ReturnType<typeof dbStats>['pool']>) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            const pool = dbStats().pool;
+            if (pool) this.set(read(pool));
+          },
+        });
+      poolGauge('lms_db_pool_connections', 'PostgreSQL connections open in the pool (busy and idle)', (p) => p.total);
+      poolGauge('lms_db_pool_idle_connections', 'PostgreSQL connections open and idle', (p) => p.idle);
+      poolGauge('lms_db_pool_waiting_requests', 'Database calls waiting for a connection of the full pool', (p) => p.waiting);
+      poolGauge('lms_db_pool_max_connections', 'The pool size (DB_POOL_MAX)', (p) => p.max);
+      new Counter({
+        name: 'lms_db_errors_total',
+        help:
+          'PostgreSQL failures by kind: connect (a new connection failed), pool_timeout (no free connection within ' +
+          'DB_CONNECT_TIMEOUT_MS), unavailable (a statement cut, stalled or timed out), statement (refused by the server), ' +
+          'idle_connection (a pooled connection broke while idle)',
+        labelNames: ['kind'] as const,
+        registers,
+        collect() {
+          this.reset();
+          const errors = dbStats().errors;
+          if (!errors) return;
+          this.inc({ kind: 'connect' }, errors.connect);
+          this.inc({ kind: 'pool_timeout' }, errors.poolTimeout);
+          this.inc({ kind: 'unavailable' }, errors.unavailable);
+          this.inc({ kind: 'statement' }, errors.statement);
+          this.inc({ kind: 'idle_connection' }, errors.idleConnection);
+        },
+      });
+    }
+
+    // The limiters' Redis store (storeWithFallback's stats): only with REDIS_URL.
+    const limiterStats = (): Array<[Limiter, RateLimitStats]> => [
+      ['api_key', app.rateLimitStats()],
+      ['failed_credentials', app.failedCredentials.stats()],
+    ];
+    new Gauge({
+      name: 'lms_rate_limit_circuit_state',
+      help: 'The Redis circuit of each limiter (REDIS_URL set): 1 for its current state (closed: Redis in use; open: memory, Redis not asked; half-open: one probe)',
+      labelNames: ['limiter', 'state'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [limiter, stats] of limiterStats()) {
+          if (stats.store !== 'redis') continue;
+          for (const state of ['closed', 'open', 'half-open'] as const) this.set({ limiter, state }, stats.circuit === state ? 1 : 0);
+        }
+      },
+    });
+    const limiterCounter = (name: string, help: string, read: (stats: RateLimitStats & { store: 'redis' }) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['limiter'] as const,
+        registers,
+        collect() {
+          this.reset();
+          for (const [limiter, stats] of limiterStats()) if (stats.store === 'redis') this.inc({ limiter }, read(stats));
+        },
+      });
+    limiterCounter('lms_rate_limit_redis_calls_total', 'Limiter requests that asked Redis and waited for its answer or its timeout', (s) => s.redisCalls);
+    limiterCounter('lms_rate_limit_redis_failures_total', 'Of those, the ones that failed or timed out (answered from memory)', (s) => s.redisFailures);
+    limiterCounter('lms_rate_limit_memory_answers_total', 'Limiter requests answered from memory without asking Redis (connection down, circuit open)', (s) => s.memoryAnswers);
+    limiterCounter('lms_rate_limit_circuit_openings_total', 'Times the Redis circuit opened', (s) => s.circuitOpenings);
+
+    let listener: MetricsListener | undefined;
+    const render = async (): Promise<MetricsExposition> => {
+      const merged = Registry.merge([registry, processWide]);
+      return { contentType: merged.contentType, body: await merged.metrics() };
+    };
+    const metrics: LmsMetrics = {
+      registry,
+      render,
+      async listen(where) {
+        if (listener) throw new Error(`the metrics listener is already open at ${listener.url}`);
+        listener = await listenForMetrics({
+          ...where,
+          render,
+          onRenderError: (err) => app.log.error({ err }, 'metrics: a scrape could not be rendered'),
+        });
+        return listener;
+      },
+      rateLimitDecision(limiter, allowed) {
+        rateLimitDecisions.inc({ limiter, decision: allowed ? 'allowed' : 'refused' });
+      },
+      ssoSignIn(result, reason) {
+        ssoSignIns.inc({ result, reason: result === 'signed_in' ? '' : ssoReasonLabel(result, reason) });
+      },
+      async countIdempotent(work) {
+        try {
+          const result = await work;
+          idempotent.inc({ outcome: result.replayed ? 'replayed' : result.statusCode < 300 ? 'created' : 'refused' });
+          return result;
+        } catch (err) {
+          const status = (err as { statusCode?: unknown } | null)?.statusCode;
+          idempotent.inc({ outcome: status === 409 ? 'in_progress' : status === 422 ? 'key_reused' : 'failed' });
+          throw err;
+        }
+      },
+    };
+    app.decorate('metrics', metrics);
+
+    app.addHook('onClose', async () => {
+      await listener?.close();
+    });
+  },
+  { name: 'metrics', dependencies: ['database'] },
+);
