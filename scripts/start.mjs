@@ -1,20 +1,212 @@
-// `pnpm run start`: the LMS, the gateway and the example partner backend (turbo run start), with
-// a GATEWAY_SECRET they share. The gateway proves each SSO sign-in to the LMS with it and sends
-// it with forwarded course creations; without one both are refused. When the environment has
-// none, a fresh random one is made for this run, so a newcomer has nothing to set (it only has
-// to be the same in both apps, never to survive a restart).
-import { spawn } from 'node:child_process';
+// `pnpm run start`: builds what the servers need, then runs the LMS, the gateway and the demo
+// partner backend, prints one banner once all three answer, and stops all of them on Ctrl-C or
+// SIGTERM.
+//
+// The servers are spawned here (`node dist/server.js`), not through turbo or pnpm: a signal to
+// this one process reaches every server, and nothing in between can leave one running. Each runs
+// in a process group of its own, so a terminal's Ctrl-C comes to this script only and the servers
+// stop in order; if this script's own parent goes (`kill <pnpm pid>`), it stops them too.
+//
+// GATEWAY_SECRET: the LMS and the gateway share one. When the environment has none, a fresh
+// random one is made for this run (it only has to be the same in both apps).
+//
+// Settings of the start itself (everything else goes to the apps as it is):
+//   LMS_PORT, GATEWAY_PORT, PARTNER_PORT         3000, 3001, 3002
+//   LMS_METRICS_PORT, GATEWAY_METRICS_PORT       9464, 9465 (0: no metrics listener)
+//   LMS_PUBLIC_URL, GATEWAY_PUBLIC_URL           http://localhost:<port>
+//   PARTNER_DATA_DIR                             the demo partner's key (examples/partner-backend/.data)
+//   LOG_FORMAT                                   auto (pretty on a terminal, JSON otherwise) | json | pretty
+//   --no-build                                   skip the build (the start test; dist/ is already built)
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { formatLine } from './log-format.mjs';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 const env = { ...process.env };
+const argv = process.argv.slice(2);
+const logFormat = env.LOG_FORMAT ?? 'auto';
+if (!['auto', 'json', 'pretty'].includes(logFormat)) fail(`LOG_FORMAT must be auto, json or pretty (not ${JSON.stringify(logFormat)})`);
+const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY === true);
+
 if (!env.GATEWAY_SECRET) {
   env.GATEWAY_SECRET = randomBytes(32).toString('base64url');
-  console.error('GATEWAY_SECRET is not set: the LMS and the gateway share a fresh random one for this run.');
+  note('GATEWAY_SECRET is not set: the LMS and the gateway share a fresh random one for this run.');
+}
+const port = (name, fallback) => env[name] || String(fallback);
+const lmsPort = port('LMS_PORT', 3000);
+const gatewayPort = port('GATEWAY_PORT', 3001);
+const partnerPort = port('PARTNER_PORT', 3002);
+const lmsUrl = (env.LMS_PUBLIC_URL || `http://localhost:${lmsPort}`).replace(/\/$/, '');
+const gatewayUrl = (env.GATEWAY_PUBLIC_URL || `http://localhost:${gatewayPort}`).replace(/\/$/, '');
+const partnerUrl = `http://127.0.0.1:${partnerPort}`;
+// Nothing balances load here: no drain period on stop unless asked.
+const drain = env.SHUTDOWN_DRAIN_MS || '0';
+
+// 1. Build: the two apps and the workspace packages they use; not bench, e2e or the examples.
+if (!argv.includes('--no-build')) {
+  // The workspace's own turbo, so `node scripts/start.mjs` works outside pnpm too.
+  const local = join(root, 'node_modules/.bin', process.platform === 'win32' ? 'turbo.cmd' : 'turbo');
+  const turbo = existsSync(local) ? local : 'turbo';
+  const build = spawnSync(turbo, ['run', 'build', '--filter=@lms/lms...', '--filter=@lms/gateway...', '--output-logs=errors-only'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env,
+  });
+  if (build.error) fail(`cannot run turbo: ${build.error.message} (run pnpm install first)`);
+  if (build.status !== 0) fail('the build failed (see above)');
 }
 
-const turbo = spawn('turbo', ['run', 'start', ...process.argv.slice(2)], { stdio: 'inherit', env });
-turbo.on('error', (err) => {
-  console.error(`cannot run turbo: ${err.message} (run this through pnpm: pnpm run start)`);
+// 2. The three servers, each with its own port and settings.
+const servers = [
+  {
+    name: 'lms',
+    cwd: join(root, 'apps/lms'),
+    args: ['dist/server.js'],
+    env: { PORT: lmsPort, PUBLIC_URL: lmsUrl, METRICS_PORT: port('LMS_METRICS_PORT', 9464), SHUTDOWN_DRAIN_MS: drain },
+    ready: `http://127.0.0.1:${lmsPort}/readyz`,
+  },
+  {
+    name: 'gateway',
+    cwd: join(root, 'apps/gateway'),
+    args: ['dist/server.js'],
+    env: {
+      PORT: gatewayPort,
+      PUBLIC_URL: gatewayUrl,
+      METRICS_PORT: port('GATEWAY_METRICS_PORT', 9465),
+      PARTNERS_FILE: env.PARTNERS_FILE || 'partners.demo.json',
+      SHUTDOWN_DRAIN_MS: drain,
+    },
+    ready: `http://127.0.0.1:${gatewayPort}/readyz`,
+  },
+  {
+    name: 'partner',
+    cwd: join(root, 'examples/partner-backend'),
+    args: ['src/server.js'],
+    env: { PORT: partnerPort, HOST: '127.0.0.1', GATEWAY_URL: gatewayUrl, DATA_DIR: env.PARTNER_DATA_DIR || '' },
+    ready: `${partnerUrl}/.well-known/jwks.json`,
+  },
+];
+
+// Lines the servers print when run alone; here the one banner below says all of it.
+const OWN_BANNERS = /^\s*(LMS ready at|API docs |Dashboard |Health |Demo API key |Gateway ready at|demo partner .* on http|JWKS: |try: )/;
+
+let stopping = false;
+for (const server of servers) {
+  const childEnv = { ...env, ...server.env };
+  if (!childEnv.DATA_DIR) delete childEnv.DATA_DIR;
+  const child = spawn(process.execPath, server.args, { cwd: server.cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  server.child = child;
+  server.exited = new Promise((done) => child.on('exit', (code, signal) => done(code ?? signal)));
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const line of lines) show(server.name, line, stream === child.stderr);
+    });
+  }
+  server.exited.then((how) => {
+    if (stopping) return;
+    note(`${server.name} stopped (${how}); stopping the others.`);
+    void stopAll(1);
+  });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAll(0));
+// `kill <pnpm or npx pid>` may end our parent without a word to us: then we are re-parented.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stopAll(0);
+}, 500).unref();
+
+await waitUntilReady();
+printBanner();
+
+function show(name, line, isErr) {
+  if (line.trim() === '' || OWN_BANNERS.test(line)) return;
+  const out = isErr ? process.stderr : process.stdout;
+  const text = pretty ? formatLine(name, line) : line;
+  if (text !== null) out.write(`${text}\n`);
+}
+
+async function waitUntilReady() {
+  for (const server of servers) {
+    for (;;) {
+      if (stopping) return new Promise(() => {});
+      try {
+        const res = await fetch(server.ready, { signal: AbortSignal.timeout(2_000) });
+        if (res.ok) break;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}
+
+function printBanner() {
+  const demoKey = readDemoKey();
+  const lines = [
+    '',
+    '  ┌ LMS service is running',
+    `  │ LMS            ${lmsUrl}`,
+    `  │ API docs       ${lmsUrl}/docs`,
+    `  │ Dashboard      ${lmsUrl}/dashboard`,
+    `  │ Gateway        ${gatewayUrl}   (docs: ${gatewayUrl}/docs)`,
+    `  │ Demo partner   ${partnerUrl}/   (signs in through the gateway: open it and follow the link)`,
+    demoKey
+      ? `  │ Demo API key   ${demoKey}   (teacher@demo.lms; try: curl -H 'x-api-key: ${demoKey}' ${lmsUrl}/api/courses)`
+      : env.DATABASE_URL
+        ? '  │ Demo API key   shown once when the demo data was added (PostgreSQL keeps only its hash): lms-admin api-key create'
+        : '  │ Demo API key   none (the database was not seeded with the demo data)',
+    '  └ Stop: Ctrl-C (or SIGTERM to this process): all three servers stop.',
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function readDemoKey() {
+  if (env.DATABASE_URL) return null;
+  const dataDir = env.DATA_DIR || '.data/pglite';
+  const file = join(isAbsolute(dataDir) ? dataDir : resolve(root, 'apps/lms', dataDir), 'demo-api-key.txt');
+  try {
+    return readFileSync(file, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** SIGTERM to every server's process group; SIGKILL to what is left after 8 s; then exit. */
+async function stopAll(code) {
+  if (stopping) return;
+  stopping = true;
+  for (const { child } of servers) signalGroup(child, 'SIGTERM');
+  const killer = setTimeout(() => {
+    for (const { child } of servers) signalGroup(child, 'SIGKILL');
+  }, 8_000);
+  await Promise.all(servers.map((s) => s.exited));
+  clearTimeout(killer);
+  process.exit(code);
+}
+
+function signalGroup(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function note(text) {
+  process.stderr.write(`${text}\n`);
+}
+
+function fail(text) {
+  note(text);
   process.exit(1);
-});
-turbo.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}

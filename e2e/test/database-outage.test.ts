@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createDb } from '@lms/db';
 import { buildApp } from '@lms/lms/app';
-import { testConfig as lmsTestConfig } from '@lms/lms/config';
-import { generateKeyPair, SignJWT } from 'jose';
+import { testConfig as lmsTestConfig } from '@lms/lms/testing';
+import { makePartnerKey, partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
 import t from 'tap';
 import { freePort, GATEWAY_SECRET, startGateway } from './helpers/services.js';
 
@@ -20,11 +20,7 @@ t.test("course creation through the gateway while the LMS's database is down: th
   const iss = 'univ.example';
   const gateway = await startGateway(t, [{ iss, allowedIps: [`${PARTNER_IP}/32`], lmsUrl }]);
 
-  const { privateKey } = await generateKeyPair('RS256');
-  const now = Math.floor(Date.now() / 1000);
-  const token = await new SignJWT({ iss, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID() })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'k1' })
-    .sign(privateKey);
+  const token = await signPartnerToken(await makePartnerKey('k1'), partnerClaims(iss));
   const res = await gateway.inject({
     method: 'POST',
     url: '/api/courses',

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDb } from '@lms/db/testing';
 import t, { type Test } from 'tap';
-import { freePort } from './helpers/services.js';
+import { freePort, testDatabaseUrl } from './helpers/services.js';
 
 // Graceful shutdown of the real servers (the built apps, each in its own process) under
 // concurrent keep-alive load: on SIGTERM /readyz goes 503 at once, the server keeps answering
@@ -42,7 +42,12 @@ async function startChild(t: Test, entry: string, env: Record<string, string>, r
   const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
   const onData = (d: Buffer) => {
     out += d;
-    for (const w of [...waiters]) if (w.pattern.test(out)) (waiters.splice(waiters.indexOf(w), 1), w.resolve());
+    for (const w of [...waiters]) {
+      if (w.pattern.test(out)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
@@ -225,8 +230,8 @@ async function shutdownUnderLoad(
 
 t.test('LMS: SIGTERM under keep-alive load', async (t) => {
   let env: Record<string, string>;
-  if (process.env.TEST_DATABASE_URL) {
-    const db = await createTestDb();
+  if (testDatabaseUrl) {
+    const db = await createTestDb(testDatabaseUrl);
     t.teardown(() => db.destroy());
     env = { DATABASE_URL: db.url!, MIGRATE_ON_START: 'false' };
   } else {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { withRedaction } from '@lms/partner-auth';
 import type { GatewayConfig } from './config.js';
@@ -12,6 +12,7 @@ import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.j
 import healthRoutes from './routes/health/index.js';
 import courseRoutes from './routes/courses/index.js';
 import ssoRoutes from './routes/sso/index.js';
+import { isHealthProbe, logHealthProbes } from './plugins/probe-logging.js';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -36,7 +37,10 @@ export async function buildGateway(deps: GatewayDeps) {
     // meanwhile gets the lifecycle plugin's 503 rather than Fastify's own body.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
+    // Health probes are logged at debug (plugins/probe-logging.ts), not with a request line at info.
+    logController: new LogController({ disableRequestLogging: isHealthProbe }),
   }).withTypeProvider<ZodTypeProvider>();
+  logHealthProbes(app);
 
   app.decorate('gatewayConfig', config);
   app.decorate('gatewayClock', deps.clock ?? (() => new Date()));

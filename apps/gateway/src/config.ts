@@ -34,6 +34,12 @@ const Env = z.object({
   SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(120_000)).default(5_000),
 });
 
+/** Every environment variable the gateway reads (tests check docker-compose.yml against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
+
+/** The ones a deployment must set: the defaults only suit a developer's machine. */
+export const DEPLOYMENT_VARIABLES: readonly string[] = ['PUBLIC_URL', 'PARTNERS_FILE', 'GATEWAY_SECRET'];
+
 export type GatewayConfig = z.output<typeof Env> & { trustProxy: string[] };
 
 export class ConfigError extends Error {
@@ -57,12 +63,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n  ${(err as Error).message.split('\n').join('\n  ')}`);
   }
   return { ...parsed.data, trustProxy };
-}
-
-/** The secret testConfig() shares with the LMS's testConfig(), as a deployment would. */
-export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
-
-/** A configuration for tests: the defaults, a GATEWAY_SECRET, and the overrides. */
-export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...loadConfig({ LOG_LEVEL: 'silent', GATEWAY_SECRET: TEST_GATEWAY_SECRET }), ...overrides };
 }

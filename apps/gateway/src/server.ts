@@ -3,7 +3,7 @@ import { ConfigError, type GatewayConfig, loadConfig } from './config.js';
 import { PartnersFileError } from './domain/partners.js';
 
 async function main() {
-  let config;
+  let config: GatewayConfig;
   try {
     config = loadConfig();
   } catch (err) {
@@ -13,7 +13,7 @@ async function main() {
     }
     throw err;
   }
-  let app;
+  let app: GatewayApp;
   try {
     app = await buildGateway({ config });
   } catch (err) {

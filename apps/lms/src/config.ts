@@ -59,6 +59,11 @@ const Env = z.object({
    * Failed credentials (unknown or revoked API keys, session cookies that match no session,
    * refused SSO tokens) allowed per client IP in any sliding minute; past it, 429 without lookup.
    */
+  /**
+   * Requests one API key may make to the rate-limited routes (catalog, course detail, bundles,
+   * progress) in any sliding minute; past it, 429 with Retry-After. The spec's 100 by default.
+   */
+  RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(100),
   FAILED_AUTH_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(300),
   BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
   /**
@@ -77,7 +82,24 @@ const Env = z.object({
    * members are on Western Indonesian Time; the JSON API always speaks UTC (ISO 8601).
    */
   PAGES_TIME_ZONE: optional(timeZone).default('Asia/Jakarta'),
+  /**
+   * The account learners transfer to for a purchase (the bank-transfer payment provider's
+   * instructions, domain/learning/payment-provider.ts). Unset: the instructions give the amount
+   * and the transfer reference, and say the institution gives the account.
+   */
+  BANK_TRANSFER_BANK: optional(z.string().max(200)),
+  BANK_TRANSFER_ACCOUNT_NUMBER: optional(z.string().max(100)),
+  BANK_TRANSFER_ACCOUNT_NAME: optional(z.string().max(200)),
 });
+
+/** Every environment variable the LMS reads (tests check docker-compose.yml against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
+
+/**
+ * The ones a deployment must set: their defaults (embedded database, localhost URL, no gateway)
+ * only suit a developer's machine. docker-compose.yml passes each of them.
+ */
+export const DEPLOYMENT_VARIABLES: readonly string[] = ['DATABASE_URL', 'PUBLIC_URL', 'GATEWAY_SECRET'];
 
 export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };
 
@@ -119,13 +141,3 @@ export function invocationDir(env: Record<string, string | undefined> = process.
   return env.INIT_CWD || process.cwd();
 }
 
-/** The GATEWAY_SECRET of testConfig(): tests sign the gateway's SSO proof and credential with it. */
-export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
-
-/** A configuration for tests and tools: the defaults, a GATEWAY_SECRET, with overrides. */
-export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
-  // Tests change data between requests and look at the result at once: no shared catalog answers
-  // unless a test asks for them (test/routes/catalog/shared-list.test.ts).
-  const env = { LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false', CATALOG_CACHE_MS: '0', GATEWAY_SECRET: TEST_GATEWAY_SECRET };
-  return { ...loadConfig(env), ...overrides };
-}

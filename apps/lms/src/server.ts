@@ -7,7 +7,7 @@ import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
 /** The only file that listens: config, database, app, signals. */
 async function main() {
-  let config;
+  let config: LmsConfig;
   try {
     config = loadConfig();
   } catch (err) {

@@ -38,3 +38,15 @@ t.test('while draining for a shutdown: readyz 503 at once, every response says C
   t.equal(health.statusCode, 200, 'still serving');
   t.equal(health.headers.connection, 'close');
 });
+
+t.test('health probes are logged at debug, other requests at info', async (t) => {
+  const lines: { level: number; msg: string; url?: string; req?: { url: string } }[] = [];
+  const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
+  const { app } = await buildTestApp(t, { deps: { logger: { level: 'debug', stream } } });
+  t.equal((await app.inject('/readyz')).statusCode, 200);
+  t.equal((await app.inject('/healthz?x=1')).statusCode, 200);
+  t.equal((await app.inject('/nowhere')).statusCode, 404);
+  const aboutProbes = lines.filter((l) => /\/(healthz|readyz)/.test(l.url ?? l.req?.url ?? ''));
+  t.same(aboutProbes.map((l) => [l.level, l.msg]), [[20, 'health probe'], [20, 'health probe']], 'one debug line per probe, no info request lines');
+  t.ok(lines.some((l) => l.level === 30 && l.req?.url === '/nowhere'), 'other requests keep their info line');
+});

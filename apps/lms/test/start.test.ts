@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDb } from '@lms/db/testing';
+import { testDatabaseUrl } from './helpers/database.js';
 import t from 'tap';
 import { CLI, envWith, launch, runToEnd, SERVER } from './helpers/processes.js';
 
@@ -62,8 +63,8 @@ t.test('first start on the embedded database migrates, seeds and shows the demo 
 });
 
 // The suite runs twice (PGlite, then PostgreSQL with TEST_DATABASE_URL); this case needs the latter.
-if (process.env.TEST_DATABASE_URL) t.test('with DATABASE_URL the demo data is not added unless asked', async (t) => {
-  const db = await createTestDb();
+if (testDatabaseUrl) t.test('with DATABASE_URL the demo data is not added unless asked', async (t) => {
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   const env = envWith({ DATABASE_URL: db.url!, PORT: '0', HOST: '127.0.0.1' });
   const plain = await startAndStop(env);

@@ -6,13 +6,18 @@ import path from 'node:path';
 // @ts-expect-error -- the example partner backend is plain JavaScript, written to be copied.
 import { createPartnerBackend } from '@lms/example-partner-backend';
 import { buildGateway, type GatewayApp } from '@lms/gateway/app';
-import { testConfig as gatewayTestConfig, type GatewayConfig } from '@lms/gateway/config';
+import type { GatewayConfig } from '@lms/gateway/config';
+import { testConfig as gatewayTestConfig } from '@lms/gateway/testing';
 import { type AppDeps, buildApp, type LmsApp } from '@lms/lms/app';
-import { testConfig as lmsTestConfig, type LmsConfig } from '@lms/lms/config';
+import type { LmsConfig } from '@lms/lms/config';
+import { testConfig as lmsTestConfig } from '@lms/lms/testing';
 import { type Db, institutions, partnerInstitutions, partnerKeys, partners, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
-import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import { makePartnerKey, partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
 import type { Test } from 'tap';
+
+/** The PostgreSQL server for the tests' databases (TEST_DATABASE_URL); unset, the embedded database. */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 
 export const GATEWAY_SECRET = 'e2e-gateway-secret-0123456789';
 
@@ -36,7 +41,7 @@ export async function startLms(
   port = 0,
   logger: AppDeps['logger'] = false,
 ): Promise<{ app: LmsApp; url: string; db: TestDb }> {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   const app = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET, ...config }), db, logger });
   const address = await app.listen({ port, host: '127.0.0.1' });
   t.teardown(async () => {
@@ -103,20 +108,17 @@ export interface Partner {
  * tokens are course-creation (bearer) tokens unless a test adds `email` and `membershipId`.
  */
 export async function registerPemPartner(db: Db, iss: string, institutionIds: number[] = []): Promise<Partner> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256');
-  const kid = `${iss}-key-1`;
+  const key = await makePartnerKey(`${iss}-key-1`);
+  const kid = key.kid;
   const [row] = await db.insert(partners).values({ issuer: iss, name: iss }).returning({ id: partners.id });
-  await db.insert(partnerKeys).values({ partnerId: row!.id, kid, publicKeyPem: await exportSPKI(publicKey) });
+  await db.insert(partnerKeys).values({ partnerId: row!.id, kid, publicKeyPem: key.publicPem });
   for (const institutionId of institutionIds) await db.insert(partnerInstitutions).values({ partnerId: row!.id, institutionId });
   return {
     iss,
     kid,
-    async sign(claims = {}, header = {}) {
-      const now = Math.floor(Date.now() / 1000);
-      const payload: Record<string, unknown> = { iss, aud: 'terang.ai', sub: 'course-sync', iat: now, exp: now + 300, jti: randomUUID(), ...claims };
+    sign(claims = {}, header = {}) {
       // A claim given as undefined is left out of the token.
-      for (const [name, value] of Object.entries(payload)) if (value === undefined) delete payload[name];
-      return new SignJWT(payload).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid, ...header }).sign(privateKey);
+      return signPartnerToken(key, partnerClaims(iss, { sub: 'course-sync', ...claims }), header);
     },
   };
 }

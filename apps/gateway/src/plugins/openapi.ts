@@ -27,8 +27,8 @@ export default fp<OpenApiPluginOptions>(
             'and the LMS judges it.',
         },
         servers: [
-          { url: 'https://gateway.example.com', description: 'production' },
-          { url: options.publicUrl, description: 'development' },
+          // Where this gateway is reached (its PUBLIC_URL): "Try it out" calls this server, no placeholder.
+          { url: options.publicUrl.replace(/\/$/, ''), description: 'this gateway (PUBLIC_URL)' },
         ],
         tags: [{ name: 'sso', description: 'Partner single sign-on' }],
       },

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { AppError } from '../errors.js';
+import { UnavailableError } from '../errors.js';
 
 /** Where a stopping instance is: serving as usual while it drains, refusing once it closes. */
 export interface Lifecycle {
@@ -55,9 +55,7 @@ export default fp(
       if (!closing) return;
       // The error shape, whatever the route's own response schemas say about a 503 (/readyz's).
       reply.header('connection', 'close').serializer(JSON.stringify);
-      throw new AppError(503, 'The service is shutting down; retry the request', {
-        'retry-after': String(CLOSING_RETRY_AFTER_SECONDS),
-      });
+      throw new UnavailableError('The service is shutting down; retry the request', CLOSING_RETRY_AFTER_SECONDS);
     });
     app.addHook('onSend', async (_request, reply) => {
       if (draining) reply.header('connection', 'close');

@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { freePort } from './helpers/services.js';
+
+// The one-command start (scripts/start.mjs, what `pnpm run start` runs) on a temporary data
+// directory and free ports: one banner once the LMS, the gateway and the demo partner answer; a
+// signal to the start process alone stops all three, and their ports are free again. Linux: the
+// servers are found through /proc. The apps are built before the e2e tests, hence --no-build.
+
+t.setTimeout(600_000);
+
+const START = fileURLToPath(new URL('../../scripts/start.mjs', import.meta.url));
+
+interface Started {
+  child: ChildProcess;
+  ports: number[];
+  output(): string;
+  exited: Promise<number | string>;
+}
+
+async function start(t: Test, wrap: (args: string[]) => string[] = (args) => args): Promise<Started> {
+  const dir = await mkdtemp(join(tmpdir(), 'lms-start-script-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const [cmd, ...args] = wrap([process.execPath, START, '--no-build']);
+  const child = spawn(cmd!, args, {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: join(dir, 'lms'),
+      PARTNER_DATA_DIR: join(dir, 'partner'),
+      LMS_PORT: String(ports[0]),
+      GATEWAY_PORT: String(ports[1]),
+      PARTNER_PORT: String(ports[2]),
+      LMS_METRICS_PORT: '0',
+      GATEWAY_METRICS_PORT: '0',
+      LOG_FORMAT: 'json',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => resolve(code ?? signal ?? -1)));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const ready = await Promise.race([
+    new Promise<boolean>((resolve) => {
+      const check = () => (/Stop: Ctrl-C.*\n/.test(out) ? resolve(true) : setTimeout(check, 100));
+      check();
+    }),
+    exited.then(() => false),
+  ]);
+  if (!ready) throw new Error(`the start ended before its banner:\n${out}`);
+  return { child, ports, output: () => out, exited };
+}
+
+/** Every process whose parent chain leads to `pid` (Linux /proc). */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, the last ')' ends it.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const found: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parentOf) {
+      if (parent === p) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const portAnswers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+
+async function checkAllGone(t: Test, pids: number[], ports: number[]) {
+  // The start exits only after its servers did; allow a moment for the kernel to reap them.
+  for (let i = 0; i < 50 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+  t.same(pids.filter(alive), [], 'no server process is left');
+  for (const port of ports) t.equal(await portAnswers(port), false, `port ${port} is free`);
+}
+
+t.test('one banner after all three answer; SIGTERM to the start process alone stops every server', async (t) => {
+  const started = await start(t);
+  const out = started.output();
+  const [lms, gateway, partner] = started.ports;
+  t.equal(out.match(/LMS service is running/g)?.length, 1, 'one banner');
+  t.match(out, `LMS            http://localhost:${lms}\n`);
+  t.match(out, `http://localhost:${lms}/docs`);
+  t.match(out, `http://localhost:${lms}/dashboard`);
+  t.match(out, `Gateway        http://localhost:${gateway}`);
+  t.match(out, `Demo partner   http://127.0.0.1:${partner}/`);
+  const key = /Demo API key {3}(lms_key_[A-Za-z0-9_-]{43})/.exec(out)?.[1];
+  t.ok(key, 'the demo API key is in the banner');
+  t.notMatch(out, /LMS ready at|Gateway ready at/, "the servers' own banners are not repeated");
+  t.notMatch(out, /"url":"\/readyz"[^\n]*"level":30|"level":30[^\n]*"url":"\/readyz"/, 'the readiness polls are not logged at info');
+  const courses = await fetch(`http://127.0.0.1:${lms}/api/courses`, { headers: { 'x-api-key': key! } });
+  t.equal(courses.status, 200, 'the printed key works');
+  for (const port of started.ports) t.equal(await portAnswers(port), true, `port ${port} answers`);
+
+  const pids = descendants(started.child.pid!);
+  t.ok(pids.length >= 3, 'the three servers run as children of the start process');
+  started.child.kill('SIGTERM');
+  t.equal(await started.exited, 0, 'the start exits 0');
+  await checkAllGone(t, pids, started.ports);
+});
+
+t.test('when the process above the start goes (kill <pnpm pid>), the start stops the servers', async (t) => {
+  // A shell stands for pnpm: it runs the start as its child and is killed without a word to it.
+  const started = await start(t, (args) => ['sh', '-c', `${args.map((a) => `'${a}'`).join(' ')} & wait`]);
+  const pids = descendants(started.child.pid!);
+  t.ok(pids.length >= 4, 'the start and its three servers');
+  started.child.kill('SIGKILL');
+  await started.exited;
+  await checkAllGone(t, pids, started.ports);
+});
