@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { buildGateway } from '../src/app.js';
-import { testConfig } from '../src/config.js';
+import { testConfig } from '../src/testing.js';
 import { scrape } from './helpers/metrics.js';
 import { eventually, signPartnerToken, writePartnersFile } from './helpers/partners.js';
 

@@ -1,7 +1,7 @@
 import { DOCS_UI_CSP } from '@lms/partner-auth';
 import t from 'tap';
 import { buildGateway } from '../src/app.js';
-import { testConfig } from '../src/config.js';
+import { testConfig } from '../src/testing.js';
 import { writePartnersFile } from './helpers/partners.js';
 
 // The gateway's docs UI runs under its own CSP; no answer of the gateway is content-sniffed.

@@ -36,9 +36,9 @@ function withoutParameters(err: unknown, depth: number): unknown {
     copy[key] = original[key];
   }
   let message = original.message;
-  if (typeof original['query'] === 'string' && message.startsWith('Failed query: ')) {
-    message = `Failed query: ${original['query']}`;
-  } else if (typeof original['code'] === 'string' && /^22[0-9A-Z]{3}$/.test(original['code'])) {
+  if (typeof original.query === 'string' && message.startsWith('Failed query: ')) {
+    message = `Failed query: ${original.query}`;
+  } else if (typeof original.code === 'string' && /^22[0-9A-Z]{3}$/.test(original.code)) {
     // A data exception names the value it refused: `invalid input syntax for type uuid: "..."`.
     message = message.replace(/"[^"]*"/g, '"…"');
   }
@@ -50,8 +50,8 @@ function withoutParameters(err: unknown, depth: number): unknown {
   if (original.cause !== undefined) {
     Object.defineProperty(copy, 'cause', { value: withoutParameters(original.cause, depth + 1), enumerable: false, writable: true, configurable: true });
   }
-  const errors = original['errors'];
-  if (Array.isArray(errors)) copy['errors'] = errors.map((e) => withoutParameters(e, depth + 1));
+  const errors = original.errors;
+  if (Array.isArray(errors)) copy.errors = errors.map((e) => withoutParameters(e, depth + 1));
   return copy;
 }
 

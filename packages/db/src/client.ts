@@ -244,6 +244,7 @@ function countingPool(errors: DbErrorCounts): typeof pg.Pool {
     if (err instanceof Error && err.message === POOL_TIMEOUT_MESSAGE) errors.poolTimeout += 1;
   };
   return class CountingPool extends pg.Pool {
+    // biome-ignore lint/suspicious/noExplicitAny: overrides pg's overloaded method (callback or promise): only `any` matches every overload.
     override connect(...args: any[]): any {
       const callback = args[0] as Callback | undefined;
       if (typeof callback === 'function') {
@@ -270,6 +271,7 @@ function countingPool(errors: DbErrorCounts): typeof pg.Pool {
  */
 function observedClient(availability: Availability, errors: DbErrorCounts): typeof pg.Client {
   return class ObservedClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: overrides pg's overloaded method (callback or promise): only `any` matches every overload.
     override connect(callback?: (err: Error) => void): any {
       const attempt = availability.start();
       const settle = (err: unknown) => {
@@ -291,6 +293,7 @@ function observedClient(availability: Availability, errors: DbErrorCounts): type
       );
     }
 
+    // biome-ignore lint/suspicious/noExplicitAny: overrides pg's overloaded method (callback or promise): only `any` matches every overload.
     override query(...args: any[]): any {
       // Streams and cursors (submittables) are not used here; pass them through untouched.
       if (typeof args[0]?.submit === 'function') return (super.query as (...a: unknown[]) => unknown)(...args);

@@ -16,17 +16,16 @@ export interface TestDb extends DbHandle {
 /**
  * A fresh, migrated database for one test file.
  *
- * With TEST_DATABASE_URL set (a PostgreSQL server the tests may create databases on), a new
- * database `lms_test_<random>` is created there and dropped by destroy(). Otherwise an in-memory
- * PGlite instance is used. `adminUrl` names the PostgreSQL server to use whatever the environment
- * says (tests that cut the network to the database need a server).
+ * With `adminUrl` (a PostgreSQL server the tests may create databases on), a new database
+ * `lms_test_<random>` is created there and dropped by destroy(). Without it, an in-memory PGlite
+ * instance is used. The caller says which: each package's test helpers read TEST_DATABASE_URL,
+ * so that this module, like the code it tests, never reads the environment.
  *
  * `migratedUpTo` (a migration's tag, e.g. '0003_progress_aggregates') stops after that
  * migration, for tests of a later one: they fill the older schema, then run `migrate()`.
  */
-export async function createTestDb(options: { migratedUpTo?: string; adminUrl?: string } = {}): Promise<TestDb> {
+export async function createTestDb(adminUrl: string | undefined, options: { migratedUpTo?: string } = {}): Promise<TestDb> {
   const upTo = options.migratedUpTo;
-  const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     // Starting from a migrated snapshot costs a fraction of running the migrations again.
     const handle = upTo ? createDb({}) : createDb({ pgliteSnapshot: await migratedPgliteSnapshot() });
@@ -115,6 +114,7 @@ async function loadOrBuildSnapshot(): Promise<Blob> {
   const handle = createDb({});
   try {
     await migrate(handle);
+    // biome-ignore lint/style/noNonNullAssertion: createDb without a URL is PGlite, which has dumpDataDir.
     const tarball = await handle.dumpDataDir!();
     const bytes = new Uint8Array(await tarball.arrayBuffer());
     // Write then rename, so a concurrent reader never sees half a file.
@@ -141,3 +141,5 @@ async function migrationsHash(): Promise<string> {
   await walk(migrationsFolder);
   return hash.digest('hex').slice(0, 16);
 }
+
+export { makeCategory, makeCourse } from './fixtures.js';

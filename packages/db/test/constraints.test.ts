@@ -11,16 +11,17 @@ import {
   quizzes,
   users,
 } from '../src/schema/index.js';
-import { makeCourse, makeStudent, refused } from './helpers.js';
+import { makeCategory, makeCourse } from '../src/testing.js';
+import { makeStudent, refused, testDatabaseUrl } from './helpers.js';
 
 // One database for the file; every case works on rows of its own.
 t.test('constraints', async (t) => {
-  const h = await createTestDb();
+  const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
   const db = h.db;
 
   t.test('a student enrolls in a course once', async (t) => {
-    const { course } = await makeCourse(db);
+    const course = await makeCourse(db, {}, { chapters: [2, 2] });
     const s = await makeStudent(db);
     await db.insert(enrollments).values({ userId: s.id, courseId: course.id });
     await refused(t, db.insert(enrollments).values({ userId: s.id, courseId: course.id }), '23505', 'enrollments_user_course_key');
@@ -29,22 +30,22 @@ t.test('constraints', async (t) => {
   });
 
   t.test('a bundle pairs two different courses', async (t) => {
-    const a = await makeCourse(db);
-    const b = await makeCourse(db);
+    const a = await makeCourse(db, { categoryId: (await makeCategory(db)).id }, { chapters: [2, 2] });
+    const b = await makeCourse(db, {}, { chapters: [2, 2] });
     await refused(
       t,
-      db.insert(bundles).values({ name: 'Same twice', categoryId: a.categoryId, courseOneId: a.course.id, courseTwoId: a.course.id }),
+      db.insert(bundles).values({ name: 'Same twice', categoryId: a.categoryId!, courseOneId: a.id, courseTwoId: a.id }),
       '23514',
       'bundles_two_different_courses',
     );
     const [ok] = await db
       .insert(bundles)
-      .values({ name: 'Pair', categoryId: a.categoryId, courseOneId: a.course.id, courseTwoId: b.course.id })
+      .values({ name: 'Pair', categoryId: a.categoryId!, courseOneId: a.id, courseTwoId: b.id })
       .returning();
     t.ok(ok, 'two different courses are accepted');
     await refused(
       t,
-      db.update(bundles).set({ courseTwoId: a.course.id }).where(eq(bundles.id, ok!.id)),
+      db.update(bundles).set({ courseTwoId: a.id }).where(eq(bundles.id, ok!.id)),
       '23514',
       'bundles_two_different_courses',
       'an update cannot make it the same course twice either',
@@ -53,8 +54,10 @@ t.test('constraints', async (t) => {
   });
 
   t.test('prices and amounts are never negative', async (t) => {
-    const { course, teacher, institutionId } = await makeCourse(db);
-    await refused(t, db.insert(courses).values({ name: 'N', teacherId: teacher.id, institutionId, price: '-0.01' }), '23514', 'courses_price_nonnegative');
+    // The schema's default price, read back below.
+    const course = await makeCourse(db, { price: '0' }, { chapters: [2, 2] });
+    const { teacherId, institutionId } = course;
+    await refused(t, db.insert(courses).values({ name: 'N', teacherId, institutionId, price: '-0.01' }), '23514', 'courses_price_nonnegative');
     await refused(
       t,
       db.update(courses).set({ priceNonMember: '-5' }).where(eq(courses.id, course.id)),
@@ -86,7 +89,8 @@ t.test('constraints', async (t) => {
   });
 
   t.test('a quiz hangs where its scope says', async (t) => {
-    const { course, modules, chapters } = await makeCourse(db);
+    const course = await makeCourse(db, {}, { chapters: [2, 2] });
+    const { modules, chapters } = course;
     const base = { courseId: course.id, name: 'Q' };
     await refused(t, db.insert(quizzes).values({ ...base, scope: 'chapter' }), '23514', 'quizzes_scope_matches_parent', 'chapter quiz without a chapter');
     await refused(
@@ -118,20 +122,20 @@ t.test('constraints', async (t) => {
   });
 
   t.test('a completion is of a chapter of the course it names, once per user', async (t) => {
-    const a = await makeCourse(db);
-    const b = await makeCourse(db);
+    const a = await makeCourse(db, {}, { chapters: [2, 2] });
+    const b = await makeCourse(db, {}, { chapters: [2, 2] });
     const s = await makeStudent(db);
     await refused(
       t,
-      db.insert(chapterCompletions).values({ userId: s.id, chapterId: a.chapters[0]!.id, courseId: b.course.id }),
+      db.insert(chapterCompletions).values({ userId: s.id, chapterId: a.chapters[0]!.id, courseId: b.id }),
       '23503',
       'chapter_completions_chapter_fk',
       "another course's chapter",
     );
-    await db.insert(chapterCompletions).values({ userId: s.id, chapterId: a.chapters[0]!.id, courseId: a.course.id });
+    await db.insert(chapterCompletions).values({ userId: s.id, chapterId: a.chapters[0]!.id, courseId: a.id });
     await refused(
       t,
-      db.insert(chapterCompletions).values({ userId: s.id, chapterId: a.chapters[0]!.id, courseId: a.course.id }),
+      db.insert(chapterCompletions).values({ userId: s.id, chapterId: a.chapters[0]!.id, courseId: a.id }),
       '23505',
       'chapter_completions_pkey',
     );
@@ -142,7 +146,7 @@ t.test('constraints', async (t) => {
     await refused(t, db.insert(users).values({ email: s.email, name: 'Copy' }), '23505', 'users_email_key');
     await db.insert(categories).values({ code: 'UNIQ', name: 'One' });
     await refused(t, db.insert(categories).values({ code: 'UNIQ', name: 'Two' }), '23505', 'categories_code_key');
-    const { institutionId } = await makeCourse(db);
+    const { institutionId } = await makeCourse(db, {}, { chapters: [2, 2] });
     await refused(t, db.insert(courses).values({ name: 'Orphan', teacherId: 'nobody', institutionId }), '23503');
     await refused(
       t,

@@ -1,6 +1,15 @@
 import type { Test } from 'tap';
 import type { Db } from '../src/client.js';
-import { categories, chapters, courses, institutions, modules, users } from '../src/schema/index.js';
+import { users } from '../src/schema/index.js';
+
+/**
+ * The PostgreSQL server these tests create their databases on (TEST_DATABASE_URL), given to
+ * createTestDb(); unset, the embedded database. The one place the db tests read the environment.
+ */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+
+/** The machine's PostgreSQL, for tests that need a server whatever TEST_DATABASE_URL says. */
+export const postgresUrl = testDatabaseUrl ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** The database error behind a Drizzle query error (same shape on node-postgres and PGlite). */
 export function dbError(err: unknown): { code?: string; constraint?: string; message: string } {
@@ -21,27 +30,6 @@ export async function refused(t: Test, promise: Promise<unknown>, code: string, 
 }
 
 let n = 0;
-
-/** A teacher, an institution, a category and a course with `modulesCount` x `chaptersPerModule` chapters. */
-export async function makeCourse(db: Db, { modulesCount = 2, chaptersPerModule = 2 } = {}) {
-  n += 1;
-  const [inst] = await db.insert(institutions).values({ name: `Inst ${n}` }).returning();
-  const [teacher] = await db.insert(users).values({ email: `teacher${n}@t.test`, name: 'T', role: 'teacher' }).returning();
-  const [cat] = await db.insert(categories).values({ code: `C${n}`, name: `Cat ${n}` }).returning();
-  const [course] = await db
-    .insert(courses)
-    .values({ name: `Course ${n}`, teacherId: teacher!.id, institutionId: inst!.id, categoryId: cat!.id })
-    .returning();
-  const mods = await db
-    .insert(modules)
-    .values(Array.from({ length: modulesCount }, (_, i) => ({ courseId: course!.id, name: `M${i}`, orderIndex: i })))
-    .returning();
-  const chs = await db
-    .insert(chapters)
-    .values(mods.flatMap((m) => Array.from({ length: chaptersPerModule }, (_, i) => ({ moduleId: m.id, courseId: course!.id, name: `Ch${i}`, orderIndex: i }))))
-    .returning();
-  return { institutionId: inst!.id, teacher: teacher!, categoryId: cat!.id, course: course!, modules: mods, chapters: chs };
-}
 
 export async function makeStudent(db: Db) {
   n += 1;

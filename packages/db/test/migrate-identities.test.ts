@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { migrate } from '../src/migrate.js';
 import { createTestDb } from '../src/testing.js';
+import { testDatabaseUrl } from './helpers.js';
 
 // Migration 0004 on a database as it was before it (0003): the (issuer, membership_id) stamped on
 // each *student* becomes that account's SSO identity; staff links are not carried over (any partner
@@ -20,7 +21,7 @@ const before = [
 ] as const;
 
 t.test('0004 moves the students’ SSO links into identities, drops the staff ones, keeps every user', async (t) => {
-  const h = await createTestDb({ migratedUpTo: '0003_progress_aggregates' });
+  const h = await createTestDb(testDatabaseUrl, { migratedUpTo: '0003_progress_aggregates' });
   t.teardown(() => h.destroy());
 
   const columns = async () =>

@@ -2,9 +2,10 @@ import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { migrate } from '../src/migrate.js';
 import { createTestDb } from '../src/testing.js';
+import { testDatabaseUrl } from './helpers.js';
 
 t.test('a migrated database', async (t) => {
-  const h = await createTestDb();
+  const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
 
   const applied = async () => (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0]!.n;

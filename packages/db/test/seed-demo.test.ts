@@ -3,6 +3,7 @@ import t from 'tap';
 import { hashToken } from '../src/credentials.js';
 import { seedDemo } from '../src/seed/index.js';
 import { createTestDb } from '../src/testing.js';
+import { testDatabaseUrl } from './helpers.js';
 import { apiKeys, bundles, categories, courses, institutions, partners, quizzes, questions, users } from '../src/schema/index.js';
 
 const TABLES = [
@@ -11,7 +12,7 @@ const TABLES = [
 ] as const;
 
 t.test('seed demo', async (t) => {
-  const h = await createTestDb();
+  const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
   const db = h.db;
   const now = new Date('2026-11-20T10:00:00Z');

@@ -2,9 +2,10 @@ import { sql } from 'drizzle-orm';
 import t from 'tap';
 import { seedSynthetic, type SyntheticProgress } from '../src/seed/index.js';
 import { createTestDb } from '../src/testing.js';
+import { testDatabaseUrl } from './helpers.js';
 
 t.test('seed synthetic', async (t) => {
-  const h = await createTestDb();
+  const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
   const db = h.db;
   const indexDefs = async () =>

@@ -4,13 +4,11 @@ import t, { type Test } from 'tap';
 import { createDb } from '../src/client.js';
 import { isDatabaseUnavailable } from '../src/errors.js';
 import { createTestDb } from '../src/testing.js';
-import { dbError } from './helpers.js';
+import { dbError, postgresUrl } from './helpers.js';
 
 // The PostgreSQL pool's time limits and what counts as "the database is unavailable", on the
 // machine's PostgreSQL whatever TEST_DATABASE_URL says (the embedded database has no pool).
-const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const base = await createTestDb({ adminUrl });
+const base = await createTestDb(postgresUrl);
 t.teardown(() => base.destroy());
 
 /** A handle on the test database with the given limits, closed with the test. */

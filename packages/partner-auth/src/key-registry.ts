@@ -79,7 +79,7 @@ export class PartnerKeyRegistry {
   async keyFor(issuer: string, kid: string): Promise<CryptoKey> {
     const cached = await this.cachedPartner(issuer);
     const partner = cached.partner;
-    if (!partner || !partner.isActive) throw new PartnerTokenError('invalid_token', Reasons.unsupportedIssuer(issuer));
+    if (!partner?.isActive) throw new PartnerTokenError('invalid_token', Reasons.unsupportedIssuer(issuer));
     if (!partner.jwksUrl && cached.pemKeys.size === 0) {
       throw new PartnerTokenError('invalid_token', Reasons.noKeyConfigured(issuer));
     }

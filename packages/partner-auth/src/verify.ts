@@ -77,9 +77,9 @@ export function decodePartnerToken(token: string): { header: Record<string, unkn
   }
   const parts = token.split('.');
   // An empty signature is well-formed (an unsecured JWT): the header rules refuse its alg.
-  if (parts.length !== 3 || (parts[2] !== '' && !BASE64URL.test(parts[2]!))) throw new PartnerTokenError('invalid_token', Reasons.malformed);
-  const header = decodeJsonObject(parts[0]!);
-  const payload = decodeJsonObject(parts[1]!);
+  if (parts.length !== 3 || (parts[2] !== '' && !BASE64URL.test(parts[2]))) throw new PartnerTokenError('invalid_token', Reasons.malformed);
+  const header = decodeJsonObject(parts[0]);
+  const payload = decodeJsonObject(parts[1]);
   if (!header || !payload) throw new PartnerTokenError('invalid_token', Reasons.malformed);
   return { header, payload };
 }

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import t, { type Test } from 'tap';
 import { JwksCache, PartnerKeyRegistry, PartnerTokenError } from '../src/index.js';
+import { makePartnerKey, withKid } from '../src/testing.js';
 
 // The JWKS cache against a real JWKS server on the loopback that can hang (accept the request
 // and never answer). Its clock is the test's; the server counts the fetches it received.
 
-const { publicKey } = await generateKeyPair('RS256', { extractable: true });
-const jwkOf = async (kid: string): Promise<JWK> => ({ ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' });
+const key = await makePartnerKey();
+const jwkOf = async (kid: string): Promise<JWK> => withKid(key, kid).publicJwk;
 const jwkA = await jwkOf('a');
 const jwkB = await jwkOf('b');
 
@@ -38,7 +39,12 @@ async function jwksServer(t: Test) {
 
 function clock(startMs = Date.parse('2026-11-22T10:00:00Z')) {
   let nowMs = startMs;
-  return { now: () => nowMs, advance: (seconds: number) => void (nowMs += seconds * 1000) };
+  return {
+    now: () => nowMs,
+    advance: (seconds: number) => {
+      nowMs += seconds * 1000;
+    },
+  };
 }
 
 /** A promise with its state readable (to assert order, not time). */

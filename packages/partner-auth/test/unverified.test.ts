@@ -1,5 +1,5 @@
-import { generateKeyPair, SignJWT } from 'jose';
 import t from 'tap';
+import { makePartnerKey, partnerClaims, signPartnerToken } from '../src/testing.js';
 import { MAX_TOKEN_LENGTH, readUnverifiedToken } from '../src/unverified.js';
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
@@ -8,14 +8,7 @@ const compact = (header: unknown, payload: unknown, signature = SIG) => `${b64(h
 const HEADER = { alg: 'RS256', typ: 'JWT', kid: 'k1' };
 
 t.test('a token signed with jose is read without verification', async (t) => {
-  const { privateKey } = await generateKeyPair('RS256');
-  const token = await new SignJWT({ email: 'a@example.org', sub: 'member' })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'key-1' })
-    .setIssuer('partner.example.org')
-    .setAudience('terang.ai')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .sign(privateKey);
+  const token = await signPartnerToken(await makePartnerKey('key-1'), partnerClaims('partner.example.org', { email: 'a@example.org' }));
   const read = readUnverifiedToken(token);
   t.ok(read.ok);
   if (!read.ok) return;

@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import t from 'tap';
 import {
   JwksCache,
@@ -10,10 +9,10 @@ import {
   Reasons,
   verifyPartnerToken,
 } from '../src/index.js';
+import { makePartnerKey, partnerClaims, signPartnerToken, withKid } from '../src/testing.js';
 
 // The package on its own: token purposes, the partner cache TTL, and the JWKS cache's clock.
-const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-const pem = await exportSPKI(publicKey);
+const key = await makePartnerKey('k1');
 let nowMs = Date.parse('2026-11-22T10:00:00Z');
 const now = () => new Date(nowMs);
 const partnersByIssuer = new Map<string, PartnerRecord>();
@@ -28,15 +27,10 @@ const registry = new PartnerKeyRegistry({
   now,
   partnerCacheTtlMs: 10_000,
 });
-partnersByIssuer.set('p.test', { issuer: 'p.test', isActive: true, jwksUrl: null, pemKeys: [{ kid: 'k1', publicKeyPem: pem }] });
+partnersByIssuer.set('p.test', { issuer: 'p.test', isActive: true, jwksUrl: null, pemKeys: [{ kid: 'k1', publicKeyPem: key.publicPem }] });
 
 const sign = (claims: Record<string, unknown>, kid = 'k1') =>
-  new SignJWT({ aud: 'terang.ai', sub: 'member', jti: crypto.randomUUID(), ...claims })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid })
-    .setIssuer('p.test')
-    .setIssuedAt(Math.floor(nowMs / 1000))
-    .setExpirationTime(Math.floor(nowMs / 1000) + 300)
-    .sign(privateKey);
+  signPartnerToken(withKid(key, kid), partnerClaims('p.test', claims, Math.floor(nowMs / 1000)));
 
 t.test('a bearer token needs no email or membershipId; an sso token does', async (t) => {
   const token = await sign({});
@@ -100,7 +94,7 @@ t.test('partners are cached for the TTL; forget() drops them at once', async (t)
 });
 
 t.test('the JWKS cache: max age, cooldown and stale keys follow the injected clock', async (t) => {
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'j1', use: 'sig', alg: 'RS256' };
+  const jwk = withKid(key, 'j1').publicJwk;
   let up = true;
   let hits = 0;
   const server = createServer((_req, res) => {

@@ -87,7 +87,7 @@ function networkAddress(address: IpAddress, prefix: number): IpAddress {
   const bytes = address.toByteArray();
   for (let i = 0; i < bytes.length; i++) {
     const keep = Math.max(0, Math.min(8, prefix - i * 8));
-    bytes[i] = bytes[i]! & ((0xff << (8 - keep)) & 0xff);
+    bytes[i] = bytes[i] & ((0xff << (8 - keep)) & 0xff);
   }
   return ipaddr.fromByteArray(bytes);
 }

@@ -17,10 +17,24 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * The error body of each kind of route, in one place: a new kind of route gets its entry here and
+ * the compiler holds every route's `errorShape` to the kinds listed.
+ */
+const ERROR_BODIES = {
+  /** The SSO routes: the spec's gateway table says `{error}`. */
+  sso: (message: string) => ({ error: message }),
+  /** The forwarded API: the LMS's shape. */
+  api: (message: string) => ({ success: false as const, error: message }),
+} satisfies Record<string, (message: string) => object>;
+
+/** A kind of route, by the error body it answers. */
+export type ErrorShape = keyof typeof ERROR_BODIES;
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** 'sso': `{error}`; otherwise `{success:false, error}`. */
-    errorShape?: 'sso' | 'api';
+    /** Which error body the route answers (ERROR_BODIES); `api` when unset. */
+    errorShape?: ErrorShape;
   }
 }
 
@@ -38,11 +52,11 @@ export default fp(
         request.log.error({ err }, 'unhandled error');
         message = 'Internal server error';
       }
-      const shape = request.routeOptions.config?.errorShape ?? 'api';
-      return reply.code(status).send(shape === 'sso' ? { error: message } : { success: false, error: message });
+      const shape: ErrorShape = request.routeOptions.config?.errorShape ?? 'api';
+      return reply.code(status).send(ERROR_BODIES[shape](message));
     });
     app.setNotFoundHandler((request, reply) => {
-      reply.code(404).send({ success: false, error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+      reply.code(404).send(ERROR_BODIES.api(`Route ${request.method} ${request.url.split('?')[0]} not found`));
     });
   },
   { name: 'error-handler' },

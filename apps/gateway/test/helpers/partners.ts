@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { generateKeyPair, SignJWT } from 'jose';
+import { makePartnerKey, partnerClaims, signPartnerToken as sign } from '@lms/partner-auth/testing';
 import type { Test } from 'tap';
 
 export interface PartnerEntry {
@@ -20,19 +20,11 @@ export async function writePartnersFile(t: Test, content: { partners: PartnerEnt
   return file;
 }
 
-const keys = generateKeyPair('RS256');
+const key = makePartnerKey('key-1');
 
 /** A real RS256 SSO token as a partner would sign it (the gateway never checks the signature). */
 export async function signPartnerToken(iss: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const { privateKey } = await keys;
-  return new SignJWT({ sub: 'member', email: 'member@example.org', membershipId: 'M-1', ...extra })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: 'key-1' })
-    .setIssuer(iss)
-    .setAudience('terang.ai')
-    .setIssuedAt()
-    .setExpirationTime('5m')
-    .setJti(crypto.randomUUID())
-    .sign(privateKey);
+  return sign(await key, partnerClaims(iss, { email: 'member@example.org', membershipId: 'M-1', ...extra }));
 }
 
 /** An unsigned compact token with the given header and payload (for format and claim cases). */

@@ -2,7 +2,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { buildGateway } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
+import { testConfig } from '../../src/testing.js';
 import { eventually, logCapture, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 const partner = (iss: string, allowedIps = ['127.0.0.1']) => ({ iss, allowedIps, lmsUrl: `https://${iss}` });

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { buildGateway } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
+import { testConfig } from '../../src/testing.js';
 import { signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 // POST /api/courses body handling on the gateway: a body nested deeper than 32 levels is a 400

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { buildGateway } from '../../src/app.js';
-import { TEST_GATEWAY_SECRET, testConfig } from '../../src/config.js';
+import { TEST_GATEWAY_SECRET, testConfig } from '../../src/testing.js';
 import { rawToken, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 // POST /api/courses at the gateway: the credential checks made before anything is forwarded.

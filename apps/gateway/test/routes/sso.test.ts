@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { GATEWAY_PROOF_TTL_SECONDS, signGatewayProof, verifyGatewayProof } from '@lms/partner-auth';
 import { buildGateway } from '../../src/app.js';
-import { TEST_GATEWAY_SECRET, testConfig } from '../../src/config.js';
+import { TEST_GATEWAY_SECRET, testConfig } from '../../src/testing.js';
 import { logCapture, rawToken, signPartnerToken, writePartnersFile } from '../helpers/partners.js';
 
 const PARTNERS = {

@@ -77,7 +77,7 @@ export const apiKeyCommands: CommandGroup = {
       async run(args, ctx) {
         const { positionals } = parse(args, {}, true);
         if (positionals.length !== 1) throw new UsageError('give exactly one key prefix, e.g. api-key revoke lms_key_AbC123');
-        const prefix = positionals[0]!.trim();
+        const prefix = positionals[0].trim();
         if (!prefix.startsWith('lms_key_') || prefix.length < 'lms_key_'.length + 4) {
           throw new UsageError(`"${prefix}" is not a key prefix (they look like lms_key_AbC123)`);
         }
@@ -88,7 +88,7 @@ export const apiKeyCommands: CommandGroup = {
           .where(and(eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)));
         if (matches.length === 0) throw new CliError(`no active API key with prefix ${prefix}`);
         if (matches.length > 1) throw new CliError(`${matches.length} active keys share the prefix ${prefix}; revoke them from the dashboard`);
-        const match = matches[0]!;
+        const match = matches[0];
         await revokeApiKey(db, match.userId, match.id, ctx.now());
         ctx.io.out(`API key ${prefix} revoked.`);
       },

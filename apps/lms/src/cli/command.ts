@@ -71,7 +71,7 @@ export type OptionSpec = { type: 'string'; multiple?: boolean };
 
 /** parseArgs (strict), with its errors turned into usage errors. Options are string-valued. */
 export function parse(args: string[], options: Record<string, OptionSpec>, allowPositionals = false): ParsedArgs {
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals });
   } catch (err) {
@@ -124,10 +124,10 @@ export function openConfiguredDb(config: LmsConfig, options: { longStatements?: 
 /** Left-aligned columns for list output. */
 export function table(rows: string[][]): string[] {
   if (rows.length === 0) return [];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   return rows.map((r) =>
     r
-      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i])))
       .join('  ')
       .trimEnd(),
   );

@@ -55,7 +55,7 @@ async function readRsaPublicKey(file: string): Promise<{ pem: string; thumbprint
     throw new CliError(`cannot read the public key file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   if (pem.includes('PRIVATE KEY')) throw new CliError(`${file} holds a PRIVATE key: give the partner's public key only`);
-  let key;
+  let key: Awaited<ReturnType<typeof importSPKI>>;
   try {
     key = await importSPKI(pem, 'RS256', { extractable: true });
   } catch (err) {
@@ -106,7 +106,7 @@ export const partnerCommands: CommandGroup = {
           institution: { type: 'string', multiple: true },
         });
         const issuer = issuerOf(values);
-        const institutionIds = institutionIdsOf(lists.institution!);
+        const institutionIds = institutionIdsOf(lists.institution);
         const jwksUrl = values['jwks-url']?.trim();
         const keyFile = values['public-key']?.trim();
         if ((jwksUrl ? 1 : 0) + (keyFile ? 1 : 0) !== 1) throw new UsageError('give exactly one of --jwks-url or --public-key');
@@ -146,7 +146,7 @@ export const partnerCommands: CommandGroup = {
               .insert(partners)
               .values({ issuer, name: name || issuer, jwksUrl: jwksUrl ?? null })
               .returning({ id: partners.id });
-            partnerId = row!.id;
+            partnerId = row.id;
             what = `Partner ${issuer} added`;
           }
           if (key) {
@@ -215,7 +215,7 @@ export const partnerCommands: CommandGroup = {
       async run(args, ctx) {
         const { values, lists } = parse(args, { iss: { type: 'string' }, institution: { type: 'string', multiple: true } });
         const issuer = issuerOf(values);
-        const institutionIds = institutionIdsOf(lists.institution!);
+        const institutionIds = institutionIdsOf(lists.institution);
         if (institutionIds.length === 0) throw new UsageError('--institution is required');
         const db = ctx.openDb().db;
         const added = await db.transaction(async (tx) => {
@@ -243,7 +243,7 @@ export const partnerCommands: CommandGroup = {
       async run(args, ctx) {
         const { values, lists } = parse(args, { iss: { type: 'string' }, institution: { type: 'string', multiple: true } });
         const issuer = issuerOf(values);
-        const institutionIds = institutionIdsOf(lists.institution!);
+        const institutionIds = institutionIdsOf(lists.institution);
         if (institutionIds.length === 0) throw new UsageError('--institution is required');
         const db = ctx.openDb().db;
         await db.transaction(async (tx) => {

@@ -69,7 +69,7 @@ export const seedCommands: CommandGroup = {
         const db = ctx.openDb({ longStatements: true });
         await migrate(db);
         const bar = progressBar(ctx.io);
-        let result;
+        let result: Awaited<ReturnType<typeof seedSynthetic>>;
         try {
           result = await seedSynthetic(db.db, size, bar.update, { now: ctx.now() });
         } catch (err) {

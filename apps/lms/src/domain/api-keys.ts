@@ -1,10 +1,10 @@
-import { apiKeys, type Db, generateApiKey, users } from '@lms/db';
+import { apiKeys, type Db, generateApiKey, type UserRole, users } from '@lms/db';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 
 export interface ApiKeyOwner {
   apiKeyId: number;
   userId: string;
-  role: 'student' | 'teacher' | 'admin' | 'super_admin';
+  role: UserRole;
 }
 
 export interface ApiKeySummary {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Db, idempotencyKeys } from '@lms/db';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import { AppError, UnprocessableError } from '../errors.js';
+import { AppError, ConflictError, UnprocessableError } from '../errors.js';
 
 /** How long a key and its first response are remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -128,10 +128,8 @@ async function claim(tx: Db, args: { issuer: string; key: string; requestHash: s
   }
 }
 
-function stillRunning(): AppError {
-  return new AppError(409, 'A request with this Idempotency-Key is still being processed; retry later', {
-    'retry-after': String(STILL_RUNNING_RETRY_AFTER_SECONDS),
-  });
+function stillRunning(): ConflictError {
+  return new ConflictError('A request with this Idempotency-Key is still being processed; retry later', STILL_RUNNING_RETRY_AFTER_SECONDS);
 }
 
 async function inCreationTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {

@@ -1,10 +1,10 @@
-import { type Db, generateSessionToken, sessions, users } from '@lms/db';
+import { type Db, generateSessionToken, sessions, type UserRole, users } from '@lms/db';
 import { and, eq, gt, type SQLWrapper, sql } from 'drizzle-orm';
 
 export interface SessionUser {
   tokenHash: string;
   userId: string;
-  role: 'student' | 'teacher' | 'admin' | 'super_admin';
+  role: UserRole;
   lastSeenAt: Date;
   expiresAt: Date;
 }
@@ -28,8 +28,8 @@ export async function createSession(db: Db, userId: string, now: Date, ttlMs: nu
   return session;
 }
 
-/** A session opened by createSessionSpending, or why none was: the token was spent before, or the gate was closed. */
-export type SpendingSession = { session: NewSession } | { session: null; why: 'already-spent' | 'gate-closed' };
+/** A session opened by spendTokenAndOpenSession, or why none was: the token was spent before, or the gate was closed. */
+export type SpendAndOpenOutcome = { session: NewSession } | { session: null; why: 'already-spent' | 'gate-closed' };
 
 /**
  * Opens a session only if `spend` spends something (a Drizzle query builder that returns a row when it does:
@@ -38,14 +38,14 @@ export type SpendingSession = { session: NewSession } | { session: null; why: 'a
  * one commit, never a session without the spend. The spend happens whether the gate is open or
  * not (a data-modifying CTE always runs).
  */
-export async function createSessionSpending(
+export async function spendTokenAndOpenSession(
   db: Db,
   spend: SQLWrapper,
   gate: SQLWrapper,
   userId: string,
   now: Date,
   ttlMs: number,
-): Promise<SpendingSession> {
+): Promise<SpendAndOpenOutcome> {
   const session = newSession(now, ttlMs);
   const at = now.toISOString();
   // Drizzle renders an embedded query builder in parentheses: `with spent as (insert …)`.
@@ -59,7 +59,7 @@ export async function createSessionSpending(
       returning token_hash
     )
     select (select count(*) from opened)::int as opened, (select count(*) from spent)::int as spent`);
-  const { opened, spent } = rows[0]!;
+  const { opened, spent } = rows[0];
   if (opened === 1) return { session };
   return { session: null, why: spent === 1 ? 'gate-closed' : 'already-spent' };
 }

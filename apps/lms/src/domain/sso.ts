@@ -2,7 +2,7 @@ import { type Db, identities, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
 import { and, eq, sql } from 'drizzle-orm';
 import { spendTokenId } from './partner-tokens.js';
-import { createSessionSpending } from './sessions.js';
+import { spendTokenAndOpenSession } from './sessions.js';
 
 /** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
 export class SsoFailure extends Error {
@@ -57,7 +57,7 @@ export async function signInMember(
     }
     throw err instanceof SsoFailure ? err : new SsoFailure('account_creation_failed', { cause: err });
   }
-  let opened;
+  let opened: Awaited<ReturnType<typeof spendTokenAndOpenSession>>;
   try {
     const spend = spendTokenId(db, claims.issuer, claims.jti, claims.keepTokenUntil);
     const stillLinked = db
@@ -65,7 +65,7 @@ export async function signInMember(
       .from(identities)
       .where(and(eq(identities.issuer, claims.issuer), eq(identities.membershipId, claims.membershipId), eq(identities.userId, user.id)))
       .for('key share');
-    opened = await createSessionSpending(db, spend, stillLinked, user.id, now, sessionTtlMs);
+    opened = await spendTokenAndOpenSession(db, spend, stillLinked, user.id, now, sessionTtlMs);
   } catch (err) {
     throw new SsoFailure('session_creation_failed', { cause: err });
   }

@@ -43,7 +43,7 @@ export const UNVERIFIABLE_TOKEN_REASON = 'The token could not be verified.';
 /** The fixed text before the value a reason carries: `(v) => Reasons.unknownKid(v, v)` → `No key with kid "`. */
 function prefixOf(build: (value: string) => string): string {
   const marker = '\u0000';
-  return build(marker).split(marker)[0]!;
+  return build(marker).split(marker)[0];
 }
 
 /** Exact texts first, then prefixes of the texts that carry a value, then jose's families. */

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError } from '../errors.js';
+import { TooManyRequestsError } from '../errors.js';
 import type { RateLimitStats } from './rate-limit.js';
 import {
   memorySlidingWindowStore,
@@ -35,11 +35,9 @@ const WINDOW_MS = 60_000;
 const MAX_BLOCKED_IPS = 100_000;
 
 /** 429 `{success:false, error}` with Retry-After: too many failed credentials from this address. */
-export class TooManyFailuresError extends AppError {
+export class TooManyFailuresError extends TooManyRequestsError {
   constructor(retryAfterSeconds: number) {
-    super(429, 'Too many failed authentication attempts from this address; try again later', {
-      'retry-after': String(retryAfterSeconds),
-    });
+    super(retryAfterSeconds, 'Too many failed authentication attempts from this address; try again later');
   }
 }
 

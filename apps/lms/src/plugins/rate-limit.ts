@@ -11,10 +11,6 @@ import {
 } from '../rate-limit/sliding-window.js';
 
 export interface RateLimitOptions {
-  /** Requests per window per API key (default 100). */
-  limit?: number;
-  /** Window length in ms (default 60 000). */
-  windowMs?: number;
   /** Prefix of the Redis keys (default `lms:ratelimit:`); tests use a unique one. */
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
@@ -35,18 +31,22 @@ declare module 'fastify' {
 /** The policy's name in the RateLimit-Policy and RateLimit fields. */
 const POLICY_NAME = 'default';
 
+/** The window is a minute: the limit is RATE_LIMIT_PER_MINUTE (config), which the docs quote. */
+const WINDOW_MS = 60_000;
+
 /**
  * Per-API-key sliding-window rate limit on the routes that set `config: { rateLimited: true }`.
  *
  * - Only callers identified by an API key count; session callers are not limited (the spec limits
  *   "requests for which the service identifies the caller by API key"). It runs in an onRequest
  *   hook registered after the auth plugin's, so `request.caller` is already resolved.
+ * - RATE_LIMIT_PER_MINUTE requests (the spec's 100 by default) in any sliding minute.
  * - Keyed by the first 16 hex characters of the key's SHA-256, as the spec says.
  * - A true sliding window (see rate-limit/sliding-window.ts): refused requests do not count.
  * - Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After`, the
  *   whole seconds (rounded up) until the oldest counted request leaves the window.
  * - Every API-key response of these routes carries the fields of
- *   draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and
+ *   draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=<RATE_LIMIT_PER_MINUTE>;w=60` and
  *   `RateLimit: "default";r=<remaining>;t=<seconds until the oldest counted request leaves the
  *   window>`: in those t seconds no quota comes back, which is the draft's "effective window"
  *   (within it the client can use no more than r). On a 429, Retry-After equals t.
@@ -60,7 +60,7 @@ const POLICY_NAME = 'default';
  */
 export default fp<RateLimitOptions>(
   async (app, opts) => {
-    const policy: RateLimitPolicy = { limit: opts.limit ?? 100, windowMs: opts.windowMs ?? 60_000 };
+    const policy: RateLimitPolicy = { limit: app.config.RATE_LIMIT_PER_MINUTE, windowMs: WINDOW_MS };
     const memory = memorySlidingWindowStore(policy);
     let store: SlidingWindowStore = memory;
     let stats: () => RateLimitStats = () => ({ store: 'memory' });

@@ -51,13 +51,13 @@ export function memorySlidingWindowStore(policy: RateLimitPolicy, maxKeys = 100_
       }
       const horizon = nowMs - policy.windowMs;
       let expired = 0;
-      while (expired < log.length && log[expired]! <= horizon) expired += 1;
+      while (expired < log.length && log[expired] <= horizon) expired += 1;
       if (expired > 0) log.splice(0, expired);
       const allowed = log.length < policy.limit;
       if (allowed) {
         // Keep the log sorted even if the clock stepped back.
         let at = log.length;
-        while (at > 0 && log[at - 1]! > nowMs) at -= 1;
+        while (at > 0 && log[at - 1] > nowMs) at -= 1;
         log.splice(at, 0, nowMs);
       }
       return decision(policy, allowed, log.length, log[0], nowMs);

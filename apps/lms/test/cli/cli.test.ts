@@ -3,18 +3,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiKeys, chapterCompletions, courses, enrollments, hashToken, identities, institutions, partnerInstitutions, partnerKeys, partners, sessions, users } from '@lms/db';
-import { createTestDb, type TestDb } from '@lms/db/testing';
+import { createTestDb } from '@lms/db/testing';
+import { postgresUrl, testDatabaseUrl } from '../helpers/database.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
 import t from 'tap';
 import { commandGroups, runCli } from '../../src/cli/run.js';
-import { testConfig } from '../../src/config.js';
+import { testConfig } from '../../src/testing.js';
 import { findApiKeyOwner } from '../../src/domain/api-keys.js';
 import { createSession } from '../../src/domain/sessions.js';
-import { cliFor } from '../helpers/cli.js';
+import { cliFor, scratchDataDir } from '../helpers/cli.js';
 
 t.test('admin CLI', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   const scratch = await mkdtemp(join(tmpdir(), 'lms-cli-'));
   t.teardown(async () => {
     await db.destroy();
@@ -426,7 +427,7 @@ t.test('admin CLI', async (t) => {
 
   t.test('a statement past DB_STATEMENT_TIMEOUT_MS: the message names the setting', async (t) => {
     // PostgreSQL whatever TEST_DATABASE_URL says: the embedded database has no statement timeout.
-    const pgDb = await createTestDb({ adminUrl: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' });
+    const pgDb = await createTestDb(postgresUrl);
     t.teardown(() => pgDb.destroy());
     const err: string[] = [];
     // The users table is locked by another session for as long as the command runs.
@@ -450,23 +451,24 @@ t.test('bad configuration exits 1 naming the variable', async (t) => {
 });
 
 t.test('the api_keys table holds only the hash and the visible prefix of the printed key', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   const out: string[] = [];
-  const code = await runCli(['seed', 'demo'], { io: { out: (l) => out.push(l), err: () => {} }, config: testConfig(db.url ? { DATABASE_URL: db.url } : {}), ...(db.url ? {} : { db }) });
+  const code = await runCli(['seed', 'demo'], { io: { out: (l) => out.push(l), err: () => {} }, config: testConfig({ DATA_DIR: scratchDataDir(), ...(db.url ? { DATABASE_URL: db.url } : {}) }), ...(db.url ? {} : { db }) });
   t.equal(code, 0);
   const rows = await db.db.select({ keyHash: apiKeys.keyHash, prefix: apiKeys.prefix }).from(apiKeys);
   t.same(rows, [{ keyHash: hashToken(out[0]!), prefix: out[0]!.slice(0, 14) }]);
 });
 
 t.test('two seed demo runs at once seed once', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
+  const DATA_DIR = scratchDataDir();
   const run = async () => {
     const out: string[] = [];
     const code = await runCli(['seed', 'demo'], {
       io: { out: (l) => out.push(l), err: () => {}, isTty: false },
-      config: testConfig(db.url ? { DATABASE_URL: db.url } : {}),
+      config: testConfig({ DATA_DIR, ...(db.url ? { DATABASE_URL: db.url } : {}) }),
       ...(db.url ? {} : { db }),
     });
     return { code, out: out.join('\n') };
@@ -477,5 +479,5 @@ t.test('two seed demo runs at once seed once', async (t) => {
   const n = await db.db.execute<{ courses: number; keys: number }>(
     sql`select (select count(*)::int from ${courses}) as courses, (select count(*)::int from ${apiKeys}) as keys`,
   );
-  t.same(n.rows[0], { courses: 30, keys: 1 });
+  t.same(n.rows[0], { courses: 31, keys: 1 });
 });

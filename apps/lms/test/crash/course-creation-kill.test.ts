@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { courses, createDb, type Db, idempotencyKeys, migrate, usedTokenIds } from '@lms/db';
 import { createTestDb } from '@lms/db/testing';
+import { testDatabaseUrl } from '../helpers/database.js';
 import { count, eq, sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { type CourseCreator, creationHeaders, makeCourseCreator, TEST_GATEWAY_SECRET } from '../helpers/course-creation.js';
@@ -38,9 +39,9 @@ async function retry(lms: ServerProcess, creator: CourseCreator, name: string, k
 }
 
 // The table lock needs a second connection to a server: PostgreSQL (TEST_DATABASE_URL).
-if (process.env.TEST_DATABASE_URL) {
+if (testDatabaseUrl) {
   t.test('PostgreSQL: killed while its insert waits for a table lock, then after its commit', async (t) => {
-    const testDb = await createTestDb();
+    const testDb = await createTestDb(testDatabaseUrl);
     t.teardown(() => testDb.destroy());
     const db = testDb.db;
     const creator = await makeCourseCreator(db, 'crash.test');

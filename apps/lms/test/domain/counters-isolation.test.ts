@@ -8,9 +8,10 @@
  */
 import { chapterCompletions, chapters, courses, type Db, enrollments, modules } from '@lms/db';
 import { createTestDb } from '@lms/db/testing';
+import { testDatabaseUrl } from '../helpers/database.js';
 import { sql } from 'drizzle-orm';
 import t from 'tap';
-import { recordChapterCompletion } from '../../src/domain/learning.js';
+import { recordChapterCompletion } from '../../src/domain/learning/chapter-completions.js';
 import { makeInstitution, makeUser } from '../helpers/fixtures.js';
 
 const AT = new Date('2026-06-01T00:00:00.000Z');
@@ -35,7 +36,7 @@ function pgCode(err: unknown): string | undefined {
 }
 
 t.test('writes that keep counters are refused outside READ COMMITTED', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   const { courseId, chapterId } = await makeCourseWithChapter(db.db);
   const student = await makeUser(db.db);
@@ -69,7 +70,7 @@ t.test('writes that keep counters are refused outside READ COMMITTED', async (t)
 });
 
 t.test('a stale-snapshot writer cannot leave completed_chapters wrong (PostgreSQL)', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   if (db.kind !== 'postgres') {
     // PGlite has one connection: no other writer can commit under an open snapshot. The refusal itself is tested above.

@@ -1,7 +1,9 @@
 import { createTestDb, type TestDb } from '@lms/db/testing';
 import type { Test } from 'tap';
 import { buildApp, type AppDeps, type LmsApp } from '../../src/app.js';
-import { testConfig, type LmsConfig } from '../../src/config.js';
+import type { LmsConfig } from '../../src/config.js';
+import { testConfig } from '../../src/testing.js';
+import { testDatabaseUrl } from './database.js';
 
 export interface TestApp {
   app: LmsApp;
@@ -16,7 +18,7 @@ export async function buildTestApp(
   t: Test,
   options: { config?: Partial<LmsConfig>; deps?: Partial<AppDeps>; db?: TestDb } = {},
 ): Promise<TestApp> {
-  const db = options.db ?? (await createTestDb());
+  const db = options.db ?? (await createTestDb(testDatabaseUrl));
   const app = await buildApp({ config: testConfig(options.config), db, logger: false, ...options.deps });
   t.teardown(async () => {
     await app.close();

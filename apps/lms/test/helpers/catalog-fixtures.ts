@@ -1,10 +1,8 @@
 import {
   bundles,
-  categories,
   certificates,
   chapterCompletions,
   chapters,
-  courses,
   type Db,
   enrollments,
   modules,
@@ -14,43 +12,13 @@ import {
 } from '@lms/db';
 
 // Catalog fixtures: categories, courses with their module/chapter/quiz trees, bundles, and a
-// learner's progress. Users, sessions and API keys come from fixtures.ts.
+// learner's progress. Users, sessions and API keys come from fixtures.ts; categories and courses
+// from @lms/db/testing, shared with the database's own tests.
+
+export { makeCategory, makeCourse } from '@lms/db/testing';
 
 let counter = 0;
 const next = () => ++counter;
-
-export async function makeCategory(db: Db, fields: { code?: string; name?: string } = {}) {
-  const n = next();
-  const [row] = await db
-    .insert(categories)
-    .values({ code: fields.code ?? `CAT${n}`, name: fields.name ?? `Category ${n}` })
-    .returning();
-  return row!;
-}
-
-type CourseInsert = typeof courses.$inferInsert;
-
-/** A course; buyer-visible (published, with an event code) unless the fields say otherwise. */
-export async function makeCourse(
-  db: Db,
-  fields: Partial<CourseInsert> & { teacherId: string; institutionId: number },
-) {
-  const n = next();
-  const [row] = await db
-    .insert(courses)
-    .values({
-      name: `Course ${n}`,
-      description: `Description ${n}`,
-      instructor: `Instructor ${n}`,
-      courseCode: `CODE-${n}`,
-      isPublished: true,
-      eventCode: `EV-${n}`,
-      price: '100000.00',
-      ...fields,
-    })
-    .returning();
-  return row!;
-}
 
 export async function makeModule(db: Db, courseId: number, fields: { name?: string; orderIndex?: number; description?: string } = {}) {
   const n = next();
@@ -165,7 +133,7 @@ export async function completeChapter(db: Db, userId: string, chapter: { id: num
 }
 
 export async function attemptQuiz(db: Db, userId: string, quizId: number, score: number, passed: boolean) {
-  await db.insert(quizAttempts).values({ userId, quizId, score, passed });
+  await db.insert(quizAttempts).values({ userId, quizId, score, passed, submittedAt: new Date() });
 }
 
 export async function issueCertificate(db: Db, userId: string, courseId: number) {

@@ -1,5 +1,5 @@
 import type { Db } from '@lms/db';
-import { TEST_GATEWAY_SECRET } from '../../src/config.js';
+import { TEST_GATEWAY_SECRET } from '../../src/testing.js';
 import { makeInstitution, makeUser } from './fixtures.js';
 import { makePartnerKey, type PartnerKey, registerPartner, ssoToken } from './sso.js';
 

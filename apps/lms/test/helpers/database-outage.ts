@@ -3,14 +3,10 @@ import { createDb, type DbConfig, type DbHandle } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
 import type { Test } from 'tap';
 import { buildApp, type AppDeps, type LmsApp } from '../../src/app.js';
-import { testConfig, type LmsConfig } from '../../src/config.js';
+import type { LmsConfig } from '../../src/config.js';
+import { testConfig } from '../../src/testing.js';
+import { postgresUrl } from './database.js';
 import { type TcpProxy, tcpProxy } from './tcp-proxy.js';
-
-/**
- * The PostgreSQL server the database fault tests use, whatever TEST_DATABASE_URL says about the
- * other tests: PGlite has no network to cut.
- */
-export const faultTestAdminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface LogLine {
   level: number;
@@ -41,7 +37,8 @@ export async function outageApp(
   t: Test,
   options: { db?: Pick<DbConfig, 'connectTimeoutMs' | 'statementTimeoutMs' | 'poolMax'>; config?: Partial<LmsConfig>; deps?: Partial<AppDeps> } = {},
 ): Promise<OutageApp> {
-  const direct = await createTestDb({ adminUrl: faultTestAdminUrl });
+  // PostgreSQL whatever TEST_DATABASE_URL says about the other tests: PGlite has no network to cut.
+  const direct = await createTestDb(postgresUrl);
   const target = new URL(direct.url!);
   const proxy = await tcpProxy(t, { host: target.hostname, port: Number(target.port || 5432) });
   const viaProxy = new URL(direct.url!);
@@ -57,11 +54,10 @@ export async function outageApp(
     },
   });
   const app = await buildApp({
-    config: testConfig(options.config),
+    // Many requests per key in a few seconds: the rate limit is not what these tests are about.
+    config: testConfig({ RATE_LIMIT_PER_MINUTE: 1_000_000, ...options.config }),
     db: handle,
     logger: { level: 'debug', stream },
-    // Many requests per key in a few seconds: the rate limit is not what these tests are about.
-    rateLimit: { limit: 1_000_000 },
     ...options.deps,
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

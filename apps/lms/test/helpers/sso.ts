@@ -3,30 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type Db, partnerInstitutions, partnerKeys, partners } from '@lms/db';
 import { GATEWAY_PROOF_PARAM, signGatewayProof } from '@lms/partner-auth';
-import { exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import type { PartnerKey } from '@lms/partner-auth/testing';
 import type { Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
 
-/** An RSA key pair of a partner, with the kid it signs with. */
-export interface PartnerKey {
-  kid: string;
-  privateKey: CryptoKey;
-  publicKey: CryptoKey;
-  publicPem: string;
-  publicJwk: JWK;
-}
-
-export async function makePartnerKey(kid: string): Promise<PartnerKey> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const publicPem = await exportSPKI(publicKey);
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, use: 'sig', alg: 'RS256' };
-  return { kid, privateKey, publicKey, publicPem, publicJwk };
-}
-
-/** The same key material under another kid (cheap: no new key generation). */
-export function withKid(key: PartnerKey, kid: string): PartnerKey {
-  return { ...key, kid, publicJwk: { ...key.publicJwk, kid } };
-}
+// Partner keys come from the one token minter of @lms/partner-auth/testing.
+export { makePartnerKey, type PartnerKey, withKid } from '@lms/partner-auth/testing';
 
 /** Registers a partner; PEM keys become partner_keys rows; `institutionIds` are bound to it (as `partner bind`). */
 export async function registerPartner(

@@ -2,7 +2,7 @@ import { chapters, modules, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import t, { type Test } from 'tap';
-import { testConfig } from '../../src/config.js';
+import { testConfig } from '../../src/testing.js';
 import { DASHBOARD_SCRIPT_PATH } from '../../src/pages/assets.js';
 import { translation } from '../../src/pages/i18n/index.js';
 import { buildTestApp } from '../helpers/app.js';

@@ -15,7 +15,7 @@ const DURATION = 'lms_http_request_duration_seconds';
 const requests = (method: string, route: string, status: number) => ({ method, route, status_code: String(status) });
 
 t.test('a scrape after an SSO and catalog session: each counter moved by what the traffic did', async (t) => {
-  const { app } = await buildTestApp(t, { deps: { rateLimit: { limit: 3 } } });
+  const { app } = await buildTestApp(t, { config: { RATE_LIMIT_PER_MINUTE: 3 } });
   const metrics = await app.metrics.listen({ host: '127.0.0.1', port: 0 });
   const before = await scrape(metrics.url);
   t.equal(before.status, 200);

@@ -1,7 +1,7 @@
 import { courses } from '@lms/db';
 import { count } from 'drizzle-orm';
 import t from 'tap';
-import { TEST_GATEWAY_SECRET } from '../../src/config.js';
+import { TEST_GATEWAY_SECRET } from '../../src/testing.js';
 import { buildTestApp } from '../helpers/app.js';
 import { makeInstitution, makeUser } from '../helpers/fixtures.js';
 import { makePartnerKey, registerPartner, ssoToken } from '../helpers/sso.js';

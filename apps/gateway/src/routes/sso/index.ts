@@ -48,7 +48,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       // Without the shared secret no proof can be made, and the LMS would refuse the sign-in.
       if (!GATEWAY_SECRET) throw new GatewayError(503, 'SSO is not configured on this gateway (GATEWAY_SECRET is not set)');
-      const token = (request.query as Record<string, string>).token!;
+      const token = (request.query as Record<string, string>).token;
       const proof = signGatewayProof(GATEWAY_SECRET, token, Math.floor(app.gatewayClock().getTime() / 1000));
       const query = new URLSearchParams({ token, [GATEWAY_PROOF_PARAM]: proof });
       return reply.redirect(`${access.partner.lmsUrl}/sso/verify?${query.toString()}`, 302);

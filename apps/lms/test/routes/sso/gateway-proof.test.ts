@@ -1,7 +1,7 @@
 import { signGatewayProof } from '@lms/partner-auth';
 import { randomBytes } from 'node:crypto';
 import t, { type Test } from 'tap';
-import { TEST_GATEWAY_SECRET } from '../../../src/config.js';
+import { TEST_GATEWAY_SECRET } from '../../../src/testing.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { callback, type CallbackResult, gatewayProof, jwksServer, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 

@@ -1,5 +1,6 @@
 import { hashToken, migrate, sessions, users } from '@lms/db';
 import { createTestDb } from '@lms/db/testing';
+import { testDatabaseUrl } from '../../helpers/database.js';
 import { eq, sql } from 'drizzle-orm';
 import t from 'tap';
 import { buildTestApp } from '../../helpers/app.js';
@@ -11,7 +12,7 @@ import { callback, makePartnerKey, registerPartner, ssoToken } from '../../helpe
 // operator links it).
 const now = new Date('2026-11-22T10:00:00Z');
 const NOW_S = now.getTime() / 1000;
-const handle = await createTestDb({ migratedUpTo: '0003_progress_aggregates' });
+const handle = await createTestDb(testDatabaseUrl, { migratedUpTo: '0003_progress_aggregates' });
 t.teardown(() => handle.destroy());
 
 // Users as the LMS before 0004 kept them: the partner's issuer stamped on the user row.

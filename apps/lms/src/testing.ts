@@ -1,0 +1,15 @@
+import { type LmsConfig, loadConfig } from './config.js';
+
+// What tests (this package's, e2e) and the bench build the LMS with: exported as @lms/lms/testing,
+// apart from config.ts, so that nothing a deployment loads holds a known secret.
+
+/** The GATEWAY_SECRET of testConfig(): tests sign the gateway's SSO proof and credential with it. */
+export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
+
+/** A configuration for tests and tools: the defaults, a GATEWAY_SECRET, with overrides. */
+export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
+  // Tests change data between requests and look at the result at once: no shared catalog answers
+  // unless a test asks for them (test/routes/catalog/shared-list.test.ts).
+  const env = { LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false', CATALOG_CACHE_MS: '0', GATEWAY_SECRET: TEST_GATEWAY_SECRET };
+  return { ...loadConfig(env), ...overrides };
+}
