@@ -1,52 +1,108 @@
 /**
- * Domain errors. Route and domain code throws these; the error-handler plugin turns each into
- * `{success:false, error}` with its status. Anything else is a 500 with a generic message.
+ * Domain errors. Route and domain code throws these by what went wrong (not found, conflict...),
+ * never by HTTP status: `HTTP_STATUS` below is the one place a kind becomes a status, and the
+ * error-handler plugin turns each into `{success:false, error}` with it. Anything else is a 500
+ * with a generic message.
  */
-export class AppError extends Error {
+export type ErrorKind =
+  | 'bad-request'
+  | 'unauthorized'
+  | 'payment-required'
+  | 'forbidden'
+  | 'not-found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'too-many-requests'
+  | 'unavailable';
+
+/** The status of each kind of domain error: read by the error handlers (API, pages) and kept idempotent answers. */
+export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
+  'bad-request': 400,
+  unauthorized: 401,
+  'payment-required': 402,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  unprocessable: 422,
+  'too-many-requests': 429,
+  unavailable: 503,
+};
+
+export abstract class AppError extends Error {
+  abstract readonly kind: ErrorKind;
   constructor(
-    readonly statusCode: number,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = new.target.name;
   }
+
+  /** From HTTP_STATUS; Fastify and the metrics read an error's `statusCode`. */
+  get statusCode(): number {
+    return HTTP_STATUS[this.kind];
+  }
+}
+
+/** Headers asking a client to come back in whole seconds. */
+function retryAfter(seconds: number): Record<string, string> {
+  return { 'retry-after': String(seconds) };
 }
 
 export class BadRequestError extends AppError {
-  constructor(message: string) {
-    super(400, message);
-  }
+  readonly kind = 'bad-request';
 }
 
 export class UnauthorizedError extends AppError {
+  readonly kind = 'unauthorized';
   constructor(message = 'Unauthorized') {
-    super(401, message);
+    super(message);
   }
 }
 
+export class PaymentRequiredError extends AppError {
+  readonly kind = 'payment-required';
+}
+
 export class ForbiddenError extends AppError {
+  readonly kind = 'forbidden';
   constructor(message = 'Forbidden') {
-    super(403, message);
+    super(message);
   }
 }
 
 export class NotFoundError extends AppError {
+  readonly kind = 'not-found';
   constructor(message = 'Not found') {
-    super(404, message);
+    super(message);
+  }
+}
+
+/** Something else holds what this request needs (with `Retry-After` when it is worth retrying). */
+export class ConflictError extends AppError {
+  readonly kind = 'conflict';
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message, retryAfterSeconds === undefined ? {} : retryAfter(retryAfterSeconds));
   }
 }
 
 export class UnprocessableError extends AppError {
-  constructor(message: string) {
-    super(422, message);
+  readonly kind = 'unprocessable';
+}
+
+/** 429 with `Retry-After` in whole seconds; the text is the spec's unless given. */
+export class TooManyRequestsError extends AppError {
+  readonly kind = 'too-many-requests';
+  constructor(retryAfterSeconds: number, message = 'Rate limit exceeded') {
+    super(message, retryAfter(retryAfterSeconds));
   }
 }
 
-/** 429 with `Retry-After` in whole seconds; the text is the spec's. */
-export class TooManyRequestsError extends AppError {
-  constructor(retryAfterSeconds: number) {
-    super(429, 'Rate limit exceeded', { 'retry-after': String(retryAfterSeconds) });
+/** The service cannot do this now: not enabled here, or shutting down (with `Retry-After` when it will pass). */
+export class UnavailableError extends AppError {
+  readonly kind = 'unavailable';
+  constructor(message: string, retryAfterSeconds?: number) {
+    super(message, retryAfterSeconds === undefined ? {} : retryAfter(retryAfterSeconds));
   }
 }
 
@@ -58,10 +114,8 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
  * (see isDatabaseUnavailable in @lms/db). The error handler answers every such driver error with
  * it, so a client sees the same thing whichever query failed.
  */
-export class DatabaseUnavailableError extends AppError {
+export class DatabaseUnavailableError extends UnavailableError {
   constructor() {
-    super(503, 'The service is temporarily unavailable (database); retry shortly', {
-      'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
-    });
+    super('The service is temporarily unavailable (database); retry shortly', DATABASE_RETRY_AFTER_SECONDS);
   }
 }

@@ -215,11 +215,14 @@ export type FinalExam = z.infer<typeof FinalExam>;
 
 export const UNLOCK_RULE =
   'Unlock rule: the first module is unlocked; every other module is unlocked when the module before it is ' +
-  'unlocked and complete (all its chapters completed; a module without chapters is complete). Within an ' +
-  'unlocked module the first chapter is unlocked and every other chapter is unlocked when the chapter before ' +
-  'it is completed. A chapter the learner completed, and the module holding it, are always unlocked. API-key ' +
-  'callers get this rule applied to no progress: only the first module and its first chapter (and modules ' +
-  'reached through empty modules) are unlocked.';
+  'unlocked and complete (all its chapters completed and their chapter quizzes passed, and its module quiz ' +
+  'passed; a module without chapters or quiz is complete). Within an unlocked module the first chapter is ' +
+  'unlocked and every other chapter is unlocked when the chapter before it is completed and its chapter quiz ' +
+  '(if any) passed, at or above the quiz\'s minimumScore. A chapter the learner completed, and the module ' +
+  'holding it, are always unlocked. A chapter quiz opens with its chapter, a module quiz with its module, the ' +
+  'final exam when every chapter is completed and every chapter and module quiz passed. The learning routes ' +
+  '(/api/learning) enforce exactly this rule. API-key callers get this rule applied to no progress: only the ' +
+  'first module and its first chapter (and modules reached through empty modules) are unlocked.';
 
 export const PublicCourse = z
   .object({
@@ -231,7 +234,13 @@ export const PublicCourse = z
     startDate: dateTime.describe('The course start; a course without one reports its creation time.'),
     endDate: dateTime.describe('The course end; a course without one reports its start date (as above).'),
     enrollmentType: z.string(),
-    enrollmentCode: z.string().describe('Empty when the course has none.'),
+    enrollmentCode: z
+      .string()
+      .describe(
+        'The code that enrols in a `code` course (POST /api/learning/courses/{id}/enrollment), given only to those who ' +
+          'manage the course: its teacher, an admin of its institution or a super_admin, by session. Everyone else (every ' +
+          'API key, students, other teachers) gets an empty string, as does a course without a code.',
+      ),
     isPurchasable: z.boolean(),
     price: z.number(),
     priceNonMember: z.number().nullable(),
@@ -271,6 +280,7 @@ export const CourseListQuery = z.object({
   limit: wholeNumber(1, PAGE_SIZE_MAX).optional().describe(`1 to ${PAGE_SIZE_MAX}; default ${PAGE_SIZE_DEFAULT}.`),
   search: text()
     .max(SEARCH_MAX_LENGTH)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
     .optional()
     .describe(

@@ -10,6 +10,7 @@ import { z } from 'zod';
 /** Largest serial id (int4); a larger numeric id cannot exist. */
 export const MAX_ID = 2_147_483_647;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing NUL is the point.
 const NO_NUL = /^[^\u0000]*$/;
 export const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
 /** Every surrogate in a pair: a lone one (JSON allows `"\\ud800"`) has no UTF-8 form to store. */
@@ -70,6 +71,7 @@ export function tooDeepJsonField(value: unknown, maxDepth = MAX_JSON_DEPTH): str
   const stack: Array<{ node: unknown; depth: number; field: string }> = [];
   for (const [field, child] of Object.entries(value)) stack.push({ node: child, depth: 2, field });
   while (stack.length > 0) {
+    // biome-ignore lint/style/noNonNullAssertion: the loop condition says the stack is not empty.
     const { node, depth, field } = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth > maxDepth) return field;

@@ -1,6 +1,7 @@
 import type { CategoryProgressMetrics, ProgressMetrics } from '@lms/contracts';
-import type { Db } from '@lms/db';
+import { courses, type Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
+import { buyerVisibleWhere } from './catalog/buyer-visible.js';
 
 /** The trailing window of the "30 days" metrics: (now − 30 days, now]. */
 export const TRAILING_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -83,7 +84,7 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
     ), course_counts AS (
       SELECT grouping(category_id) = 1 AS is_total, category_id,
              count(*)::int AS courses,
-             (count(*) FILTER (WHERE is_published AND event_code IS NOT NULL))::int AS classes,
+             (count(*) FILTER (WHERE ${buyerVisibleWhere(courses)}))::int AS classes,
              sum(certificate_count)::int AS certificates
       FROM courses
       GROUP BY GROUPING SETS ((category_id), ())

@@ -43,6 +43,7 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
 <td data-label="${m.column.lastUsed}">${f.dateTime(k.lastUsedAt) ?? m.script.never}</td>
 <td data-label="${m.column.state}" class="key-state">${
           k.revokedAt
+            // biome-ignore lint/style/noNonNullAssertion: dateTime() is null only for a null date, and revokedAt is set here.
             ? html`<span class="badge revoked">${fill(m.script.revoked, { date: f.dateTime(k.revokedAt)! })}</span>`
             : html`<button type="button" class="danger" data-revoke="${k.id}" data-name="${k.name}">${m.script.revoke}<span class="sr-only"> ${k.name}</span></button>`
         }</td>

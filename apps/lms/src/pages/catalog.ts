@@ -2,7 +2,7 @@ import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { listCategories } from '../domain/dashboard.js';
+import { listCategories } from '../domain/categories.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';

@@ -6,8 +6,9 @@ import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
 import { progressBar, statusBadge } from './view/components.js';
-import { html } from './view/html.js';
+import { href, html } from './view/html.js';
 import { page } from './view/layout.js';
+import { enrolSection } from './learning/enrol-section.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
   return unlocked
@@ -48,8 +49,8 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
       const modules = course.modules.map((m) => {
         const chapters = m.chapters.map(
           (c) =>
-            html`<li>${c.title} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${
-              c.quiz && html` <span class="muted">· ${t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount)}</span>`
+            html`<li>${c.isUnlocked ? html`<a href="${href('/learn/chapters', c.id)}">${c.title}</a>` : c.title} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${
+              c.quiz && html` <span class="muted">· <a href="${href('/learn/quizzes', c.quiz.id)}">${t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount)}</a></span>`
             }</li>
 `,
         );
@@ -58,7 +59,7 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
 ${m.description && html`<p class="muted">${m.description}</p>`}
 <p>${t.common.chapters(m.chapterCount)}${learner && html` · ${progressBar(ctx, m.completionPercentage, t.common.progressOf(m.title))}`}</p>
 ${chapters.length > 0 ? html`<ol class="chapters">${chapters}</ol>` : html`<p class="muted">${t.course.noChapters}</p>`}
-${m.moduleQuiz && html`<p class="muted">${t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount)}</p>`}
+${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.moduleQuiz.id)}">${t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount)}</a></p>`}
 </section></li>
 `;
       });
@@ -67,11 +68,12 @@ ${m.moduleQuiz && html`<p class="muted">${t.course.moduleQuiz(m.moduleQuiz.title
         html`<dt>${t.course.yourStatus}</dt><dd>${statusBadge(ctx, course.status)}</dd>
 <dt>${t.course.yourProgress}</dt><dd>${progressBar(ctx, course.totalProgress, t.course.courseProgress)}</dd>
 <dt>${t.course.certificate}</dt><dd>${
-          course.certificate.isGenerated ? t.certificate.issued : course.certificate.isEligible ? t.certificate.eligible : t.certificate.notYet
+          course.certificate.isGenerated ? html`<a href="${href('/learn/certificates', course.id)}">${t.certificate.issued}</a>` : course.certificate.isEligible ? t.certificate.eligible : t.certificate.notYet
         }</dd>`;
       const exam =
         course.finalExam.id !== '' &&
-        html`<p>${t.course.finalExam(course.finalExam.title, course.finalExam.questions.length, course.finalExam.minimumScore)}</p>`;
+        html`<p><a href="${href('/learn/quizzes', course.finalExam.id)}">${t.course.finalExam(course.finalExam.title, course.finalExam.questions.length, course.finalExam.minimumScore)}</a></p>`;
+      const enrol = await enrolSection(app, ctx, session.caller.userId, course, request.query);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
 <div class="card">
@@ -80,6 +82,7 @@ ${course.description && html`<p>${course.description}</p>`}
 <dt>${t.course.category}</dt><dd>${course.category?.name ?? t.common.none}</dd>
 <dt>${t.course.instructor}</dt><dd>${course.instructor || '—'}</dd>
 <dt>${t.course.code}</dt><dd>${course.code || '—'}</dd>
+${course.enrollmentCode && html`<dt>${t.course.enrolmentCode}</dt><dd><code>${course.enrollmentCode}</code></dd>`}
 <dt>${t.course.dates}</dt><dd>${t.course.courseDates(course.startDate, course.endDate)}</dd>
 <dt>${t.course.kumPoints}</dt><dd>${course.nilaiKum === null ? '—' : f.number(course.nilaiKum)}</dd>
 <dt>${t.course.price}</dt><dd>${course.isPurchasable ? f.money(course.price, course.currency) : t.course.notForSale}</dd>
@@ -87,6 +90,7 @@ ${course.description && html`<p>${course.description}</p>`}
 ${progress}
 </dl>
 </div>
+${enrol}
 <section aria-labelledby="modules">
 <h2 id="modules">${t.course.modules}</h2>
 ${course.modules.length > 0 ? html`<ol class="modules">${modules}</ol>` : html`<p class="muted">${t.course.noModules}</p>`}

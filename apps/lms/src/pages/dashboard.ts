@@ -1,7 +1,7 @@
 import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findDraftCourseIds, findLearnerOverview } from '../domain/dashboard.js';
+import { findDraftCourseIds, findLearnerOverview } from '../domain/learner-overview.js';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
 import { computeProgressMetrics, type ProgressReport } from '../domain/progress.js';
 import { type PageContext, pageContext } from './i18n/index.js';
@@ -11,6 +11,7 @@ import { barChart } from './view/charts.js';
 import { progressBar, statusBadge } from './view/components.js';
 import { type Html, href, html } from './view/html.js';
 import { page } from './view/layout.js';
+import { staffLearningSections } from './learning/dashboard-sections.js';
 
 const STAFF_COURSE_LIMIT = 50;
 
@@ -152,7 +153,7 @@ ${barChart({
 </section>`;
 }
 
-async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSession): Promise<Html> {
+async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSession, query?: unknown): Promise<Html> {
   const { t, f } = ctx;
   const col = t.dashboard.column;
   const { caller, user } = session;
@@ -196,6 +197,7 @@ ${rows}
     own &&
     html`<section aria-labelledby="keys"><h2 id="keys">${t.layout.apiKeys}</h2><div class="card"><p>${t.dashboard.apiKeysText}</p></div></section>`;
   return html`<h1>${t.dashboard.welcome(user.name)}</h1>
+${await staffLearningSections(app, ctx, session, query)}
 ${metricsSection(ctx, report)}
 <section aria-labelledby="courses">
 <h2 id="courses">${courseTitle}</h2>
@@ -221,7 +223,7 @@ const dashboardPage: FastifyPluginAsyncZod = async (app) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
       const staff = session.caller.role !== 'student';
-      const body = staff ? await staffBody(app, ctx, session) : await learnerBody(app, ctx, session);
+      const body = staff ? await staffBody(app, ctx, session, request.query) : await learnerBody(app, ctx, session);
       return sendPage(reply, page(ctx, ctx.t.dashboard.title, body, { user: session.user, current: '/dashboard' }));
     },
   );

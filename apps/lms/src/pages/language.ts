@@ -26,6 +26,7 @@ export function returnPath(next: string | undefined): string {
   if (!next || next.length > MAX_RETURN_LENGTH) return FALLBACK;
   // Refused as given: browsers read `\` as `/` and drop tabs and newlines, so `/\evil` and
   // `/\t/evil` would otherwise become `//evil`, another host.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
   if (!next.startsWith('/') || /[\\\u0000-\u001f\u007f]/.test(next)) return FALLBACK;
   const base = 'http://lms.invalid';
   let url: URL;

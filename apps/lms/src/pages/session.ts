@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Caller } from '../plugins/auth.js';
-import { type DashboardUser, findDashboardUser } from '../domain/dashboard.js';
+import { findUserProfile, type UserProfile } from '../domain/user-profile.js';
 import { UnauthorizedError } from '../errors.js';
 
 export interface PageSession {
   caller: Extract<Caller, { kind: 'session' }>;
-  user: DashboardUser;
+  user: UserProfile;
 }
 
 /**
@@ -15,18 +15,18 @@ export interface PageSession {
  */
 export async function pageSession(app: FastifyInstance, request: FastifyRequest): Promise<PageSession> {
   const caller = request.caller;
-  if (!caller || caller.kind !== 'session') throw new UnauthorizedError('Sign in to see this page');
-  const user = await findDashboardUser(app.db, caller.userId);
+  if (caller?.kind !== 'session') throw new UnauthorizedError('Sign in to see this page');
+  const user = await findUserProfile(app.db, caller.userId);
   if (!user) throw new UnauthorizedError('Sign in to see this page');
   return { caller, user };
 }
 
 /** The person for the nav of an error page, if the request has a valid session; never throws. */
-export async function optionalSession(app: FastifyInstance, request: FastifyRequest): Promise<DashboardUser | null> {
+export async function optionalSession(app: FastifyInstance, request: FastifyRequest): Promise<UserProfile | null> {
   try {
     if (!request.caller) await app.authenticate(request, undefined as never);
     if (request.caller?.kind !== 'session') return null;
-    return await findDashboardUser(app.db, request.caller.userId);
+    return await findUserProfile(app.db, request.caller.userId);
   } catch {
     return null;
   }

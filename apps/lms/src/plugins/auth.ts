@@ -1,17 +1,69 @@
-import { hashToken, isDatabaseUnavailable, isWellFormedApiKey } from '@lms/db';
+import { hashToken, isDatabaseUnavailable, isWellFormedApiKey, type UserRole } from '@lms/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type ApiKeyOwner, findApiKeyOwner, touchApiKey } from '../domain/api-keys.js';
 import { findSession, touchSession } from '../domain/sessions.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import { SharedAnswers } from '../lib/shared-answers.js';
+import { authenticatePartnerToken } from './gateway-credential.js';
 
-export type Role = 'student' | 'teacher' | 'admin' | 'super_admin';
+/** The roles of @lms/db's `userRole` enum. */
+export type Role = UserRole;
 
 /** Who is calling: a teacher's API key, or a person's browser session. */
 export type Caller =
   | { kind: 'api-key'; userId: string; role: Role; apiKeyId: number; keyHash: string }
   | { kind: 'session'; userId: string; role: Role; sessionTokenHash: string };
+
+/**
+ * The credentials the LMS knows: a teacher's API key (`x-api-key`), a browser session (the
+ * session cookie), a partner's bearer JWT forwarded by the gateway (course creation).
+ */
+export type CredentialKind = 'api-key' | 'session' | 'partner-token';
+
+/** What a route asks of its caller: one of these credential kinds and, if given, one of these roles. */
+export interface AuthRequirement {
+  accepts: readonly CredentialKind[];
+  roles?: readonly Role[];
+}
+
+/**
+ * What an `/api` route without `public` or `auth` gets: an API key or a session, any role. A
+ * route that forgets to say what it needs is closed, not open (the test in
+ * test/plugins/auth-by-default.test.ts also fails on it).
+ */
+export const DEFAULT_API_AUTH: AuthRequirement = { accepts: ['api-key', 'session'] };
+
+/** The `/api` scope: every route under it authenticates unless it says `public: true`. */
+export function isApiRoute(url: string | undefined): boolean {
+  return url === '/api' || (url?.startsWith('/api/') ?? false);
+}
+
+/**
+ * What a route needs, from its URL and config: null for none (a public route, or one outside
+ * `/api` that asks for nothing). `auth: true` and `auth: [roles]` are short for an API key or a
+ * session (with those roles).
+ */
+export function authRequirementOf(url: string | undefined, config: { public?: boolean; auth?: RouteAuth } | undefined): AuthRequirement | null {
+  if (config?.public) return null;
+  const auth = config?.auth;
+  if (auth === true) return DEFAULT_API_AUTH;
+  if (Array.isArray(auth)) return { accepts: DEFAULT_API_AUTH.accepts, roles: auth };
+  if (auth) return auth as AuthRequirement;
+  return isApiRoute(url) ? DEFAULT_API_AUTH : null;
+}
+
+/** A route's `auth`: `true` (API key or session), a role list (the same, those roles only), or the kinds in full. */
+export type RouteAuth = true | readonly Role[] | AuthRequirement;
+
+/** One registered route as the auth plugin saw it. */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  declared: { public?: boolean; auth?: RouteAuth };
+  /** null: no credential is asked. */
+  needs: AuthRequirement | null;
+}
 
 export interface AuthOptions {
   /** How long a validated (or unknown) API key is answered from memory. Revocation takes effect within it. */
@@ -21,10 +73,14 @@ export interface AuthOptions {
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * `true`: any authenticated caller; a role list: only those roles (others get 403).
-     * Resolved in an onRequest hook, before validation, so a bad credential is a 401 first.
+     * The credentials the route accepts (see RouteAuth): `true` for an API key or a session, a role
+     * list for those roles only (others get 403), or `{ accepts, roles }`. Every `/api` route
+     * authenticates (API key or session) unless it says `public: true`; outside `/api` only routes
+     * with `auth` do. Resolved in an onRequest hook, before validation, so a bad credential is a 401 first.
      */
-    auth?: true | Role[];
+    auth?: RouteAuth;
+    /** No credential asked, on purpose (the SSO callback, sign-out). Never together with `auth`. */
+    public?: boolean;
     /** Count this route against the caller's API-key rate limit (see plugins/rate-limit.ts). */
     rateLimited?: boolean;
   }
@@ -41,6 +97,11 @@ declare module 'fastify' {
     sessionCookieName: string;
     setSessionCookie: (reply: FastifyReply, token: string, expiresAt: Date) => void;
     clearSessionCookie: (reply: FastifyReply) => void;
+    /**
+     * Every route with what it declared (`public`, `auth`) and what it needs, in registration
+     * order: the record the auth-by-default test reads, so no route escapes it.
+     */
+    routeAccess: RouteAccess[];
     /** Forget cached API-key lookups (after a revocation in this process). */
     forgetApiKey: (keyHash: string) => void;
   }
@@ -91,8 +152,9 @@ export default fp<AuthOptions>(
       throw new UnauthorizedError(message);
     }
 
-    async function authenticate(request: FastifyRequest): Promise<void> {
-      const apiKey = request.headers['x-api-key'];
+    async function authenticate(request: FastifyRequest, accepts: readonly CredentialKind[] = DEFAULT_API_AUTH.accepts): Promise<void> {
+      if (accepts.includes('partner-token')) return authenticatePartnerToken(app, request);
+      const apiKey = accepts.includes('api-key') ? request.headers['x-api-key'] : undefined;
       if (apiKey !== undefined) {
         app.failedCredentials.refuseIfOver(request);
         if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) return refuse(request, INVALID_KEY);
@@ -103,7 +165,7 @@ export default fp<AuthOptions>(
         touchKeyLater(owner.apiKeyId, request);
         return;
       }
-      const token = sessionTokenFrom(request);
+      const token = accepts.includes('session') ? sessionTokenFrom(request) : undefined;
       if (!token) throw new UnauthorizedError(NO_CREDENTIALS);
       app.failedCredentials.refuseIfOver(request);
       const now = app.clock();
@@ -116,19 +178,39 @@ export default fp<AuthOptions>(
     }
 
     app.decorateRequest('caller', null);
-    // Routes say what they need in their config; this hook runs before any route-level hook and
-    // before the rate limiter's, which is registered after this plugin.
+    // A route that cannot be what it says is refused at registration, not at its first request.
+    const routeAccess: RouteAccess[] = [];
+    app.decorate('routeAccess', routeAccess);
+    app.addHook('onRoute', (route) => {
+      const config = route.config as { public?: boolean; auth?: RouteAuth } | undefined;
+      const where = `${route.method} ${route.url}`;
+      if (config?.public && config.auth) throw new Error(`${where}: a route is either public or authenticated, not both`);
+      const need = authRequirementOf(route.url, config);
+      if (need?.accepts.length === 0) throw new Error(`${where}: auth.accepts names no credential kind`);
+      if (need?.accepts.includes('partner-token') && (need.accepts.length > 1 || need.roles)) {
+        throw new Error(`${where}: a partner token has no role and is not mixed with other credentials`);
+      }
+      for (const method of [route.method].flat()) {
+        routeAccess.push({ method, url: route.url, declared: { public: config?.public, auth: config?.auth }, needs: need });
+      }
+    });
+    // The /api scope authenticates by default (fastify/demo does it with a folder-level hook; here
+    // the routes keep their full paths, so the scope is the URL). This hook runs before any
+    // route-level hook and before the rate limiter's, which is registered after this plugin.
     app.addHook('onRequest', async (request) => {
-      const need = request.routeOptions.config?.auth;
+      const need = authRequirementOf(request.routeOptions.url, request.routeOptions.config);
       if (!need) return;
-      await authenticate(request);
-      if (Array.isArray(need) && !need.includes(request.caller!.role)) {
-        throw new ForbiddenError(`This needs one of the roles: ${need.join(', ')}`);
+      await authenticate(request, need.accepts);
+      const roles = need.roles;
+      // biome-ignore lint/style/noNonNullAssertion: authenticate() sets caller or throws.
+      if (roles && !roles.includes(request.caller!.role)) {
+        throw new ForbiddenError(`This needs one of the roles: ${roles.join(', ')}`);
       }
     });
     app.decorate('authenticate', async (request: FastifyRequest) => authenticate(request));
     app.decorate('requireRole', (...roles: Role[]) => async (request: FastifyRequest) => {
       if (!request.caller) await authenticate(request);
+      // biome-ignore lint/style/noNonNullAssertion: authenticate() sets caller or throws.
       if (!roles.includes(request.caller!.role)) throw new ForbiddenError(`This needs one of the roles: ${roles.join(', ')}`);
     });
     app.decorate('sessionCookieName', cookieName);
@@ -142,7 +224,7 @@ export default fp<AuthOptions>(
       keyCache.delete(keyHash);
     });
   },
-  { name: 'auth', dependencies: ['database', '@fastify/cookie', 'failed-credentials'] },
+  { name: 'auth', dependencies: ['database', '@fastify/cookie', 'failed-credentials', 'partner-auth'] },
 );
 
 /** A background write that failed: a warning, unless the database is away (that is logged once, by the database plugin). */

@@ -1,12 +1,13 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply } from 'fastify';
 import { ErrorResponse } from '@lms/contracts';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '@lms/db';
-import { AppError, DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError } from '../errors.js';
+import { AppError, DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError, HTTP_STATUS } from '../errors.js';
 
 /**
- * One error shape for the whole API: `{success:false, error}`. Domain errors keep their status;
+ * One error shape for the whole API: `{success:false, error}`. Domain errors get the status of
+ * their kind (errors.ts's HTTP_STATUS; code that throws them never names a status);
  * a database that cannot answer (down, stalled, out of time) is a 503 with `Retry-After`;
  * schema validation becomes a 400 naming the parameter; Fastify's own client errors (bad JSON,
  * body too large, wrong content type) keep their 4xx; anything else is a 500 whose details go to
@@ -19,12 +20,9 @@ export default fp(
       if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
         // The outage itself is logged once by the database plugin, not once per request.
         request.log.debug({ err }, 'database unavailable');
-        const unavailable = new DatabaseUnavailableError();
-        return reply.code(unavailable.statusCode).headers(unavailable.headers).send({ success: false, error: unavailable.message });
+        return sendDomainError(reply, new DatabaseUnavailableError());
       }
-      if (err instanceof AppError) {
-        return reply.code(err.statusCode).headers(err.headers).send({ success: false, error: err.message });
-      }
+      if (err instanceof AppError) return sendDomainError(reply, err);
       if (hasZodFastifySchemaValidationErrors(err)) {
         const where = err.validationContext ?? 'request';
         if (where === 'body') {
@@ -34,7 +32,7 @@ export default fp(
           return reply.code(400).send({ success: false, error: `Invalid request body: ${summary}`, details });
         }
         const first = err.validation[0];
-        const field = first?.instancePath.replace(/^\//, '').replace(/\//g, '.') || first?.params?.['missingProperty'];
+        const field = first?.instancePath.replace(/^\//, '').replace(/\//g, '.') || first?.params?.missingProperty;
         const label = where === 'querystring' ? 'query parameter' : where === 'params' ? 'path parameter' : where;
         const message = field ? `Invalid ${label} '${String(field)}': ${first?.message}` : `Invalid ${label}: ${first?.message}`;
         return reply.code(400).send({ success: false, error: message });
@@ -54,10 +52,11 @@ export default fp(
     // Any JSON route may meet a database outage: each one that documents its errors documents
     // this one too (routes that already declare a 503 say it themselves).
     app.addHook('onRoute', (route) => {
-      const response = route.schema?.response as Record<string, unknown> | undefined;
-      if (!response || route.schema?.hide || '503' in response) return;
+      const schema = route.schema;
+      const response = schema?.response as Record<string, unknown> | undefined;
+      if (!schema || !response || schema.hide || '503' in response) return;
       if (!Object.keys(response).some((status) => /^4\d\d$/.test(status))) return;
-      route.schema!.response = { ...response, 503: DatabaseUnavailableResponse };
+      schema.response = { ...response, 503: DatabaseUnavailableResponse };
     });
 
     app.setNotFoundHandler((request, reply) => {
@@ -67,11 +66,16 @@ export default fp(
   { name: 'error-handler' },
 );
 
+/** A domain error's one answer: the status of its kind (errors.ts), its headers, `{success:false, error}`. */
+function sendDomainError(reply: FastifyReply, err: AppError) {
+  return reply.code(HTTP_STATUS[err.kind]).headers(err.headers).send({ success: false, error: err.message });
+}
+
 /** `name`, `modules.0.title`; for unknown keys the keys themselves. */
 function pathOf(v: { instancePath: string; params?: Record<string, unknown> }): string {
   const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
   if (path) return path;
-  const keys = v.params?.['keys'];
+  const keys = v.params?.keys;
   return Array.isArray(keys) ? keys.join(',') : '';
 }
 

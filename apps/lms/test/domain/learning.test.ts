@@ -13,8 +13,9 @@ import {
 } from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import t from 'tap';
-import { recordChapterCompletion } from '../../src/domain/learning.js';
+import { recordChapterCompletion } from '../../src/domain/learning/chapter-completions.js';
 import { createTestDb } from '@lms/db/testing';
+import { testDatabaseUrl } from '../helpers/database.js';
 import { makeInstitution, makeUser } from '../helpers/fixtures.js';
 
 const AT = new Date('2026-06-01T00:00:00.000Z');
@@ -299,12 +300,17 @@ async function randomWrite(db: Db, rng: Rng, world: World): Promise<string> {
       amount: '10.00',
       status,
       paidAt: AT,
-    });
+    }).onConflictDoNothing(); // at most one pending purchase per buyer and item (schema 0005)
     return 'purchase';
   }
   if (roll < 144) {
     const one = rng.pick(await db.select({ id: purchases.id }).from(purchases));
-    if (one) await db.update(purchases).set({ status }).where(eq(purchases.id, one.id));
+    // Back to pending only where the buyer has no other pending purchase of the item (schema 0005).
+    if (one) {
+      await db.execute(sql`update purchases p set status = ${status} where p.id = ${one.id}
+        and (${status} <> 'pending' or not exists (select 1 from purchases o where o.id <> p.id and o.status = 'pending'
+          and o.user_id = p.user_id and (o.course_id = p.course_id or o.bundle_id = p.bundle_id)))`);
+    }
     return 'change purchase status';
   }
   if (roll < 148) {
@@ -332,7 +338,7 @@ async function randomWrite(db: Db, rng: Rng, world: World): Promise<string> {
 }
 
 t.test('recordChapterCompletion', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   const { courseIds, userIds } = await makeWorld(db.db, 2, 1);
   const [c1, c2] = courseIds as [number, number];
@@ -373,7 +379,7 @@ t.test('maintained counters equal a recomputation from raw rows after random wri
   const seed = Number(process.env.TEST_SEED ?? Date.now() % 2 ** 31);
   t.comment(`seed ${seed} (replay with TEST_SEED=${seed})`);
   const rng = prng(seed);
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   const world = await makeWorld(db.db, 4, 5);
 
@@ -410,7 +416,7 @@ t.test('maintained counters equal a recomputation from raw rows after random wri
 });
 
 t.test('concurrent writes on the same (user, course) pairs keep the counters exact (PostgreSQL)', async (t) => {
-  const db = await createTestDb();
+  const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   if (db.kind !== 'postgres') {
     // PGlite has one connection: there is no concurrency to test; the sequential test above covers it.

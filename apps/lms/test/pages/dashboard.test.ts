@@ -38,7 +38,7 @@ const published = await makeCourse(db, {
 });
 const tree = await makeCourseTree(db, published.id, [2, 1]);
 const draft = await makeCourse(db, { teacherId: teacher.id, institutionId, name: 'Draft Course Perpajakan', isPublished: false });
-const lawCourse = await makeCourse(db, { teacherId: otherTeacher.id, institutionId, name: 'Hukum Kontrak', categoryId: law.id });
+await makeCourse(db, { teacherId: otherTeacher.id, institutionId, name: 'Hukum Kontrak', categoryId: law.id });
 const finished = await makeCourse(db, { teacherId: otherTeacher.id, institutionId, name: 'Etika Profesi', categoryId: law.id, nilaiKum: 2.5 });
 await makeCourseTree(db, finished.id, [1]);
 
@@ -59,7 +59,7 @@ t.test("a learner's dashboard: courses with status, progress, KUM and certificat
   const html = res.body;
   t.match(html, 'Audit &lt;Dasar&gt;');
   t.notMatch(html, '<Dasar>');
-  t.match(html, 'href="/dashboard/courses/' + published.id + '"');
+  t.match(html, `href="/dashboard/courses/${published.id}"`);
   t.match(html, /In progress/);
   t.match(html, '1 / 3', 'one of three chapters done');
   t.match(html, 'aria-valuenow="33.33"');

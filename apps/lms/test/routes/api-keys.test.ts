@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import t from 'tap';
-import type { LmsApp } from '../../src/app.js';
 import { buildTestApp } from '../helpers/app.js';
 import { manualClock } from '../helpers/clock.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';

@@ -11,7 +11,7 @@ import {
 } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
-import { recordChapterCompletion } from '../../src/domain/learning.js';
+import { recordChapterCompletion } from '../../src/domain/learning/chapter-completions.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 import { buildTestApp } from '../helpers/app.js';
 
@@ -343,6 +343,47 @@ t.test('GET /api/lms-progress', async (t) => {
         peopleWithBadgeCount: 2, // s3, s4
       },
     ]);
+
+    // A purchase through the learning API (issue 17): pending moves nothing; the admin's
+    // confirmation makes it paid (now, inside the window) and enrols the buyer, and the metrics
+    // move exactly as the rule says, from the state above.
+    await db.db.update(courses).set({ price: '125000.50', isPurchasable: true }).where(eq(courses.id, c1.id));
+    const s5 = await makeUser(db.db, { name: 's5' });
+    const csrf = { 'x-requested-with': 'test' };
+    const started = await app.inject({
+      method: 'POST',
+      url: '/api/learning/purchases',
+      headers: { cookie: await sessionCookieFor(app, s5.id), ...csrf },
+      payload: { courseId: c1.id },
+    });
+    t.equal(started.statusCode, 201, 'purchase started');
+    t.same((await get(teacherHeaders)).json().data, moved, 'a pending purchase moves no metric');
+    const confirmed = await app.inject({
+      method: 'POST',
+      url: `/api/learning/purchases/${started.json().purchase.id}/confirm`,
+      headers: { cookie: await sessionCookieFor(app, superAdmin.id), ...csrf },
+    });
+    t.equal(confirmed.statusCode, 200, 'confirmed');
+    const bought = (await get(teacherHeaders)).json().data;
+    t.same(bought.overall, {
+      ...moved.overall,
+      totalDaftar: 8, // + s5-c1
+      totalBeli: 7, // + the confirmed purchase
+      totalStudents: 5, // + s5
+      completionRate: 37.5, // the same 300 of progress over 8 enrollments (s5-c1 at 0)
+      buyers30Days: 4, // + s5 (paid now)
+      revenue30Days: 735001.25, // 610000.75 + 125000.50
+    });
+    t.same(bought.perCategory[0], {
+      ...moved.perCategory[0],
+      totalDaftar: 6,
+      totalBeli: 6,
+      totalStudents: 4,
+      completionRate: 33.33, // 200/6
+      buyers30Days: 3,
+      revenue30Days: 725000.75,
+    });
+    t.same(bought.perCategory.slice(1), moved.perCategory.slice(1), 'other categories unchanged');
   });
 });
 

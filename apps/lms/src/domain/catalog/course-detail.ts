@@ -2,6 +2,7 @@ import type { CourseDetail, CourseDetailWithAnswers, QuestionWithAnswers, Questi
 import { MAX_ID } from '@lms/contracts';
 import { categories, chapters, courses, type Db, modules, questions, quizzes, users } from '@lms/db';
 import { and, asc, eq, ne } from 'drizzle-orm';
+import { isBuyerVisible } from './buyer-visible.js';
 import { categoryOf, groupBy, publicQuestionColumns, questionOrder } from './public-fields.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
@@ -62,8 +63,7 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
     .limit(1);
   if (!row) return null;
   const c = row.course;
-  const buyerVisible = c.isPublished && c.eventCode !== null;
-  if (!buyerVisible && !mayViewHiddenCourse(viewer, c.teacherId)) return null;
+  if (!isBuyerVisible(c) && !mayViewHiddenCourse(viewer, c.teacherId)) return null;
   const withAnswerKeys = mayViewAnswerKeys(viewer, c.teacherId);
 
   const [moduleRows, chapterRows, quizRows, questionRows] = await Promise.all([
@@ -104,10 +104,12 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
   const chaptersByModule = groupBy(chapterRows, (ch) => ch.moduleId);
   const quizzesByChapter = groupBy(
     quizRows.filter((q) => q.scope === 'chapter'),
+    // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
     (q) => q.chapterId!,
   );
   const quizzesByModule = groupBy(
     quizRows.filter((q) => q.scope === 'module'),
+    // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
     (q) => q.moduleId!,
   );
   const quiz = (q: (typeof quizRows)[number]) => ({

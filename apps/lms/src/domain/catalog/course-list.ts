@@ -8,6 +8,7 @@ import {
 import { categories, courses, type Db } from '@lms/db';
 import { and, asc, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
+import { enrolmentCodeFor } from './enrolment-code.js';
 import { type CatalogViewer, escapeLike, learnerOf, listVisibility } from './viewer.js';
 
 export interface CourseListPage {
@@ -41,12 +42,12 @@ export async function findVisibleCourses(db: Db, viewer: CatalogViewer, query: C
   const filtered = where ?? sql`true`;
   const pageIds = sql`(select ${courses.id} from ${courses} where ${filtered} order by ${sql.join(order, sql`, `)} limit ${limit} offset ${(page - 1) * limit})`;
   const rows = await from
-    .select({ ...courseSummaryColumns, total: sql<number>`(select count(*)::int from ${courses} where ${filtered})` })
+    .select({ ...courseSummaryColumns, enrollmentCode: enrolmentCodeFor(viewer), total: sql<number>`(select count(*)::int from ${courses} where ${filtered})` })
     .from(courses)
     .leftJoin(categories, eq(categories.id, courses.categoryId))
     .where(sql`${courses.id} in ${pageIds}`)
     .orderBy(...order);
-  const total = rows.length > 0 ? rows[0]!.total : await countVisible(from, where);
+  const total = rows.length > 0 ? rows[0].total : await countVisible(from, where);
   return {
     courses: await buildPublicCourses(db, rows, learnerOf(viewer)),
     pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },

@@ -1,9 +1,7 @@
 import type {
-  CertificateInfo,
   ChapterSummary,
   DetailSection,
   FinalExam,
-  LearnerStatus,
   ModuleSummary,
   PublicCourse,
   Question,
@@ -12,9 +10,16 @@ import type {
 import { categories, courses, type Db } from '@lms/db';
 import { inArray, sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from './public-fields.js';
+import { learnerStanding, round2 } from './learner-status.js';
 import { toIso } from './viewer.js';
+import { computeUnlock } from '../learning/unlock-rule.js';
+import { NO_ENROLMENT_CODE } from './enrolment-code.js';
 
-/** The course columns (and its category) that a catalog summary is built from. */
+/**
+ * The course columns (and its category) that a catalog summary is built from. The enrolment code
+ * is '' here: it gates enrolment, so only a caller who manages the course may read it, and a
+ * caller that knows its viewer puts enrolmentCodeFor(viewer) in its place (enrolment-code.ts).
+ */
 export const courseSummaryColumns = {
   id: courses.id,
   name: courses.name,
@@ -25,7 +30,7 @@ export const courseSummaryColumns = {
   endDate: courses.endDate,
   createdAt: courses.createdAt,
   enrollmentType: courses.enrollmentType,
-  enrollmentCode: courses.enrollmentCode,
+  enrollmentCode: NO_ENROLMENT_CODE,
   isPurchasable: courses.isPurchasable,
   price: courses.price,
   priceNonMember: courses.priceNonMember,
@@ -105,6 +110,8 @@ interface LearnerRecords {
   completedChapters: Map<number, number>;
   completedChapterIds: Set<number>;
   finalAttempts: Map<number, { attempts: number; passed: boolean }>;
+  /** Chapter and module quizzes the learner passed (they gate what follows: the unlock rule). */
+  passedQuizIds: Set<number>;
   certificates: Set<number>;
 }
 
@@ -202,6 +209,7 @@ async function loadLearner(db: Db, userId: string, ids: number[]): Promise<Learn
     completedChapters: number | null;
     completedChapterIds: number[];
     finalAttempts: { quizId: number; attempts: number; passed: boolean }[];
+    passedQuizIds: number[];
     certified: boolean;
   }>(sql`
     select ${courses.id} as "courseId",
@@ -218,13 +226,18 @@ async function loadLearner(db: Db, userId: string, ids: number[]): Promise<Learn
           group by qa.quiz_id
         ) a
       ), '[]'::json) as "finalAttempts",
+      coalesce((
+        select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
+        where pq.user_id = ${userId} and gq.course_id = ${courses.id} and gq.scope <> 'final' and pq.passed
+      ), '[]'::json) as "passedQuizIds",
       exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${courses.id}) as "certified"
     from ${courses} where ${inArray(courses.id, ids)}`);
-  const records: LearnerRecords = { completedChapters: new Map(), completedChapterIds: new Set(), finalAttempts: new Map(), certificates: new Set() };
+  const records: LearnerRecords = { completedChapters: new Map(), completedChapterIds: new Set(), finalAttempts: new Map(), passedQuizIds: new Set(), certificates: new Set() };
   for (const row of result.rows) {
     if (row.completedChapters !== null) records.completedChapters.set(row.courseId, row.completedChapters);
     for (const id of row.completedChapterIds) records.completedChapterIds.add(id);
     for (const a of row.finalAttempts) records.finalAttempts.set(a.quizId, { attempts: a.attempts, passed: a.passed });
+    for (const id of row.passedQuizIds) records.passedQuizIds.add(id);
     if (row.certified) records.certificates.add(row.courseId);
   }
   return records;
@@ -242,26 +255,35 @@ function quizSummary(q: CourseTree['quizzes'][number]): QuizSummary {
   };
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
 function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRecords | null): PublicCourse {
   const done = (chapterId: number) => learner?.completedChapterIds.has(chapterId) ?? false;
   const courseModules = tree.modules.get(row.id) ?? [];
   const courseQuizzes = tree.quizzes.get(row.id) ?? [];
 
-  // The unlock rule (documented in contracts UNLOCK_RULE).
-  let previousModuleOpenAndComplete = true;
+  // The unlock rule (documented in contracts UNLOCK_RULE; the learning routes enforce the same function).
+  const chapterQuiz = new Map<number, number>();
+  for (const q of courseQuizzes) if (q.scope === 'chapter' && q.chapterId !== null && !chapterQuiz.has(q.chapterId)) chapterQuiz.set(q.chapterId, q.id);
+  const unlock = computeUnlock(
+    {
+      modules: courseModules.map((m) => ({
+        id: m.id,
+        chapters: tree.chapters.get(m.id) ?? [],
+        quizId: courseQuizzes.find((q) => q.scope === 'module' && q.moduleId === m.id)?.id ?? null,
+      })),
+      chapterQuiz,
+      finalQuizId: null,
+    },
+    { completedChapters: learner?.completedChapterIds ?? new Set(), passedQuizzes: learner?.passedQuizIds ?? new Set() },
+  );
   const moduleSummaries: ModuleSummary[] = courseModules.map((m) => {
     const moduleChapters = tree.chapters.get(m.id) ?? [];
     const completed = moduleChapters.filter((c) => done(c.id)).length;
-    const moduleUnlocked = previousModuleOpenAndComplete || completed > 0;
-    const moduleComplete = completed === moduleChapters.length;
-    previousModuleOpenAndComplete = moduleUnlocked && moduleComplete;
-    let previousChapterDone = true;
+    // biome-ignore lint/style/noNonNullAssertion: the unlock rule was computed over this same course tree.
+    const moduleUnlocked = unlock.module.get(m.id)!.unlocked;
     const chapterSummaries: ChapterSummary[] = moduleChapters.map((c) => {
       const chapterDone = done(c.id);
-      const unlocked = chapterDone || (moduleUnlocked && previousChapterDone);
-      previousChapterDone = chapterDone;
+      // biome-ignore lint/style/noNonNullAssertion: the unlock rule was computed over this same course tree.
+      const unlocked = unlock.chapter.get(c.id)!.unlocked;
       const quiz = courseQuizzes.find((q) => q.scope === 'chapter' && q.chapterId === c.id);
       return {
         id: String(c.id),
@@ -296,22 +318,23 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
         title: final.name,
         type: 'final',
         questions: tree.finalQuestions.get(final.id) ?? [],
-        minimumScore: final.minimumScore,
+        // The final exam's pass mark is the course's minPassingScore (DESIGN §5b; the learning
+        // routes score it so), not the quiz row's own minimumScore.
+        minimumScore: row.minPassingScore,
         attempts: finalRecord?.attempts ?? 0,
         maxAttempts: final.maxAttempts,
         isPassed: finalPassed,
       }
     : { id: '', title: '', type: 'final', questions: [], minimumScore: row.minPassingScore, attempts: 0, maxAttempts: 0, isPassed: false };
 
-  const enrolledChapters = learner?.completedChapters.get(row.id);
-  const totalProgress =
-    enrolledChapters === undefined || row.chapterCount === 0 ? 0 : round2(Math.min(100, (enrolledChapters / row.chapterCount) * 100));
-  const isGenerated = learner?.certificates.has(row.id) ?? false;
-  const finishedCourse = totalProgress === 100 && (!final || finalPassed);
-  const certificate: CertificateInfo = { isEligible: isGenerated || finishedCourse, isGenerated };
-  let status: LearnerStatus = 'not-started';
-  if (isGenerated || finishedCourse) status = 'completed';
-  else if (enrolledChapters !== undefined && (enrolledChapters > 0 || (finalRecord?.attempts ?? 0) > 0)) status = 'in-progress';
+  const { totalProgress, status, certificate } = learnerStanding({
+    enrolledChapters: learner?.completedChapters.get(row.id),
+    chapterCount: row.chapterCount,
+    hasFinal: final !== undefined,
+    finalAttempts: finalRecord?.attempts ?? 0,
+    finalPassed,
+    certified: learner?.certificates.has(row.id) ?? false,
+  });
 
   const startDate = toIso(row.startDate ?? row.createdAt);
   const course: PublicCourse = {

@@ -1,15 +1,16 @@
-import { courses } from '@lms/db';
-import { and, eq, isNotNull, type SQL } from 'drizzle-orm';
+import { courses, type UserRole } from '@lms/db';
+import { eq, type SQL } from 'drizzle-orm';
+import { buyerVisibleWhere } from './buyer-visible.js';
 
 /** Who looks at the catalog, as far as the catalog cares: how they authenticated and who they are. */
 export interface CatalogViewer {
   kind: 'api-key' | 'session';
   userId: string;
-  role: 'student' | 'teacher' | 'admin' | 'super_admin';
+  role: UserRole;
 }
 
-/** Buyer-visible (the spec's derived state): published AND an event code. */
-export const buyerVisible: SQL = and(eq(courses.isPublished, true), isNotNull(courses.eventCode))!;
+/** Buyer-visible courses (the rule is buyer-visible.ts's). */
+export const buyerVisible: SQL = buyerVisibleWhere(courses);
 
 /**
  * Which courses the list shows a viewer. API keys: buyer-visible only (whatever `public` says);

@@ -13,6 +13,7 @@
  * with the DOM library by tsconfig.client.json and compiled by the app's build to
  * dist/pages/client/dashboard.js, which the LMS serves at /dashboard/assets/dashboard.js.
  */
+// biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (see above), not a module: strict mode is not implied.
 'use strict';
 
 type ApiKeysScriptData = import('./api-keys-page').ApiKeysScriptData;
@@ -26,16 +27,20 @@ interface ApiKeyJson {
   revokedAt: string | null;
 }
 
-(function () {
+(() => {
   const form = document.getElementById('create-key') as HTMLFormElement | null;
   if (!form) return;
   const pageData = JSON.parse(form.getAttribute('data-script') ?? '{}') as ApiKeysScriptData;
   const text = pageData.messages;
   const dateTime = new Intl.DateTimeFormat(pageData.locale, pageData.dateTimeOptions);
   const columns = Array.from(document.querySelectorAll('#key-table thead th'), (th) => th.textContent ?? '');
+  // biome-ignore lint/style/noNonNullAssertion: the page that loads this script renders these elements with the form.
   const table = document.querySelector<HTMLTableSectionElement>('#key-table tbody')!;
+  // biome-ignore lint/style/noNonNullAssertion: the page that loads this script renders these elements with the form.
   const errorBox = document.getElementById('key-error')!;
+  // biome-ignore lint/style/noNonNullAssertion: the page that loads this script renders these elements with the form.
   const newKey = document.getElementById('new-key')!;
+  // biome-ignore lint/style/noNonNullAssertion: called only with ids of elements the page renders.
   const byId = (id: string) => document.getElementById(id)!;
 
   function showError(text: string): void {
@@ -45,7 +50,8 @@ interface ApiKeyJson {
 
   /** A message with its `{name}` placeholders filled in (as the server's `fill`). */
   function fill(template: string, values: Record<string, string>): string {
-    return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name]! : placeholder));
+    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this script targets ES2020 browsers.
+    return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : placeholder));
   }
 
   /** What a failed call means to the person, by its status. */
@@ -126,6 +132,7 @@ interface ApiKeyJson {
       input.focus();
       return;
     }
+    // biome-ignore lint/style/noNonNullAssertion: the create form renders its submit button.
     const submit = form.querySelector<HTMLButtonElement>('button[type=submit]')!;
     submit.disabled = true;
     call('POST', '/api/api-keys', { name })
@@ -185,6 +192,7 @@ interface ApiKeyJson {
     button.disabled = true;
     call('DELETE', `/api/api-keys/${encodeURIComponent(id)}`)
       .then((data) => {
+        // biome-ignore lint/style/noNonNullAssertion: a revoke button sits in its table cell.
         const state = button.parentNode!;
         const badge = document.createElement('span');
         badge.className = 'badge revoked';

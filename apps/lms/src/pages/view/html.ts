@@ -79,7 +79,7 @@ export type HtmlValue = Html | Attr | Url | string | number | null | undefined |
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 function escapeText(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
 /**
@@ -170,7 +170,7 @@ function scan(state: State, chunk: string): State {
   let st = state;
   let i = 0;
   while (i < chunk.length) {
-    const c = chunk[i]!;
+    const c = chunk[i];
     switch (st.s) {
       case 'text':
         if (c === '<') {
@@ -285,6 +285,7 @@ function slotsOf(strings: TemplateStringsArray): Slot[] {
     state = scan(state, chunk);
     if (index < strings.length - 1) slots.push(slotFor(state));
   });
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal `${…}` marks each interpolation in the message.
   if (state.s !== 'text') throw new TypeError(`html: the template ends inside a tag, attribute, comment or <script>/<style>: ${JSON.stringify(strings.join('${…}'))}`);
   slotCache.set(strings, slots);
   return slots;
@@ -344,7 +345,7 @@ function render(value: unknown, slot: Slot): string {
 /** The tagged template: `html\`<p>${text}</p>\`` is an `Html` in which `text` is escaped. */
 export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Html {
   const slots = slotsOf(strings);
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i += 1) out += render(values[i], slots[i]!) + strings[i + 1]!;
+  let out = strings[0];
+  for (let i = 0; i < values.length; i += 1) out += render(values[i], slots[i]) + strings[i + 1];
   return new Html(out, brand);
 }

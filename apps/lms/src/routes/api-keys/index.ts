@@ -28,6 +28,7 @@ const errors = {
 
 /** The caller must be a teacher with a session; the route config already required the teacher role. */
 function sessionTeacher(request: FastifyRequest): string {
+  // biome-ignore lint/style/noNonNullAssertion: the route requires authentication, which sets caller.
   const caller = request.caller!;
   if (caller.kind !== 'session') throw new ForbiddenError('API keys are managed from a signed-in session, not with an API key');
   return caller.userId;

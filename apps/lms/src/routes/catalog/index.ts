@@ -18,28 +18,35 @@ import { findCourseDetail } from '../../domain/catalog/course-detail.js';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import type { CatalogViewer } from '../../domain/catalog/viewer.js';
 import { NotFoundError } from '../../errors.js';
+import { compileSerializer } from '../../lib/serializers.js';
 import { SharedAnswers } from '../../lib/shared-answers.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
-/** The error statuses every catalog route can answer, described with the one error shape. */
-const errorResponses = {
+/** The error statuses every catalog route can answer, described with the one error shape; the limit is the deployment's. */
+const errorResponsesFor = (perMinute: number) => ({
   400: ErrorResponse.describe('A malformed or out-of-range parameter; the message names it.'),
   401: ErrorResponse.describe('Missing, unknown, malformed or revoked API key, or no valid session.'),
   429: ErrorResponse.describe(
-    'API-key rate limit (100 requests per minute per key, sliding window) exceeded: `Rate limit exceeded`, with Retry-After; ' +
-      'or too many failed credentials from the client IP (see the introduction), with Retry-After.',
+    `API-key rate limit (${perMinute} requests per minute per key, sliding window; RATE_LIMIT_PER_MINUTE) exceeded: ` +
+      '`Rate limit exceeded`, with Retry-After; or too many failed credentials from the client IP (see the introduction), with Retry-After.',
   ),
   500: ErrorResponse.describe('Internal server error.'),
-};
+});
+
+// The detail's two answers, compiled once: see the route.
+const serializeDetail = compileSerializer(CourseDetailResponse);
+const serializeDetailWithAnswers = compileSerializer(CourseDetailWithAnswersResponse);
 
 function viewerOf(request: FastifyRequest): CatalogViewer {
+  // biome-ignore lint/style/noNonNullAssertion: the route requires authentication, which sets caller.
   const caller = request.caller!;
   return { kind: caller.kind, userId: caller.userId, role: caller.role };
 }
 
 /** GET /api/courses, GET /api/courses/{id}, GET /api/recommended-courses. */
 const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
+  const errorResponses = errorResponsesFor(app.config.RATE_LIMIT_PER_MINUTE);
   // Every API key sees the same list (buyer-visible courses, no learner): an integrator's
   // storefront asks for the same few pages over and over, so one serialized answer per page is
   // shared by all keys for CATALOG_CACHE_MS. Sessions are never served from it (their answers
@@ -65,6 +72,8 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
           `Without page and limit at most ${UNPAGINATED_CAP} courses are returned; pagination is always present. ` +
           `Learner fields (totalProgress, status, completionPercentage, isUnlocked, finalExam, certificate) are the ` +
           `session user's; API-key callers get not-started defaults. ${UNLOCK_RULE} ` +
+          'enrollmentCode is filled only for a session of someone who manages the course (its teacher, an admin of its ' +
+          'institution, a super_admin); everyone else reads "". ' +
           (app.config.CATALOG_CACHE_MS > 0
             ? `API-key callers share answers: one answer per set of parameters is computed at most every ` +
               `${app.config.CATALOG_CACHE_MS} ms (CATALOG_CACHE_MS) and given to every key, so a course change shows here within that time.`
@@ -110,14 +119,14 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const found = await findCourseDetail(app.db, viewerOf(request), request.params.id);
       if (!found) throw new NotFoundError('Course not found');
-      // Parsed through the schema of the caller's kind: the public one has no answer-key fields,
-      // so nothing the query might have returned can slip through.
-      return found.withAnswerKeys
-        ? CourseDetailWithAnswersResponse.parse({ success: true, course: found.course })
-        : CourseDetailResponse.parse({ success: true, course: found.course });
+      // Written by the serializer of the caller's kind, chosen here rather than by the union
+      // (which would test each branch against the answer): the public one declares no
+      // answer-key field, so nothing the query might have returned can slip through.
+      reply.serializer(found.withAnswerKeys ? serializeDetailWithAnswers : serializeDetail);
+      return { success: true as const, course: found.course } as never;
     },
   );
 

@@ -1,56 +1,26 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
-import { CLOCK_TOLERANCE_SECONDS, PartnerTokenError, type VerifiedBearerToken, verifyPartnerToken } from '@lms/partner-auth';
+import { CLOCK_TOLERANCE_SECONDS } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
 import { type CreationWork, CREATION_LOCK_WAIT_MS, hashRequestBody, runIdempotent, runInCreationTransaction } from '../../domain/idempotency.js';
 import { spendTokenId } from '../../domain/partner-tokens.js';
-import { AppError, BadRequestError, ForbiddenError, UnauthorizedError } from '../../errors.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The verified bearer token of the partner calling through the gateway. */
-    partnerToken?: VerifiedBearerToken;
-  }
-}
+import { BadRequestError, UnauthorizedError } from '../../errors.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-function sameSecret(given: string, expected: string): boolean {
-  // Hash both so the comparison is constant-time whatever the lengths.
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
 /**
  * `POST /api/courses`: course creation for partners, reached only through the gateway. The
- * gateway has already checked the issuer and the caller IP; here the gateway's credential is
- * checked, then the partner's bearer JWT (same header and claim rules as SSO, a fresh `jti`; a
- * course-creation token, never a sign-in token), then the body, then the partner's rights on the
- * institution and the teacher. The course is created as a draft.
+ * gateway has already checked the issuer and the caller IP; the auth plugin checks the gateway's
+ * credential and the partner's bearer JWT (the `partner-token` kind, plugins/gateway-credential.ts);
+ * here the body, the token's `jti` (a fresh one), then the partner's rights on the institution and
+ * the teacher. The course is created as a draft.
  */
 const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/courses',
     {
-      onRequest: async (request) => {
-        const secret = app.config.GATEWAY_SECRET;
-        if (!secret) throw new AppError(503, 'Course creation is not enabled on this LMS');
-        const given = request.headers['x-gateway-secret'];
-        if (typeof given !== 'string' || !sameSecret(given, secret)) {
-          throw new ForbiddenError('Course creation is accepted only through the gateway');
-        }
-        const token = request.headers.authorization?.match(/^Bearer +(\S+)$/i)?.[1];
-        if (!token) throw new UnauthorizedError('Authorization: Bearer <token> is required');
-        try {
-          request.partnerToken = await verifyPartnerToken(token, { purpose: 'bearer', registry: app.partnerKeys, now: app.clock });
-        } catch (err) {
-          if (err instanceof PartnerTokenError) throw new UnauthorizedError(err.reason);
-          throw err;
-        }
-      },
+      config: { auth: { accepts: ['partner-token'] } },
       schema: {
         tags: ['courses'],
         summary: 'Create a course as a draft (partners, through the gateway only)',
@@ -98,6 +68,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
+      // biome-ignore lint/style/noNonNullAssertion: the route requires a partner token, which the auth hook sets.
       const token = request.partnerToken!;
       const body = request.body;
 

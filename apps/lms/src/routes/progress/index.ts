@@ -2,12 +2,14 @@ import { ErrorResponse, PROGRESS_METRIC_DEFINITIONS, ProgressResponse } from '@l
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { computeProgressMetrics } from '../../domain/progress.js';
 
-const description = [
+/** The route's description; the API-key limit is the deployment's (RATE_LIMIT_PER_MINUTE). */
+const descriptionFor = (perMinute: number) => [
   'Platform-wide and per-category learner progress, enrollment and financial metrics, for teacher and admin dashboards.',
   '',
   'Who may call: a teacher (or admin) API key in `x-api-key`, or a session cookie of a teacher, admin or super_admin (200). ',
   'A student gets 403; missing or invalid credentials get 401. An API-key call counts against that key\'s sliding ' +
-    'window like every other API-key call (100 a minute, shared with the catalog endpoints): past it, 429 with ' +
+    `window like every other API-key call (${perMinute} a minute, RATE_LIMIT_PER_MINUTE, shared with the catalog endpoints)` +
+    ': past it, 429 with ' +
     '`Retry-After`. Session callers are not limited.',
   '',
   '"Trailing 30 days" is the window (now − 30 days, now]: exactly 30 days ago is outside.',
@@ -29,7 +31,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: ['teacher', 'admin', 'super_admin'], rateLimited: true },
       schema: {
         summary: 'Progress metrics, overall and per category',
-        description,
+        description: descriptionFor(app.config.RATE_LIMIT_PER_MINUTE),
         tags: ['progress'],
         security: [{ apiKey: [] }, { session: [] }],
         response: {

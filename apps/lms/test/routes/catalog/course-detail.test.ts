@@ -11,16 +11,19 @@ import {
   makeQuestion,
   makeQuiz,
 } from '../../helpers/catalog-fixtures.js';
-import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../../helpers/fixtures.js';
+import { makeRoleCast } from '../../helpers/cast.js';
+import { apiKeyFor, makeInstitution } from '../../helpers/fixtures.js';
 
 const { app, db: testDb } = await buildTestApp(t);
 const db = testDb.db;
 const institutionId = await makeInstitution(db);
-const owner = await makeUser(db, { role: 'teacher', name: 'Owner Teacher', email: 'owner.teacher@example.test' });
-const otherTeacher = await makeUser(db, { role: 'teacher' });
-const admin = await makeUser(db, { role: 'admin' });
-const superAdmin = await makeUser(db, { role: 'super_admin' });
-const student = await makeUser(db, { role: 'student' });
+const {
+  teacher: owner,
+  otherTeacher,
+  admin,
+  superAdmin,
+  student,
+} = await makeRoleCast(app, db, { teacher: { name: 'Owner Teacher', email: 'owner.teacher@example.test' } });
 const category = await makeCategory(db, { code: 'LAW', name: 'Law' });
 
 const course = await makeCourse(db, {
@@ -61,11 +64,11 @@ const otherKey = await apiKeyFor(db, otherTeacher.id);
 const as = {
   ownerKey: { 'x-api-key': ownerKey },
   otherKey: { 'x-api-key': otherKey },
-  owner: { cookie: await sessionCookieFor(app, owner.id) },
-  otherTeacher: { cookie: await sessionCookieFor(app, otherTeacher.id) },
-  admin: { cookie: await sessionCookieFor(app, admin.id) },
-  superAdmin: { cookie: await sessionCookieFor(app, superAdmin.id) },
-  student: { cookie: await sessionCookieFor(app, student.id) },
+  owner: { cookie: owner.cookie },
+  otherTeacher: { cookie: otherTeacher.cookie },
+  admin: { cookie: admin.cookie },
+  superAdmin: { cookie: superAdmin.cookie },
+  student: { cookie: student.cookie },
 };
 const get = (id: string | number, headers: Record<string, string>) => app.inject({ url: `/api/courses/${id}`, headers });
 

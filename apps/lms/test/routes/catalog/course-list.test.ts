@@ -10,17 +10,16 @@ import {
   makeCourseTree,
   makeModule,
 } from '../../helpers/catalog-fixtures.js';
+import { makeRoleCast } from '../../helpers/cast.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../../helpers/fixtures.js';
+import { quizzes } from '@lms/db';
+import { and, eq } from 'drizzle-orm';
 
 // One database and app for the whole file: the fixture world below is read-only for the tests.
 const { app, db: testDb } = await buildTestApp(t);
 const db = testDb.db;
 const institutionId = await makeInstitution(db);
-const teacher = await makeUser(db, { role: 'teacher' });
-const otherTeacher = await makeUser(db, { role: 'teacher' });
-const admin = await makeUser(db, { role: 'admin' });
-const superAdmin = await makeUser(db, { role: 'super_admin' });
-const student = await makeUser(db, { role: 'student' });
+const { teacher, otherTeacher, admin, superAdmin, student } = await makeRoleCast(app, db);
 const otherStudent = await makeUser(db, { role: 'student' });
 
 const finance = await makeCategory(db, { code: 'FINx', name: 'Finance Basics' });
@@ -67,15 +66,22 @@ await enroll(db, admin.id, delta.id);
 // The student's progress in alpha: enrolled, first chapter of module 1 done, one failed final attempt.
 await enroll(db, student.id, alpha.id);
 await completeChapter(db, student.id, alphaTree.modules[0]!.chapters[0]!);
+await passChapterQuiz(student.id, alphaTree.modules[0]!.chapters[0]!.id);
 await attemptQuiz(db, student.id, alphaTree.finalQuizId, 40, false);
+
+/** A passed attempt at the chapter's quiz (the next chapter waits for it: the unlock rule). */
+async function passChapterQuiz(userId: string, chapterId: number) {
+  const [quiz] = await db.select({ id: quizzes.id }).from(quizzes).where(and(eq(quizzes.chapterId, chapterId), eq(quizzes.scope, 'chapter')));
+  await attemptQuiz(db, userId, quiz!.id, 100, true);
+}
 
 const teacherKey = await apiKeyFor(db, teacher.id);
 const otherTeacherKey = await apiKeyFor(db, otherTeacher.id);
 const cookies = {
-  teacher: await sessionCookieFor(app, teacher.id),
-  admin: await sessionCookieFor(app, admin.id),
-  superAdmin: await sessionCookieFor(app, superAdmin.id),
-  student: await sessionCookieFor(app, student.id),
+  teacher: teacher.cookie,
+  admin: admin.cookie,
+  superAdmin: superAdmin.cookie,
+  student: student.cookie,
   otherStudent: await sessionCookieFor(app, otherStudent.id),
 };
 const asKey = (key = teacherKey) => ({ 'x-api-key': key });
@@ -179,7 +185,8 @@ t.test('every PublicCourse field with the spec types; not-started defaults for A
     id: String(alphaTree.finalQuizId),
     title: 'Final exam',
     type: 'final',
-    minimumScore: 75,
+    // The course's minPassingScore (70), the pass mark the learning routes apply, not the quiz row's 75.
+    minimumScore: 70,
     attempts: 0,
     maxAttempts: 2,
     isPassed: false,
@@ -213,7 +220,7 @@ t.test('learner fields come from the session learner', async (t) => {
       [true, 100],
       [true, 0],
     ],
-    'the chapter after a completed one unlocks',
+    'the chapter after a completed one whose quiz is passed unlocks',
   );
   t.equal(m2.isUnlocked, false, 'module 2 waits for module 1');
 
@@ -226,6 +233,16 @@ t.test('learner fields come from the session learner', async (t) => {
   await enroll(db, learner.id, alpha.id);
   for (const ch of alphaTree.modules[0]!.chapters) await completeChapter(db, learner.id, ch);
   let [mine] = (await list(asSession(cookie), `courseId=${alpha.id}`)).json().courses;
+  t.equal(mine.modules[1].isUnlocked, false, 'chapters completed but their quizzes not passed: module 2 stays locked');
+  for (const ch of alphaTree.modules[0]!.chapters) await passChapterQuiz(learner.id, ch.id);
+  [mine] = (await list(asSession(cookie), `courseId=${alpha.id}`)).json().courses;
+  t.equal(mine.modules[1].isUnlocked, false, 'module 2 waits for the module quiz too');
+  const [moduleQuiz] = await db
+    .select({ id: quizzes.id })
+    .from(quizzes)
+    .where(and(eq(quizzes.moduleId, alphaTree.modules[0]!.module.id), eq(quizzes.scope, 'module')));
+  await attemptQuiz(db, learner.id, moduleQuiz!.id, 80, true);
+  [mine] = (await list(asSession(cookie), `courseId=${alpha.id}`)).json().courses;
   t.equal(mine.modules[1].isUnlocked, true);
   t.equal(mine.modules[1].chapters[0].isUnlocked, true);
   t.equal(mine.totalProgress, 66.67);

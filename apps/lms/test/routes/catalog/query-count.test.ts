@@ -55,7 +55,7 @@ await db.insert(enrollments).values(courseRows.map((c) => ({ userId: student.id,
 await db.insert(chapterCompletions).values(chapterRows.filter((_, i) => i % 3 === 0).map((c) => ({ userId: student.id, chapterId: c.id, courseId: c.courseId })));
 await db
   .insert(quizAttempts)
-  .values(quizRows.filter((q) => q.scope === 'final').map((q) => ({ userId: student.id, quizId: q.id, score: 50, passed: false })));
+  .values(quizRows.filter((q) => q.scope === 'final').map((q) => ({ userId: student.id, quizId: q.id, score: 50, passed: false, submittedAt: new Date() })));
 for (let i = 0; i + 1 < COURSES; i += 2) {
   await makeBundle(db, { categoryId: category.id, courseOneId: courseRows[i]!.id, courseTwoId: courseRows[i + 1]!.id });
 }

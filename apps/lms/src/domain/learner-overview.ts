@@ -1,25 +1,7 @@
 import type { PublicCourse } from '@lms/contracts';
-import { categories, courses, type Db, enrollments, users } from '@lms/db';
+import { categories, courses, type Db, enrollments } from '@lms/db';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { buildPublicCourses, courseSummaryColumns } from './catalog/course-summaries.js';
-
-/** What the dashboard pages say about the signed-in person. */
-export interface DashboardUser {
-  name: string;
-  email: string;
-  tier: string | null;
-  membershipId: string | null;
-  role: 'student' | 'teacher' | 'admin' | 'super_admin';
-}
-
-export async function findDashboardUser(db: Db, userId: string): Promise<DashboardUser | null> {
-  const [user] = await db
-    .select({ name: users.name, email: users.email, tier: users.tier, membershipId: users.membershipId, role: users.role })
-    .from(users)
-    .where(eq(users.id, userId))
-    .limit(1);
-  return user ?? null;
-}
 
 export interface LearnerOverview {
   courses: PublicCourse[];
@@ -63,12 +45,4 @@ export async function findDraftCourseIds(db: Db, courseIds: number[]): Promise<S
     .from(courses)
     .where(and(inArray(courses.id, courseIds), eq(courses.isPublished, false)));
   return new Set(rows.map((r) => r.id));
-}
-
-/** Every category, by name, for the catalog's filter. */
-export async function listCategories(db: Db): Promise<{ id: number; code: string; name: string }[]> {
-  return db
-    .select({ id: categories.id, code: categories.code, name: categories.name })
-    .from(categories)
-    .orderBy(asc(sql`lower(${categories.name})`), asc(categories.id));
 }

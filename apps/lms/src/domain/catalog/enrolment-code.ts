@@ -1,0 +1,25 @@
+import { courses } from '@lms/db';
+import { type SQL, sql } from 'drizzle-orm';
+import { coursesDecidedBy } from '../learning/enrollment.js';
+import type { CatalogViewer } from './viewer.js';
+
+// A `code` course's enrolment code is the key to POST /api/learning/courses/{id}/enrollment: the
+// catalog keeps the spec's `enrollmentCode` field (a string) but fills it only for those who manage
+// the course, who hand the code out. Everyone else, every API key included, reads ''.
+
+/** The field as everyone but a course's managers reads it. */
+export const NO_ENROLMENT_CODE: SQL<string> = sql<string>`''`;
+
+/**
+ * The `enrollmentCode` column of a catalog summary as this viewer may read it: the course's code
+ * for a session of someone who manages the course (its teacher, an admin of its institution, a
+ * super_admin: the same people who decide its enrolment requests, coursesDecidedBy), '' otherwise.
+ * API keys always read '' (also the owner's: their answers are shared by every key, see the
+ * catalog routes). Decided in SQL, per row, so a list that mixes courses gets each one right.
+ */
+export function enrolmentCodeFor(viewer: CatalogViewer): SQL<string> {
+  if (viewer.kind !== 'session') return NO_ENROLMENT_CODE;
+  const managed = coursesDecidedBy({ userId: viewer.userId, role: viewer.role });
+  const code = sql`coalesce(${courses.enrollmentCode}, '')`;
+  return managed === undefined ? sql<string>`${code}` : sql<string>`(case when ${managed} then ${code} else '' end)`;
+}

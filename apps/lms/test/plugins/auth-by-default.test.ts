@@ -1,0 +1,92 @@
+import t, { type Test } from 'tap';
+import type { LmsApp } from '../../src/app.js';
+import { isApiRoute } from '../../src/plugins/auth.js';
+import { buildTestApp } from '../helpers/app.js';
+import { TEST_GATEWAY_SECRET } from '../helpers/course-creation.js';
+import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
+
+/**
+ * The /api scope authenticates by default (issue 16, point 2). Every route is listed as the auth
+ * plugin's onRoute hook saw it; an /api route must say `public: true` or what it accepts, and
+ * the few public ones are named here, so making a route public is a visible change to this file.
+ */
+const PUBLIC_API_ROUTES = ['GET /api/auth/sso/callback', 'POST /api/auth/sign-out'];
+
+/** /api routes (HEAD twins aside) that declare neither `public` nor `auth`. */
+function undeclaredApiRoutes(app: LmsApp): string[] {
+  return app.routeAccess
+    .filter((r) => isApiRoute(r.url) && r.method !== 'HEAD')
+    .filter((r) => r.declared.public !== true && r.declared.auth === undefined)
+    .map((r) => `${r.method} ${r.url}`);
+}
+
+const FORGOTTEN_ROUTES = ['GET /api/admin/export-users', 'POST /api/admin/promote'];
+
+/** An app on which someone added /api routes and forgot to say who may call them. */
+async function appWithForgottenRoutes(t: Test) {
+  const { app } = await buildTestApp(t);
+  app.get('/api/admin/export-users', async () => ({ users: ['every e-mail address'] }));
+  app.post('/api/admin/promote', async () => ({ promoted: true }));
+  await app.ready();
+  return app;
+}
+
+t.test('every /api route of the LMS is public by name or says which credentials it accepts', async (t) => {
+  const { app } = await buildTestApp(t);
+  // A route that is both public and authenticated, or mixes a partner token in, is refused at registration.
+  t.throws(() => app.get('/api/both', { config: { public: true, auth: true } }, async () => ({})), /either public or authenticated/);
+  t.throws(
+    () => app.get('/api/mixed', { config: { auth: { accepts: ['partner-token', 'session'] } } }, async () => ({})),
+    /partner token/,
+  );
+  await app.ready();
+  const api = app.routeAccess.filter((r) => isApiRoute(r.url) && r.method !== 'HEAD');
+  t.ok(api.length >= 8, `the listing sees the /api routes (${api.length})`);
+  t.same(undeclaredApiRoutes(app), [], 'no /api route leaves its access undeclared');
+  const publicOnes = api.filter((r) => r.needs === null).map((r) => `${r.method} ${r.url}`);
+  t.same(publicOnes.sort(), [...PUBLIC_API_ROUTES].sort(), 'only the named routes are public');
+
+  // Through HTTP: each non-public /api route refuses a request without credentials.
+  for (const route of api.filter((r) => r.needs !== null)) {
+    const url = route.url.replace(/:[A-Za-z]+/g, '1');
+    const res = await app.inject({ method: route.method as 'GET', url });
+    if (route.needs!.accepts.includes('partner-token')) {
+      // Partner routes: not through the gateway is a 403; through it without a bearer token, 401.
+      t.equal(res.statusCode, 403, `${route.method} ${route.url} without the gateway's credential`);
+      const viaGateway = await app.inject({ method: route.method as 'GET', url, headers: { 'x-gateway-secret': TEST_GATEWAY_SECRET } });
+      t.equal(viaGateway.statusCode, 401, `${route.method} ${route.url} without a bearer token`);
+    } else {
+      t.equal(res.statusCode, 401, `${route.method} ${route.url} without credentials`);
+      t.equal(res.json().success, false);
+    }
+  }
+});
+
+t.test('attacker: a newly registered /api route without config refuses anonymous and forged callers', async (t) => {
+  const app = await appWithForgottenRoutes(t);
+  t.same(undeclaredApiRoutes(app), FORGOTTEN_ROUTES, 'the listing fails on them');
+  const student = await makeUser(app.db, { role: 'student' });
+  const studentCookie = await sessionCookieFor(app, student.id);
+  const teacher = await makeUser(app.db, { role: 'teacher' });
+  const key = await apiKeyFor(app.db, teacher.id);
+
+  for (const attempt of [
+    { label: 'no credentials', headers: {} },
+    { label: 'a made-up API key', headers: { 'x-api-key': `lms_key_${'A'.repeat(43)}` } },
+    { label: 'a made-up session', headers: { cookie: `${app.sessionCookieName}=forged-session-token` } },
+    { label: 'a bearer token (not accepted here)', headers: { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' } },
+    { label: 'the gateway secret (not accepted here)', headers: { 'x-gateway-secret': TEST_GATEWAY_SECRET } },
+  ]) {
+    const get = await app.inject({ url: '/api/admin/export-users', headers: attempt.headers });
+    t.equal(get.statusCode, 401, `GET with ${attempt.label}`);
+    t.notMatch(get.body, /e-mail address/, 'nothing of the handler leaks');
+    t.equal(get.json().success, false);
+    const post = await app.inject({ method: 'POST', url: '/api/admin/promote', headers: attempt.headers, payload: {} });
+    t.equal(post.statusCode, 401, `POST with ${attempt.label}`);
+    t.notMatch(post.body, /promoted/);
+  }
+
+  // The default is "an API key or a session": a real one gets through (roles are for the route to narrow).
+  t.equal((await app.inject({ url: '/api/admin/export-users', headers: { 'x-api-key': key } })).statusCode, 200);
+  t.equal((await app.inject({ url: '/api/admin/export-users', headers: { cookie: studentCookie } })).statusCode, 200);
+});
