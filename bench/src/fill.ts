@@ -5,8 +5,9 @@
  */
 import { apiKeys, createDb, type DbHandle, generateApiKey, migrate, partnerInstitutions, partnerKeys, partners } from '@lms/db';
 import { seedSynthetic, type SyntheticSize } from '@lms/db/seed';
+import { makePartnerKey } from '@lms/partner-auth/testing';
 import { eq, sql } from 'drizzle-orm';
-import { exportSPKI, generateKeyPair, type CryptoKey } from 'jose';
+import type { CryptoKey } from 'jose';
 import pg from 'pg';
 
 /** Bumped when the bench-only fill changes, so older databases are filled again. */
@@ -68,6 +69,7 @@ const sameSize = (a: SyntheticSize | undefined, b: SyntheticSize) =>
 export async function prepareDatabase(base: string, name: string, size: SyntheticSize, log: (line: string) => void): Promise<FilledDb> {
   const started = Date.now();
   const url = dbUrl(base, name);
+  // biome-ignore lint/style/noNonNullAssertion: rowCount is set for a SELECT.
   const exists = (await adminQuery(base, 'select 1 from pg_database where datname = $1', [name])).rowCount! > 0;
   let handle: DbHandle | null = null;
   let meta: Meta = {};
@@ -94,7 +96,10 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     let last = '';
     await seedSynthetic(handle.db, size, (p) => {
       const line = `  ${p.phase} ${Math.round((100 * p.done) / Math.max(1, p.total))}%`;
-      if (line !== last) log((last = line));
+      if (line !== last) {
+        last = line;
+        log(line);
+      }
     });
     await writeMeta(handle, 'synthetic', true);
   }
@@ -115,7 +120,7 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     await handle.db.execute(sql`vacuum (analyze)`);
     await writeMeta(handle, 'vacuumed', true);
   }
-  return { handle, url, teacherId, detailCourseId: meta.extras!.detailCourseId, reused, fillMs: Date.now() - started };
+  return { handle, url, teacherId, detailCourseId: meta.extras.detailCourseId, reused, fillMs: Date.now() - started };
 }
 
 async function syntheticTeacher(handle: DbHandle): Promise<string> {
@@ -143,7 +148,7 @@ async function fillExtras(handle: DbHandle, teacherId: string): Promise<number> 
         where id = (select min(id) from courses where teacher_id = ${teacherId} and is_published and event_code is not null)
         returning id`)
     ).rows;
-    const courseId = Number(course!.id);
+    const courseId = Number(course.id);
     await tx.execute(sql`delete from chapter_completions where course_id = ${courseId}`);
     await tx.execute(sql`delete from quizzes where course_id = ${courseId}`);
     await tx.execute(sql`delete from chapters where course_id = ${courseId}`);
@@ -215,16 +220,15 @@ export async function prepareRun(handle: DbHandle, teacherId: string, keyCount: 
   // Courses the previous run created through POST /api/courses.
   await db.execute(sql`delete from courses where course_code = ${BENCH_POST_CODE}`);
 
-  const { privateKey, publicKey } = await generateKeyPair('RS256');
-  const kid = `bench-${Date.now().toString(36)}`;
+  const { privateKey, kid, publicPem } = await makePartnerKey(`bench-${Date.now().toString(36)}`);
   const [partner] = await db
     .insert(partners)
     .values({ issuer: BENCH_ISSUER, name: 'Bench Partner' })
     .onConflictDoUpdate({ target: partners.issuer, set: { isActive: true, jwksUrl: null } })
     .returning({ id: partners.id });
-  await db.delete(partnerKeys).where(eq(partnerKeys.partnerId, partner!.id));
-  await db.insert(partnerKeys).values({ partnerId: partner!.id, kid, publicKeyPem: await exportSPKI(publicKey) });
+  await db.delete(partnerKeys).where(eq(partnerKeys.partnerId, partner.id));
+  await db.insert(partnerKeys).values({ partnerId: partner.id, kid, publicKeyPem: publicPem });
   // The course-creation scenario creates for the synthetic teacher's institution (1): bound, as `partner bind` does.
-  await db.insert(partnerInstitutions).values({ partnerId: partner!.id, institutionId: BENCH_INSTITUTION_ID }).onConflictDoNothing();
+  await db.insert(partnerInstitutions).values({ partnerId: partner.id, institutionId: BENCH_INSTITUTION_ID }).onConflictDoNothing();
   return { apiKeys: keys.map((k) => k.key), apiKeyHashes: keys.map((k) => k.keyHash), privateKey, kid };
 }

@@ -29,7 +29,7 @@ export interface HttpLoad {
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
+  return sorted[index];
 }
 
 export function summarize(latencies: number[], seconds: number, unexpected: number): Measurement {

@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signInMember } from '@lms/lms/sso';
 import { signGatewayProof } from '@lms/partner-auth';
+import { partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
 import { sql } from 'drizzle-orm';
-import { SignJWT } from 'jose';
 import { BENCH_INSTITUTION_ID, BENCH_ISSUER, BENCH_POST_CODE, type FilledDb, prepareDatabase, prepareRun, RETURNING_USERS, type RunFixtures } from './fill.js';
 import { type HttpLoad, measure, type Plan, runHttp, runLoop } from './load.js';
 import { formatTable, makeRow, type Measurement, type RatioKind, type Row, type Target } from './report.js';
@@ -37,7 +37,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const quick = args.quick!;
+const quick = args.quick;
 const whole = (v: string | undefined, fallback: number) => (v === undefined ? fallback : Number(v.replaceAll('_', '')));
 const size = {
   courses: whole(args.courses, quick ? 1_000 : 10_000),
@@ -53,7 +53,7 @@ const CONNECTIONS = 50;
 /** Consecutive catalog requests made with one API key before the next key takes over. */
 const KEY_TURN = 50;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const load1 = () => Number(os.loadavg()[0]!.toFixed(2));
+const load1 = () => Number(os.loadavg()[0].toFixed(2));
 
 // ---------------------------------------------------------------------------------------------
 
@@ -166,16 +166,14 @@ class TokenPool {
     const start = this.tokens.length;
     const batch = await Promise.all(
       Array.from({ length: count }, (_, k) =>
-        new SignJWT({ iss: BENCH_ISSUER, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID(), ...this.claims(start + k) })
-          .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.fixtures.kid })
-          .sign(this.fixtures.privateKey),
+        signPartnerToken(this.fixtures, partnerClaims(BENCH_ISSUER, this.claims(start + k), now)),
       ),
     );
     this.tokens.push(...batch);
   }
   take(): string {
     // Running out shows as unexpected answers (a reused token is refused), never as a crash.
-    return this.tokens[Math.min(this.next++, this.tokens.length - 1)]!;
+    return this.tokens[Math.min(this.next++, this.tokens.length - 1)];
   }
   /** At least `count` unused tokens (signed between repetitions, outside the measured time). */
   async ensure(count: number) {
@@ -223,7 +221,7 @@ async function main() {
   const keyCount = quick ? 5_000 : 20_000;
   const fixtures = await prepareRun(filled.handle, filled.teacherId, keyCount);
   const db = filled.handle.db;
-  const enrollmentCount = Number((await db.execute<{ n: number }>(sql`select count(*)::int as n from enrollments`)).rows[0]!.n);
+  const enrollmentCount = Number((await db.execute<{ n: number }>(sql`select count(*)::int as n from enrollments`)).rows[0].n);
 
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'lms-bench-'));
   let lms: Child | null = null;
@@ -244,8 +242,9 @@ async function main() {
     // stays in the LMS's 5-s key cache for its turn; the pool is large enough that no key passes
     // its 100 requests a minute at any rate reached here (keyCount x KEY_TURN requests per lap).
     let keyUse = 0;
-    const rotateKey = () => ({ headers: { 'x-api-key': fixtures.apiKeys[Math.floor(keyUse++ / KEY_TURN) % fixtures.apiKeys.length]! } });
+    const rotateKey = () => ({ headers: { 'x-api-key': fixtures.apiKeys[Math.floor(keyUse++ / KEY_TURN) % fixtures.apiKeys.length] } });
     const catalog = (url: string, p: string): HttpLoad => ({ url, path: p, connections: CONNECTIONS, expect: 200, perRequest: rotateKey });
+    // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
     const r0 = () => measureHttp('R0', { url: lms!.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 });
     const uncachedUrl = lmsUncached.url;
     const uncached12 = () => measureHttp('uncached list12', catalog(uncachedUrl, '/api/courses?limit=12'));
@@ -269,6 +268,7 @@ async function main() {
       await compare(
         { id: `${id}s`, scenario: `GET /api/courses?limit=${limit} against a ready answer of its size (${(bytes / 1024).toFixed(0)} KB)`, baselineName: `ready ${(bytes / 1024).toFixed(0)} KB answer`, kind: 'throughput' },
         measureHttp(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)),
+        // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
         () => measureHttp(`bytes ${bytes}`, { url: lms!.url, path: `/bench/bytes/${bytes}`, connections: CONNECTIONS, expect: 200 }),
       );
       await compare(
@@ -300,7 +300,7 @@ async function main() {
     );
 
     // 7. Progress metrics vs the simplest full read of the same data, one request at a time.
-    const progressKey = fixtures.apiKeys[fixtures.apiKeys.length - 1]!;
+    const progressKey = fixtures.apiKeys[fixtures.apiKeys.length - 1];
     await compare(
       {
         id: '7',
@@ -338,6 +338,7 @@ async function main() {
         target: { minRps: 1000, maxRatio: 1.5 },
       },
       tokenScenario('sso', ssoPool, (take) => ({
+        // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
         url: lms!.url,
         path: '/api/auth/sso/callback',
         connections: SSO_CONNECTIONS,
@@ -370,6 +371,7 @@ async function main() {
     const verifyPool = new TokenPool(fixtures, (i) => ssoClaims(i));
     await verifyPool.fill(1);
     const verifyToken = verifyPool.take();
+    // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
     const gwEmpty = () => measureHttp('gateway R0', { url: gateway!.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 });
     await compare(
       { id: '9a', scenario: 'gateway GET /sso/verify', baselineName: 'gateway R0', kind: 'throughput', target: { minRatio: 0.7 } },
@@ -393,6 +395,7 @@ async function main() {
     await compare(
       { id: '9b', scenario: 'POST /api/courses through the gateway (1 connection)', baselineName: 'POST straight to the LMS', kind: 'added', target: { maxAddedP50: 2 } },
       tokenScenario('post via gateway', postPool, post(gateway.url, {})),
+      // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
       () => tokenScenario('POST straight to the LMS', postPool, post(lms!.url, { 'x-gateway-secret': GATEWAY_SECRET })),
     );
     await db.execute(sql`delete from courses where course_code = ${BENCH_POST_CODE}`);

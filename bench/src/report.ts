@@ -17,7 +17,7 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) throw new Error('median of nothing');
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** The median of each figure over the repetitions (each figure on its own). */
@@ -169,8 +169,8 @@ export function tableCells(row: Row): string[] {
 /** A Markdown table (readable as is in a terminal, pasteable into the README). */
 export function formatTable(rows: readonly Row[]): string {
   const lines = [TABLE_HEADER as readonly string[], ...rows.map(tableCells)];
-  const escape = (cell: string) => cell.replaceAll('|', '\\|');
-  const widths = TABLE_HEADER.map((_, i) => Math.max(...lines.map((l) => escape(l[i]!).length)));
-  const render = (cells: readonly string[]) => `| ${cells.map((c, i) => escape(c).padEnd(widths[i]!)).join(' | ')} |`;
-  return [render(lines[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.slice(1).map(render)].join('\n');
+  const escapePipes = (cell: string) => cell.replaceAll('|', '\\|');
+  const widths = TABLE_HEADER.map((_, i) => Math.max(...lines.map((l) => escapePipes(l[i]).length)));
+  const render = (cells: readonly string[]) => `| ${cells.map((c, i) => escapePipes(c).padEnd(widths[i])).join(' | ')} |`;
+  return [render(lines[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.slice(1).map(render)].join('\n');
 }

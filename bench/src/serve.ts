@@ -14,9 +14,10 @@ import { readFile } from 'node:fs/promises';
 import { apiKeys, createDb, migrate } from '@lms/db';
 import { seedSynthetic } from '@lms/db/seed';
 import { buildGateway } from '@lms/gateway/app';
-import { testConfig as gatewayConfig } from '@lms/gateway/config';
+import { testConfig as gatewayConfig } from '@lms/gateway/testing';
 import { buildApp } from '@lms/lms/app';
-import { loadConfig as loadLmsConfig, testConfig as lmsConfig } from '@lms/lms/config';
+import { loadConfig as loadLmsConfig } from '@lms/lms/config';
+import { testConfig as lmsConfig } from '@lms/lms/testing';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -50,7 +51,7 @@ async function start(mode: string): Promise<FastifyInstance> {
   const gatewaySecret = env.BENCH_GATEWAY_SECRET;
   if (mode === 'gateway') {
     const app = await buildGateway({
-      config: gatewayConfig({ PARTNERS_FILE: env.BENCH_PARTNERS_FILE!, GATEWAY_SECRET: gatewaySecret }),
+      config: gatewayConfig({ PARTNERS_FILE: env.BENCH_PARTNERS_FILE, GATEWAY_SECRET: gatewaySecret }),
       logger,
       partnersWatch: { watch: false, pollIntervalMs: 3_600_000 },
     });
@@ -65,10 +66,11 @@ async function start(mode: string): Promise<FastifyInstance> {
       const courses = Number(env.BENCH_PGLITE_COURSES ?? 1000);
       await seedSynthetic(db.db, { courses, students: 100, enrollments: 1000, completions: 5000 }, () => {}, { tag: 'pglite' });
       const [teacher] = (await db.db.execute<{ id: string }>(sql`select id from users where role = 'teacher' limit 1`)).rows;
+      // biome-ignore lint/style/noNonNullAssertion: main.ts always passes BENCH_KEYS_FILE to this child.
       const hashes = (await readFile(env.BENCH_KEYS_FILE!, 'utf8')).split('\n').filter(Boolean);
       for (let i = 0; i < hashes.length; i += 1000) {
         await db.db.insert(apiKeys).values(
-          hashes.slice(i, i + 1000).map((keyHash) => ({ keyHash, prefix: 'lms_key_bench', userId: teacher!.id, name: 'bench' })),
+          hashes.slice(i, i + 1000).map((keyHash) => ({ keyHash, prefix: 'lms_key_bench', userId: teacher.id, name: 'bench' })),
         );
       }
     }

@@ -1,0 +1,73 @@
+import fastJson from 'fast-json-stringify';
+import type { FastifySerializerCompiler } from 'fastify';
+import { createSerializerCompiler } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+
+// Responses are written by compiled serializers (fast-json-stringify, Fastify's own) built from
+// the JSON Schema of the zod contracts, not by running zod over every answer: zod builds a copy
+// of each answer and was most of the CPU a large course detail cost (issue 14). The serializer
+// writes only the properties a schema declares, so a public schema still cannot carry an answer
+// key, whatever the query returned. Requests are still validated by zod.
+
+type JsonSchema = { [key: string]: unknown };
+
+/**
+ * The JSON Schema fast-json-stringify compiles for a response contract: every reused schema
+ * inlined (no ids: a registry without metadata), and `anyOf [X, null]` (zod's nullable) turned
+ * into X with `nullable: true`. fast-json-stringify chooses an anyOf branch by validating the
+ * value against each branch at run time; `nullable` is a plain null check.
+ */
+export function serializationSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    io: 'output',
+    target: 'draft-7',
+    reused: 'inline',
+    metadata: z.registry<z.GlobalMeta>(),
+  }) as JsonSchema;
+  delete json.$schema;
+  return simplifyNullable(json) as JsonSchema;
+}
+
+function isNull(s: unknown): boolean {
+  return typeof s === 'object' && s !== null && (s as JsonSchema).type === 'null' && Object.keys(s).length === 1;
+}
+
+function simplifyNullable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(simplifyNullable);
+  if (value === null || typeof value !== 'object') return value;
+  const out: JsonSchema = {};
+  for (const [k, v] of Object.entries(value)) out[k] = simplifyNullable(v);
+  const anyOf = out.anyOf;
+  if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
+    const other = anyOf.find((s) => !isNull(s)) as JsonSchema;
+    if (typeof other.type === 'string' && other.anyOf === undefined) {
+      const { anyOf: _drop, ...rest } = out;
+      return { ...rest, ...other, nullable: true };
+    }
+  }
+  return out;
+}
+
+/** Serializes one response contract: compiled once, per route and status. */
+export function compileSerializer(schema: z.ZodType): (data: unknown) => string {
+  return fastJson(serializationSchema(schema) as unknown as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
+}
+
+const zodSerializer = createSerializerCompiler({});
+
+/**
+ * Fastify's serializer compiler for the app. A schema with no JSON Schema form (a transform,
+ * which no response contract should carry) falls back to zod's encoding, so it still works,
+ * only slower.
+ */
+export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = (route) => {
+  const schema = route.schema;
+  if (!(schema instanceof z.ZodType)) return zodSerializer(route as never);
+  let compiled: (data: unknown) => string;
+  try {
+    compiled = compileSerializer(schema);
+  } catch {
+    return zodSerializer(route as never);
+  }
+  return compiled;
+};

@@ -1,0 +1,92 @@
+import { users } from '@lms/db';
+import { seedDemo } from '@lms/db/seed';
+import { eq, sql } from 'drizzle-orm';
+import t from 'tap';
+import { findAnswerKeys } from '../../helpers/answer-keys.js';
+import { buildTestApp } from '../../helpers/app.js';
+import { apiKeyFor, sessionCookieFor } from '../../helpers/fixtures.js';
+
+// The catalog's answers on the demo data, pinned: the read path (queries, read model,
+// serializers) may change how an answer is made, never what it says. Course details, list pages
+// (with and without search and filters) and the bundles, for each kind of caller. A change
+// that is meant must update the snapshot (TAP_SNAPSHOT=1) and say why in its commit.
+
+const { app, db: testDb } = await buildTestApp(t);
+const db = testDb.db;
+await seedDemo(db, { now: new Date('2026-03-01T08:00:00Z') });
+
+const idOf = async (email: string) => (await db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
+const teacher = await idOf('teacher@demo.lms');
+// A student with progress, so the learner fields are filled in (chosen by e-mail: ids are random).
+const [learner] = (await db.execute<{ user_id: string }>(
+  sql`select e.user_id from enrollments e join users u on u.id = e.user_id group by e.user_id, u.email order by count(*) desc, u.email limit 1`,
+)).rows;
+
+const callers: Record<string, Record<string, string>> = {
+  apiKey: { 'x-api-key': await apiKeyFor(db, teacher) },
+  teacher: { cookie: await sessionCookieFor(app, teacher) },
+  otherTeacher: { cookie: await sessionCookieFor(app, await idOf('teacher2@demo.lms')) },
+  admin: { cookie: await sessionCookieFor(app, await idOf('admin@demo.lms')) },
+  superAdmin: { cookie: await sessionCookieFor(app, await idOf('superadmin@demo.lms')) },
+  student: { cookie: await sessionCookieFor(app, learner!.user_id) },
+};
+
+// Generated values are replaced, so the snapshot is the same on every database and run: user ids
+// (random UUIDs) are named by their first appearance, and the rows' createdAt/updatedAt (the
+// database's clock) by their form.
+function stable(value: unknown): unknown {
+  const names = new Map<string, string>();
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+  const walk = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'string' && uuid.test(v)) {
+      if (!names.has(v)) names.set(v, `<uuid ${names.size + 1}>`);
+      return names.get(v);
+    }
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        (k === 'createdAt' || k === 'updatedAt') && typeof x === 'string' && !Number.isNaN(Date.parse(x)) ? '<time>' : walk(x),
+      ]),
+    );
+  };
+  return walk(value);
+}
+
+const lists = [
+  '/api/courses?limit=12',
+  '/api/courses?page=2&limit=5',
+  '/api/courses?search=pajak',
+  '/api/courses?categoryId=1&sortBy=students',
+  '/api/recommended-courses',
+  '/api/recommended-courses?public=true',
+];
+
+// Every fourth course, and every course not buyer-visible (drafts, no event code): their
+// answers differ most between callers.
+const ids = (
+  await db.execute<{ id: number }>(
+    sql`select id from courses where id % 4 = 1 or not (is_published and event_code is not null) order by id`,
+  )
+).rows.map((r) => Number(r.id));
+t.ok(ids.length > 5, 'the demo catalog is seeded');
+
+for (const [who, headers] of Object.entries(callers)) {
+  t.test(`${who}: lists and bundles`, async (t) => {
+    for (const url of lists) {
+      const res = await app.inject({ url, headers });
+      t.equal(res.statusCode, 200, url);
+      t.matchSnapshot(stable(res.json()), url);
+    }
+  });
+  t.test(`${who}: course details`, async (t) => {
+    for (const id of ids) {
+      const res = await app.inject({ url: `/api/courses/${id}`, headers });
+      const body = res.json();
+      t.matchSnapshot({ status: res.statusCode, body: stable(body) }, `course ${id}`);
+      // Only a teacher (the owner) or a super_admin by session gets answer keys, at any depth.
+      if (res.statusCode === 200 && findAnswerKeys(body).length > 0) t.ok(['teacher', 'otherTeacher', 'superAdmin'].includes(who), `keys for ${who} on ${id}`);
+    }
+  });
+}
