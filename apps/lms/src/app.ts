@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
 import { withRedaction } from '@lms/partner-auth';
-import Fastify, { type FastifyServerOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
 import type { LmsConfig } from './config.js';
 import { lmsLoggerOptions } from './logger.js';
+import { serializerCompiler } from './lib/serializers.js';
 import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
@@ -23,9 +24,14 @@ import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
 import progressRoutes from './routes/progress/index.js';
+import learningRoutes from './routes/learning/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
 import pageRoutes from './pages/index.js';
 import ssoRoutes from './routes/sso/index.js';
+import { isHealthProbe, logHealthProbes } from './plugins/probe-logging.js';
+import enrolmentCodeLimiter from './routes/learning/code-limiter.js';
+import enrollmentRoutes from './routes/learning/enrollment.js';
+import purchaseRoutes from './routes/learning/purchases.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -56,7 +62,10 @@ export async function buildApp(deps: AppDeps) {
     // meanwhile gets the lifecycle plugin's JSON 503 rather than Fastify's own body.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
+    // Health probes are logged at debug (plugins/probe-logging.ts), not with a request line at info.
+    logController: new LogController({ disableRequestLogging: isHealthProbe }),
   }).withTypeProvider<ZodTypeProvider>();
+  logHealthProbes(app);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -77,13 +86,14 @@ export async function buildApp(deps: AppDeps) {
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(cookie);
   await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
+  await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});
   await app.register(authPlugin, deps.auth ?? {});
   // After auth: their onRequest hooks need the resolved caller (global hooks run in this order).
   await app.register(csrfPlugin);
   await app.register(rateLimitPlugin, deps.rateLimit ?? {});
-  await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});
   await app.register(openapiPlugin);
 
+  await app.register(enrolmentCodeLimiter);
   await app.register(healthRoutes);
   await app.register(ssoRoutes);
   await app.register(pageRoutes);
@@ -91,6 +101,9 @@ export async function buildApp(deps: AppDeps) {
   await app.register(progressRoutes);
   await app.register(catalogRoutes);
   await app.register(courseCreationRoutes);
+  await app.register(enrollmentRoutes);
+  await app.register(purchaseRoutes);
+  await app.register(learningRoutes);
 
   return app;
 }

@@ -115,7 +115,7 @@ t.test('a member signs in through the partner and browses the catalog', async (t
   const modulesText = await page.locator('ol.modules').innerText();
   t.match(modulesText, /Pengantar\s*Unlocked/);
   t.match(modulesText, /Perencanaan Audit\s*Locked/, 'the second module waits for the first');
-  t.match(modulesText, /Standar audit\s*Unlocked/, 'the chapter after a completed one');
+  t.match(modulesText, /Standar audit\s*Locked/, 'the chapter after a completed one waits for its quiz (Kuis pengantar, not passed yet)');
   const html = await page.content();
   t.notMatch(html, SECRET_ANSWER, 'no answer key on the page');
   t.notMatch(html, 'isCorrect');

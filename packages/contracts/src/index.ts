@@ -7,3 +7,6 @@ export * from './gateway.js';
 export * from './progress.js';
 export * from './catalog.js';
 export * from './sso.js';
+export * from './enrollment.js';
+export * from './purchases.js';
+export * from './learning.js';

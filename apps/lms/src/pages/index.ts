@@ -10,9 +10,12 @@ import coursePage from './course.js';
 import dashboardPage from './dashboard.js';
 import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
+import learningForms from './learning/forms.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
+import learnPages from './learning/learn.js';
+import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
 
 export { explainSignInError } from './sign-in.js';
@@ -23,7 +26,7 @@ export { explainSignInError } from './sign-in.js';
  * outage, a 503 page with Retry-After. The JSON API keeps its JSON errors (this handler covers
  * only the routes registered here).
  */
-const dashboardScope: FastifyPluginAsyncZod = async (app) => {
+function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
   app.setErrorHandler(async (err: FastifyError, request, reply) => {
     if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
       // No session lookup for the nav: the database is what is missing. Logged once by the database plugin.
@@ -44,10 +47,15 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
     const user = await optionalSession(app, request);
     return sendPage(reply, errorPage(pageContext(app, request), 404, user), 404);
   });
+}
+
+const dashboardScope: FastifyPluginAsyncZod = async (app) => {
+  pageErrors(app);
   await app.register(dashboardPage);
   await app.register(catalogPage);
   await app.register(coursePage);
   await app.register(apiKeysPage);
+  await app.register(learningForms);
   await app.register(assetRoutes);
 };
 
@@ -59,6 +67,9 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(signInPage);
   await app.register(languageRoute);
   await app.register(dashboardScope, { prefix: '/dashboard' });
+  // The learner's pages and the public certificate check, with the same error pages.
+  await app.register(async (scope) => { pageErrors(scope); await scope.register(learnPages); }, { prefix: '/learn' });
+  await app.register(async (scope) => { pageErrors(scope); await scope.register(verificationPage); }, { prefix: '/certificates' });
 };
 
 export default pageRoutes;

@@ -17,14 +17,17 @@ export default fp(
           title: 'LMS service API',
           version: '1.0.0',
           description:
+            // The limit is the deployment's (RATE_LIMIT_PER_MINUTE), so the document says the one in force.
             'Course catalog, course detail, bundles, progress metrics, API keys, partner single sign-on. ' +
             'Errors are JSON `{success:false, error}` unless a route says otherwise.\n\n' +
             '**Rate limit.** Requests authenticated by an API key to the catalog, course detail, bundle and ' +
-            'progress (`/api/lms-progress`) endpoints are limited to 100 per key in any sliding 60-second window (keyed by the first 16 hex ' +
-            'characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
+            'progress (`/api/lms-progress`) endpoints are limited to ' +
+            `${app.config.RATE_LIMIT_PER_MINUTE} per key in any sliding 60-second window ` +
+            '(RATE_LIMIT_PER_MINUTE; keyed by the first 16 hex characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
             'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
             'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
-            'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=100;w=60` and ' +
+            'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=' +
+            `${app.config.RATE_LIMIT_PER_MINUTE};w=60\` and ` +
             '`RateLimit: "default";r=<remaining>;t=<seconds until one more request is allowed>`. With several ' +
             'instances the window is shared through Redis; if Redis is unreachable each instance limits on its own.\n\n' +
             '**Failed credentials.** Unknown, malformed or revoked API keys, session cookies that match no session ' +
@@ -38,8 +41,8 @@ export default fp(
             '`x-requested-with` header and, if they send `Origin`, come from this service\'s origin.',
         },
         servers: [
-          { url: 'https://lms.example.com', description: 'production' },
-          { url: app.config.PUBLIC_URL, description: 'development' },
+          // Where this deployment is reached (PUBLIC_URL): "Try it out" calls this server, no placeholder.
+          { url: app.config.PUBLIC_URL.replace(/\/$/, ''), description: 'this LMS (PUBLIC_URL)' },
         ],
         components: {
           securitySchemes: {

@@ -1,4 +1,4 @@
-import { index, integer, pgEnum, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
+import { integer, pgEnum, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
 
 /**
  * Aggregates kept by database triggers (migration 0003_progress_aggregates) so that the progress

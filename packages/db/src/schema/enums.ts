@@ -1,12 +1,16 @@
 import { pgEnum } from 'drizzle-orm/pg-core';
 
 export const userRole = pgEnum('user_role', ['student', 'teacher', 'admin', 'super_admin']);
+/** A person's role: the one definition of the union, from the enum. */
+export type UserRole = (typeof userRole.enumValues)[number];
 /** Pricing tier, set from the SSO token's `sub` (member → anggota). */
 export const userTier = pgEnum('user_tier', ['anggota', 'umum', 'mahasiswa']);
 export const courseType = pgEnum('course_type', ['self_paced', 'scheduled']);
 export const enrollmentType = pgEnum('enrollment_type', ['code', 'open', 'approval']);
 /** Where a quiz hangs: on a chapter, on a module, or the course's final exam. */
 export const quizScope = pgEnum('quiz_scope', ['chapter', 'module', 'final']);
+/** A request to join an `approval` course, decided by the course's teacher (or an admin). */
+export const enrollmentRequestStatus = pgEnum('enrollment_request_status', ['pending', 'approved', 'rejected']);
 export const purchaseStatus = pgEnum('purchase_status', ['pending', 'paid', 'refunded']);
 /** How an SSO identity came to be: the partner's first token ('sso') or an operator's link ('operator'). */
 export const identityOrigin = pgEnum('identity_origin', ['sso', 'operator']);

@@ -5,6 +5,7 @@ import {
   foreignKey,
   index,
   integer,
+  jsonb,
   numeric,
   pgTable,
   primaryKey,
@@ -13,7 +14,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { bundles, chapters, courses, quizzes } from './catalog.js';
-import { purchaseStatus } from './enums.js';
+import { enrollmentRequestStatus, purchaseStatus } from './enums.js';
 import { users } from './people.js';
 import { tstz } from './timestamps.js';
 
@@ -37,6 +38,32 @@ export const enrollments = pgTable(
   (t) => [
     uniqueIndex('enrollments_user_course_key').on(t.userId, t.courseId),
     index('enrollments_course_idx').on(t.courseId),
+  ],
+);
+
+/**
+ * A learner's request to join an `approval` course. At most one pending request per (user, course);
+ * approving it creates the enrollment in the same transaction.
+ */
+export const enrollmentRequests = pgTable(
+  'enrollment_requests',
+  {
+    id: serial().primaryKey(),
+    userId: text()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    courseId: integer()
+      .notNull()
+      .references(() => courses.id, { onDelete: 'cascade' }),
+    status: enrollmentRequestStatus().notNull().default('pending'),
+    requestedAt: tstz().notNull().defaultNow(),
+    decidedAt: tstz(),
+    decidedBy: text().references(() => users.id, { onDelete: 'set null' }),
+  },
+  (t) => [
+    uniqueIndex('enrollment_requests_one_pending_key').on(t.userId, t.courseId).where(sql`${t.status} = 'pending'`),
+    index('enrollment_requests_course_idx').on(t.courseId, t.status),
+    check('enrollment_requests_decided_has_time', sql`(${t.status} = 'pending') = (${t.decidedAt} is null)`),
   ],
 );
 
@@ -74,13 +101,25 @@ export const quizAttempts = pgTable(
     quizId: integer()
       .notNull()
       .references(() => quizzes.id, { onDelete: 'cascade' }),
-    score: numeric({ precision: 5, scale: 2, mode: 'number' }).notNull(),
-    passed: boolean().notNull(),
+    /** Null while the attempt is open (started, not yet submitted). */
+    score: numeric({ precision: 5, scale: 2, mode: 'number' }),
+    /** Null while the attempt is open. */
+    passed: boolean(),
+    /** When the attempt started (it counts toward maxAttempts from then on). */
     attemptedAt: tstz().notNull().defaultNow(),
+    /** attemptedAt + the quiz's timeLimit, fixed at start; answers after it are refused. */
+    expiresAt: tstz(),
+    submittedAt: tstz(),
+    /** What the learner answered: {questionId: optionId or text}. Scored on the server. */
+    answers: jsonb().$type<Record<string, string>>(),
   },
   (t) => [
     index('quiz_attempts_user_quiz_idx').on(t.userId, t.quizId),
     check('quiz_attempts_score_range', sql`${t.score} between 0 and 100`),
+    check(
+      'quiz_attempts_submitted_has_score',
+      sql`(${t.submittedAt} is null) = (${t.score} is null) and (${t.score} is null) = (${t.passed} is null)`,
+    ),
   ],
 );
 
@@ -95,9 +134,16 @@ export const certificates = pgTable(
       .notNull()
       .references(() => courses.id, { onDelete: 'cascade' }),
     issuedAt: tstz().notNull().defaultNow(),
+    /** Unguessable verification code (122 random bits) for the public /certificates/{code} page. */
+    code: text()
+      .notNull()
+      .default(sql`replace(gen_random_uuid()::text, '-', '')`),
+    /** The course's KUM when the certificate was issued (the certificate keeps it if the course changes). */
+    kum: numeric({ precision: 8, scale: 2, mode: 'number' }),
   },
   (t) => [
     uniqueIndex('certificates_user_course_key').on(t.userId, t.courseId),
+    uniqueIndex('certificates_code_key').on(t.code),
     index('certificates_course_idx').on(t.courseId),
     index('certificates_issued_idx').on(t.issuedAt),
   ],
@@ -119,11 +165,21 @@ export const purchases = pgTable(
     /** Set when status is paid. */
     paidAt: tstz(),
     createdAt: tstz().notNull().defaultNow(),
+    /** The payment provider that handles it (today only 'bank_transfer', confirmed by an admin). */
+    provider: text().notNull().default('bank_transfer'),
+    /** What the buyer writes on the transfer so an admin can match it; unique when set. */
+    reference: text(),
+    /** The admin who confirmed the payment. */
+    confirmedBy: text().references(() => users.id, { onDelete: 'set null' }),
   },
   (t) => [
     check('purchases_amount_nonnegative', sql`${t.amount} >= 0`),
     check('purchases_paid_has_time', sql`${t.status} <> 'paid' or ${t.paidAt} is not null`),
     index('purchases_user_idx').on(t.userId),
+    uniqueIndex('purchases_reference_key').on(t.reference),
+    // One open purchase per buyer and item: a second click returns the first.
+    uniqueIndex('purchases_one_pending_course_key').on(t.userId, t.courseId).where(sql`${t.status} = 'pending' and ${t.courseId} is not null`),
+    uniqueIndex('purchases_one_pending_bundle_key').on(t.userId, t.bundleId).where(sql`${t.status} = 'pending' and ${t.bundleId} is not null`),
     index('purchases_course_idx').on(t.courseId),
     index('purchases_bundle_idx').on(t.bundleId),
     index('purchases_paid_at_idx').on(t.paidAt).where(sql`${t.status} = 'paid'`),
@@ -137,6 +193,11 @@ export const purchases = pgTable(
 export const enrollmentsRelations = relations(enrollments, ({ one }) => ({
   user: one(users, { fields: [enrollments.userId], references: [users.id] }),
   course: one(courses, { fields: [enrollments.courseId], references: [courses.id] }),
+}));
+
+export const enrollmentRequestsRelations = relations(enrollmentRequests, ({ one }) => ({
+  user: one(users, { fields: [enrollmentRequests.userId], references: [users.id] }),
+  course: one(courses, { fields: [enrollmentRequests.courseId], references: [courses.id] }),
 }));
 
 export const chapterCompletionsRelations = relations(chapterCompletions, ({ one }) => ({

@@ -126,9 +126,9 @@ export interface DemoStudent {
 
 /** Forty students with stable e-mails (the natural key the seed matches on). */
 export const DEMO_STUDENTS: DemoStudent[] = Array.from({ length: 40 }, (_, i) => {
-  const first = FIRST_NAMES[i % FIRST_NAMES.length]!;
-  const last = LAST_NAMES[(i * 5) % LAST_NAMES.length]!;
-  const tier = (['anggota', 'anggota', 'umum', 'mahasiswa'] as const)[i % 4]!;
+  const first = FIRST_NAMES[i % FIRST_NAMES.length];
+  const last = LAST_NAMES[(i * 5) % LAST_NAMES.length];
+  const tier = (['anggota', 'anggota', 'umum', 'mahasiswa'] as const)[i % 4];
   const n = String(i + 1).padStart(3, '0');
   const membershipId =
     tier === 'anggota' ? `IPN-2024-${n}` : tier === 'umum' ? `3174${String(100000000000 + i * 7919).slice(0, 12)}` : `NIM${20210000 + i}`;

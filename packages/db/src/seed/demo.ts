@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../client.js';
+import { insertQuickCourse } from './demo-quick-course.js';
 import { generateApiKey } from '../credentials.js';
 import {
   apiKeys,
@@ -52,6 +53,14 @@ export interface SeedDemoResult {
 }
 
 const DAY_MS = 86_400_000;
+const COURSE_BY_CODE = new Map(DEMO_COURSES.map((c) => [c.code, c]));
+
+/** A row or constant this seed has just written or declared: missing means the seed itself is wrong. */
+function known<K, V>(map: ReadonlyMap<K, V>, key: K): V {
+  const value = map.get(key);
+  if (value === undefined) throw new Error(`demo seed: nothing recorded for ${String(key)}`);
+  return value;
+}
 
 /**
  * Fills the database with a small, believable demo catalog and activity. Idempotent: every
@@ -107,7 +116,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
       .from(users)
       .where(inArray(users.email, [...DEMO_STAFF.map((s) => s.email), ...DEMO_STUDENTS.map((s) => s.email)]));
     const userId = new Map(people.map((p) => [p.email, p.id]));
-    const teacherIds = { 1: userId.get(DEMO_STAFF[0].email)!, 2: userId.get(DEMO_STAFF[1].email)! };
+    const teacherIds = { 1: known(userId, DEMO_STAFF[0].email), 2: known(userId, DEMO_STAFF[1].email) };
 
     // Partner, bound to the demo institution, with the SSO identities of its members and the
     // operator's links to the demo staff.
@@ -116,7 +125,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
     const [partner] = await tx.select({ id: partners.id }).from(partners).where(eq(partners.issuer, DEMO_PARTNER.issuer));
     const bound = await tx
       .insert(partnerInstitutions)
-      .values({ partnerId: partner!.id, institutionId: DEMO_INSTITUTION.id })
+      .values({ partnerId: partner.id, institutionId: DEMO_INSTITUTION.id })
       .onConflictDoNothing()
       .returning({ partnerId: partnerInstitutions.partnerId });
     count('partner_institutions', bound.length);
@@ -126,13 +135,13 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
         ...DEMO_STUDENTS.filter((s) => s.viaPartner).map((s) => ({
           issuer: DEMO_PARTNER.issuer,
           membershipId: s.membershipId,
-          userId: userId.get(s.email)!,
+          userId: known(userId, s.email),
           origin: 'sso' as const,
         })),
         ...DEMO_STAFF.map((s) => ({
           issuer: DEMO_PARTNER.issuer,
           membershipId: s.partnerMembershipId,
-          userId: userId.get(s.email)!,
+          userId: known(userId, s.email),
           origin: 'operator' as const,
         })),
       ])
@@ -166,6 +175,11 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
       courseId.set(course.code, id);
     }
 
+    // The short course the demo member can take end to end (README "Try it").
+    for (const [table, n] of Object.entries(
+      await insertQuickCourse(tx, { teacherId: teacherIds[1], institutionId: DEMO_INSTITUTION.id, categoryId: categoryId.get('MNJ') ?? null, now }),
+    )) count(table, n);
+
     // Bundles, matched by name.
     const existingBundles = await tx
       .select({ id: bundles.id, name: bundles.name })
@@ -180,9 +194,9 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
           newBundles.map((b) => ({
             name: b.name,
             description: b.description,
-            categoryId: categoryId.get(b.category)!,
-            courseOneId: courseId.get(b.courses[0])!,
-            courseTwoId: courseId.get(b.courses[1])!,
+            categoryId: known(categoryId, b.category),
+            courseOneId: known(courseId, b.courses[0]),
+            courseTwoId: known(courseId, b.courses[1]),
             price: b.price === null ? null : money(b.price),
             priceNonMember: b.priceNonMember === null ? null : money(b.priceNonMember),
           })),
@@ -251,7 +265,7 @@ async function insertCourse(
       ...sections,
     })
     .returning({ id: courses.id });
-  const courseId = row!.id;
+  const courseId = row.id;
   ctx.count('courses', 1);
 
   const moduleRows = await tx
@@ -326,7 +340,7 @@ async function insertCourse(
     .returning({ id: quizzes.id, scope: quizzes.scope });
   ctx.count('quizzes', quizRows.length);
 
-  const questionValues = quizRows.flatMap((q, i) => questionsFor(q.id, quizValues[i]!.topic, q.scope === 'final'));
+  const questionValues = quizRows.flatMap((q, i) => questionsFor(q.id, quizValues[i].topic, q.scope === 'final'));
   await tx.insert(questions).values(questionValues);
   ctx.count('questions', questionValues.length);
   return courseId;
@@ -335,13 +349,13 @@ async function insertCourse(
 /** Three multiple-choice questions (and a true/false and an essay for a final exam), with keys. */
 function questionsFor(quizId: number, topic: string, final: boolean) {
   const mc = (order: number, text: string, options: [string, string, string, string], correct: number, explanation: string) => {
-    const opts: QuestionOption[] = options.map((t, i) => ({ id: 'abcd'[i]!, text: t, isCorrect: i === correct }));
+    const opts: QuestionOption[] = options.map((t, i) => ({ id: 'abcd'[i], text: t, isCorrect: i === correct }));
     return {
       quizId,
       questionText: text,
       questionType: 'multiple_choice',
       options: opts,
-      correctAnswer: 'abcd'[correct]!,
+      correctAnswer: 'abcd'[correct],
       explanation,
       points: 10,
       orderIndex: order,
@@ -435,8 +449,8 @@ async function insertActivity(
     tier === 'mahasiswa' ? (c.priceMahasiswa ?? c.price) : tier === 'umum' ? (c.priceNonMember ?? c.price) : c.price;
 
   const enroll = (email: string, tier: string, course: DemoCourse, daysAgo: number, paid: 'course' | 'bundle' | 'none') => {
-    const userId = ctx.userId.get(email)!;
-    const courseId = ctx.courseId.get(course.code)!;
+    const userId = known(ctx.userId, email);
+    const courseId = known(ctx.courseId, course.code);
     if (enrollmentValues.some((e) => e.userId === userId && e.courseId === courseId)) return;
     const enrolledAt = ago(daysAgo);
     enrollmentValues.push({ userId, courseId, enrolledAt });
@@ -457,7 +471,7 @@ async function insertActivity(
     const done = roll < 0.15 ? 0 : roll > 0.75 ? list.length : Math.floor(random() * list.length);
     const span = now.getTime() - enrolledAt.getTime();
     for (let i = 0; i < done; i++) {
-      completionValues.push({ userId, chapterId: list[i]!, courseId, completedAt: new Date(enrolledAt.getTime() + (span * (i + 1)) / (done + 2)) });
+      completionValues.push({ userId, chapterId: list[i], courseId, completedAt: new Date(enrolledAt.getTime() + (span * (i + 1)) / (done + 2)) });
     }
     if (done === list.length && done > 0) {
       certificateValues.push({ userId, courseId, issuedAt: new Date(enrolledAt.getTime() + (span * (done + 1)) / (done + 2)) });
@@ -467,34 +481,34 @@ async function insertActivity(
   for (const [i, student] of DEMO_STUDENTS.entries()) {
     const howMany = 1 + (i % 5);
     for (let k = 0; k < howMany; k++) {
-      const course = live[(i * 7 + k * 11) % live.length]!;
+      const course = live[(i * 7 + k * 11) % live.length];
       enroll(student.email, student.tier, course, 2 + Math.floor(random() * 57), random() < 0.7 ? 'course' : 'none');
     }
   }
   // Bundle buyers: one purchase of the bundle, enrolled in both courses.
   const bundleBuyers = DEMO_STUDENTS.filter((_, i) => i % 6 === 1);
   for (const [i, student] of bundleBuyers.entries()) {
-    const bundle = DEMO_BUNDLES[i % 7]!;
-    const [a, b] = bundle.courses.map((code) => DEMO_COURSES.find((c) => c.code === code)!);
+    const bundle = DEMO_BUNDLES[i % 7];
+    const [a, b] = bundle.courses.map((code) => known(COURSE_BY_CODE, code));
     const daysAgo = 3 + Math.floor(random() * 55);
-    const userId = ctx.userId.get(student.email)!;
+    const userId = known(ctx.userId, student.email);
     const amount = student.tier === 'umum' ? (bundle.priceNonMember ?? bundle.price) : bundle.price;
     purchaseValues.push({
       userId,
-      bundleId: ctx.bundleId.get(bundle.name)!,
-      amount: money(amount ?? a!.price + b!.price),
+      bundleId: known(ctx.bundleId, bundle.name),
+      amount: money(amount ?? a.price + b.price),
       status: 'paid',
       paidAt: ago(daysAgo),
       createdAt: ago(daysAgo),
     });
-    enroll(student.email, student.tier, a!, daysAgo, 'bundle');
-    enroll(student.email, student.tier, b!, daysAgo, 'bundle');
+    enroll(student.email, student.tier, a, daysAgo, 'bundle');
+    enroll(student.email, student.tier, b, daysAgo, 'bundle');
   }
   // One refund, so metrics have something to leave out.
-  const refunded = DEMO_STUDENTS[5]!;
+  const refunded = DEMO_STUDENTS[5];
   purchaseValues.push({
-    userId: ctx.userId.get(refunded.email)!,
-    courseId: ctx.courseId.get('TI-202')!,
+    userId: known(ctx.userId, refunded.email),
+    courseId: known(ctx.courseId, 'TI-202'),
     amount: money(450000),
     status: 'refunded',
     paidAt: ago(20),

@@ -144,7 +144,7 @@ export async function seedSynthetic(
             insert into courses (name, description, instructor, course_code, teacher_id, institution_id, category_id,
                                  event_code, is_published, nilai_kum, price, price_non_member, price_mahasiswa)
             select 'Kursus Sintetis ' || g, 'Kursus buatan untuk uji beban nomor ' || g, 'Pengajar ' || (g % 97),
-                   ${tag} || '-' || g, ${teacher!.id}, 1,
+                   ${tag} || '-' || g, ${teacher.id}, 1,
                    case when g % 10 = 0 then null
                         else (select id from categories where code = 'SYN' || lpad((g % 10)::text, 2, '0')) end,
                    'EV-' || ${tag} || '-' || g, true, (g % 8) + 1,

@@ -1,19 +1,17 @@
 import type { BundleCourse, BundleQuery, CourseBundle, PublicCourse } from '@lms/contracts';
 import { bundles, categories, courses, type Db } from '@lms/db';
-import { and, asc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import { buyerVisibleWhere } from './buyer-visible.js';
+import { bundlePriceColumns } from './tier-prices.js';
 import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
 import { type CatalogViewer, learnerOf, toIso } from './viewer.js';
 
 const courseOne = alias(courses, 'course_one');
 const courseTwo = alias(courses, 'course_two');
 
-const bothBuyerVisible: SQL = and(
-  eq(courseOne.isPublished, true),
-  isNotNull(courseOne.eventCode),
-  eq(courseTwo.isPublished, true),
-  isNotNull(courseTwo.eventCode),
-)!;
+// biome-ignore lint/style/noNonNullAssertion: and() of two conditions is never undefined.
+const bothBuyerVisible: SQL = and(buyerVisibleWhere(courseOne), buyerVisibleWhere(courseTwo))!;
 
 /**
  * Recommended bundles in id order. Prices are added up in SQL (numeric), so no floating-point
@@ -36,8 +34,7 @@ export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQu
       courseOneId: bundles.courseOneId,
       courseTwoId: bundles.courseTwoId,
       totalPrice: sql<string>`(${pairSum})::text`,
-      price: sql<string>`coalesce(${bundles.price}, ${pairSum})::text`,
-      priceNonMember: sql<string>`coalesce(${bundles.priceNonMember}, ${bundles.price}, ${pairSum})::text`,
+      ...bundlePriceColumns(courseOne, courseTwo),
       kum: sql<string>`(coalesce(${courseOne.nilaiKum}, 0) + coalesce(${courseTwo.nilaiKum}, 0))::text`,
       currency: bundles.currency,
       createdAt: bundles.createdAt,
@@ -65,7 +62,9 @@ export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQu
     description: r.description,
     categoryId: r.categoryId,
     category: { id: r.categoryId, code: r.categoryCode, name: r.categoryName },
+    // biome-ignore lint/style/noNonNullAssertion: summaries holds every course of these rows (loaded by their ids above).
     courseOne: bundleCourse(summaries.get(r.courseOneId)!),
+    // biome-ignore lint/style/noNonNullAssertion: summaries holds every course of these rows (loaded by their ids above).
     courseTwo: bundleCourse(summaries.get(r.courseTwoId)!),
     totalPrice: Number(r.totalPrice),
     price: Number(r.price),

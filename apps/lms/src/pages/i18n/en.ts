@@ -1,12 +1,14 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
+import { enrolMessagesEn } from '../learning/messages.js';
 import { type Html, html } from '../view/html.js';
-import type { Format } from './format.js';
+import type { DateInput, Format } from './format.js';
 import type { Messages } from './id.js';
 
 /** The pages in English: the same keys as the Indonesian catalog (./id.ts), which the type enforces. */
 export function en(f: Format): Messages {
   const again = "Please go back to your organisation's website and sign in again from there.";
   return {
+    ...enrolMessagesEn(f),
     layout: {
       title: (title) => `${title} · LMS`,
       skipToContent: 'Skip to content',
@@ -169,6 +171,8 @@ export function en(f: Format): Messages {
       category: 'Category',
       instructor: 'Instructor',
       code: 'Course code',
+      /** Shown to those who manage the course only (the catalog gives the code to no one else). */
+      enrolmentCode: 'Enrolment code',
       dates: 'Dates',
       courseDates: (start, end) => {
         const range = f.dayRange(start, end);
@@ -227,6 +231,57 @@ export function en(f: Format): Messages {
         tooManyRequests: 'Too many requests. Please try again in a moment.',
         failed: 'The request failed (status {status}). Please try again.',
         offline: 'The server could not be reached. Check your connection and try again.',
+      },
+    },
+    learn: {
+      refused: {
+        notEnrolled: 'You are not enrolled in this course yet. Enrol on the course page first.',
+        locked: (step: { kind: 'chapter' | 'quiz'; name: string } | null) =>
+          step === null
+            ? 'This part is still locked.'
+            : step.kind === 'chapter'
+              ? `This part is still locked: complete the chapter “${step.name}” first.`
+              : `This part is still locked: pass the quiz “${step.name}” first.`,
+      },
+      chapter: {
+        ofCourse: (course: string, module: string) => `${course} · ${module}`,
+        backToCourse: 'Back to the course',
+        completed: 'Completed',
+        markComplete: 'Mark as complete',
+        takeQuiz: "Take this chapter's quiz",
+        next: 'Next chapter',
+      },
+      quiz: {
+        passMark: (score: number) => `Pass mark: ${f.number(score)}`,
+        timeLimit: (minutes: number) => `Time limit: ${f.number(minutes)} minutes`,
+        attempt: (n: number, max: number) => `Attempt ${f.number(n)} of ${f.number(max)}`,
+        maxAttempts: (max: number) => `At most ${f.number(max)} attempts`,
+        start: 'Start',
+        submit: 'Submit answers',
+        answerText: 'Your answer',
+        until: (date: DateInput) => `Submit before ${f.dateTime(date) ?? ""}`,
+        result: 'Result',
+        score: (score: number) => `Score: ${f.number(score)}`,
+        passed: 'Passed',
+        failed: 'Not passed',
+        attemptsLeft: (n: number) => `Attempts left: ${f.number(n)}`,
+        tryAgain: 'Try again',
+        certificateEarned: 'Congratulations! Your certificate has been issued.',
+      },
+      certificate: {
+        title: 'Certificate',
+        statement: 'This certifies that',
+        completed: 'has completed the course',
+        membershipId: 'Membership number',
+        kum: 'KUM points',
+        issuedOn: 'Issued on',
+        institution: 'Provider',
+        code: 'Verification code',
+        verifyAt: 'Check it at',
+        print: "Use your browser's print function to print this page.",
+        valid: 'This certificate is valid.',
+        mine: 'My certificates',
+        open: 'View certificate',
       },
     },
   };

@@ -1,4 +1,5 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
+import { enrolMessagesId } from '../learning/messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 
@@ -18,6 +19,7 @@ import type { DateInput, Format } from './format.js';
 export function id(f: Format) {
   const again = 'Silakan kembali ke situs web organisasi Anda lalu masuk lagi dari sana.';
   return {
+    ...enrolMessagesId(f),
     layout: {
       title: (title: string) => `${title} · LMS`,
       skipToContent: 'Langsung ke konten',
@@ -188,6 +190,7 @@ export function id(f: Format) {
       category: 'Kategori',
       instructor: 'Pengajar',
       code: 'Kode kursus',
+      enrolmentCode: 'Kode pendaftaran',
       dates: 'Tanggal',
       courseDates: (start: DateInput, end: DateInput): string => {
         const range = f.dayRange(start, end);
@@ -251,6 +254,57 @@ export function id(f: Format) {
         failed: 'Permintaan gagal (kode {status}). Silakan coba lagi.',
         offline: 'Server tidak dapat dihubungi. Periksa koneksi Anda lalu coba lagi.',
       } satisfies ApiKeysScriptMessages,
+    },
+    learn: {
+      refused: {
+        notEnrolled: 'Anda belum terdaftar di kursus ini. Daftar dulu di halaman kursus.',
+        locked: (step: { kind: 'chapter' | 'quiz'; name: string } | null) =>
+          step === null
+            ? 'Bagian ini masih terkunci.'
+            : step.kind === 'chapter'
+              ? `Bagian ini masih terkunci: selesaikan dulu bab “${step.name}”.`
+              : `Bagian ini masih terkunci: lulus dulu kuis “${step.name}”.`,
+      },
+      chapter: {
+        ofCourse: (course: string, module: string) => `${course} · ${module}`,
+        backToCourse: 'Kembali ke kursus',
+        completed: 'Selesai',
+        markComplete: 'Tandai selesai',
+        takeQuiz: 'Kerjakan kuis bab ini',
+        next: 'Bab berikutnya',
+      },
+      quiz: {
+        passMark: (score: number) => `Nilai lulus: ${f.number(score)}`,
+        timeLimit: (minutes: number) => `Batas waktu: ${f.number(minutes)} menit`,
+        attempt: (n: number, max: number) => `Percobaan ${f.number(n)} dari ${f.number(max)}`,
+        maxAttempts: (max: number) => `Paling banyak ${f.number(max)} percobaan`,
+        start: 'Mulai mengerjakan',
+        submit: 'Kirim jawaban',
+        answerText: 'Jawaban Anda',
+        until: (date: DateInput) => `Kirim sebelum ${f.dateTime(date) ?? ""}`,
+        result: 'Hasil',
+        score: (score: number) => `Nilai: ${f.number(score)}`,
+        passed: 'Lulus',
+        failed: 'Belum lulus',
+        attemptsLeft: (n: number) => `Sisa percobaan: ${f.number(n)}`,
+        tryAgain: 'Coba lagi',
+        certificateEarned: 'Selamat! Sertifikat Anda sudah terbit.',
+      },
+      certificate: {
+        title: 'Sertifikat',
+        statement: 'Dengan ini menyatakan bahwa',
+        completed: 'telah menyelesaikan kursus',
+        membershipId: 'Nomor anggota',
+        kum: 'Nilai KUM',
+        issuedOn: 'Tanggal terbit',
+        institution: 'Penyelenggara',
+        code: 'Kode verifikasi',
+        verifyAt: 'Periksa keaslian di',
+        print: 'Gunakan fungsi cetak peramban Anda untuk mencetak halaman ini.',
+        valid: 'Sertifikat ini sah.',
+        mine: 'Sertifikat saya',
+        open: 'Lihat sertifikat',
+      },
     },
   };
 }

@@ -76,7 +76,7 @@ export function requestLocale(request: FastifyRequest): Locale {
  * script (which fills them the same way), for the few the server writes too.
  */
 export function fill(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.hasOwn(values, name) ? values[name]! : placeholder));
+  return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.hasOwn(values, name) ? values[name] : placeholder));
 }
 
 /** A language ready to write pages: its messages and its formats, in the configured time zone. */

@@ -1,0 +1,63 @@
+import { bundles, courses, users } from '@lms/db';
+import { type AnyColumn, sql } from 'drizzle-orm';
+
+/** A buyer's pricing tier (users.tier, from the SSO token's `sub`); null for accounts without one (staff). */
+export type Tier = 'anggota' | 'umum' | 'mahasiswa';
+
+/**
+ * The one home of the tier price rule (DESIGN §5b), for a course: anggota → `price`; umum →
+ * `priceNonMember`, falling back to `price`; mahasiswa → `priceMahasiswa`, falling back to
+ * `price`. An account without a tier (a staff account enrolling) pays `price`, the member price.
+ * Prices are decimal text (numeric(14,2)); nothing is computed, one of them is chosen.
+ */
+export function courseTierPrice(
+  course: { price: string; priceNonMember: string | null; priceMahasiswa: string | null },
+  tier: Tier | null,
+): string {
+  if (tier === 'umum') return course.priceNonMember ?? course.price;
+  if (tier === 'mahasiswa') return course.priceMahasiswa ?? course.price;
+  return course.price;
+}
+
+/**
+ * The columns courseTierPrice() reads, with the buyer's tier, for a select from `courses`: what
+ * enrolment, the course page's enrol section and a purchase all ask before anything else. The
+ * tier is a parameter subquery (a one-table select renders columns unqualified).
+ */
+export function coursePriceForBuyerColumns(userId: string) {
+  return {
+    isPurchasable: courses.isPurchasable,
+    price: courses.price,
+    priceNonMember: courses.priceNonMember,
+    priceMahasiswa: courses.priceMahasiswa,
+    currency: courses.currency,
+    tier: sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`,
+  };
+}
+
+/**
+ * A bundle's prices with the catalog's fallbacks (GET /api/recommended-courses): `price` is the
+ * bundle's own or the two course prices added up; `priceNonMember` falls back to that price.
+ * Added up in SQL (numeric), so no floating-point sum is rounded. `one` and `two` are the two
+ * course tables of the query (aliases of courses).
+ */
+export function bundlePriceColumns(one: { price: AnyColumn }, two: { price: AnyColumn }) {
+  const pairSum = sql`${one.price} + ${two.price}`;
+  return {
+    price: sql<string>`coalesce(${bundles.price}, ${pairSum})::text`,
+    priceNonMember: sql<string>`coalesce(${bundles.priceNonMember}, ${bundles.price}, ${pairSum})::text`,
+  };
+}
+
+/**
+ * The tier price of a bundle: umum → its non-member price; anggota, mahasiswa (bundles have no
+ * student price) and accounts without a tier → its price.
+ */
+export function bundleTierPrice(bundle: { price: string; priceNonMember: string }, tier: Tier | null): string {
+  return tier === 'umum' ? bundle.priceNonMember : bundle.price;
+}
+
+/** Whether a decimal-text amount asks for any money. */
+export function isPositiveAmount(amount: string): boolean {
+  return Number(amount) > 0;
+}

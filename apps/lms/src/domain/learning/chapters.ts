@@ -1,0 +1,63 @@
+import type { Db } from '@lms/db';
+import { sql } from 'drizzle-orm';
+import { NotFoundError } from '../../errors.js';
+import { recordChapterCompletion } from './chapter-completions.js';
+import { isEnrolled, loadCourseProgress, lockedError, NotEnrolledError } from './access.js';
+import { issueCertificateIfEarned } from './certificates.js';
+
+export interface ChapterView {
+  id: number;
+  courseId: number;
+  courseName: string;
+  moduleId: number;
+  moduleName: string;
+  name: string;
+  content: string;
+  completed: boolean;
+  /** The chapter's quiz, if it has one (to take after reading). */
+  quizId: number | null;
+  /** The next chapter in course order, if any (it may still be locked). */
+  nextChapterId: number | null;
+}
+
+/**
+ * A chapter for a learner: 404 when unknown, 403 when not enrolled in its course or when the
+ * unlock rule keeps it locked (saying what opens it).
+ */
+export async function openChapter(db: Db, userId: string, chapterId: number): Promise<ChapterView> {
+  const { rows } = await db.execute(sql`
+    select ch.id, ch.course_id as "courseId", c.name as "courseName", ch.module_id as "moduleId", m.name as "moduleName",
+      ch.name, ch.content
+    from chapters ch join courses c on c.id = ch.course_id join modules m on m.id = ch.module_id
+    where ch.id = ${chapterId}`);
+  const chapter = rows[0] as Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId'> | undefined;
+  if (!chapter) throw new NotFoundError('Chapter not found');
+  if (!(await isEnrolled(db, userId, chapter.courseId))) throw new NotEnrolledError();
+  const progress = await loadCourseProgress(db, userId, chapter.courseId);
+  // biome-ignore lint/style/noNonNullAssertion: the progress of the chapter's own course has a state for each of its chapters.
+  const state = progress.state.chapter.get(chapter.id)!;
+  if (!state.unlocked) throw lockedError('chapter', progress);
+  const order = progress.tree.modules.flatMap((m) => m.chapters.map((c) => c.id));
+  return {
+    ...chapter,
+    completed: state.completed,
+    quizId: progress.tree.chapterQuiz.get(chapter.id) ?? null,
+    nextChapterId: order[order.indexOf(chapter.id) + 1] ?? null,
+  };
+}
+
+export interface CompletionResult {
+  chapter: ChapterView;
+  created: boolean;
+  /** The verification code of a certificate this completion earned, if it did. */
+  certificateCode: string | null;
+}
+
+/** Marks a chapter complete (same refusals as reading it); again is a no-op. Then checks the certificate. */
+export async function completeChapter(db: Db, userId: string, chapterId: number, at: Date): Promise<CompletionResult> {
+  const chapter = await openChapter(db, userId, chapterId);
+  const outcome = await recordChapterCompletion(db, userId, chapterId, at);
+  if (outcome === 'unknown-chapter') throw new NotFoundError('Chapter not found');
+  const certificateCode = await issueCertificateIfEarned(db, userId, chapter.courseId, at);
+  return { chapter: { ...chapter, completed: true }, created: outcome === 'recorded', certificateCode };
+}

@@ -1,0 +1,253 @@
+import type { Db, QuestionOption } from '@lms/db';
+import { sql } from 'drizzle-orm';
+import { ConflictError, NotFoundError } from '../../errors.js';
+import { isEnrolled, loadCourseProgress, lockedError, NotEnrolledError } from './access.js';
+import { issueCertificateIfEarned } from './certificates.js';
+
+/** Answers sent this long after expiresAt still count: the time the form took to travel. */
+export const SUBMISSION_GRACE_MS = 30_000;
+
+interface QuizRow {
+  id: number;
+  courseId: number;
+  scope: 'chapter' | 'module' | 'final';
+  chapterId: number | null;
+  moduleId: number | null;
+  name: string;
+  description: string;
+  timeLimit: number;
+  maxAttempts: number;
+  minimumScore: number;
+  minPassingScore: number;
+}
+
+/** A question as the learner sees it: never `isCorrect`, `correctAnswer`, `essayAnswer` or `explanation`. */
+export interface LearnerQuestion {
+  id: number;
+  questionText: string;
+  questionType: string;
+  points: number;
+  options: { id: string; text: string }[];
+}
+
+export interface AttemptView {
+  attemptId: number;
+  quiz: { id: number; courseId: number; name: string; description: string; scope: 'chapter' | 'module' | 'final'; passMark: number; timeLimit: number; maxAttempts: number };
+  attemptNumber: number;
+  startedAt: Date;
+  expiresAt: Date | null;
+  questions: LearnerQuestion[];
+}
+
+export async function findQuiz(db: Db, quizId: number): Promise<QuizRow | null> {
+  const { rows } = await db.execute(sql`
+    select q.id, q.course_id as "courseId", q.scope, q.chapter_id as "chapterId", q.module_id as "moduleId", q.name, q.description,
+      q.time_limit as "timeLimit", q.max_attempts as "maxAttempts", q.minimum_score as "minimumScore", c.min_passing_score as "minPassingScore"
+    from quizzes q join courses c on c.id = q.course_id where q.id = ${quizId}`);
+  return (rows[0] as unknown as QuizRow | undefined) ?? null;
+}
+
+/** The score a submission needs: the final exam's is the course's minPassingScore, any other quiz's its minimumScore. */
+export const passMark = (quiz: QuizRow) => (quiz.scope === 'final' ? quiz.minPassingScore : quiz.minimumScore);
+
+/**
+ * Questions without their answer keys: the key columns are not even read, and each option is
+ * rebuilt from its id and text only.
+ */
+async function learnerQuestions(db: Db, quizId: number): Promise<LearnerQuestion[]> {
+  const { rows } = await db.execute(sql`
+    select id, question_text as "questionText", question_type as "questionType", points,
+      coalesce((select json_agg(json_build_object('id', o->>'id', 'text', o->>'text')) from jsonb_array_elements(options) o), '[]'::json) as options
+    from questions where quiz_id = ${quizId} order by order_index, id`);
+  return rows as unknown as LearnerQuestion[];
+}
+
+/** 404 unknown, 403 not enrolled or locked (chapter quiz: its chapter; module quiz: its module; final: everything before it). */
+async function reachableQuiz(db: Db, userId: string, quizId: number): Promise<QuizRow> {
+  const quiz = await findQuiz(db, quizId);
+  if (!quiz) throw new NotFoundError('Quiz not found');
+  if (!(await isEnrolled(db, userId, quiz.courseId))) throw new NotEnrolledError();
+  const progress = await loadCourseProgress(db, userId, quiz.courseId);
+  const unlocked =
+    quiz.scope === 'final'
+      ? progress.state.finalUnlocked
+      : quiz.scope === 'chapter'
+        // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
+        ? (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
+        // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
+        : (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
+  if (!unlocked) throw lockedError(quiz.scope === 'final' ? 'final exam' : 'quiz', progress);
+  return quiz;
+}
+
+function view(quiz: QuizRow, attempt: { id: number; attemptedAt: Date; expiresAt: Date | null }, number: number, questions: LearnerQuestion[]): AttemptView {
+  return {
+    attemptId: attempt.id,
+    quiz: {
+      id: quiz.id,
+      courseId: quiz.courseId,
+      name: quiz.name,
+      description: quiz.description,
+      scope: quiz.scope,
+      passMark: passMark(quiz),
+      timeLimit: quiz.timeLimit,
+      maxAttempts: quiz.maxAttempts,
+    },
+    attemptNumber: number,
+    startedAt: new Date(attempt.attemptedAt),
+    expiresAt: attempt.expiresAt === null ? null : new Date(attempt.expiresAt),
+    questions,
+  };
+}
+
+/**
+ * Starts an attempt, or returns the learner's open one (not submitted, time not up) rather than
+ * spending another. Every started attempt counts toward maxAttempts; attempts left open past
+ * their time are closed as failed with score 0 first. Serialised per (learner, quiz) by a
+ * transaction-scoped advisory lock, so concurrent starts cannot exceed maxAttempts.
+ */
+export async function startAttempt(db: Db, userId: string, quizId: number, now: Date): Promise<{ created: boolean; attempt: AttemptView }> {
+  const quiz = await reachableQuiz(db, userId, quizId);
+  const questions = await learnerQuestions(db, quiz.id);
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${quiz.id})`);
+    await closeExpiredAttempts(tx as unknown as Db, userId, quiz.id, now);
+    const { rows } = await tx.execute(sql`
+      select id, attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt"
+      from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id} order by id`);
+    const attempts = rows as { id: number; attemptedAt: Date; expiresAt: Date | null; submittedAt: Date | null }[];
+    const open = attempts.findIndex((a) => a.submittedAt === null);
+    if (open >= 0) return { created: false, attempt: view(quiz, attempts[open], open + 1, questions) };
+    if (attempts.length >= quiz.maxAttempts) {
+      throw new ConflictError(`No attempts left: this quiz allows ${quiz.maxAttempts} attempt(s) and you have used ${attempts.length}`);
+    }
+    const expiresAt = quiz.timeLimit > 0 ? new Date(now.getTime() + quiz.timeLimit * 60_000) : null;
+    const inserted = await tx.execute(sql`
+      insert into quiz_attempts (user_id, quiz_id, attempted_at, expires_at)
+      values (${userId}, ${quiz.id}, ${now.toISOString()}::timestamptz, ${expiresAt?.toISOString() ?? null}::timestamptz)
+      returning id, attempted_at as "attemptedAt", expires_at as "expiresAt"`);
+    const attempt = inserted.rows[0] as { id: number; attemptedAt: Date; expiresAt: Date | null };
+    return { created: true, attempt: view(quiz, attempt, attempts.length + 1, questions) };
+  });
+}
+
+/** Open attempts whose time (plus the grace) is up: closed as failed, score 0, when they ended. */
+async function closeExpiredAttempts(db: Db, userId: string, quizId: number, now: Date) {
+  await db.execute(sql`
+    update quiz_attempts set submitted_at = expires_at, score = 0, passed = false
+    where user_id = ${userId} and quiz_id = ${quizId} and submitted_at is null
+      and expires_at is not null and expires_at + ${`${SUBMISSION_GRACE_MS} milliseconds`}::interval < ${now.toISOString()}::timestamptz`);
+}
+
+/** An attempt the learner may see again (the quiz page of an open attempt). 404 for anyone else's. */
+export async function findOwnAttempt(db: Db, userId: string, attemptId: number) {
+  const { rows } = await db.execute(sql`
+    select id, quiz_id as "quizId", attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt",
+      score::float8 as score, passed,
+      (select count(*)::int from quiz_attempts b where b.user_id = a.user_id and b.quiz_id = a.quiz_id and b.id <= a.id) as number
+    from quiz_attempts a where id = ${attemptId} and user_id = ${userId}`);
+  const row = rows[0] as
+    | { id: number; quizId: number; attemptedAt: Date; expiresAt: Date | null; submittedAt: Date | null; score: number | null; passed: boolean | null; number: number }
+    | undefined;
+  if (!row) throw new NotFoundError('Quiz attempt not found');
+  // biome-ignore lint/style/noNonNullAssertion: an attempt's quiz exists (a foreign key).
+  const quiz = (await findQuiz(db, row.quizId))!;
+  const questions = row.submittedAt === null ? await learnerQuestions(db, quiz.id) : [];
+  return { attempt: row, view: view(quiz, row, row.number, questions), quiz };
+}
+
+export interface SubmissionResult {
+  attemptId: number;
+  quizId: number;
+  courseId: number;
+  score: number;
+  passed: boolean;
+  passMark: number;
+  attemptNumber: number;
+  attemptsLeft: number;
+  /** Questions that counted toward the score (essay questions without a key do not). */
+  scoredQuestions: number;
+  submittedAt: Date;
+  certificateCode: string | null;
+}
+
+const normalise = (text: string) => text.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** What a stored option says about being the right one, in any of the spellings older writers used. */
+function optionIsRight(option: QuestionOption & Record<string, unknown>): boolean {
+  return option.isCorrect === true || option.is_correct === true || option.correct === true;
+}
+
+/**
+ * Points-weighted score, 0-100 with 2 decimals. A question with options that mark a right one is
+ * scored by the chosen option id; otherwise a question with a correctAnswer is scored by the
+ * answer text compared normalised (Unicode NFC, trimmed, spaces collapsed, case-insensitive);
+ * a question with neither (an essay without a key) is not scored and does not count toward the
+ * total. A quiz with nothing to score scores 100.
+ */
+export function scoreAnswers(
+  questions: { id: number; points: number; options: (QuestionOption & Record<string, unknown>)[]; correctAnswer: string | null }[],
+  answers: Record<string, string>,
+): { score: number; scored: number } {
+  let total = 0;
+  let earned = 0;
+  let scored = 0;
+  for (const q of questions) {
+    const answer = Object.hasOwn(answers, String(q.id)) ? answers[String(q.id)] : undefined;
+    const right = q.options.filter(optionIsRight).map((o) => String(o.id));
+    let isRight: boolean;
+    if (right.length > 0) isRight = answer !== undefined && right.includes(answer);
+    else if (q.correctAnswer !== null && q.correctAnswer.trim() !== '') isRight = answer !== undefined && normalise(answer) === normalise(q.correctAnswer);
+    else continue;
+    scored += 1;
+    total += q.points;
+    if (isRight) earned += q.points;
+  }
+  return { score: total === 0 ? 100 : Math.round((earned / total) * 10_000) / 100, scored };
+}
+
+/**
+ * Submits an attempt once: scored here against the keys (which never leave the server), then
+ * closed by `UPDATE ... WHERE submitted_at IS NULL`, so of two concurrent submissions one wins
+ * and the other gets 409. Past expiresAt (+ the grace) the attempt closes as failed with score 0
+ * and the answer is 409. A passed final exam, or any passed quiz of a course whose chapters are
+ * all completed, checks the certificate.
+ */
+export async function submitAttempt(db: Db, userId: string, attemptId: number, answers: Record<string, string>, now: Date): Promise<SubmissionResult> {
+  const { attempt, quiz } = await findOwnAttempt(db, userId, attemptId);
+  if (attempt.submittedAt !== null) throw new ConflictError('This attempt was already submitted');
+  if (attempt.expiresAt !== null && now.getTime() > new Date(attempt.expiresAt).getTime() + SUBMISSION_GRACE_MS) {
+    await db.execute(sql`
+      update quiz_attempts set submitted_at = ${now.toISOString()}::timestamptz, score = 0, passed = false
+      where id = ${attemptId} and submitted_at is null`);
+    throw new ConflictError('The time limit passed: this attempt is closed as failed with score 0');
+  }
+  const { rows } = await db.execute(sql`
+    select id, points, options, correct_answer as "correctAnswer" from questions where quiz_id = ${quiz.id}`);
+  const questions = rows as unknown as Parameters<typeof scoreAnswers>[0];
+  // Only answers to this quiz's questions are kept.
+  const kept: Record<string, string> = {};
+  for (const q of questions) if (Object.hasOwn(answers, String(q.id))) kept[String(q.id)] = answers[String(q.id)];
+  const { score, scored } = scoreAnswers(questions, kept);
+  const passed = score >= passMark(quiz);
+  const updated = await db.execute(sql`
+    update quiz_attempts set submitted_at = ${now.toISOString()}::timestamptz, score = ${score}, passed = ${passed}, answers = ${JSON.stringify(kept)}::jsonb
+    where id = ${attemptId} and user_id = ${userId} and submitted_at is null
+    returning id`);
+  if (updated.rows.length === 0) throw new ConflictError('This attempt was already submitted');
+  const certificateCode = passed ? await issueCertificateIfEarned(db, userId, quiz.courseId, now) : null;
+  const { rows: used } = await db.execute(sql`select count(*)::int as n from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id}`);
+  return {
+    attemptId,
+    quizId: quiz.id,
+    courseId: quiz.courseId,
+    score,
+    passed,
+    passMark: passMark(quiz),
+    attemptNumber: attempt.number,
+    attemptsLeft: Math.max(0, quiz.maxAttempts - (used[0] as { n: number }).n),
+    scoredQuestions: scored,
+    submittedAt: now,
+    certificateCode,
+  };
+}

@@ -1,0 +1,138 @@
+import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
+import { confirmPurchase, startPurchase } from '../../domain/learning/purchases.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { isSameOrigin } from '../../plugins/csrf.js';
+import { paymentProvider } from '../../routes/learning/purchases.js';
+import { pageContext } from '../i18n/index.js';
+import { pageSession } from '../session.js';
+import type { EnrolFlash } from './enrol-section.js';
+
+const EnrolForm = z.object({ code: text().max(200).optional() });
+const EmptyForm = z.object({}).passthrough().nullish();
+
+/**
+ * The forms of enrolment and purchases on the pages: plain HTML forms (no JavaScript) that post
+ * here and come back with 303 to the page they were on, with the outcome in the query string
+ * (`?enrol=`, `?decided=`, `?confirmed=`) for the page to say in the person's language.
+ *
+ * Cross-site requests: a form cannot send the `x-requested-with` header the CSRF plugin asks of
+ * the JSON routes, so that rule is off here (`csrf: false`) and the sign-out's applies instead:
+ * the browser's `Origin` (or `Sec-Fetch-Site: same-origin`) must show the form is one of ours;
+ * otherwise 403. The work itself is the JSON routes' domain code, with the same rules.
+ */
+const learningForms: FastifyPluginAsyncZod = async (app) => {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+    const params = new URLSearchParams(body as string);
+    done(null, Object.fromEntries([...params.keys()].map((k) => [k, params.get(k)])));
+  });
+  app.addHook('preHandler', async (request) => {
+    if (!isSameOrigin(request, app.config.PUBLIC_URL)) throw new ForbiddenError(pageContext(app, request).t.enrol.forbidden.crossSite);
+  });
+  // A 403 page shows its error's message (../index.ts): in the person's language, not the
+  // domain's English. Rethrown, the error goes on to the pages' own handler.
+  app.setErrorHandler(async (err, request) => {
+    const words = pageContext(app, request).t.enrol.forbidden;
+    if (err instanceof ForbiddenError && err.message !== words.crossSite) throw new ForbiddenError(words.notAllowed);
+    throw err;
+  });
+  const back = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(path, 303);
+  const courseIdOf = (request: FastifyRequest) => {
+    const id = (request.params as { id: number }).id;
+    if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
+    return id;
+  };
+  const formSchema = (summary: string, body: z.ZodType, params: z.ZodType = LearningIdParams) => ({
+    hide: true,
+    tags: ['pages'],
+    summary,
+    params,
+    body,
+    response: { 303: RedirectResponse },
+  });
+
+  app.post(
+    '/courses/:id/enrol',
+    { config: { auth: true, csrf: false }, schema: formSchema('Enrol form of the course page', EnrolForm.nullish(), CourseIdParams) },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const courseId = courseIdOf(request);
+      const page = `/dashboard/courses/${courseId}`;
+      let flash: EnrolFlash;
+      try {
+        const code = (request.body as z.infer<typeof EnrolForm> | null)?.code ?? undefined;
+        const outcome = await enrol(app.db, session.caller.userId, courseId, code, app.enrolmentCodeAttempt, app.clock());
+        flash = outcome.kind === 'enrolled' ? 'enrolled' : outcome.kind === 'requested' ? 'requested' : 'payment-required';
+      } catch (err) {
+        if (!(err instanceof BadRequestError)) throw err;
+        flash = err.message === WRONG_CODE ? 'wrong-code' : err.message === CODE_REQUIRED ? 'code-required' : 'wrong-code';
+      }
+      return back(reply, `${page}?enrol=${flash}#enrol`);
+    },
+  );
+
+  app.post(
+    '/courses/:id/purchase',
+    { config: { auth: true, csrf: false }, schema: formSchema('Buy form of the course page', EmptyForm, CourseIdParams) },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const courseId = courseIdOf(request);
+      let flash: EnrolFlash = 'purchase-started';
+      try {
+        await startPurchase(app.db, paymentProvider(app), session.caller.userId, { courseId }, app.clock());
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        flash = 'nothing-to-buy';
+      }
+      return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
+    },
+  );
+
+  for (const [action, decision] of [
+    ['approve', 'approved'],
+    ['reject', 'rejected'],
+  ] as const) {
+    app.post(
+      `/enrollment-requests/:id/${action}`,
+      { config: { auth: true, csrf: false }, schema: formSchema(`${action} form of the dashboard`, EmptyForm) },
+      async (request, reply) => {
+        const session = await pageSession(app, request);
+        const id = (request.params as { id: number }).id;
+        let outcome: string = decision;
+        try {
+          await decideEnrollmentRequest(app.db, session.caller, id, decision, app.clock());
+        } catch (err) {
+          if (!(err instanceof ConflictError)) throw err;
+          outcome = 'already';
+        }
+        return back(reply, `/dashboard?decided=${outcome}#requests`);
+      },
+    );
+  }
+
+  app.post(
+    '/purchases/:id/confirm',
+    { config: { auth: true, csrf: false }, schema: formSchema('Confirm-transfer form of the dashboard', EmptyForm) },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      // The JSON route's roles: admins and super_admins; the domain checks the institution.
+      if (session.caller.role !== 'admin' && session.caller.role !== 'super_admin') {
+        throw new ForbiddenError('Only an admin confirms payments');
+      }
+      const id = (request.params as { id: number }).id;
+      let outcome = 'done';
+      try {
+        await confirmPurchase(app.db, session.caller, id, app.clock());
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        outcome = 'already';
+      }
+      return back(reply, `/dashboard?confirmed=${outcome}#transfers`);
+    },
+  );
+};
+
+export default learningForms;

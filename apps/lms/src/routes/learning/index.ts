@@ -1,0 +1,13 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import certificateRoutes from './certificates.js';
+import chapterRoutes from './chapters.js';
+import quizRoutes from './quizzes.js';
+
+/** Taking a course (17B): chapters, quizzes, certificates. Enrolment and purchases register their own plugin. */
+const learningRoutes: FastifyPluginAsyncZod = async (app) => {
+  await app.register(chapterRoutes);
+  await app.register(quizRoutes);
+  await app.register(certificateRoutes);
+};
+
+export default learningRoutes;

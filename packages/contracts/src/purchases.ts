@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { idNumber } from './text.js';
+
+// Purchases (DESIGN §5b): POST /api/learning/purchases, the buyer's list, the admins' pending
+// transfers and their confirmation.
+
+export const PurchaseBody = z
+  .union([
+    z.object({ courseId: idNumber().describe('A purchasable course') }).strict(),
+    z.object({ bundleId: idNumber().describe('A bundle whose two courses are both buyer-visible') }).strict(),
+  ])
+  .describe('Exactly one of `courseId` and `bundleId`.')
+  .meta({ id: 'PurchaseBody' });
+export type PurchaseBody = z.infer<typeof PurchaseBody>;
+
+export const Purchase = z
+  .object({
+    id: z.number().int(),
+    courseId: z.number().int().nullable(),
+    bundleId: z.number().int().nullable(),
+    itemName: z.string().describe('The course\'s or bundle\'s name; empty when it was deleted since.'),
+    amount: z.string().describe('Decimal text, e.g. "150000.00": the tier price when the purchase started.'),
+    currency: z.string(),
+    status: z.enum(['pending', 'paid', 'refunded']),
+    provider: z.string().describe('The payment provider: `bank_transfer`.'),
+    reference: z.string().nullable().describe('What the buyer writes on the transfer.'),
+    createdAt: z.iso.datetime(),
+    paidAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Purchase' });
+export type Purchase = z.infer<typeof Purchase>;
+
+export const PaymentInstructions = z
+  .object({
+    method: z.literal('bank_transfer'),
+    amount: z.string(),
+    currency: z.string(),
+    reference: z.string(),
+    bankName: z.string().nullable(),
+    accountNumber: z.string().nullable(),
+    accountName: z.string().nullable(),
+    text: z.string(),
+  })
+  .meta({ id: 'PaymentInstructions' });
+export type PaymentInstructions = z.infer<typeof PaymentInstructions>;
+
+export const StartedPurchaseResponse = z
+  .object({ success: z.literal(true), purchase: Purchase, instructions: PaymentInstructions })
+  .meta({ id: 'StartedPurchaseResponse' });
+export type StartedPurchaseResponse = z.infer<typeof StartedPurchaseResponse>;
+
+export const PurchaseListResponse = z
+  .object({ success: z.literal(true), purchases: z.array(Purchase) })
+  .meta({ id: 'PurchaseListResponse' });
+export type PurchaseListResponse = z.infer<typeof PurchaseListResponse>;
+
+export const PendingPurchase = Purchase.extend({
+  buyer: z.object({ id: z.string(), name: z.string(), email: z.string(), membershipId: z.string().nullable() }),
+}).meta({ id: 'PendingPurchase' });
+export type PendingPurchase = z.infer<typeof PendingPurchase>;
+
+export const PendingPurchasesResponse = z
+  .object({ success: z.literal(true), purchases: z.array(PendingPurchase) })
+  .meta({ id: 'PendingPurchasesResponse' });
+export type PendingPurchasesResponse = z.infer<typeof PendingPurchasesResponse>;
+
+export const ConfirmedPurchaseResponse = z
+  .object({
+    success: z.literal(true),
+    purchase: Purchase,
+    enrolledCourseIds: z.array(z.number().int()).describe('The course, or the bundle\'s two courses, the buyer is now enrolled in.'),
+  })
+  .meta({ id: 'ConfirmedPurchaseResponse' });
+export type ConfirmedPurchaseResponse = z.infer<typeof ConfirmedPurchaseResponse>;
