@@ -17,7 +17,9 @@ import { signInMember } from '@lms/lms/sso';
 import { signGatewayProof } from '@lms/partner-auth';
 import { partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { BENCH_INSTITUTION_ID, BENCH_ISSUER, BENCH_POST_CODE, type FilledDb, prepareDatabase, prepareRun, RETURNING_USERS, type RunFixtures } from './fill.js';
+import { type CapturedStatement, type ChildReply, type ParentRequest, waves } from './ipc.js';
 import { type HttpLoad, measure, type Plan, runHttp, runLoop } from './load.js';
 import { formatTable, makeRow, type Measurement, type RatioKind, type Row, type Target } from './report.js';
 
@@ -59,16 +61,47 @@ const load1 = () => Number(os.loadavg()[0].toFixed(2));
 
 interface Child {
   url: string;
+  /** The LMS's session cookie name (null for the gateway). */
+  cookieName: string | null;
   proc: ChildProcess;
 }
+
+/** The apps under test by URL, so a measurement of a load finds the process that serves it. */
+const children = new Map<string, Child>();
 
 /** An app under test in its own process; resolves with its URL once it listens. */
 function startChild(mode: string, env: Record<string, string>): Promise<Child> {
   const proc = fork(path.join(here, 'serve.js'), [mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
-    proc.once('message', (m) => resolve({ url: (m as { url: string }).url, proc }));
+    proc.once('message', (m: ChildReply) => {
+      if (m.type !== 'listening') return reject(new Error(`${mode} server said ${m.type} before listening`));
+      const child = { url: m.url, cookieName: m.cookieName, proc };
+      children.set(child.url, child);
+      resolve(child);
+    });
     proc.once('exit', (code) => reject(new Error(`${mode} server exited (${code}) before listening`)));
   });
+}
+
+/** One question to an app under test and its answer (one question at a time per child). */
+function ask<T extends ChildReply['type']>(child: Child, request: ParentRequest, expect: T): Promise<Extract<ChildReply, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    child.proc.once('message', (m: ChildReply) => {
+      if (m.type === expect) resolve(m as Extract<ChildReply, { type: T }>);
+      else reject(new Error(m.type === 'error' ? m.message : `expected ${expect}, got ${m.type}`));
+    });
+    child.proc.send(request);
+  });
+}
+
+/** The served process's CPU milliseconds per response while `run` ran (warm-up included). */
+async function withCpu<T extends Measurement>(child: Child | undefined, run: () => Promise<T>): Promise<T> {
+  if (!child) return run();
+  const before = await ask(child, { type: 'stats' }, 'stats');
+  const m = await run();
+  const after = await ask(child, { type: 'stats' }, 'stats');
+  const responses = after.responses - before.responses;
+  return responses > 0 ? { ...m, cpuMs: (after.cpuMicros - before.cpuMicros) / 1000 / responses } : m;
 }
 
 function stopChild(child: Child | null) {
@@ -118,7 +151,7 @@ async function measureHttp(key: string, load: HttpLoad): Promise<{ m: Measuremen
     const why = await probe(load);
     if (why) return { m: null, why };
     log(`measuring ${key} (${load.connections} connections, warm-up ${plan.warmupSeconds} s, ${plan.repetitions} x ${plan.seconds} s)`);
-    const { median } = await measure((s) => runHttp(load, s), plan);
+    const median = await withCpu(children.get(load.url), async () => (await measure((s) => runHttp(load, s), plan)).median);
     measured.set(key, median);
     loads[key] = load1();
     return { m: median };
@@ -146,6 +179,81 @@ async function compare(spec: Spec, target: Promise<{ m: Measurement | null; why?
   const t = await target;
   const b = t.m ? await base() : { m: measured.get(spec.baselineName) ?? null };
   record(spec, t.m, b.m, t.why ?? b.why ?? undefined);
+}
+
+/** How each route's recorded SQL was shaped, for the report (key: the baseline's name). */
+const sqlShapes: Record<string, string> = {};
+
+/**
+ * The SQL baseline of a route (issue 14): the exact statements one request of `load` sends,
+ * recorded at the LMS's driver, replayed straight through `pg` with a pool of the LMS's size, at
+ * the load's concurrency, in the route's waves (statements it sent together go together). The
+ * ratio of the route to it is what our process adds: HTTP, hooks, validation, row mapping,
+ * serialization. Recorded after one unrecorded request, so caches are as warm as under load.
+ */
+async function sqlBaseline(name: string, load: HttpLoad, pool: pg.Pool) {
+  const known = measured.get(name);
+  if (known) return { m: known };
+  try {
+    const child = children.get(load.url);
+    if (!child) throw new Error(`no app under test at ${load.url}`);
+    const warm = await probe(load);
+    if (warm) return { m: null, why: warm };
+    await ask(child, { type: 'record-sql' }, 'recording');
+    const why = await probe(load);
+    const { statements } = await ask(child, { type: 'recorded-sql' }, 'recorded');
+    if (why) return { m: null, why };
+    if (statements.length === 0) throw new Error('the route sent no SQL');
+    const plan = waves(statements);
+    sqlShapes[name] = `${statements.length} statements in ${plan.length} waves`;
+    log(`${name}: ${sqlShapes[name]}`);
+    const send = (s: CapturedStatement) =>
+      pool.query({ text: s.text, values: s.values, ...(s.name ? { name: s.name } : {}), ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}) });
+    return measureLoop(
+      name,
+      async () => {
+        for (const wave of plan) await Promise.all(wave.map(send));
+      },
+      load.connections,
+    );
+  } catch (err) {
+    return { m: null, why: { status: 'error' as const, note: (err as Error).message } };
+  }
+}
+
+/**
+ * A session of a returning member who is enrolled in the courses of the first list page (and the
+ * first ten bundles' courses) with a few chapters done: the learner fields of a student's list are
+ * filled, as a signed-in student sees them. Opened as the SSO callback opens it (signInMember).
+ */
+async function learnerSession(db: FilledDb['handle']['db'], lms: Child, apiKey: string): Promise<string> {
+  const headers = { 'x-api-key': apiKey };
+  const list = (await (await fetch(`${lms.url}/api/courses?limit=50`, { headers })).json()) as { courses: { id: number }[] };
+  const bundles = (await (await fetch(`${lms.url}/api/recommended-courses`, { headers })).json()) as {
+    recommendedCourses: { courseOne: { id: number }; courseTwo: { id: number } }[];
+  };
+  const courseIds = [...new Set([...list.courses.map((c) => c.id), ...bundles.recommendedCourses.slice(0, 10).flatMap((b) => [b.courseOne.id, b.courseTwo.id])])];
+  const email = 'bench-ret-1@bench.test';
+  const [user] = (await db.execute<{ id: string }>(sql`select id from users where email = ${email}`)).rows;
+  if (!user) throw new Error(`${email} is not in the bench database`);
+  const ids = sql.join(
+    courseIds.map((id) => sql`${id}::int`),
+    sql`, `,
+  );
+  await db.execute(sql`insert into enrollments (user_id, course_id) select ${user.id}::uuid, c from unnest(array[${ids}]) c on conflict do nothing`);
+  await db.execute(sql`
+    insert into chapter_completions (user_id, chapter_id, course_id)
+    select ${user.id}::uuid, ch.id, ch.course_id from chapters ch
+    where ch.course_id = any(array[${ids}]) and ch.order_index <= 2
+    on conflict do nothing`);
+  const signIn = await signInMember(
+    db,
+    { issuer: BENCH_ISSUER, jti: randomUUID(), keepTokenUntil: new Date(Date.now() + 330_000), email, membershipId: 'bench-ret-1', tier: 'anggota', name: undefined },
+    new Date(),
+    7 * 86_400_000,
+  );
+  if (signIn.outcome !== 'signed-in') throw new Error(`learner sign-in: ${signIn.outcome}`);
+  return `${lms.cookieName ?? 'lms_session_token'}=${signIn.session.token}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,12 +303,17 @@ async function tokenScenario(key: string, pool: TokenPool, load: (take: () => st
     // Each run gets twice the tokens the previous one used, signed before it starts.
     let lastRps = Math.max(200, (await runHttp(httpLoad, 1)).rps);
     log(`measuring ${key} (${httpLoad.connections} connections, fresh tokens signed before each repetition)`);
-    const { median } = await measure(async (s) => {
-      await pool.ensure(Math.ceil(lastRps * s * 2) + 500);
-      const m = await runHttp(httpLoad, s);
-      lastRps = Math.max(lastRps, m.rps);
-      return m;
-    }, plan);
+    // CPU per request is read around the whole measurement, token signing between repetitions
+    // included: signing happens in this process, not the served one.
+    const median = await withCpu(children.get(httpLoad.url), async () => {
+      const { median } = await measure(async (s) => {
+        await pool.ensure(Math.ceil(lastRps * s * 2) + 500);
+        const m = await runHttp(httpLoad, s);
+        lastRps = Math.max(lastRps, m.rps);
+        return m;
+      }, plan);
+      return median;
+    });
     measured.set(key, median);
     loads[key] = load1();
     return { m: median };
@@ -255,18 +368,26 @@ async function main() {
 
     // 2-3. The catalog list as API keys get it (shared answers, CATALOG_CACHE_MS default), and
     // the same without sharing: what every first request of a page, and every session, costs.
-    const listTarget = { minRatio: 0.4, maxP99: 50 };
+    // limit=12 against R0 (≥ 0.4, p99 < 50 ms). limit=50's answer is big enough that sending it
+    // bounds it (a ready answer of its size reaches ~0.25 of R0 on 2 cores), so its target is
+    // against that ready answer instead (≥ 0.8, row 3s), and row 3 is reported only.
     for (const limit of [12, 50]) {
       const id = limit === 12 ? '2' : '3';
       await compare(
-        { id, scenario: `GET /api/courses?limit=${limit}`, baselineName: 'R0', kind: 'throughput', target: listTarget },
+        { id, scenario: `GET /api/courses?limit=${limit}`, baselineName: 'R0', kind: 'throughput', target: limit === 12 ? { minRatio: 0.4, maxP99: 50 } : undefined },
         measureHttp(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)),
         r0,
       );
       // The same number of bytes from a ready string on the same process: what sending them costs.
       const bytes = (await (await fetch(`${lms.url}/api/courses?limit=${limit}`, { headers: rotateKey().headers })).arrayBuffer()).byteLength;
       await compare(
-        { id: `${id}s`, scenario: `GET /api/courses?limit=${limit} against a ready answer of its size (${(bytes / 1024).toFixed(0)} KB)`, baselineName: `ready ${(bytes / 1024).toFixed(0)} KB answer`, kind: 'throughput' },
+        {
+          id: `${id}s`,
+          scenario: `GET /api/courses?limit=${limit} against a ready answer of its size (${(bytes / 1024).toFixed(0)} KB)`,
+          baselineName: `ready ${(bytes / 1024).toFixed(0)} KB answer`,
+          kind: 'throughput',
+          target: limit === 50 ? { minRatio: 0.8 } : undefined,
+        },
         measureHttp(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)),
         // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
         () => measureHttp(`bytes ${bytes}`, { url: lms!.url, path: `/bench/bytes/${bytes}`, connections: CONNECTIONS, expect: 200 }),
@@ -298,6 +419,33 @@ async function main() {
       measureHttp('detail', { ...catalog(lms.url, `/api/courses/${filled.detailCourseId}`), connections: 10 }),
       r0,
     );
+
+    // 6q-12q. Every read nobody shares against the exact SQL it sends, straight through pg at the
+    // same concurrency (≥ 0.6): what our process adds to the database's cost. Detail's p50 too (≤ 2x).
+    const sqlPool = new pg.Pool({ connectionString: filled.url, max: 10 });
+    try {
+      const learnerCookie = await learnerSession(db, lms, fixtures.apiKeys[fixtures.apiKeys.length - 2]);
+      const lmsUrl = lms.url;
+      const asLearner = (p: string): HttpLoad => ({ url: lmsUrl, path: p, connections: CONNECTIONS, expect: 200, headers: { cookie: learnerCookie } });
+      const reads: [string, string, string, HttpLoad][] = [
+        ['6q', 'GET /api/courses/{id}, 10x10 chapters (10 connections)', 'detail', { ...catalog(lms.url, `/api/courses/${filled.detailCourseId}`), connections: 10 }],
+        ['2q', 'GET /api/courses?limit=12, not shared', 'uncached list12', catalog(uncachedUrl, '/api/courses?limit=12')],
+        ['3q', 'GET /api/courses?limit=50, not shared', 'uncached list50', catalog(uncachedUrl, '/api/courses?limit=50')],
+        ['4q', 'GET /api/courses?limit=12&search=pengajar 42, not shared', 'search', catalog(uncachedUrl, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`)],
+        ['11q', "GET /api/courses?limit=12, a student's session (learner fields filled)", 'learner list12', asLearner('/api/courses?limit=12')],
+        ['12q', "GET /api/recommended-courses, a student's session", 'learner bundles', asLearner('/api/recommended-courses')],
+      ];
+      for (const [id, scenario, key, load] of reads) {
+        const baselineName = `its SQL through pg (${key})`;
+        const base = () => sqlBaseline(baselineName, load, sqlPool);
+        await compare({ id, scenario, baselineName, kind: 'throughput', target: { minRatio: 0.6 } }, measureHttp(key, load), base);
+        if (key === 'detail') {
+          await compare({ id: '6p', scenario: 'GET /api/courses/{id} p50 (10 connections)', baselineName, kind: 'latency', target: { maxRatio: 2 } }, measureHttp(key, load), base);
+        }
+      }
+    } finally {
+      await sqlPool.end();
+    }
 
     // 7. Progress metrics vs the simplest full read of the same data, one request at a time.
     const progressKey = fixtures.apiKeys[fixtures.apiKeys.length - 1];
@@ -469,6 +617,7 @@ async function main() {
         machine,
         plan: { ...plan, connections: CONNECTIONS },
         loadavgAfterScenario: loads,
+        sqlShapes,
         rows,
         table,
       },

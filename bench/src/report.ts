@@ -11,6 +11,8 @@ export interface Measurement {
   /** Requests answered with an unexpected status (or failed), summed over the repetitions. */
   unexpected?: number;
   requests?: number;
+  /** CPU milliseconds (user + system) the served process spent per response while this was measured. */
+  cpuMs?: number;
 }
 
 export function median(values: readonly number[]): number {
@@ -147,9 +149,9 @@ export function fmt(n: number, digits: number): string {
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-function fmtMeasurement(m: Measurement | null): [string, string, string] {
-  if (!m) return ['—', '—', '—'];
-  return [fmt(m.rps, 0), fmt(m.p50, 2), fmt(m.p99, 2)];
+function fmtMeasurement(m: Measurement | null): [string, string, string, string] {
+  if (!m) return ['—', '—', '—', '—'];
+  return [fmt(m.rps, 0), fmt(m.p50, 2), fmt(m.p99, 2), m.cpuMs === undefined ? '—' : fmt(m.cpuMs, m.cpuMs < 1 ? 3 : 2)];
 }
 
 function fmtBaseline(name: string, kind: RatioKind, m: Measurement | null): string {
@@ -158,12 +160,12 @@ function fmtBaseline(name: string, kind: RatioKind, m: Measurement | null): stri
   return `${name} (${figure})`;
 }
 
-export const TABLE_HEADER = ['#', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline', 'ratio', 'target', 'result'] as const;
+export const TABLE_HEADER = ['#', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU ms/req', 'baseline', 'ratio', 'target', 'result'] as const;
 
 export function tableCells(row: Row): string[] {
-  const [rps, p50, p99] = fmtMeasurement(row.measured);
+  const [rps, p50, p99, cpu] = fmtMeasurement(row.measured);
   const result = row.note ? `${row.status} (${row.note})` : row.status;
-  return [row.id, row.scenario, rps, p50, p99, fmtBaseline(row.baselineName, row.kind, row.baseline), row.ratio === null ? '—' : fmt(row.ratio, row.ratio < 0.1 ? 3 : 2), row.target, result];
+  return [row.id, row.scenario, rps, p50, p99, cpu, fmtBaseline(row.baselineName, row.kind, row.baseline), row.ratio === null ? '—' : fmt(row.ratio, row.ratio < 0.1 ? 3 : 2), row.target, result];
 }
 
 /** A Markdown table (readable as is in a terminal, pasteable into the README). */

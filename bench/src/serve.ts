@@ -9,9 +9,13 @@
  * - `lms-pglite`: an in-memory PGlite, migrated and filled here with BENCH_PGLITE_COURSES synthetic
  *   courses; the API keys to accept are read from BENCH_KEYS_FILE (one `hash` per line)
  * - `gateway`: BENCH_PARTNERS_FILE, BENCH_GATEWAY_SECRET
+ *
+ * It answers the parent's IPC questions (see BenchChildMessage): its CPU time and how many
+ * responses it has sent (CPU milliseconds per request), and, for the LMS, the SQL statements one
+ * request sends, recorded at the driver as Drizzle hands them over (the per-route SQL baselines).
  */
 import { readFile } from 'node:fs/promises';
-import { apiKeys, createDb, migrate } from '@lms/db';
+import { apiKeys, createDb, type DbHandle, migrate } from '@lms/db';
 import { seedSynthetic } from '@lms/db/seed';
 import { buildGateway } from '@lms/gateway/app';
 import { testConfig as gatewayConfig } from '@lms/gateway/testing';
@@ -22,6 +26,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { CapturedStatement, ChildReply, ParentRequest } from './ipc.js';
 
 const Empty = z.object({ success: z.literal(true) });
 
@@ -47,6 +52,9 @@ const env = process.env;
 // Production logs at info; the bench keeps errors only (request logs would measure pino, not the code).
 const logger = { level: 'error' } as const;
 
+/** The LMS's database handle (null for the gateway): statements are recorded at its driver. */
+let lmsDb: DbHandle | null = null;
+
 async function start(mode: string): Promise<FastifyInstance> {
   const gatewaySecret = env.BENCH_GATEWAY_SECRET;
   if (mode === 'gateway') {
@@ -61,6 +69,7 @@ async function start(mode: string): Promise<FastifyInstance> {
   if (mode === 'lms' || mode === 'lms-pglite') {
     const databaseUrl = mode === 'lms' ? env.BENCH_DATABASE_URL : undefined;
     const db = createDb({ databaseUrl, poolMax: 10 });
+    lmsDb = db;
     if (mode === 'lms-pglite') {
       await migrate(db);
       const courses = Number(env.BENCH_PGLITE_COURSES ?? 1000);
@@ -93,9 +102,61 @@ async function start(mode: string): Promise<FastifyInstance> {
   throw new Error(`unknown mode ${mode}`);
 }
 
+/**
+ * Records every statement sent through the driver client behind Drizzle (`$client.query`, as the
+ * tests' query counter does), with when it started and ended, until stopped.
+ */
+function recordStatements(handle: DbHandle) {
+  const client = (handle.db as unknown as { $client: { query: (...args: unknown[]) => unknown } }).$client;
+  const original = client.query;
+  const statements: CapturedStatement[] = [];
+  client.query = function (this: unknown, ...args: unknown[]) {
+    // node-postgres takes (text, values) or ({ text, values?, name?, rowMode? }, values?): Drizzle
+    // passes the values beside the config object.
+    const first = args[0] as string | { text: string; values?: unknown[]; name?: string; rowMode?: string };
+    const values = Array.isArray(args[1]) ? args[1] : typeof first === 'string' ? [] : (first.values ?? []);
+    const record: CapturedStatement =
+      typeof first === 'string'
+        ? { text: first, values, startMs: performance.now(), endMs: 0 }
+        : { text: first.text, values, name: first.name, rowMode: first.rowMode, startMs: performance.now(), endMs: 0 };
+    statements.push(record);
+    const result = original.apply(this, args);
+    const ended = () => {
+      record.endMs = performance.now();
+    };
+    if (result instanceof Promise) result.then(ended, ended);
+    return result;
+  };
+  return () => {
+    client.query = original;
+    return statements;
+  };
+}
+
 const app = await start(process.argv[2] ?? '');
+// Every response this process sends (bench routes included), counted at the HTTP server.
+let responses = 0;
+app.server.on('request', (_req, res) => res.once('finish', () => (responses += 1)));
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
-process.send?.({ url });
+const cookieName = (app as unknown as { sessionCookieName?: string }).sessionCookieName ?? null;
+let stopRecording: (() => CapturedStatement[]) | null = null;
+const reply = (message: ChildReply) => process.send?.(message);
+reply({ type: 'listening', url, cookieName });
+process.on('message', (message: ParentRequest) => {
+  if (message.type === 'stats') {
+    const cpu = process.cpuUsage();
+    reply({ type: 'stats', cpuMicros: cpu.user + cpu.system, responses });
+  } else if (message.type === 'record-sql') {
+    if (lmsDb === null) return reply({ type: 'error', message: 'only the LMS records SQL' });
+    stopRecording?.();
+    stopRecording = recordStatements(lmsDb);
+    reply({ type: 'recording' });
+  } else if (message.type === 'recorded-sql') {
+    const statements = stopRecording?.() ?? [];
+    stopRecording = null;
+    reply({ type: 'recorded', statements });
+  }
+});
 process.on('disconnect', () => {
   void app.close().finally(() => process.exit(0));
 });

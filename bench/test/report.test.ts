@@ -43,7 +43,7 @@ t.test('a target passes only when every limit holds', async (t) => {
 t.test('rows: pass, miss, report only and missing', async (t) => {
   const base = { rps: 1000, p50: 4, p99: 10 };
   const spec = { id: '2', scenario: 'list', baselineName: 'R0', kind: 'throughput' as const, target: { minRatio: 0.4 } };
-  const pass = makeRow(spec, { rps: 500, p50: 5, p99: 20 }, base);
+  const pass = makeRow(spec, { rps: 500, p50: 5, p99: 20, cpuMs: 0.4321 }, base);
   t.equal(pass.status, 'pass');
   t.equal(pass.ratio, 0.5);
   const miss = makeRow(spec, { rps: 100, p50: 5, p99: 20, unexpected: 3, requests: 300 }, base);
@@ -57,9 +57,9 @@ t.test('rows: pass, miss, report only and missing', async (t) => {
 
   const table = formatTable([pass, missing]).split('\n');
   t.equal(table.length, 4, 'header, rule, two rows');
-  t.match(table[0], /^\| # +\| scenario +\| req\/s/);
-  t.match(table[2], /\| 500 +\| 5\.00 +\| 20\.00 +\| R0 \(1,000 req\/s\) +\| 0\.50 +\| ratio ≥ 0\.4 +\| pass +\|$/);
-  t.match(table[3], /\| — +\| — +\| — +\| R0 +\| — +\| ratio ≥ 0\.4 +\| missing \(endpoint answers 404\) +\|$/);
+  t.match(table[0], /^\| # +\| scenario +\| req\/s +\| p50 ms +\| p99 ms +\| CPU ms\/req +\| baseline/);
+  t.match(table[2], /\| 500 +\| 5\.00 +\| 20\.00 +\| 0\.432 +\| R0 \(1,000 req\/s\) +\| 0\.50 +\| ratio ≥ 0\.4 +\| pass +\|$/);
+  t.match(table[3], /\| — +\| — +\| — +\| — +\| R0 +\| — +\| ratio ≥ 0\.4 +\| missing \(endpoint answers 404\) +\|$/);
   t.equal(new Set(table.map((l) => l.length)).size, 1, 'columns aligned');
 });
 
