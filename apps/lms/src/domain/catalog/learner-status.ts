@@ -28,6 +28,8 @@ export function learnerStanding(input: {
   const totalProgress =
     enrolledChapters === undefined || chapterCount === 0 ? 0 : round2(Math.min(100, (enrolledChapters / chapterCount) * 100));
   // Completed: every chapter and the final exam, if the course has one; or a certificate issued.
+  // The same rule issues the certificate (learning/certificates.ts, issueCertificateIfEarned, in
+  // SQL): a change to one is a change to both.
   const finishedCourse = totalProgress === 100 && (!input.hasFinal || input.finalPassed);
   const certificate: CertificateInfo = { isEligible: input.certified || finishedCourse, isGenerated: input.certified };
   let status: LearnerStatus = 'not-started';

@@ -7,6 +7,8 @@ import { sql } from 'drizzle-orm';
  * passed (the catalog's certificate rule). One statement: the unique index
  * certificates_user_course_key with ON CONFLICT DO NOTHING makes concurrent callers (20 final
  * submissions at once) issue exactly one. Returns the new certificate's code, or null.
+ * The same rule, for display, is catalog/learner-status.ts's `finishedCourse`: a change to what
+ * earns a certificate changes both (here in SQL, so the check and the insert are one statement).
  */
 export async function issueCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
   const { rows } = await db.execute(sql`
