@@ -110,6 +110,7 @@ declare module 'fastify' {
 const INVALID_KEY = 'Invalid API key';
 const NO_CREDENTIALS = 'Authentication required: send an x-api-key header or a session cookie';
 const INVALID_SESSION = 'Invalid or expired session';
+const API_KEY_NOT_ACCEPTED = 'This route takes a signed-in session, not an API key';
 const TOUCH_EVERY_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
 
@@ -154,13 +155,17 @@ export default fp<AuthOptions>(
 
     async function authenticate(request: FastifyRequest, accepts: readonly CredentialKind[] = DEFAULT_API_AUTH.accepts): Promise<void> {
       if (accepts.includes('partner-token')) return authenticatePartnerToken(app, request);
-      const apiKey = accepts.includes('api-key') ? request.headers['x-api-key'] : undefined;
+      // An API key is checked wherever it is sent: an invalid one is a 401 (and counts as a failed
+      // credential) even where keys are not taken; a valid one where only sessions are (the
+      // learning routes, for people not integrations) is a 403, whatever cookie comes with it.
+      const apiKey = request.headers['x-api-key'];
       if (apiKey !== undefined) {
         app.failedCredentials.refuseIfOver(request);
         if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) return refuse(request, INVALID_KEY);
         const keyHash = hashToken(apiKey);
         const owner = await ownerOfKey(keyHash);
         if (!owner) return refuse(request, INVALID_KEY);
+        if (!accepts.includes('api-key')) throw new ForbiddenError(API_KEY_NOT_ACCEPTED);
         request.caller = { kind: 'api-key', userId: owner.userId, role: owner.role, apiKeyId: owner.apiKeyId, keyHash };
         touchKeyLater(owner.apiKeyId, request);
         return;

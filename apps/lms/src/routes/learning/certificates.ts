@@ -2,6 +2,7 @@ import { CertificateListResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listCertificates } from '../../domain/learning/certificates.js';
 import { ErrorResponse } from '@lms/contracts';
+import { sessionOnly } from './session-only.js';
 import { commonErrors, sessionLearner } from './learner.js';
 
 /** The caller's certificates. */
@@ -9,7 +10,7 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/certificates',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
         summary: "The caller's certificates, newest first",

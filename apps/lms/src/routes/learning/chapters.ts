@@ -1,6 +1,7 @@
 import { ChapterIdParams, ChapterResponse, CompletionResponse, ErrorResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { completeChapter, openChapter } from '../../domain/learning/chapters.js';
+import { sessionOnly } from './session-only.js';
 import { commonErrors, CSRF, sessionLearner, WHO } from './learner.js';
 
 const LOCKED =
@@ -12,7 +13,7 @@ const chapterRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/chapters/:id',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
         summary: 'A chapter with its content, when the caller is enrolled and the chapter is unlocked',
@@ -37,7 +38,7 @@ const chapterRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/chapters/:id/completion',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
         summary: 'Mark a chapter complete (201; again: 200, nothing changes)',

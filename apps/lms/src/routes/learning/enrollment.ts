@@ -19,7 +19,7 @@ import {
   type EnrollmentRequestRow,
   listPendingRequests,
 } from '../../domain/learning/enrollment.js';
-import { CSRF_RULE, refuseApiKeys, SESSION_ONLY, sessionCaller } from './session-only.js';
+import { CSRF_RULE, SESSION_ONLY, sessionCaller, sessionOnly } from './session-only.js';
 
 const TAGS = ['learning: enrolment'];
 const STAFF = ['teacher', 'admin', 'super_admin'] as const;
@@ -46,12 +46,10 @@ const DECIDE =
 
 /** Enrolment: POST /api/learning/courses/{id}/enrollment, and the approval requests' routes. */
 const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
-  refuseApiKeys(app);
-
   app.post(
     '/api/learning/courses/:id/enrollment',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
         summary: 'Enrol in a course (open, by code, or by asking for approval)',
@@ -108,7 +106,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/enrollment-requests',
     {
-      config: { auth: [...STAFF] },
+      config: { auth: sessionOnly(STAFF) },
       schema: {
         tags: TAGS,
         summary: 'The pending enrolment requests the caller decides, oldest first (at most 200)',
@@ -142,7 +140,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     app.post(
       `/api/learning/enrollment-requests/:id/${action}`,
       {
-        config: { auth: true },
+        config: { auth: sessionOnly() },
         schema: {
           tags: TAGS,
           summary: action === 'approve' ? 'Approve a pending enrolment request (enrols the learner)' : 'Reject a pending enrolment request',

@@ -19,7 +19,7 @@ import {
   type PurchaseView,
   startPurchase,
 } from '../../domain/learning/purchases.js';
-import { CSRF_RULE, refuseApiKeys, SESSION_ONLY, sessionCaller } from './session-only.js';
+import { CSRF_RULE, SESSION_ONLY, sessionCaller, sessionOnly } from './session-only.js';
 
 const TAGS = ['learning: purchases'];
 
@@ -55,13 +55,12 @@ const common = {
 
 /** Purchases: start one, list mine, list the transfers to confirm, confirm one. */
 const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
-  refuseApiKeys(app);
   const provider = paymentProvider(app);
 
   app.post(
     '/api/learning/purchases',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
         summary: 'Start a purchase of a course or a bundle (pending until an admin confirms the transfer)',
@@ -104,7 +103,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/purchases',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
         summary: "The caller's purchases, newest first (at most 200)",
@@ -122,7 +121,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/purchases/pending',
     {
-      config: { auth: ['admin', 'super_admin'] },
+      config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
         summary: 'The pending transfers the caller may confirm, oldest first (at most 200)',
@@ -149,7 +148,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/confirm',
     {
-      config: { auth: ['admin', 'super_admin'] },
+      config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
         summary: 'Confirm that a bank transfer arrived: the purchase is paid and the buyer enrolled',

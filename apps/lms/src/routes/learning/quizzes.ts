@@ -1,6 +1,7 @@
 import { AttemptIdParams, ErrorResponse, QuizAttemptResponse, QuizIdParams, SubmissionBody, SubmissionResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type AttemptView, startAttempt, submitAttempt } from '../../domain/learning/quiz-attempts.js';
+import { sessionOnly } from './session-only.js';
 import { commonErrors, CSRF, sessionLearner, WHO } from './learner.js';
 
 export function attemptBody(a: AttemptView) {
@@ -20,7 +21,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/quizzes/:id/attempts',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
         summary: 'Start an attempt at a quiz: its questions and options, without any answer key',
@@ -52,7 +53,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/quiz-attempts/:id/submission',
     {
-      config: { auth: true },
+      config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
         summary: 'Submit the answers of an attempt: scored on the server, once',

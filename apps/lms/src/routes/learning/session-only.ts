@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller } from '../../plugins/auth.js';
+import type { FastifyRequest } from 'fastify';
+import type { AuthRequirement, Caller, Role } from '../../plugins/auth.js';
 import { ForbiddenError } from '../../errors.js';
 
 export const SESSION_ONLY =
@@ -9,17 +9,14 @@ export const CSRF_RULE =
   "and, if it sends `Origin`, come from this service's own origin; otherwise 403.";
 
 /**
- * The learning routes are for people, not integrations: after the auth hook resolved the caller
- * (route `config.auth`), anything but a session is refused. Added to a plugin's own scope.
+ * What a learning route asks of its caller: a session (the auth plugin answers a valid API key
+ * with 403, no credentials with 401), of any role unless given.
  */
-export function refuseApiKeys(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
-    if (request.caller && request.caller.kind !== 'session') {
-      throw new ForbiddenError('The learning routes take a signed-in session, not an API key');
-    }
-  });
+export function sessionOnly(roles?: readonly Role[]): AuthRequirement {
+  return roles ? { accepts: ['session'], roles } : { accepts: ['session'] };
 }
 
+/** The caller of a session-only route, narrowed (the auth plugin has already refused anything else). */
 export function sessionCaller(request: FastifyRequest): Extract<Caller, { kind: 'session' }> {
   const caller = request.caller;
   if (caller?.kind !== 'session') throw new ForbiddenError('The learning routes take a signed-in session, not an API key');
