@@ -252,11 +252,11 @@ export async function confirmPurchase(
       .where(and(eq(purchases.id, purchaseId), eq(purchases.status, 'pending')))
       .returning({ id: purchases.id });
     if (!updated) throw new ConflictError('This purchase was already confirmed');
-    for (const courseId of found.courseIds) {
-      await tx.insert(enrollments).values({ userId: found.userId, courseId, enrolledAt: at }).onConflictDoNothing({
-        target: [enrollments.userId, enrollments.courseId],
-      });
-    }
+    // One statement for the course or both of a bundle's.
+    await tx
+      .insert(enrollments)
+      .values(found.courseIds.map((courseId) => ({ userId: found.userId, courseId, enrolledAt: at })))
+      .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] });
     return found.courseIds.map(Number);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
