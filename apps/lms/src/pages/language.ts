@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ForbiddenError } from '../errors.js';
 import { isSameOrigin } from '../plugins/csrf.js';
+import { acceptFormBodies } from './form-body.js';
 import { LANGUAGE_COOKIE, type Locale, LOCALES } from './i18n/index.js';
 
 /** Where the language switch of every page posts (./view/layout.ts). */
@@ -60,11 +61,8 @@ const COOKIE_MAX_AGE = 365 * 24 * 60 * 60;
  * the CSRF plugin's header rule is off for this route and the same-origin rule applies instead.
  */
 const languageRoute: FastifyPluginAsyncZod = async (app) => {
-  // The switch is a plain HTML form: an urlencoded body, read with URLSearchParams (first value wins).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
-    const params = new URLSearchParams(body as string);
-    done(null, Object.fromEntries([...params.keys()].map((k) => [k, params.get(k)])));
-  });
+  // The switch is a plain HTML form.
+  acceptFormBodies(app, 4096);
   const secure = app.config.PUBLIC_URL.startsWith('https:');
 
   app.post(

@@ -2,10 +2,25 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ForbiddenError } from '../errors.js';
 
+/** A session's form post that does not come from the LMS's own pages (pages say it in the person's language). */
+export class CrossSiteFormError extends ForbiddenError {
+  constructor() {
+    super('This form must be sent from the LMS itself');
+  }
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** `false` turns off the cross-site check of plugins/csrf.ts for this route (say why where you do). */
-    csrf?: boolean;
+    /**
+     * The cross-site check of plugins/csrf.ts for this route: on by default (the header rule);
+     * `'form'` for a plain HTML form, which cannot send the header (the same-origin rule instead);
+     * `false` turns it off (say why where you do).
+     */
+    csrf?: boolean | 'form';
+  }
+  interface FastifyInstance {
+    /** The routes that take the form rule (`csrf: 'form'`), as registered: what test/plugins/csrf-forms.test.ts attacks. */
+    csrfFormRoutes: { method: string; url: string }[];
   }
 }
 
@@ -29,9 +44,20 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export default fp(
   async (app) => {
     const ownOrigin = new URL(app.config.PUBLIC_URL).origin;
+    const formRoutes: { method: string; url: string }[] = [];
+    app.decorate('csrfFormRoutes', formRoutes);
+    app.addHook('onRoute', (route) => {
+      if (route.config?.csrf !== 'form') return;
+      for (const method of [route.method].flat()) formRoutes.push({ method, url: route.url });
+    });
     app.addHook('onRequest', async (request) => {
       if (request.caller?.kind !== 'session' || SAFE_METHODS.has(request.method)) return;
-      if (request.routeOptions.config?.csrf === false) return;
+      const mode = request.routeOptions.config?.csrf;
+      if (mode === false) return;
+      if (mode === 'form') {
+        if (!isSameOrigin(request, app.config.PUBLIC_URL)) throw new CrossSiteFormError();
+        return;
+      }
       const origin = request.headers.origin;
       if (origin !== undefined && origin !== ownOrigin) {
         throw new ForbiddenError('Cross-site request refused: Origin does not match this service');

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
 import { confirmPurchase, startPurchase } from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
-import { isSameOrigin } from '../../plugins/csrf.js';
+import { CrossSiteFormError } from '../../plugins/csrf.js';
+import { acceptFormBodies } from '../form-body.js';
 import { paymentProvider } from '../../routes/learning/purchases.js';
 import { pageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
@@ -20,23 +21,17 @@ const EmptyForm = z.object({}).passthrough().nullish();
  * (`?enrol=`, `?decided=`, `?confirmed=`) for the page to say in the person's language.
  *
  * Cross-site requests: a form cannot send the `x-requested-with` header the CSRF plugin asks of
- * the JSON routes, so that rule is off here (`csrf: false`) and the sign-out's applies instead:
- * the browser's `Origin` (or `Sec-Fetch-Site: same-origin`) must show the form is one of ours;
- * otherwise 403. The work itself is the JSON routes' domain code, with the same rules.
+ * the JSON routes, so these routes take its form rule (`csrf: 'form'`): the browser's `Origin` (or
+ * `Sec-Fetch-Site: same-origin`) must show the form is one of ours; otherwise 403. The work itself is the JSON routes' domain code, with the same rules.
  */
 const learningForms: FastifyPluginAsyncZod = async (app) => {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
-    const params = new URLSearchParams(body as string);
-    done(null, Object.fromEntries([...params.keys()].map((k) => [k, params.get(k)])));
-  });
-  app.addHook('preHandler', async (request) => {
-    if (!isSameOrigin(request, app.config.PUBLIC_URL)) throw new ForbiddenError(pageContext(app, request).t.enrol.forbidden.crossSite);
-  });
+  acceptFormBodies(app, 4096);
   // A 403 page shows its error's message (../index.ts): in the person's language, not the
   // domain's English. Rethrown, the error goes on to the pages' own handler.
   app.setErrorHandler(async (err, request) => {
     const words = pageContext(app, request).t.enrol.forbidden;
-    if (err instanceof ForbiddenError && err.message !== words.crossSite) throw new ForbiddenError(words.notAllowed);
+    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
+    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
     throw err;
   });
   const back = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(path, 303);
@@ -56,7 +51,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/courses/:id/enrol',
-    { config: { auth: true, csrf: false }, schema: formSchema('Enrol form of the course page', EnrolForm.nullish(), CourseIdParams) },
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Enrol form of the course page', EnrolForm.nullish(), CourseIdParams) },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = courseIdOf(request);
@@ -76,7 +71,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/courses/:id/purchase',
-    { config: { auth: true, csrf: false }, schema: formSchema('Buy form of the course page', EmptyForm, CourseIdParams) },
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Buy form of the course page', EmptyForm, CourseIdParams) },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = courseIdOf(request);
@@ -97,7 +92,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
   ] as const) {
     app.post(
       `/enrollment-requests/:id/${action}`,
-      { config: { auth: true, csrf: false }, schema: formSchema(`${action} form of the dashboard`, EmptyForm) },
+      { config: { auth: true, csrf: 'form' }, schema: formSchema(`${action} form of the dashboard`, EmptyForm) },
       async (request, reply) => {
         const session = await pageSession(app, request);
         const id = (request.params as { id: number }).id;
@@ -115,7 +110,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/purchases/:id/confirm',
-    { config: { auth: true, csrf: false }, schema: formSchema('Confirm-transfer form of the dashboard', EmptyForm) },
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Confirm-transfer form of the dashboard', EmptyForm) },
     async (request, reply) => {
       const session = await pageSession(app, request);
       // The JSON route's roles: admins and super_admins; the domain checks the institution.

@@ -1,12 +1,11 @@
 import { AttemptIdParams, ChapterIdParams, CourseIdParams, HtmlPage, QuizAnswers, QuizIdParams, RedirectResponse } from '@lms/contracts';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockedError, NotEnrolledError } from '../../domain/learning/access.js';
 import { completeChapter, openChapter } from '../../domain/learning/chapters.js';
 import { findOwnCertificate } from '../../domain/learning/certificates.js';
 import { findOwnAttempt, findQuiz, passMark, startAttempt, submitAttempt } from '../../domain/learning/quiz-attempts.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { isSameOrigin } from '../../plugins/csrf.js';
+import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
@@ -19,14 +18,11 @@ const PAGE = { hide: true, tags: ['pages'] };
 /**
  * The learner's pages: a chapter (mark complete), a quiz (start, answer as a form, the result),
  * the printable certificate. Plain same-origin forms (POST, then 303 back); the same domain code
- * as /api/learning. A plain form cannot send `x-requested-with`, so the CSRF plugin's header rule
- * is off for these POSTs and the same-origin rule (Origin or Sec-Fetch-Site) applies instead.
+ * as /api/learning. A plain form cannot send `x-requested-with`: these POSTs take the CSRF plugin's
+ * form rule (`csrf: 'form'`: Origin or Sec-Fetch-Site must say same-origin).
  */
 const learnPages: FastifyPluginAsyncZod = async (app) => {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_request, body, done) => {
-    const params = new URLSearchParams(body as string);
-    done(null, Object.fromEntries([...params.keys()].map((k) => [k, params.get(k)])));
-  });
+  acceptFormBodies(app, 256 * 1024);
   // A 403 page shows its error's message (../index.ts): a locked part or a missing enrolment is
   // said in the person's language, not in the domain's English. Rethrown to the pages' handler.
   app.setErrorHandler(async (err, request) => {
@@ -35,9 +31,6 @@ const learnPages: FastifyPluginAsyncZod = async (app) => {
     if (err instanceof LockedError) throw new ForbiddenError(words.locked(err.step));
     throw err;
   });
-  const sameOrigin = (request: FastifyRequest) => {
-    if (!isSameOrigin(request, app.config.PUBLIC_URL)) throw new ForbiddenError('This form must be sent from the LMS itself');
-  };
 
   app.get('/chapters/:id', { config: { auth: true }, schema: { ...PAGE, params: ChapterIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } }, async (request, reply) => {
     const session = await pageSession(app, request);
@@ -61,10 +54,9 @@ ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nex
 
   app.post(
     '/chapters/:id/complete',
-    { config: { auth: true, csrf: false }, schema: { ...PAGE, params: ChapterIdParams, response: { 303: RedirectResponse } } },
+    { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: ChapterIdParams, response: { 303: RedirectResponse } } },
     async (request, reply) => {
       const session = await pageSession(app, request);
-      sameOrigin(request);
       await completeChapter(app.db, session.caller.userId, request.params.id, app.clock());
       return reply.header('cache-control', 'no-store').redirect(`/learn/chapters/${request.params.id}`, 303);
     },
@@ -87,10 +79,9 @@ ${quiz.description && html`<p>${quiz.description}</p>`}
 
   app.post(
     '/quizzes/:id/start',
-    { config: { auth: true, csrf: false }, schema: { ...PAGE, params: QuizIdParams, response: { 303: RedirectResponse } } },
+    { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: QuizIdParams, response: { 303: RedirectResponse } } },
     async (request, reply) => {
       const session = await pageSession(app, request);
-      sameOrigin(request);
       const { attempt } = await startAttempt(app.db, session.caller.userId, request.params.id, app.clock());
       return reply.header('cache-control', 'no-store').redirect(`/learn/quiz-attempts/${attempt.attemptId}`, 303);
     },
@@ -147,10 +138,9 @@ ${main}`;
 
   app.post(
     '/quiz-attempts/:id/submit',
-    { config: { auth: true, csrf: false }, schema: { ...PAGE, params: AttemptIdParams, body: QuizAnswers, response: { 303: RedirectResponse } } },
+    { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: AttemptIdParams, body: QuizAnswers, response: { 303: RedirectResponse } } },
     async (request, reply) => {
       const session = await pageSession(app, request);
-      sameOrigin(request);
       const answers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.body)) if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
       await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
