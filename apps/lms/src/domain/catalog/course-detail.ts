@@ -1,9 +1,10 @@
-import type { CourseDetail, CourseDetailWithAnswers, QuestionWithAnswers, Question } from '@lms/contracts';
+import type { CourseDetail, CourseDetailWithAnswers } from '@lms/contracts';
 import { MAX_ID } from '@lms/contracts';
-import { categories, chapters, courses, type Db, modules, questions, quizzes, users } from '@lms/db';
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { categories, courses, type Db, users } from '@lms/db';
+import { eq, type SQL, sql } from 'drizzle-orm';
+import { preparedOnce } from '../../lib/prepared.js';
 import { isBuyerVisible } from './buyer-visible.js';
-import { categoryOf, groupBy, publicQuestionColumns, questionOrder } from './public-fields.js';
+import { categoryOf, publicOptionsOf } from './public-fields.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView =
@@ -13,11 +14,41 @@ export type CourseDetailView =
 /**
  * A course's detail page for a viewer, or null when it does not exist or the viewer may not see
  * it (a course that is not buyer-visible exists only for its owner and super_admins, by session).
- * Answer keys are selected only for those who may see them. Five queries, whatever the size.
+ * Two prepared statements, whatever the size: the course row (which decides who may see what),
+ * then its tree (modules, chapters, quizzes, questions) as one JSON document built by PostgreSQL.
+ * Answer keys are selected only for those who may see them: the public tree statement does not
+ * read them (options are rebuilt without isCorrect), and the public response schema does not
+ * declare them either.
  */
 export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number): Promise<CourseDetailView | null> {
   if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return null;
-  const [row] = await db
+  const [row] = await courseStatement(db).execute({ id });
+  if (!row) return null;
+  const c = row.course;
+  if (!isBuyerVisible(c) && !mayViewHiddenCourse(viewer, c.teacherId)) return null;
+  const withAnswerKeys = mayViewAnswerKeys(viewer, c.teacherId);
+  const [tree] = await (withAnswerKeys ? treeWithAnswerKeys(db) : publicTree(db)).execute({ id });
+  const course = {
+    ...c,
+    startDate: c.startDate ? toIso(c.startDate) : null,
+    endDate: c.endDate ? toIso(c.endDate) : null,
+    createdAt: toIso(c.createdAt),
+    updatedAt: toIso(c.updatedAt),
+    teacherName: row.teacherName,
+    teacherEmail: row.teacherEmail,
+    category: categoryOf(c.categoryId, row.categoryCode, row.categoryName),
+    // One enrollment per (student, course), so both counts are the enrollment counter.
+    enrollmentCount: c.studentCount,
+    modules: tree?.modules ?? [],
+    moduleQuizzes: tree?.moduleQuizzes ?? [],
+  };
+  return withAnswerKeys
+    ? { withAnswerKeys, course: course as CourseDetailWithAnswers }
+    : { withAnswerKeys, course: course as CourseDetail };
+}
+
+const courseStatement = preparedOnce((db: Db) =>
+  db
     .select({
       course: {
         id: courses.id,
@@ -59,123 +90,66 @@ export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number
     .from(courses)
     .innerJoin(users, eq(users.id, courses.teacherId))
     .leftJoin(categories, eq(categories.id, courses.categoryId))
-    .where(eq(courses.id, id))
-    .limit(1);
-  if (!row) return null;
-  const c = row.course;
-  if (!isBuyerVisible(c) && !mayViewHiddenCourse(viewer, c.teacherId)) return null;
-  const withAnswerKeys = mayViewAnswerKeys(viewer, c.teacherId);
+    .where(eq(courses.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('catalog_course_detail'),
+);
 
-  const [moduleRows, chapterRows, quizRows, questionRows] = await Promise.all([
-    db.select().from(modules).where(eq(modules.courseId, id)).orderBy(asc(modules.orderIndex), asc(modules.id)),
-    db
-      .select({
-        id: chapters.id,
-        moduleId: chapters.moduleId,
-        name: chapters.name,
-        content: chapters.content,
-        orderIndex: chapters.orderIndex,
-        createdAt: chapters.createdAt,
-        updatedAt: chapters.updatedAt,
-      })
-      .from(chapters)
-      .where(eq(chapters.courseId, id))
-      .orderBy(asc(chapters.orderIndex), asc(chapters.id)),
-    // Chapter and module quizzes; the final exam belongs to the catalog summary.
-    db
-      .select({
-        id: quizzes.id,
-        scope: quizzes.scope,
-        moduleId: quizzes.moduleId,
-        chapterId: quizzes.chapterId,
-        name: quizzes.name,
-        description: quizzes.description,
-        quizType: quizzes.quizType,
-        minimumScore: quizzes.minimumScore,
-        timeLimit: quizzes.timeLimit,
-      })
-      .from(quizzes)
-      .where(and(eq(quizzes.courseId, id), ne(quizzes.scope, 'final')))
-      .orderBy(asc(quizzes.id)),
-    withAnswerKeys ? questionsWithAnswerKeys(db, id) : questionsWithoutAnswerKeys(db, id),
-  ]);
+/** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds, `Z`). */
+const isoTime = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
-  const questionsByQuiz = groupBy<Question | QuestionWithAnswers>(questionRows, (q) => q.quizId);
-  const chaptersByModule = groupBy(chapterRows, (ch) => ch.moduleId);
-  const quizzesByChapter = groupBy(
-    quizRows.filter((q) => q.scope === 'chapter'),
-    // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
-    (q) => q.chapterId!,
-  );
-  const quizzesByModule = groupBy(
-    quizRows.filter((q) => q.scope === 'module'),
-    // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
-    (q) => q.moduleId!,
-  );
-  const quiz = (q: (typeof quizRows)[number]) => ({
-    id: q.id,
-    chapterId: q.chapterId,
-    name: q.name,
-    description: q.description,
-    quizType: q.quizType,
-    minimumScore: q.minimumScore,
-    timeLimit: q.timeLimit,
-    questions: questionsByQuiz.get(q.id) ?? [],
-  });
-  const course = {
-    ...c,
-    startDate: c.startDate ? toIso(c.startDate) : null,
-    endDate: c.endDate ? toIso(c.endDate) : null,
-    createdAt: toIso(c.createdAt),
-    updatedAt: toIso(c.updatedAt),
-    teacherName: row.teacherName,
-    teacherEmail: row.teacherEmail,
-    category: categoryOf(c.categoryId, row.categoryCode, row.categoryName),
-    // One enrollment per (student, course), so both counts are the enrollment counter.
-    enrollmentCount: c.studentCount,
-    modules: moduleRows.map((m) => ({
-      id: m.id,
-      courseId: m.courseId,
-      name: m.name,
-      description: m.description,
-      orderIndex: m.orderIndex,
-      createdAt: toIso(m.createdAt),
-      updatedAt: toIso(m.updatedAt),
-      chapters: (chaptersByModule.get(m.id) ?? []).map((ch) => ({
-        ...ch,
-        createdAt: toIso(ch.createdAt),
-        updatedAt: toIso(ch.updatedAt),
-        quizzes: (quizzesByChapter.get(ch.id) ?? []).map(quiz),
-      })),
-    })),
-    moduleQuizzes: moduleRows.flatMap((m) => (quizzesByModule.get(m.id) ?? []).map(quiz)),
-  };
-  return withAnswerKeys
-    ? { withAnswerKeys, course: course as CourseDetailWithAnswers }
-    : { withAnswerKeys, course: course as CourseDetail };
+/** A question object; the answer-key fields only in the keyed variant. */
+function questionJson(withAnswerKeys: boolean): SQL {
+  const keys = withAnswerKeys
+    ? sql`, 'options', qu.options, 'correctAnswer', qu.correct_answer, 'essayAnswer', qu.essay_answer, 'explanation', qu.explanation`
+    : sql`, 'options', ${publicOptionsOf(sql`qu.options`)}`;
+  return sql`json_build_object('id', qu.id, 'quizId', qu.quiz_id, 'questionText', qu.question_text,
+    'questionType', qu.question_type, 'orderIndex', qu.order_index, 'points', qu.points${keys})`;
 }
 
-/** Questions as API keys and students get them: the answer-key columns are not even read. */
-function questionsWithoutAnswerKeys(db: Db, courseId: number): Promise<Question[]> {
-  return db
-    .select(publicQuestionColumns)
-    .from(questions)
-    .innerJoin(quizzes, eq(quizzes.id, questions.quizId))
-    .where(and(eq(quizzes.courseId, courseId), ne(quizzes.scope, 'final')))
-    .orderBy(...questionOrder);
+/** A quiz object (alias q) with its questions in order. */
+function quizJson(withAnswerKeys: boolean): SQL {
+  return sql`json_build_object('id', q.id, 'chapterId', q.chapter_id, 'name', q.name, 'description', q.description,
+    'quizType', q.quiz_type, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
+    'questions', coalesce((
+      select json_agg(${questionJson(withAnswerKeys)} order by qu.order_index, qu.id) from questions qu where qu.quiz_id = q.id
+    ), '[]'::json))`;
 }
 
-function questionsWithAnswerKeys(db: Db, courseId: number): Promise<QuestionWithAnswers[]> {
+/**
+ * The course's tree in the shape of the detail answer: modules in order, each with its chapters
+ * in order, each with its chapter quizzes (id order) and their questions; and the module quizzes
+ * in module order then id order. Every subquery is bounded by the course id, so each reads the
+ * course's own rows through its index (chapters_course_idx, quizzes_course_idx).
+ */
+function treeStatement(db: Db, withAnswerKeys: boolean, name: string) {
+  const quiz = quizJson(withAnswerKeys);
   return db
     .select({
-      ...publicQuestionColumns,
-      options: questions.options,
-      correctAnswer: questions.correctAnswer,
-      essayAnswer: questions.essayAnswer,
-      explanation: questions.explanation,
+      modules: sql<CourseDetailWithAnswers['modules']>`coalesce((
+        select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
+          'orderIndex', m.order_index, 'createdAt', ${isoTime('m.created_at')}, 'updatedAt', ${isoTime('m.updated_at')},
+          'chapters', coalesce((
+            select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'name', ch.name, 'content', ch.content,
+              'orderIndex', ch.order_index, 'createdAt', ${isoTime('ch.created_at')}, 'updatedAt', ${isoTime('ch.updated_at')},
+              'quizzes', coalesce((
+                select json_agg(${quiz} order by q.id) from quizzes q
+                where q.course_id = c.id and q.scope = 'chapter' and q.chapter_id = ch.id
+              ), '[]'::json)) order by ch.order_index, ch.id)
+            from chapters ch where ch.course_id = c.id and ch.module_id = m.id
+          ), '[]'::json)) order by m.order_index, m.id)
+        from modules m where m.course_id = c.id
+      ), '[]'::json)`,
+      moduleQuizzes: sql<CourseDetailWithAnswers['moduleQuizzes']>`coalesce((
+        select json_agg(${quiz} order by qm.order_index, qm.id, q.id)
+        from quizzes q join modules qm on qm.id = q.module_id and qm.course_id = c.id
+        where q.course_id = c.id and q.scope = 'module'
+      ), '[]'::json)`,
     })
-    .from(questions)
-    .innerJoin(quizzes, eq(quizzes.id, questions.quizId))
-    .where(and(eq(quizzes.courseId, courseId), ne(quizzes.scope, 'final')))
-    .orderBy(...questionOrder);
+    .from(sql`courses c`)
+    .where(sql`c.id = ${sql.placeholder('id')}`)
+    .prepare(name);
 }
+
+const publicTree = preparedOnce((db: Db) => treeStatement(db, false, 'catalog_course_tree_public'));
+const treeWithAnswerKeys = preparedOnce((db: Db) => treeStatement(db, true, 'catalog_course_tree_with_answer_keys'));
