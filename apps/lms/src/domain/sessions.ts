@@ -1,5 +1,6 @@
 import { type Db, generateSessionToken, sessions, type UserRole, users } from '@lms/db';
 import { and, eq, gt, type SQLWrapper, sql } from 'drizzle-orm';
+import { preparedOnce } from '../lib/prepared.js';
 
 export interface SessionUser {
   tokenHash: string;
@@ -66,7 +67,13 @@ export async function spendTokenAndOpenSession(
 
 /** The session's user, if the session exists, has not expired and the user is active. */
 export async function findSession(db: Db, tokenHash: string, now: Date): Promise<SessionUser | null> {
-  const [row] = await db
+  const [row] = await sessionStatement(db).execute({ tokenHash, now });
+  return row ?? null;
+}
+
+/** Every request with a session cookie asks this: prepared once (no query building per request). */
+const sessionStatement = preparedOnce((db: Db) =>
+  db
     .select({
       tokenHash: sessions.tokenHash,
       userId: users.id,
@@ -76,10 +83,10 @@ export async function findSession(db: Db, tokenHash: string, now: Date): Promise
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now), eq(users.isActive, true)))
-    .limit(1);
-  return row ?? null;
-}
+    .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql.placeholder('now')), eq(users.isActive, true)))
+    .limit(1)
+    .prepare('session_user'),
+);
 
 export async function touchSession(db: Db, tokenHash: string, at: Date): Promise<void> {
   await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.tokenHash, tokenHash));

@@ -1,11 +1,12 @@
 import type { BundleCourse, BundleQuery, CourseBundle, PublicCourse } from '@lms/contracts';
 import { bundles, categories, courses, type Db } from '@lms/db';
-import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from './buyer-visible.js';
 import { bundlePriceColumns } from './tier-prices.js';
 import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
 import { type CatalogViewer, learnerOf, toIso } from './viewer.js';
+import { preparedOnce } from '../../lib/prepared.js';
 
 const courseOne = alias(courses, 'course_one');
 const courseTwo = alias(courses, 'course_two');
@@ -15,45 +16,15 @@ const bothBuyerVisible: SQL = and(buyerVisibleWhere(courseOne), buyerVisibleWher
 
 /**
  * Recommended bundles in id order. Prices are added up in SQL (numeric), so no floating-point
- * sum is ever rounded; the two courses are summarised with the catalog's batched loader.
+ * sum is ever rounded; the two courses are summarised with the catalog's batched loader. Every
+ * statement is prepared once (the bundles' in four variants: public or not, one category or all).
  */
 export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQuery): Promise<CourseBundle[]> {
-  const where = and(
-    query.public ? bothBuyerVisible : undefined,
-    query.categoryId !== undefined ? eq(bundles.categoryId, query.categoryId) : undefined,
-  );
-  const pairSum = sql`${courseOne.price} + ${courseTwo.price}`;
-  const rows = await db
-    .select({
-      id: bundles.id,
-      name: bundles.name,
-      description: bundles.description,
-      categoryId: bundles.categoryId,
-      categoryCode: categories.code,
-      categoryName: categories.name,
-      courseOneId: bundles.courseOneId,
-      courseTwoId: bundles.courseTwoId,
-      totalPrice: sql<string>`(${pairSum})::text`,
-      ...bundlePriceColumns(courseOne, courseTwo),
-      kum: sql<string>`(coalesce(${courseOne.nilaiKum}, 0) + coalesce(${courseTwo.nilaiKum}, 0))::text`,
-      currency: bundles.currency,
-      createdAt: bundles.createdAt,
-      updatedAt: bundles.updatedAt,
-    })
-    .from(bundles)
-    .innerJoin(categories, eq(categories.id, bundles.categoryId))
-    .innerJoin(courseOne, eq(courseOne.id, bundles.courseOneId))
-    .innerJoin(courseTwo, eq(courseTwo.id, bundles.courseTwoId))
-    .where(where)
-    .orderBy(asc(bundles.id));
+  const rows = await bundleStatement(db, query.public === true, query.categoryId !== undefined).execute({ categoryId: query.categoryId ?? 0 });
   if (rows.length === 0) return [];
 
   const ids = [...new Set(rows.flatMap((r) => [r.courseOneId, r.courseTwoId]))];
-  const courseRows = await db
-    .select(courseSummaryColumns)
-    .from(courses)
-    .leftJoin(categories, eq(categories.id, courses.categoryId))
-    .where(inArray(courses.id, ids));
+  const courseRows = await bundleCoursesStatement(db).execute({ ids });
   const summaries = new Map((await buildPublicCourses(db, courseRows, learnerOf(viewer))).map((c) => [Number(c.id), c]));
 
   return rows.map((r) => ({
@@ -105,3 +76,53 @@ function bundleCourse(c: PublicCourse): BundleCourse {
   if (c.thumbnail !== undefined) out.thumbnail = c.thumbnail;
   return out;
 }
+
+function buildBundleStatement(db: Db, onlyPublic: boolean, oneCategory: boolean, name: string) {
+  const where = and(onlyPublic ? bothBuyerVisible : undefined, oneCategory ? eq(bundles.categoryId, sql.placeholder('categoryId')) : undefined);
+  const pairSum = sql`${courseOne.price} + ${courseTwo.price}`;
+  return db
+    .select({
+      id: bundles.id,
+      name: bundles.name,
+      description: bundles.description,
+      categoryId: bundles.categoryId,
+      categoryCode: categories.code,
+      categoryName: categories.name,
+      courseOneId: bundles.courseOneId,
+      courseTwoId: bundles.courseTwoId,
+      totalPrice: sql<string>`(${pairSum})::text`,
+      ...bundlePriceColumns(courseOne, courseTwo),
+      kum: sql<string>`(coalesce(${courseOne.nilaiKum}, 0) + coalesce(${courseTwo.nilaiKum}, 0))::text`,
+      currency: bundles.currency,
+      createdAt: bundles.createdAt,
+      updatedAt: bundles.updatedAt,
+    })
+    .from(bundles)
+    .innerJoin(categories, eq(categories.id, bundles.categoryId))
+    .innerJoin(courseOne, eq(courseOne.id, bundles.courseOneId))
+    .innerJoin(courseTwo, eq(courseTwo.id, bundles.courseTwoId))
+    .where(where)
+    .orderBy(asc(bundles.id))
+    .prepare(name);
+}
+
+const bundleStatements = [
+  preparedOnce((db: Db) => buildBundleStatement(db, false, false, 'catalog_bundles')),
+  preparedOnce((db: Db) => buildBundleStatement(db, false, true, 'catalog_bundles_category')),
+  preparedOnce((db: Db) => buildBundleStatement(db, true, false, 'catalog_bundles_public')),
+  preparedOnce((db: Db) => buildBundleStatement(db, true, true, 'catalog_bundles_public_category')),
+];
+
+function bundleStatement(db: Db, onlyPublic: boolean, oneCategory: boolean) {
+  return bundleStatements[(onlyPublic ? 2 : 0) + (oneCategory ? 1 : 0)](db);
+}
+
+/** The bundles' courses as catalog summary rows (their enrolment code is never shown here). */
+const bundleCoursesStatement = preparedOnce((db: Db) =>
+  db
+    .select(courseSummaryColumns)
+    .from(courses)
+    .leftJoin(categories, eq(categories.id, courses.categoryId))
+    .where(sql`${courses.id} = any(${sql.placeholder('ids')}::int[])`)
+    .prepare('catalog_bundle_courses'),
+);

@@ -8,12 +8,13 @@ import type {
   QuizSummary,
 } from '@lms/contracts';
 import { categories, courses, type Db } from '@lms/db';
-import { inArray, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from './public-fields.js';
 import { learnerStanding, round2 } from './learner-status.js';
 import { toIso } from './viewer.js';
 import { computeUnlock } from '../learning/unlock-rule.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
+import { preparedOnce } from '../../lib/prepared.js';
 
 /**
  * The course columns (and its category) that a catalog summary is built from. The enrolment code
@@ -148,7 +149,7 @@ interface GroupedTree {
  * ids are one array parameter, so the text never changes and the statement is prepared once per
  * connection (no parse, no re-planning, no query building per request).
  */
-function treesStatement(db: Db) {
+const treesStatement = preparedOnce((db: Db) => {
   // Written with explicit table names and aliases throughout: in a one-table select Drizzle
   // renders its columns unqualified, which inside these subqueries would bind to the inner tables.
   return db
@@ -181,17 +182,10 @@ function treesStatement(db: Db) {
     .from(sql`courses c`)
     .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
     .prepare('catalog_course_trees');
-}
-
-const preparedTrees = new WeakMap<Db, ReturnType<typeof treesStatement>>();
+});
 
 async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
-  let statement = preparedTrees.get(db);
-  if (!statement) {
-    statement = treesStatement(db);
-    preparedTrees.set(db, statement);
-  }
-  const rows = await statement.execute({ ids });
+  const rows = await treesStatement(db).execute({ ids });
   const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
   for (const row of rows) {
     tree.modules.push(...row.modules);
@@ -202,38 +196,43 @@ async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
   return tree;
 }
 
-/** A learner's records on the given courses, in one statement (one row per course). */
-async function loadLearner(db: Db, userId: string, ids: number[]): Promise<LearnerRecords> {
-  const result = await db.execute<{
-    courseId: number;
-    completedChapters: number | null;
-    completedChapterIds: number[];
-    finalAttempts: { quizId: number; attempts: number; passed: boolean }[];
-    passedQuizIds: number[];
-    certified: boolean;
-  }>(sql`
-    select ${courses.id} as "courseId",
-      (select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = ${courses.id}) as "completedChapters",
-      coalesce((
-        select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = ${courses.id}
-      ), '[]'::json) as "completedChapterIds",
-      coalesce((
+/**
+ * A learner's records on the given courses, one row per course: prepared once (the user and the
+ * ids are placeholders), so a request builds no SQL.
+ */
+const learnerStatement = preparedOnce((db: Db) => {
+  const userId = sql.placeholder('userId');
+  return db
+    .select({
+      courseId: sql<number>`c.id`,
+      completedChapters: sql<number | null>`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = c.id)`,
+      completedChapterIds: sql<number[]>`coalesce((
+        select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = c.id
+      ), '[]'::json)`,
+      finalAttempts: sql<{ quizId: number; attempts: number; passed: boolean }[]>`coalesce((
         select json_agg(json_build_object('quizId', a.quiz_id, 'attempts', a.attempts, 'passed', a.passed))
         from (
           select qa.quiz_id, count(*)::int as attempts, bool_or(qa.passed) as passed
           from quiz_attempts qa join quizzes fq on fq.id = qa.quiz_id
-          where qa.user_id = ${userId} and fq.course_id = ${courses.id} and fq.scope = 'final'
+          where qa.user_id = ${userId} and fq.course_id = c.id and fq.scope = 'final'
           group by qa.quiz_id
         ) a
-      ), '[]'::json) as "finalAttempts",
-      coalesce((
+      ), '[]'::json)`,
+      passedQuizIds: sql<number[]>`coalesce((
         select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
-        where pq.user_id = ${userId} and gq.course_id = ${courses.id} and gq.scope <> 'final' and pq.passed
-      ), '[]'::json) as "passedQuizIds",
-      exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${courses.id}) as "certified"
-    from ${courses} where ${inArray(courses.id, ids)}`);
+        where pq.user_id = ${userId} and gq.course_id = c.id and gq.scope <> 'final' and pq.passed
+      ), '[]'::json)`,
+      certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = c.id)`,
+    })
+    .from(sql`courses c`)
+    .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
+    .prepare('catalog_learner_records');
+});
+
+async function loadLearner(db: Db, userId: string, ids: number[]): Promise<LearnerRecords> {
+  const rows = await learnerStatement(db).execute({ userId, ids });
   const records: LearnerRecords = { completedChapters: new Map(), completedChapterIds: new Set(), finalAttempts: new Map(), passedQuizIds: new Set(), certificates: new Set() };
-  for (const row of result.rows) {
+  for (const row of rows) {
     if (row.completedChapters !== null) records.completedChapters.set(row.courseId, row.completedChapters);
     for (const id of row.completedChapterIds) records.completedChapterIds.add(id);
     for (const a of row.finalAttempts) records.finalAttempts.set(a.quizId, { attempts: a.attempts, passed: a.passed });
@@ -260,15 +259,22 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
   const courseModules = tree.modules.get(row.id) ?? [];
   const courseQuizzes = tree.quizzes.get(row.id) ?? [];
 
-  // The unlock rule (documented in contracts UNLOCK_RULE; the learning routes enforce the same function).
+  // Each chapter's and module's first quiz (quizzes come in id order), looked up by id below.
+  const chapterQuizzes = new Map<number, CourseTree['quizzes'][number]>();
+  const moduleQuizzes = new Map<number, CourseTree['quizzes'][number]>();
+  for (const q of courseQuizzes) {
+    if (q.scope === 'chapter' && q.chapterId !== null && !chapterQuizzes.has(q.chapterId)) chapterQuizzes.set(q.chapterId, q);
+    else if (q.scope === 'module' && q.moduleId !== null && !moduleQuizzes.has(q.moduleId)) moduleQuizzes.set(q.moduleId, q);
+  }
   const chapterQuiz = new Map<number, number>();
-  for (const q of courseQuizzes) if (q.scope === 'chapter' && q.chapterId !== null && !chapterQuiz.has(q.chapterId)) chapterQuiz.set(q.chapterId, q.id);
+  for (const [chapterId, q] of chapterQuizzes) chapterQuiz.set(chapterId, q.id);
+  // The unlock rule (documented in contracts UNLOCK_RULE; the learning routes enforce the same function).
   const unlock = computeUnlock(
     {
       modules: courseModules.map((m) => ({
         id: m.id,
         chapters: tree.chapters.get(m.id) ?? [],
-        quizId: courseQuizzes.find((q) => q.scope === 'module' && q.moduleId === m.id)?.id ?? null,
+        quizId: moduleQuizzes.get(m.id)?.id ?? null,
       })),
       chapterQuiz,
       finalQuizId: null,
@@ -284,7 +290,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
       const chapterDone = done(c.id);
       // biome-ignore lint/style/noNonNullAssertion: the unlock rule was computed over this same course tree.
       const unlocked = unlock.chapter.get(c.id)!.unlocked;
-      const quiz = courseQuizzes.find((q) => q.scope === 'chapter' && q.chapterId === c.id);
+      const quiz = chapterQuizzes.get(c.id);
       return {
         id: String(c.id),
         title: c.name,
@@ -295,7 +301,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
         completionPercentage: chapterDone ? 100 : 0,
       };
     });
-    const moduleQuiz = courseQuizzes.find((q) => q.scope === 'module' && q.moduleId === m.id);
+    const moduleQuiz = moduleQuizzes.get(m.id);
     return {
       id: String(m.id),
       title: m.name,
