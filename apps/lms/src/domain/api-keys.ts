@@ -1,5 +1,6 @@
 import { apiKeys, type Db, generateApiKey, type UserRole, users } from '@lms/db';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { preparedOnce } from '../lib/prepared.js';
 
 export interface ApiKeyOwner {
   apiKeyId: number;
@@ -26,17 +27,32 @@ export async function createApiKey(db: Db, userId: string, name: string): Promis
 
 /** The owner of an active (not revoked) key of an active user, or null. */
 export async function findApiKeyOwner(db: Db, keyHash: string): Promise<ApiKeyOwner | null> {
-  const [row] = await db
-    .select({ apiKeyId: apiKeys.id, userId: users.id, role: users.role })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt), eq(users.isActive, true)))
-    .limit(1);
+  const [row] = await ownerStatement(db).execute({ keyHash });
   return row ?? null;
 }
 
+// Both run for API-key traffic (a lookup per key not in the auth plugin's memory, a touch per key
+// and minute): prepared once, no query building per request.
+const ownerStatement = preparedOnce((db: Db) =>
+  db
+    .select({ apiKeyId: apiKeys.id, userId: users.id, role: users.role })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt), eq(users.isActive, true)))
+    .limit(1)
+    .prepare('api_key_owner'),
+);
+
+const touchStatement = preparedOnce((db: Db) =>
+  db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`${sql.placeholder('at')}::timestamptz` })
+    .where(eq(apiKeys.id, sql.placeholder('apiKeyId')))
+    .prepare('api_key_touch'),
+);
+
 export async function touchApiKey(db: Db, apiKeyId: number, at: Date): Promise<void> {
-  await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, apiKeyId));
+  await touchStatement(db).execute({ apiKeyId, at });
 }
 
 export async function listApiKeys(db: Db, userId: string): Promise<ApiKeySummary[]> {

@@ -89,8 +89,16 @@ const sessionStatement = preparedOnce((db: Db) =>
 );
 
 export async function touchSession(db: Db, tokenHash: string, at: Date): Promise<void> {
-  await db.update(sessions).set({ lastSeenAt: at }).where(eq(sessions.tokenHash, tokenHash));
+  await touchStatement(db).execute({ tokenHash, at });
 }
+
+const touchStatement = preparedOnce((db: Db) =>
+  db
+    .update(sessions)
+    .set({ lastSeenAt: sql`${sql.placeholder('at')}::timestamptz` })
+    .where(eq(sessions.tokenHash, sql.placeholder('tokenHash')))
+    .prepare('session_touch'),
+);
 
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
   await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
