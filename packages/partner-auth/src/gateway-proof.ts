@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type Hmac, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { Reasons } from './errors.js';
 
 /**
@@ -27,14 +27,21 @@ export const GATEWAY_PROOF_TOLERANCE_SECONDS = 10;
 const LABEL = 'lms-gateway-sso-proof.v1';
 const PROOF = /^(\d{1,10})\.([A-Za-z0-9_-]{43})$/;
 
-function mac(secret: string, token: string, exp: number): Buffer {
-  return createHmac('sha256', secret).update(`${LABEL}\n${exp}\n${token}`).digest();
+// The secret as a key object, made once per secret (the gateway signs a proof per sign-in).
+let lastKey: { secret: string; key: KeyObject } | null = null;
+function keyOf(secret: string): KeyObject {
+  if (lastKey?.secret !== secret) lastKey = { secret, key: createSecretKey(Buffer.from(secret, 'utf8')) };
+  return lastKey.key;
+}
+
+function mac(secret: string, token: string, exp: number): Hmac {
+  return createHmac('sha256', keyOf(secret)).update(`${LABEL}\n${exp}\n${token}`);
 }
 
 /** The proof the gateway puts next to `token`, valid for `ttlSeconds` from `nowSeconds`. */
 export function signGatewayProof(secret: string, token: string, nowSeconds: number, ttlSeconds = GATEWAY_PROOF_TTL_SECONDS): string {
   const exp = Math.floor(nowSeconds) + ttlSeconds;
-  return `${exp}.${mac(secret, token, exp).toString('base64url')}`;
+  return `${exp}.${mac(secret, token, exp).digest('base64url')}`;
 }
 
 export type GatewayProofProblem = 'missing' | 'malformed' | 'mismatch' | 'expired' | 'too_far_ahead';
@@ -72,7 +79,7 @@ export function verifyGatewayProof(
   if (!match) return refused('malformed');
   const exp = Number(match[1]);
   const given = Buffer.from(match[2], 'base64url');
-  const expected = mac(secret, token, exp);
+  const expected = mac(secret, token, exp).digest();
   // 43 base64url characters can decode to 32 bytes with stray low bits; compare the bytes, then
   // the text's canonical form, so one proof has exactly one spelling.
   if (given.length !== expected.length || !timingSafeEqual(given, expected) || given.toString('base64url') !== match[2]) {
