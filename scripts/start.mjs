@@ -64,7 +64,8 @@ const servers = [
   {
     name: 'lms',
     cwd: join(root, 'apps/lms'),
-    args: ['dist/server.js'],
+    // As the LMS's Dockerfile and `start` run it (the young generation: README "Performance").
+    args: ['--max-semi-space-size=64', 'dist/server.js'],
     env: { PORT: lmsPort, PUBLIC_URL: lmsUrl, METRICS_PORT: port('LMS_METRICS_PORT', 9464), SHUTDOWN_DRAIN_MS: drain },
     ready: `http://127.0.0.1:${lmsPort}/readyz`,
   },

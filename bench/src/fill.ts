@@ -16,6 +16,8 @@ export const BENCH_ISSUER = 'bench-partner.test';
 /** The synthetic seed's institution: its teacher's, and the one the bench partner creates courses for. */
 export const BENCH_INSTITUTION_ID = 1;
 export const RETURNING_USERS = 500;
+/** Bundles in the bench database: GET /api/recommended-courses answers all of them (40 courses). */
+export const BENCH_BUNDLES = 20;
 export const BENCH_POST_CODE = 'bench-post';
 
 export interface FilledDb {
@@ -31,6 +33,7 @@ interface Meta {
   sizes?: SyntheticSize;
   synthetic?: boolean;
   extras?: { version: number; detailCourseId: number };
+  bundles?: number;
   vacuumed?: boolean;
 }
 
@@ -90,7 +93,7 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     await writeMeta(handle, 'sizes', size);
   }
   await migrate(handle);
-  const reused = !!meta.synthetic && meta.extras?.version === EXTRAS_VERSION && !!meta.vacuumed;
+  const reused = !!meta.synthetic && meta.extras?.version === EXTRAS_VERSION && meta.bundles === BENCH_BUNDLES && !!meta.vacuumed;
   if (!meta.synthetic) {
     log(`${name}: synthetic seed ${JSON.stringify(size)} ...`);
     let last = '';
@@ -110,6 +113,11 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     meta.extras = { version: EXTRAS_VERSION, detailCourseId };
     await writeMeta(handle, 'extras', meta.extras);
   }
+  if (meta.bundles !== BENCH_BUNDLES) {
+    log(`${name}: ${BENCH_BUNDLES} bundles ...`);
+    await fillBundles(handle);
+    await writeMeta(handle, 'bundles', BENCH_BUNDLES);
+  }
   if (!meta.vacuumed) {
     // The load leaves every course and enrollment row updated several times (the counters are
     // recomputed at the end): on 10k courses, 50k dead row versions and no visibility map, so
@@ -121,6 +129,26 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     await writeMeta(handle, 'vacuumed', true);
   }
   return { handle, url, teacherId, detailCourseId: meta.extras.detailCourseId, reused, fillMs: Date.now() - started };
+}
+
+/**
+ * Bundles for the bundles scenario (the synthetic seed makes none): pairs of the newest
+ * buyer-visible courses with a category, as a storefront would show them. Replaces any bundles
+ * an earlier run made.
+ */
+async function fillBundles(handle: DbHandle) {
+  await handle.db.transaction(async (tx) => {
+    await tx.execute(sql`delete from bundles`);
+    await tx.execute(sql`
+      with picked as (
+        select id, category_id, row_number() over (order by id desc) as n from courses
+        where is_published and event_code is not null and category_id is not null
+        order by id desc limit ${BENCH_BUNDLES * 2}
+      )
+      insert into bundles (name, description, category_id, course_one_id, course_two_id)
+      select 'Paket Uji ' || (a.n + 1) / 2, 'Dua kursus sekaligus', a.category_id, a.id, b.id
+      from picked a join picked b on b.n = a.n + 1 where a.n % 2 = 1`);
+  });
 }
 
 async function syntheticTeacher(handle: DbHandle): Promise<string> {

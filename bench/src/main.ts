@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,12 @@ const CONNECTIONS = 50;
 /** Consecutive catalog requests made with one API key before the next key takes over. */
 const KEY_TURN = 50;
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The node flags the LMS is deployed with: its Dockerfile's CMD between `node` and the script. */
+const LMS_NODE_FLAGS = (() => {
+  const cmd = /^CMD (\[.*\])\s*$/m.exec(readFileSync(path.resolve(benchDir, '../apps/lms/Dockerfile'), 'utf8'));
+  if (!cmd) throw new Error('apps/lms/Dockerfile has no CMD line');
+  return (JSON.parse(cmd[1]) as string[]).slice(1, -1);
+})();
 const load1 = () => Number(os.loadavg()[0].toFixed(2));
 
 // ---------------------------------------------------------------------------------------------
@@ -71,7 +78,12 @@ const children = new Map<string, Child>();
 
 /** An app under test in its own process; resolves with its URL once it listens. */
 function startChild(mode: string, env: Record<string, string>): Promise<Child> {
-  const proc = fork(path.join(here, 'serve.js'), [mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc = fork(path.join(here, 'serve.js'), [mode], {
+    env: { ...process.env, ...env },
+    // The LMS runs with the node flags its Dockerfile and `start` give it (apps/lms/Dockerfile).
+    execArgv: mode === 'gateway' ? [] : LMS_NODE_FLAGS,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     proc.once('message', (m: ChildReply) => {
       if (m.type !== 'listening') return reject(new Error(`${mode} server said ${m.type} before listening`));
