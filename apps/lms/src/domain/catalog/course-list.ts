@@ -44,7 +44,7 @@ export async function findVisibleCourses(db: Db, viewer: CatalogViewer, query: C
     offset: (page - 1) * limit,
   };
   const rows = await pageStatement(db, shape).execute(values);
-  const total = rows.length > 0 ? rows[0].total : await countVisible(db, viewer, query, search);
+  const total = rows.length > 0 ? rows[0].total : await countVisible(db, shape, values);
   return {
     courses: await buildPublicCourses(db, rows, learnerOf(viewer)),
     pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
@@ -73,6 +73,8 @@ type PageValues = {
 /** A placeholder filled from PageValues at execution. */
 const value = (name: keyof PageValues) => sql.placeholder(name);
 
+const pageStatements = new WeakMap<Db, Map<string, ReturnType<typeof buildPageStatement>>>();
+
 /**
  * The page statement of one shape, prepared once per database handle and shape (at most a few
  * hundred shapes: 6 kinds of viewer, 2 × 3 × 2 filters, 4 orders).
@@ -85,8 +87,6 @@ const value = (name: keyof PageValues) => sql.placeholder(name);
  * own scan. A search is a CTE that both the total and the page read (PostgreSQL materializes a
  * CTE used twice), so the trigram lookup runs once.
  */
-const pageStatements = new WeakMap<Db, Map<string, ReturnType<typeof buildPageStatement>>>();
-
 function pageStatement(db: Db, shape: PageShape) {
   let byShape = pageStatements.get(db);
   if (!byShape) {
@@ -102,14 +102,20 @@ function pageStatement(db: Db, shape: PageShape) {
   return statement;
 }
 
+/** The viewer of a shape, with its id as a placeholder: a statement serves every viewer of the kind. */
+function viewerOf(shape: PageShape): CatalogViewer {
+  const userId = value('userId') as unknown as string;
+  return shape.viewer === 'api-key' ? { kind: 'api-key', role: 'teacher', userId } : { kind: 'session', role: shape.viewer, userId };
+}
+
+/** Where the statements of a shape read from: the courses, or the search's matches first. */
+function sourceOf(db: Db, shape: PageShape) {
+  return shape.search ? db.with(db.$with('matched', { id: sql<number>`id` }).as(searchMatches(value('pattern')))) : db;
+}
+
 function buildPageStatement(db: Db, shape: PageShape, name: string) {
-  // The viewer with its id as a placeholder: the statement serves every viewer of this kind.
-  const viewer: CatalogViewer =
-    shape.viewer === 'api-key'
-      ? { kind: 'api-key', role: 'teacher', userId: value('userId') as unknown as string }
-      : { kind: 'session', role: shape.viewer, userId: value('userId') as unknown as string };
-  const matched = shape.search ? db.$with('matched', { id: sql<number>`id` }).as(searchMatches(value('pattern'))) : null;
-  const from = matched ? db.with(matched) : db;
+  const viewer = viewerOf(shape);
+  const from = sourceOf(db, shape);
   const filtered = and(...filters(viewer, shape)) ?? sql`true`;
   const order = ordering(shape.sortBy);
   const pageIds = sql`(select ${courses.id} from ${courses} where ${filtered} order by ${sql.join(order, sql`, `)} limit ${value('limit')} offset ${value('offset')})`;
@@ -123,16 +129,12 @@ function buildPageStatement(db: Db, shape: PageShape, name: string) {
 }
 
 /** The total alone, for a page past the end (where the page statement has no row to carry it). */
-async function countVisible(db: Db, viewer: CatalogViewer, query: CourseListQuery, search: string | undefined): Promise<number> {
-  const shape = { courseId: query.courseId !== undefined, category: query.categoryId === undefined ? 'any' : query.categoryId === 'uncategorized' ? 'none' : 'one', search: search !== undefined } as const;
-  const matched = search ? db.$with('matched', { id: sql<number>`id` }).as(searchMatches(sql`${`%${escapeLike(search)}%`}`)) : null;
-  const from = matched ? db.with(matched) : db;
-  const where = and(...filters(viewer, shape));
-  const [counted] = await from
+async function countVisible(db: Db, shape: PageShape, values: PageValues): Promise<number> {
+  const [counted] = await sourceOf(db, shape)
     .select({ total: sql<number>`count(*)::int` })
     .from(courses)
-    .where(where)
-    .execute({ courseId: query.courseId ?? 0, categoryId: typeof query.categoryId === 'number' ? query.categoryId : 0 });
+    .where(and(...filters(viewerOf(shape), shape)))
+    .execute(values);
   return counted?.total ?? 0;
 }
 
@@ -149,7 +151,7 @@ function searchMatches(pattern: SQLWrapper): SQL {
     where cat.code ilike ${pattern} escape '\\' or cat.name ilike ${pattern} escape '\\'`;
 }
 
-function filters(viewer: CatalogViewer, shape: Pick<PageShape, 'courseId' | 'category' | 'search'>): (SQL | undefined)[] {
+function filters(viewer: CatalogViewer, shape: PageShape): (SQL | undefined)[] {
   const out: (SQL | undefined)[] = [listVisibility(viewer)];
   if (shape.courseId) out.push(eq(courses.id, value('courseId')));
   if (shape.category === 'none') out.push(isNull(courses.categoryId));
