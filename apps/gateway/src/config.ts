@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidrList } from './domain/cidr.js';
+import { parseTrustProxy } from '@lms/partner-auth';
 
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -52,13 +52,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const trustProxyTexts = parsed.data.TRUST_PROXY.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  // Validated like the partners' CIDRs: proxy-addr would read `010.0.0.0/8` as 8.0.0.0/8.
   let trustProxy: string[];
   try {
-    trustProxy = parseCidrList(trustProxyTexts, 'TRUST_PROXY').map((range) => range.text);
+    trustProxy = parseTrustProxy(parsed.data.TRUST_PROXY);
   } catch (err) {
     throw new ConfigError(`Invalid configuration:\n  ${(err as Error).message.split('\n').join('\n  ')}`);
   }

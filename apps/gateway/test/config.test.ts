@@ -23,3 +23,20 @@ t.test('an invalid TRUST_PROXY stops the start, naming each bad CIDR', async (t)
   });
   t.throws(() => loadConfig({ TRUST_PROXY: '1' }), ConfigError, 'a hop count is not accepted');
 });
+
+t.test('a TRUST_PROXY range that holds every address is refused: every peer would be believed', async (t) => {
+  // The attack it stops: with every peer trusted, a caller from anywhere sends
+  // `X-Forwarded-For: <a partner's allowed address>` and passes that partner's IP allowlist.
+  for (const everything of ['0.0.0.0/0', '::/0', '::ffff:0.0.0.0/96']) {
+    t.throws(
+      () => loadConfig({ TRUST_PROXY: `10.0.0.0/8,${everything}` }),
+      {
+        name: 'ConfigError',
+        message: `Invalid configuration:\n  TRUST_PROXY: "${everything}" holds every address, so any caller could name any address in X-Forwarded-For; list the ranges of your own proxies only`,
+      },
+      `${everything} is refused, named as written`,
+    );
+  }
+  // Broad private ranges, where one's own proxies live, stay allowed.
+  t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,fc00::/7' }).trustProxy, ['10.0.0.0/8', '172.16.0.0/12', 'fc00::/7']);
+});

@@ -1,4 +1,5 @@
 import type { DbConfig } from '@lms/db';
+import { parseTrustProxy } from '@lms/partner-auth';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
@@ -114,9 +115,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const trustProxy = parsed.data.TRUST_PROXY.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  let trustProxy: string[];
+  try {
+    trustProxy = parseTrustProxy(parsed.data.TRUST_PROXY);
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration:\n  ${(err as Error).message.split('\n').join('\n  ')}`);
+  }
   const SEED_DEMO_ON_EMPTY = parsed.data.SEED_DEMO_ON_EMPTY ?? !parsed.data.DATABASE_URL;
   return { ...parsed.data, SEED_DEMO_ON_EMPTY, trustProxy };
 }

@@ -1,6 +1,7 @@
 export * from './constants.js';
 export * from './key-size.js';
 export * from './unverified.js';
+export * from './cidr.js';
 export * from './errors.js';
 export * from './gateway-proof.js';
 export * from './logger.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type CidrRange, type IpAddress, isInRanges, normalizeIp, parseCidr } from './cidr.js';
+import { type CidrRange, type IpAddress, isInRanges, normalizeIp, parseCidr } from '@lms/partner-auth';
 
 /**
  * The gateway's partner registry, read from PARTNERS_FILE:

@@ -175,6 +175,21 @@ t.test('behind a trusted proxy the client is the one it names', async (t) => {
   t.equal((await get('203.0.113.2')).statusCode, 401, 'another client behind the same proxy is not');
 });
 
+t.test('a client that is not a trusted proxy cannot escape the limit by naming other addresses in X-Forwarded-For', async (t) => {
+  const { app } = await setup(t, { trustProxy: ['10.0.0.0/8'] });
+  const get = (i: number) =>
+    app.inject({
+      url: '/api/courses',
+      headers: { 'x-api-key': unknownKey(), 'x-forwarded-for': `203.0.113.${i % 250}, 10.0.0.${i % 250}` },
+      remoteAddress: '198.51.100.9',
+    });
+  for (let i = 0; i < LIMIT; i += 1) {
+    const res = await get(i);
+    if (res.statusCode !== 401) t.fail(`failure ${i + 1} got ${res.statusCode}`);
+  }
+  t.equal((await get(LIMIT)).statusCode, 429, 'every failure counted against the peer itself, whatever the header named');
+});
+
 t.test('two instances sharing Redis count one IP\'s failures together', async (t) => {
   const { keyPrefix } = redisForTest(t, 'failed-auth');
   const time = manualClock();

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isInRanges, normalizeIp, parseCidr, parseCidrList } from '../../src/domain/cidr.js';
+import { isInRanges, normalizeIp, parseCidr, parseCidrList } from '../src/cidr.js';
 
 const text = (input: string) => {
   const parsed = parseCidr(input);

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 
 /**
- * CIDR ranges for the partners' allowlists and TRUST_PROXY, parsed strictly. ipaddr.js alone is
+ * CIDR ranges for the partners' allowlists and both apps' TRUST_PROXY, parsed strictly. ipaddr.js alone is
  * too lenient for configuration: it reads `010.0.0.0/8` as octal (8.0.0.0/8) and `0x7f.1` as
  * 127.0.0.1, so a typo would silently open the wrong range. Rules:
  *
@@ -127,4 +127,30 @@ export function parseCidrList(texts: readonly string[], where: string): CidrRang
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return ranges;
+}
+
+/**
+ * A TRUST_PROXY setting (comma-separated CIDRs of our own proxies, empty: none) as canonical
+ * ranges for Fastify's `trustProxy`. Parsed by the rules above (proxy-addr alone would read
+ * `010.0.0.0/8` as 8.0.0.0/8), and a range that holds every address (`0.0.0.0/0`, `::/0`,
+ * `::ffff:0.0.0.0/96`) is refused: every peer would be a trusted proxy, so any caller could name
+ * any address in X-Forwarded-For (and pass an IP allowlist, or escape a per-IP limit). Throws one
+ * Error naming every bad entry.
+ */
+export function parseTrustProxy(setting: string): string[] {
+  const texts = setting
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const ranges = parseCidrList(texts, 'TRUST_PROXY');
+  const everything = ranges.flatMap((range, i) =>
+    range.prefix === 0
+      ? [
+          `TRUST_PROXY: "${texts[i]}" holds every address, so any caller could name any address in X-Forwarded-For; ` +
+            'list the ranges of your own proxies only',
+        ]
+      : [],
+  );
+  if (everything.length > 0) throw new Error(everything.join('\n'));
+  return ranges.map((range) => range.text);
 }
