@@ -38,15 +38,18 @@ export async function holdTransaction(db: Db, statements: SQL[]): Promise<{ comm
   };
 }
 
-/** Resolves once a backend of this database waits for a lock while running a statement on `table`. */
-export async function waitForLockWait(db: Db, table: string): Promise<void> {
+/**
+ * Resolves once `backends` backends of this database (default one) wait for a lock while running
+ * a statement on `table`.
+ */
+export async function waitForLockWait(db: Db, table: string, backends = 1): Promise<void> {
   for (let i = 0; i < 800; i += 1) {
     const { rows } = await db.execute<{ n: number }>(
       sql`select count(*)::int as n from pg_stat_activity
           where datname = current_database() and wait_event_type = 'Lock' and query ilike ${`%${table}%`}`,
     );
-    if (Number(rows[0]?.n) > 0) return;
+    if (Number(rows[0]?.n) >= backends) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`no backend started waiting for a lock on ${table}`);
+  throw new Error(`fewer than ${backends} backends started waiting for a lock on ${table}`);
 }

@@ -1,8 +1,10 @@
 import { courses, enrollments, purchases } from '@lms/db';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
+import { testDatabaseUrl } from '../helpers/database.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
+import { holdTransaction, waitForLockWait } from '../helpers/lock-holder.js';
 import { asSession, makeBundle, makeCast, makeCourse, setTier } from './enrolment-fixtures.js';
 
 const NOW = new Date('2026-07-01T08:00:00.000Z');
@@ -206,3 +208,63 @@ t.test('purchases', async (t) => {
     t.same(rows.map((r) => r.status), ['paid'], 'one purchase, paid');
   });
 });
+
+// Confirming a bundle enrols its buyer in both courses with one insert, and each enrolment
+// updates its course's counters (a row lock on the course). Two bundles can pair the same two
+// courses in opposite orders: confirmed at once in the bundles' orders, one would lock A then B
+// and the other B then A, a deadlock, and PostgreSQL would abort one of them (a 500 for that
+// admin). The enrolments are inserted in course id order, so both wait in the same order.
+// PostgreSQL only: it takes a second connection that holds a course's row.
+
+if (testDatabaseUrl) {
+  t.test('two bundles of the same courses in opposite orders, confirmed at once: both enrol, no deadlock', async (t) => {
+    const { app, db } = await buildTestApp(t);
+    const cast = await makeCast(app, db.db);
+    const { teacher, learner, otherLearner, admin } = cast;
+    const priced = { isPurchasable: true, price: '150000', priceNonMember: '150000' } as const;
+    const a = await makeCourse(db.db, teacher, { ...priced, name: 'Course A' });
+    const b = await makeCourse(db.db, teacher, { ...priced, name: 'Course B' });
+    const forward = await makeBundle(db.db, a.id, b.id);
+    const backward = await makeBundle(db.db, b.id, a.id);
+    const buy = async (cookie: string, bundleId: number) => {
+      const res = await app.inject({ method: 'POST', url: '/api/learning/purchases', headers: asSession(cookie), payload: { bundleId } });
+      t.equal(res.statusCode, 201, res.body);
+      return res.json().purchase.id as number;
+    };
+    const confirm = (id: number) => app.inject({ method: 'POST', url: `/api/learning/purchases/${id}/confirm`, headers: asSession(admin.cookie) });
+    await setTier(db.db, learner.id, 'umum');
+    await setTier(db.db, otherLearner.id, 'umum');
+    const first = await buy(learner.cookie, forward.id);
+    const second = await buy(otherLearner.cookie, backward.id);
+
+    // Course A's row is being updated elsewhere (another enrolment in it), so both confirmations
+    // queue on it: the first one (A, B) waits for A; the second one comes after it. Had the second
+    // updated B on its way (the order B, A), the first would then wait for B while the second
+    // waits for A: without the id order, PostgreSQL aborted the second one (a 500).
+    const holder = await holdTransaction(app.db, [sql`update courses set student_count = student_count where id = ${a.id}`]);
+    const firstDone = confirm(first);
+    await waitForLockWait(app.db, 'enrollments');
+    const secondDone = confirm(second);
+    await waitForLockWait(app.db, 'enrollments', 2);
+    await holder.commit();
+    const [one, two] = await Promise.all([firstDone, secondDone]);
+
+    t.equal(one.statusCode, 200, `the first confirmation: ${one.body}`);
+    t.equal(two.statusCode, 200, `the second confirmation: ${two.body}`);
+    t.same(one.json().enrolledCourseIds, [a.id, b.id], 'the first buyer, in the bundle order');
+    t.same(two.json().enrolledCourseIds, [b.id, a.id], 'the second buyer, in the bundle order');
+    for (const buyer of [learner, otherLearner]) {
+      const rows = await db.db
+        .select({ courseId: enrollments.courseId })
+        .from(enrollments)
+        .where(and(eq(enrollments.userId, buyer.id), inArray(enrollments.courseId, [a.id, b.id])));
+      t.equal(rows.length, 2, `${buyer.name} is enrolled in both courses`);
+    }
+    const counts = await db.db.select({ id: courses.id, students: courses.studentCount }).from(courses).where(inArray(courses.id, [a.id, b.id]));
+    t.same(
+      counts.map((c) => c.students),
+      [2, 2],
+      'each course counts both buyers',
+    );
+  });
+}

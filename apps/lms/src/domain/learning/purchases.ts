@@ -252,10 +252,13 @@ export async function confirmPurchase(
       .where(and(eq(purchases.id, purchaseId), eq(purchases.status, 'pending')))
       .returning({ id: purchases.id });
     if (!updated) throw new ConflictError('This purchase was already confirmed');
-    // One statement for the course or both of a bundle's.
+    // One statement for the course or both of a bundle's, in course id order: each enrolment
+    // updates its course's counters (a row lock), and two bundles may pair the same courses in
+    // opposite orders; confirmed at once in the bundles' orders they would deadlock.
+    const inLockOrder = [...found.courseIds].sort((x, y) => x - y);
     await tx
       .insert(enrollments)
-      .values(found.courseIds.map((courseId) => ({ userId: found.userId, courseId, enrolledAt: at })))
+      .values(inLockOrder.map((courseId) => ({ userId: found.userId, courseId, enrolledAt: at })))
       .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] });
     return found.courseIds.map(Number);
   });
