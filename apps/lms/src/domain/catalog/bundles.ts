@@ -6,7 +6,7 @@ import { buyerVisibleWhere } from './buyer-visible.js';
 import { bundlePriceColumns } from './tier-prices.js';
 import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
 import { type CatalogViewer, learnerOf, toIso } from './viewer.js';
-import { preparedOnce } from '../../lib/prepared.js';
+import { preparedOnce, preparedPer } from '../../lib/prepared.js';
 
 const courseOne = alias(courses, 'course_one');
 const courseTwo = alias(courses, 'course_two');
@@ -20,12 +20,13 @@ const bothBuyerVisible: SQL = and(buyerVisibleWhere(courseOne), buyerVisibleWher
  * statement is prepared once (the bundles' in four variants: public or not, one category or all).
  */
 export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQuery): Promise<CourseBundle[]> {
-  const rows = await bundleStatement(db, query.public === true, query.categoryId !== undefined).execute({ categoryId: query.categoryId ?? 0 });
+  const rows = await bundleStatement(db, { onlyPublic: query.public === true, oneCategory: query.categoryId !== undefined }).execute({ categoryId: query.categoryId ?? 0 });
   if (rows.length === 0) return [];
 
   const ids = [...new Set(rows.flatMap((r) => [r.courseOneId, r.courseTwoId]))];
   const courseRows = await bundleCoursesStatement(db).execute({ ids });
-  const summaries = new Map((await buildPublicCourses(db, courseRows, learnerOf(viewer))).map((c) => [Number(c.id), c]));
+  // A bundle's course shows no final exam (bundleCourse), so its questions are not loaded.
+  const summaries = new Map((await buildPublicCourses(db, courseRows, learnerOf(viewer), { finalQuestions: false })).map((c) => [Number(c.id), c]));
 
   return rows.map((r) => ({
     id: r.id,
@@ -77,7 +78,12 @@ function bundleCourse(c: PublicCourse): BundleCourse {
   return out;
 }
 
-function buildBundleStatement(db: Db, onlyPublic: boolean, oneCategory: boolean, name: string) {
+interface BundleVariant {
+  onlyPublic: boolean;
+  oneCategory: boolean;
+}
+
+function buildBundleStatement(db: Db, { onlyPublic, oneCategory }: BundleVariant, name: string) {
   const where = and(onlyPublic ? bothBuyerVisible : undefined, oneCategory ? eq(bundles.categoryId, sql.placeholder('categoryId')) : undefined);
   const pairSum = sql`${courseOne.price} + ${courseTwo.price}`;
   return db
@@ -106,16 +112,11 @@ function buildBundleStatement(db: Db, onlyPublic: boolean, oneCategory: boolean,
     .prepare(name);
 }
 
-const bundleStatements = [
-  preparedOnce((db: Db) => buildBundleStatement(db, false, false, 'catalog_bundles')),
-  preparedOnce((db: Db) => buildBundleStatement(db, false, true, 'catalog_bundles_category')),
-  preparedOnce((db: Db) => buildBundleStatement(db, true, false, 'catalog_bundles_public')),
-  preparedOnce((db: Db) => buildBundleStatement(db, true, true, 'catalog_bundles_public_category')),
-];
-
-function bundleStatement(db: Db, onlyPublic: boolean, oneCategory: boolean) {
-  return bundleStatements[(onlyPublic ? 2 : 0) + (oneCategory ? 1 : 0)](db);
-}
+/** The bundles statement of a variant: public ones only or all, one category or every one. */
+const bundleStatement = preparedPer(
+  (v: BundleVariant) => `catalog_bundles${v.onlyPublic ? '_public' : ''}${v.oneCategory ? '_category' : ''}`,
+  (db, v, name) => buildBundleStatement(db, v, name),
+);
 
 /** The bundles' courses as catalog summary rows (their enrolment code is never shown here). */
 const bundleCoursesStatement = preparedOnce((db: Db) =>

@@ -9,7 +9,8 @@ import { categories, courses, type Db, type UserRole } from '@lms/db';
 import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
 import { enrolmentCodeFor } from './enrolment-code.js';
-import { type CatalogViewer, escapeLike, learnerOf, listVisibility } from './viewer.js';
+import { type CatalogViewer, escapeLike, learnerOf, listVisibility, type ViewerInSql } from './viewer.js';
+import { preparedPer } from '../../lib/prepared.js';
 
 export interface CourseListPage {
   courses: PublicCourse[];
@@ -73,11 +74,9 @@ type PageValues = {
 /** A placeholder filled from PageValues at execution. */
 const value = (name: keyof PageValues) => sql.placeholder(name);
 
-const pageStatements = new WeakMap<Db, Map<string, ReturnType<typeof buildPageStatement>>>();
-
 /**
  * The page statement of one shape, prepared once per database handle and shape (at most a few
- * hundred shapes: 6 kinds of viewer, 2 × 3 × 2 filters, 4 orders).
+ * hundred shapes: 6 kinds of viewer, 2 × 3 × 2 filters, 4 orders), named after its shape.
  *
  * Deferred join: the page's ids first, from the narrowest scan that yields them in order (for
  * the default order an index-only scan of courses_buyer_visible_idx, so a deep offset skips
@@ -87,24 +86,15 @@ const pageStatements = new WeakMap<Db, Map<string, ReturnType<typeof buildPageSt
  * own scan. A search is a CTE that both the total and the page read (PostgreSQL materializes a
  * CTE used twice), so the trigram lookup runs once.
  */
-function pageStatement(db: Db, shape: PageShape) {
-  let byShape = pageStatements.get(db);
-  if (!byShape) {
-    byShape = new Map();
-    pageStatements.set(db, byShape);
-  }
-  const key = `${shape.viewer}/${shape.courseId}/${shape.category}/${shape.search}/${shape.sortBy}`;
-  let statement = byShape.get(key);
-  if (!statement) {
-    statement = buildPageStatement(db, shape, `catalog_page_${byShape.size + 1}`);
-    byShape.set(key, statement);
-  }
-  return statement;
-}
+const pageStatement = preparedPer(
+  (shape: PageShape) =>
+    `catalog_page_${shape.viewer}_${shape.courseId ? 'course_' : ''}${shape.category}_${shape.search ? 'search_' : ''}${shape.sortBy}`,
+  (db, shape, name) => buildPageStatement(db, shape, name),
+);
 
 /** The viewer of a shape, with its id as a placeholder: a statement serves every viewer of the kind. */
-function viewerOf(shape: PageShape): CatalogViewer {
-  const userId = value('userId') as unknown as string;
+function viewerOf(shape: PageShape): ViewerInSql {
+  const userId = value('userId');
   return shape.viewer === 'api-key' ? { kind: 'api-key', role: 'teacher', userId } : { kind: 'session', role: shape.viewer, userId };
 }
 
@@ -151,7 +141,7 @@ function searchMatches(pattern: SQLWrapper): SQL {
     where cat.code ilike ${pattern} escape '\\' or cat.name ilike ${pattern} escape '\\'`;
 }
 
-function filters(viewer: CatalogViewer, shape: PageShape): (SQL | undefined)[] {
+function filters(viewer: ViewerInSql, shape: PageShape): (SQL | undefined)[] {
   const out: (SQL | undefined)[] = [listVisibility(viewer)];
   if (shape.courseId) out.push(eq(courses.id, value('courseId')));
   if (shape.category === 'none') out.push(isNull(courses.categoryId));

@@ -14,7 +14,7 @@ import { learnerStanding, round2 } from './learner-status.js';
 import { toIso } from './viewer.js';
 import { computeUnlock } from '../learning/unlock-rule.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
-import { preparedOnce } from '../../lib/prepared.js';
+import { preparedOnce, preparedPer } from '../../lib/prepared.js';
 
 /**
  * The course columns (and its category) that a catalog summary is built from. The enrolment code
@@ -118,13 +118,20 @@ interface LearnerRecords {
 
 /**
  * Catalog summaries (PublicCourse) of the given course rows, in their order, with the learner's
- * progress (null: an API key, not-started defaults). A fixed number of batched queries whatever
- * the number of courses: 4 for the course trees, 4 more for a learner.
+ * progress (null: an API key, not-started defaults). One statement for the course trees and one
+ * more for a learner, whatever the number of courses. `finalQuestions: false` leaves the final
+ * exams' questions out (the summaries' finalExam.questions are then empty): for a caller that
+ * does not show them (the bundles), so PostgreSQL does not build them for nothing.
  */
-export async function buildPublicCourses(db: Db, rows: CourseSummaryRow[], learnerId: string | null): Promise<PublicCourse[]> {
+export async function buildPublicCourses(
+  db: Db,
+  rows: CourseSummaryRow[],
+  learnerId: string | null,
+  { finalQuestions = true }: { finalQuestions?: boolean } = {},
+): Promise<PublicCourse[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [tree, learner] = await Promise.all([loadTrees(db, ids), learnerId ? loadLearner(db, learnerId, ids) : null]);
+  const [tree, learner] = await Promise.all([loadTrees(db, ids, finalQuestions), learnerId ? loadLearner(db, learnerId, ids) : null]);
   const grouped: GroupedTree = {
     modules: groupBy(tree.modules, (m) => m.courseId),
     chapters: groupBy(tree.chapters, (c) => c.moduleId),
@@ -141,6 +148,15 @@ interface GroupedTree {
   finalQuestions: Map<number, Question[]>;
 }
 
+/** Per course (`c`), its final exams' questions, never with answer keys: the catalog is public. */
+const finalQuestionsOf = sql<Question[]>`coalesce((
+  select json_agg(json_build_object('id', qu.id, 'quizId', qu.quiz_id, 'questionText', qu.question_text,
+    'questionType', qu.question_type, 'options', ${publicOptionsOf(sql`qu.options`)}, 'orderIndex', qu.order_index,
+    'points', qu.points) order by qu.quiz_id, qu.order_index, qu.id)
+  from questions qu join quizzes fq on fq.id = qu.quiz_id
+  where fq.course_id = c.id and fq.scope = 'final'
+), '[]'::json)`;
+
 /**
  * The trees of the given courses in one statement: per course, its modules, chapters, quizzes
  * (with their question counts) and final-exam questions, each as a JSON array built by
@@ -149,7 +165,12 @@ interface GroupedTree {
  * ids are one array parameter, so the text never changes and the statement is prepared once per
  * connection (no parse, no re-planning, no query building per request).
  */
-const treesStatement = preparedOnce((db: Db) => {
+const treesStatement = preparedPer(
+  (finalQuestions: boolean) => (finalQuestions ? 'catalog_course_trees' : 'catalog_course_trees_without_final_questions'),
+  (db, finalQuestions, name) => buildTreesStatement(db, finalQuestions, name),
+);
+
+function buildTreesStatement(db: Db, withFinalQuestions: boolean, name: string) {
   // Written with explicit table names and aliases throughout: in a one-table select Drizzle
   // renders its columns unqualified, which inside these subqueries would bind to the inner tables.
   return db
@@ -170,22 +191,15 @@ const treesStatement = preparedOnce((db: Db) => {
           'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
         from quizzes q where q.course_id = c.id
       ), '[]'::json)`,
-      // Final exams' questions, never with answer keys: the catalog is public.
-      finalQuestions: sql<Question[]>`coalesce((
-        select json_agg(json_build_object('id', qu.id, 'quizId', qu.quiz_id, 'questionText', qu.question_text,
-          'questionType', qu.question_type, 'options', ${publicOptionsOf(sql`qu.options`)}, 'orderIndex', qu.order_index,
-          'points', qu.points) order by qu.quiz_id, qu.order_index, qu.id)
-        from questions qu join quizzes fq on fq.id = qu.quiz_id
-        where fq.course_id = c.id and fq.scope = 'final'
-      ), '[]'::json)`,
+      finalQuestions: withFinalQuestions ? finalQuestionsOf : sql<Question[]>`'[]'::json`,
     })
     .from(sql`courses c`)
     .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
-    .prepare('catalog_course_trees');
-});
+    .prepare(name);
+}
 
-async function loadTrees(db: Db, ids: number[]): Promise<CourseTree> {
-  const rows = await treesStatement(db).execute({ ids });
+async function loadTrees(db: Db, ids: number[], finalQuestions: boolean): Promise<CourseTree> {
+  const rows = await treesStatement(db, finalQuestions).execute({ ids });
   const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
   for (const row of rows) {
     tree.modules.push(...row.modules);

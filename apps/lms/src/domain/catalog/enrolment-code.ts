@@ -1,7 +1,7 @@
 import { courses } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { coursesDecidedBy } from '../learning/enrollment.js';
-import type { CatalogViewer } from './viewer.js';
+import type { ViewerInSql } from './viewer.js';
 
 // A `code` course's enrolment code is the key to POST /api/learning/courses/{id}/enrollment: the
 // catalog keeps the spec's `enrollmentCode` field (a string) but fills it only for those who manage
@@ -17,7 +17,7 @@ export const NO_ENROLMENT_CODE: SQL<string> = sql<string>`''`;
  * API keys always read '' (also the owner's: their answers are shared by every key, see the
  * catalog routes). Decided in SQL, per row, so a list that mixes courses gets each one right.
  */
-export function enrolmentCodeFor(viewer: CatalogViewer): SQL<string> {
+export function enrolmentCodeFor(viewer: ViewerInSql): SQL<string> {
   if (viewer.kind !== 'session') return NO_ENROLMENT_CODE;
   const managed = coursesDecidedBy({ userId: viewer.userId, role: viewer.role });
   const code = sql`coalesce(${courses.enrollmentCode}, '')`;

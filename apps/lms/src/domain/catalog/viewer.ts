@@ -1,5 +1,5 @@
 import { courses, type UserRole } from '@lms/db';
-import { eq, type SQL } from 'drizzle-orm';
+import { eq, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { buyerVisibleWhere } from './buyer-visible.js';
 
 /** Who looks at the catalog, as far as the catalog cares: how they authenticated and who they are. */
@@ -9,6 +9,12 @@ export interface CatalogViewer {
   role: UserRole;
 }
 
+/**
+ * A viewer as SQL that decides visibility sees it: the id may be a placeholder (a prepared
+ * statement serves every viewer of one kind and role, the id is its value) or a real id.
+ */
+export type ViewerInSql = Omit<CatalogViewer, 'userId'> & { userId: string | SQLWrapper };
+
 /** Buyer-visible courses (the rule is buyer-visible.ts's). */
 export const buyerVisible: SQL = buyerVisibleWhere(courses);
 
@@ -17,7 +23,7 @@ export const buyerVisible: SQL = buyerVisibleWhere(courses);
  * a teacher's session: the teacher's own courses, drafts included; an admin or super_admin
  * session: everything; a student's session: buyer-visible. Undefined means no restriction.
  */
-export function listVisibility(viewer: CatalogViewer): SQL | undefined {
+export function listVisibility(viewer: ViewerInSql): SQL | undefined {
   if (viewer.kind === 'api-key') return buyerVisible;
   switch (viewer.role) {
     case 'admin':

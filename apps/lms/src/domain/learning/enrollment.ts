@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { courses, type Db, enrollmentRequests, enrollments, purchases, users } from '@lms/db';
-import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
 import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
@@ -162,9 +162,10 @@ export interface Decider {
 
 /**
  * Which courses a staff member answers for: a teacher their own courses, an admin the courses of
- * their institution, a super_admin every course; a student none.
+ * their institution, a super_admin every course; a student none. The id may be a placeholder
+ * (the catalog's prepared statements).
  */
-export function coursesDecidedBy(decider: Decider): SQL | undefined {
+export function coursesDecidedBy(decider: Omit<Decider, 'userId'> & { userId: string | SQLWrapper }): SQL | undefined {
   switch (decider.role) {
     case 'super_admin':
       return undefined;
