@@ -51,3 +51,31 @@ t.test('nullable, optional and const fields are written as zod would', async (t)
   const full = { success: true as const, a: 's', b: { x: 1.5 }, c: 'here', d: 3 };
   t.same(JSON.parse(serialize(full)), schema.parse(full));
 });
+
+t.test('a long answer goes out as its UTF-8 bytes, a short one as it is, the same JSON either way', async (t) => {
+  const { default: Fastify } = await import('fastify');
+  const { serializerCompiler, BYTES_FROM } = await import('../../src/lib/serializers.js');
+  const app = Fastify();
+  t.teardown(() => app.close());
+  app.setSerializerCompiler(serializerCompiler);
+  const Answer = z.object({ items: z.array(z.object({ name: z.string() })) });
+  // Names a byte count would get wrong if characters were counted: 2-, 3- and 4-byte UTF-8,
+  // a quote and a backslash to escape, and a NUL, written as \u0000.
+  const name = 'Kursus dasar — café 漢字 🎓 "quoted" back\\slash \u0000 end';
+  app.get<{ Querystring: { n: string } }>('/answer', { schema: { response: { 200: Answer } } }, async (request) => ({
+    items: Array.from({ length: Number(request.query.n) }, (_, i) => ({ name: `${name} ${i}`, dropped: 'not declared' })),
+  }));
+  const serialize = compileSerializer(Answer);
+  for (const n of [1, 2_000]) {
+    const expected = { items: Array.from({ length: n }, (_, i) => ({ name: `${name} ${i}` })) };
+    const raw = serialize(expected);
+    t.equal(raw.length >= BYTES_FROM, n > 1, `n=${n}: ${n > 1 ? 'above' : 'below'} the bytes threshold`);
+    t.equal(typeof serializerCompiler({ schema: Answer, method: 'GET', url: '/answer', httpStatus: '200' })(expected), n > 1 ? 'object' : 'string');
+    const res = await app.inject({ url: `/answer?n=${n}` });
+    t.equal(res.statusCode, 200);
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8', `n=${n}: JSON`);
+    t.equal(Number(res.headers['content-length']), Buffer.byteLength(raw), `n=${n}: content-length is the byte count, not the character count`);
+    t.equal(res.body, raw, `n=${n}: the same text as the compiled serializer writes`);
+    t.same(res.json(), expected, `n=${n}: parses back to the declared data (undeclared fields dropped)`);
+  }
+});

@@ -18,7 +18,7 @@ import { findCourseDetail } from '../../domain/catalog/course-detail.js';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import type { CatalogViewer } from '../../domain/catalog/viewer.js';
 import { NotFoundError } from '../../errors.js';
-import { compileSerializer } from '../../lib/serializers.js';
+import { compileSerializer, sendingBytes } from '../../lib/serializers.js';
 import { SharedAnswers } from '../../lib/shared-answers.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
@@ -35,8 +35,8 @@ const errorResponsesFor = (perMinute: number) => ({
 });
 
 // The detail's two answers, compiled once: see the route.
-const serializeDetail = compileSerializer(CourseDetailResponse);
-const serializeDetailWithAnswers = compileSerializer(CourseDetailWithAnswersResponse);
+const serializeDetail = sendingBytes(compileSerializer(CourseDetailResponse));
+const serializeDetailWithAnswers = sendingBytes(compileSerializer(CourseDetailWithAnswersResponse));
 
 function viewerOf(request: FastifyRequest): CatalogViewer {
   // biome-ignore lint/style/noNonNullAssertion: the route requires authentication, which sets caller.
@@ -91,7 +91,11 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       const key = JSON.stringify([q.page, q.limit, q.search?.trim(), q.categoryId, q.courseId, q.sortBy]);
       // Serialized through the route's response schema once and kept as UTF-8 bytes, then sent
       // as is (Fastify sends a Buffer untouched; the content type says it is JSON).
-      const body = await sharedList.get(key, async () => Buffer.from(reply.serialize(await answer()) as string));
+      const body = await sharedList.get(key, async () => {
+        // The route's serializer gives a long answer as bytes already (sendingBytes).
+        const serialized = reply.serialize(await answer());
+        return Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized as string);
+      });
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
