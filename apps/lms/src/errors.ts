@@ -119,3 +119,17 @@ export class DatabaseUnavailableError extends UnavailableError {
     super('The service is temporarily unavailable (database); retry shortly', DATABASE_RETRY_AFTER_SECONDS);
   }
 }
+
+/** Seconds a client is asked to wait before retrying a request that met a concurrent one. */
+export const CONFLICT_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * 503 with `Retry-After`: PostgreSQL rolled the request's transaction back for a concurrent one
+ * (a deadlock or a serialization failure, isTransactionConflict in @lms/db) and it still did so on
+ * the last try (inTransaction). Nothing of the request was kept; sent again, it normally passes.
+ */
+export class TransactionConflictError extends UnavailableError {
+  constructor() {
+    super('The request met a concurrent one and its transaction was rolled back; retry it', CONFLICT_RETRY_AFTER_SECONDS);
+  }
+}

@@ -8,7 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { lockDataDir } from './data-dir-lock.js';
 import pg from 'pg';
-import { isDatabaseUnavailable } from './errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from './errors.js';
 import * as schema from './schema/index.js';
 
 export interface DbConfig {
@@ -70,6 +70,8 @@ export interface DbErrorCounts {
   unavailable: number;
   /** A statement the server refused (a constraint, a bad value): some are expected, e.g. a race on a unique key. */
   statement: number;
+  /** A transaction rolled back by the server for a concurrent one (isTransactionConflict: deadlock, serialization). */
+  conflict: number;
   /** A pooled connection broke while idle (a server restart, a cut); the pool replaces it. */
   idleConnection: number;
 }
@@ -111,7 +113,7 @@ function createPostgres(url: string, config: DbConfig): DbHandle {
     keepAliveInitialDelayMillis: 10_000,
   };
   const availability = new Availability();
-  const errors: DbErrorCounts = { connect: 0, poolTimeout: 0, unavailable: 0, statement: 0, idleConnection: 0 };
+  const errors: DbErrorCounts = { connect: 0, poolTimeout: 0, unavailable: 0, statement: 0, conflict: 0, idleConnection: 0 };
   const poolMax = config.poolMax ?? 10;
   const pool = new (countingPool(errors))({
     ...connectionOptions,
@@ -302,6 +304,7 @@ function observedClient(availability: Availability, errors: DbErrorCounts): type
         if (err instanceof Error && err.message === 'Query read timeout') void this.end().catch(() => {});
         if (err) {
           if (isDatabaseUnavailable(err)) errors.unavailable += 1;
+          else if (isTransactionConflict(err)) errors.conflict += 1;
           else errors.statement += 1;
         }
         availability.settle(attempt, err);

@@ -63,3 +63,24 @@ const UNAVAILABLE_MESSAGES = [
   'Cannot use a pool after calling end on the pool', // shutting down
   'PGlite is closed',
 ];
+
+/**
+ * The SQLSTATE of a database error, whether the driver's error comes bare or wrapped by Drizzle
+ * (DrizzleQueryError's `cause`); undefined for anything else.
+ */
+export function sqlStateOf(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause as typeof e, depth += 1) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return undefined;
+}
+
+/**
+ * PostgreSQL rolled the transaction back because of a concurrent one: a deadlock (40P01), of which
+ * it aborts one side, or a serialization failure (40001). Nothing of it was committed, so running
+ * it again from the start is safe, and usually succeeds (inTransaction does it).
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  const state = sqlStateOf(err);
+  return state === '40P01' || state === '40001';
+}

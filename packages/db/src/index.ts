@@ -1,7 +1,8 @@
 export * as schema from './schema/index.js';
 export * from './schema/index.js';
 export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT, type AvailabilityListener, type DbStats, type DbErrorCounts } from './client.js';
-export { isDatabaseUnavailable } from './errors.js';
+export { isDatabaseUnavailable, isTransactionConflict, sqlStateOf } from './errors.js';
+export { inTransaction, TRANSACTION_ATTEMPTS } from './transactions.js';
 export { migrate, migrationsFolder } from './migrate.js';
 export { DATA_DIR_LOCK_FILE, DataDirLockedError, type DataDirLockOwner } from './data-dir-lock.js';
 export * from './credentials.js';

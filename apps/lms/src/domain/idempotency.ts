@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Db, idempotencyKeys } from '@lms/db';
+import { type Db, idempotencyKeys, inTransaction, sqlStateOf } from '@lms/db';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { AppError, ConflictError, UnprocessableError } from '../errors.js';
 
@@ -123,7 +123,7 @@ async function claim(tx: Db, args: { issuer: string; key: string; requestHash: s
       .returning({ issuer: idempotencyKeys.issuer });
     return claimed.length > 0;
   } catch (err) {
-    if (pgErrorCode(err) === LOCK_NOT_AVAILABLE) throw stillRunning();
+    if (sqlStateOf(err) === LOCK_NOT_AVAILABLE) throw stillRunning();
     throw err;
   }
 }
@@ -133,7 +133,7 @@ function stillRunning(): ConflictError {
 }
 
 async function inCreationTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     // SET LOCAL: for this transaction only, whatever the pool's connection is used for next.
     await tx.execute(sql`select set_config('lock_timeout', ${`${CREATION_LOCK_WAIT_MS}ms`}, true)`);
     return fn(tx);
@@ -153,14 +153,6 @@ async function answerOf(tx: Db, work: CreationWork): Promise<StoredResponse> {
 }
 
 const LOCK_NOT_AVAILABLE = '55P03';
-
-/** The SQLSTATE of a database error, whether the driver's error comes bare or wrapped by Drizzle. */
-function pgErrorCode(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth += 1) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
 
 /** Forgets keys older than the window (run by the housekeeping plugin). Returns how many. */
 export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {

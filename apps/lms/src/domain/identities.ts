@@ -1,4 +1,4 @@
-import { type Db, identities, partners, sessions, users } from '@lms/db';
+import { type Db, identities, inTransaction, partners, sessions, users } from '@lms/db';
 import { and, asc, eq, or } from 'drizzle-orm';
 
 // An operator's side of SSO identities (DESIGN §5, "Identity on SSO"): linking an account to a
@@ -82,7 +82,7 @@ export type UnlinkResult =
  * none.
  */
 export async function unlinkIdentity(db: Db, unlink: { email: string; issuer: string }): Promise<UnlinkResult> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, unlink.email));
     if (!user) return { outcome: 'no-user' } as const;
     const [removed] = await tx

@@ -1,4 +1,4 @@
-import { type Db, identities, users } from '@lms/db';
+import { type Db, identities, sqlStateOf, users } from '@lms/db';
 import type { VerifiedPartnerToken } from '@lms/partner-auth';
 import { and, eq, sql } from 'drizzle-orm';
 import { spendTokenId } from './partner-tokens.js';
@@ -153,10 +153,5 @@ async function createMember(db: Db, claims: SsoClaims, email: string): Promise<s
   }
 }
 
-/** PostgreSQL's unique_violation (23505), whether the driver's error comes bare or wrapped by Drizzle. */
-function isUniqueViolation(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth += 1) {
-    if (e.code === '23505') return true;
-  }
-  return false;
-}
+/** PostgreSQL's unique_violation. */
+const isUniqueViolation = (err: unknown): boolean => sqlStateOf(err) === '23505';

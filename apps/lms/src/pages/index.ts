@@ -1,8 +1,8 @@
 import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable } from '@lms/db';
-import { AppError, DatabaseUnavailableError } from '../errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
+import { AppError, DatabaseUnavailableError, TransactionConflictError } from '../errors.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
@@ -23,7 +23,7 @@ export { explainSignInError } from './sign-in.js';
 /**
  * The pages under /dashboard, in their own scope so that their errors are pages too: without a
  * session, a redirect to /sign-in; a 403, 404, 429 or 500 as an HTML page with that status; a database
- * outage, a 503 page with Retry-After. The JSON API keeps its JSON errors (this handler covers
+ * outage, or a transaction rolled back for a concurrent one, a 503 page with Retry-After. The JSON API keeps its JSON errors (this handler covers
  * only the routes registered here).
  */
 function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
@@ -32,6 +32,11 @@ function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
       // No session lookup for the nav: the database is what is missing. Logged once by the database plugin.
       request.log.debug({ err }, 'page: database unavailable');
       return sendPage(reply.headers(new DatabaseUnavailableError().headers), errorPage(pageContext(app, request), 503, null), 503);
+    }
+    if (err.statusCode === undefined && isTransactionConflict(err)) {
+      // Rolled back for a concurrent transaction on its last try (inTransaction): sent again, it passes.
+      request.log.warn({ err }, 'page: transaction rolled back for a concurrent one, answered 503');
+      return sendPage(reply.headers(new TransactionConflictError().headers), errorPage(pageContext(app, request), 503, null), 503);
     }
     const status = err instanceof AppError ? err.statusCode : hasZodFastifySchemaValidationErrors(err) ? 404 : (err.statusCode ?? 500);
     if (status === 401) return reply.code(302).header('cache-control', 'no-store').redirect('/sign-in', 302);

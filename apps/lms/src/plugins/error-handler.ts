@@ -2,13 +2,14 @@ import type { FastifyError, FastifyReply } from 'fastify';
 import { ErrorResponse } from '@lms/contracts';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable } from '@lms/db';
-import { AppError, DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError, HTTP_STATUS } from '../errors.js';
+import { isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
+import { AppError, CONFLICT_RETRY_AFTER_SECONDS, DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError, HTTP_STATUS, TransactionConflictError } from '../errors.js';
 
 /**
  * One error shape for the whole API: `{success:false, error}`. Domain errors get the status of
  * their kind (errors.ts's HTTP_STATUS; code that throws them never names a status);
- * a database that cannot answer (down, stalled, out of time) is a 503 with `Retry-After`;
+ * a database that cannot answer (down, stalled, out of time) is a 503 with `Retry-After`, and so
+ * is a transaction PostgreSQL rolled back for a concurrent one (a deadlock) after its last try;
  * schema validation becomes a 400 naming the parameter; Fastify's own client errors (bad JSON,
  * body too large, wrong content type) keep their 4xx; anything else is a 500 whose details go to
  * the log only.
@@ -21,6 +22,10 @@ export default fp(
         // The outage itself is logged once by the database plugin, not once per request.
         request.log.debug({ err }, 'database unavailable');
         return sendDomainError(reply, new DatabaseUnavailableError());
+      }
+      if (err.statusCode === undefined && isTransactionConflict(err)) {
+        request.log.warn({ err }, 'transaction rolled back for a concurrent one (deadlock or serialization failure), answered 503');
+        return sendDomainError(reply, new TransactionConflictError());
       }
       if (err instanceof AppError) return sendDomainError(reply, err);
       if (hasZodFastifySchemaValidationErrors(err)) {
@@ -80,5 +85,7 @@ function pathOf(v: { instancePath: string; params?: Record<string, unknown> }): 
 }
 
 const DatabaseUnavailableResponse = ErrorResponse.meta({
-  description: `The database is unavailable (down, stalled, or a statement ran out of time); \`Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}\``,
+  description:
+    `The database is unavailable (down, stalled, or a statement ran out of time; \`Retry-After: ${DATABASE_RETRY_AFTER_SECONDS}\`), ` +
+    `or the request met a concurrent one and its transaction was rolled back (\`Retry-After: ${CONFLICT_RETRY_AFTER_SECONDS}\`)`,
 });

@@ -159,7 +159,7 @@ export default fp(
         help:
           'PostgreSQL failures by kind: connect (a new connection failed), pool_timeout (no free connection within ' +
           'DB_CONNECT_TIMEOUT_MS), unavailable (a statement cut, stalled or timed out), statement (refused by the server), ' +
-          'idle_connection (a pooled connection broke while idle)',
+          'conflict (a transaction rolled back for a concurrent one: deadlock or serialization failure), idle_connection (a pooled connection broke while idle)',
         labelNames: ['kind'] as const,
         registers,
         collect() {
@@ -170,6 +170,7 @@ export default fp(
           this.inc({ kind: 'pool_timeout' }, errors.poolTimeout);
           this.inc({ kind: 'unavailable' }, errors.unavailable);
           this.inc({ kind: 'statement' }, errors.statement);
+          this.inc({ kind: 'conflict' }, errors.conflict);
           this.inc({ kind: 'idle_connection' }, errors.idleConnection);
         },
       });

@@ -6,7 +6,10 @@ import { type SQL, sql } from 'drizzle-orm';
  * locks, inserts rows) and stays open until the test ends it: another instance in the middle of
  * its work, or an operator holding a table lock. PostgreSQL only (PGlite has one connection).
  */
-export async function holdTransaction(db: Db, statements: SQL[]): Promise<{ commit(): Promise<void>; rollback(): Promise<void> }> {
+export async function holdTransaction(
+  db: Db,
+  statements: SQL[],
+): Promise<{ run(statement: SQL): Promise<unknown[]>; commit(): Promise<void>; rollback(): Promise<void> }> {
   let opened!: () => void;
   let failed!: (err: unknown) => void;
   const ready = new Promise<void>((resolve, reject) => {
@@ -15,8 +18,10 @@ export async function holdTransaction(db: Db, statements: SQL[]): Promise<{ comm
   });
   let end!: (commit: boolean) => void;
   const decided = new Promise<boolean>((resolve) => (end = resolve));
+  let open!: Db;
   const done = db
     .transaction(async (tx) => {
+      open = tx as unknown as Db;
       for (const statement of statements) await tx.execute(statement);
       opened();
       if (!(await decided)) tx.rollback();
@@ -27,6 +32,10 @@ export async function holdTransaction(db: Db, statements: SQL[]): Promise<{ comm
     });
   await ready;
   return {
+    /** One more statement in the held transaction (it may wait for a lock): its rows. */
+    async run(statement: SQL) {
+      return (await open.execute(statement)).rows;
+    },
     async commit() {
       end(true);
       await done;

@@ -1,8 +1,10 @@
 import { enrollmentRequests, enrollments } from '@lms/db';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import t from 'tap';
 import { apiKeyFor } from '../helpers/fixtures.js';
 import { buildTestApp } from '../helpers/app.js';
+import { testDatabaseUrl } from '../helpers/database.js';
+import { holdTransaction, waitForLockWait } from '../helpers/lock-holder.js';
 import { asSession, makeCast, makeCourse, setTier } from './enrolment-fixtures.js';
 
 const START = new Date('2026-07-01T08:00:00.000Z');
@@ -221,3 +223,41 @@ t.test('enrolment', async (t) => {
     t.equal(staff.statusCode, 201, 'staff may enrol too');
   });
 });
+
+// A deadlock on a single statement, for real: enrolling in an open course is one insert, whose
+// trigger then updates the course's counters. Another transaction holds the course's row and
+// inserts the same enrolment, so it waits for the request's uncommitted row while the request
+// waits for the course: PostgreSQL aborts the request's statement (it waited first). Nothing can
+// be run again inside a lone statement, so the learner gets a 503 with Retry-After, never a 500,
+// and nothing is kept; sent again, the enrolment passes. PostgreSQL only (a second connection).
+if (testDatabaseUrl) {
+  t.test('an enrolment aborted by a deadlock: 503 with Retry-After, nothing kept, the retry enrols', async (t) => {
+    const { app, db } = await buildTestApp(t);
+    const { teacher, learner } = await makeCast(app, db.db);
+    const course = await makeCourse(db.db, teacher, { enrollmentType: 'open' });
+    const enrol = () => app.inject({ method: 'POST', url: `/api/learning/courses/${course.id}/enrollment`, headers: asSession(learner.cookie) });
+
+    const holder = await holdTransaction(app.db, [
+      sql`set local deadlock_timeout = '60s'`,
+      sql`update courses set student_count = student_count where id = ${course.id}`,
+    ]);
+    const enrolling = enrol();
+    try {
+      await waitForLockWait(app.db, 'enrollments');
+      await holder.run(sql`insert into enrollments (user_id, course_id) values (${learner.id}, ${course.id}) on conflict do nothing`);
+    } finally {
+      await holder.rollback();
+    }
+    const refused = await enrolling;
+
+    t.equal(refused.statusCode, 503, refused.body);
+    t.equal(refused.headers['retry-after'], '1');
+    t.same(refused.json(), { success: false, error: 'The request met a concurrent one and its transaction was rolled back; retry it' });
+    const rows = await db.db.select().from(enrollments).where(and(eq(enrollments.userId, learner.id), eq(enrollments.courseId, course.id)));
+    t.equal(rows.length, 0, 'nothing kept (the other transaction rolled back too)');
+
+    const again = await enrol();
+    t.equal(again.statusCode, 201, 'sent again, it enrols');
+  });
+}
+

@@ -267,4 +267,48 @@ if (testDatabaseUrl) {
       'each course counts both buyers',
     );
   });
+
+  // A deadlock, for real: the confirmation holds the purchase's row and waits for the course's
+  // (marking the purchase paid updates the course's counters, a trigger), while another
+  // transaction holds the course's and asks for the purchase's. PostgreSQL aborts the confirmation's transaction (it waited
+  // first; the other side's deadlock_timeout is set past the test), inTransaction runs it again,
+  // and the admin gets their 200: before, a 500.
+  t.test('a confirmation caught in a deadlock is rolled back and run again: 200, enrolled once', async (t) => {
+    const { app, db } = await buildTestApp(t);
+    const { teacher, learner, admin } = await makeCast(app, db.db);
+    const course = await makeCourse(db.db, teacher, { isPurchasable: true, price: '150000', priceNonMember: '150000', name: 'Locked course' });
+    await setTier(db.db, learner.id, 'umum');
+    const bought = await app.inject({ method: 'POST', url: '/api/learning/purchases', headers: asSession(learner.cookie), payload: { courseId: course.id } });
+    t.equal(bought.statusCode, 201, bought.body);
+    const purchaseId = bought.json().purchase.id as number;
+
+    const holder = await holdTransaction(app.db, [
+      sql`set local deadlock_timeout = '60s'`,
+      sql`update courses set student_count = student_count where id = ${course.id}`,
+    ]);
+    const confirming = app.inject({ method: 'POST', url: `/api/learning/purchases/${purchaseId}/confirm`, headers: asSession(admin.cookie) });
+    try {
+      await waitForLockWait(app.db, 'update "purchases"');
+      // The cycle: this waits for the confirmation, which waits for this transaction. It returns
+      // only once PostgreSQL has aborted the confirmation's first try (its locks are gone).
+      const taken = await holder.run(sql`select id from purchases where id = ${purchaseId} for update`);
+      t.equal(taken.length, 1, 'the purchase row was freed by the aborted try');
+      // The second try queues behind this transaction; it passes once this one ends.
+      await waitForLockWait(app.db, 'for update of "purchases"');
+      await holder.commit();
+    } finally {
+      // A no-op once committed; a failing test must not leave the request waiting.
+      await holder.rollback();
+    }
+    const confirmed = await confirming;
+
+    t.equal(confirmed.statusCode, 200, confirmed.body);
+    t.same(confirmed.json().enrolledCourseIds, [course.id]);
+    const rows = await db.db.select({ status: purchases.status }).from(purchases).where(eq(purchases.id, purchaseId));
+    t.same(rows, [{ status: 'paid' }], 'paid once');
+    const enrolledRows = await db.db.select().from(enrollments).where(and(eq(enrollments.userId, learner.id), eq(enrollments.courseId, course.id)));
+    t.equal(enrolledRows.length, 1, 'enrolled once');
+    const [counted] = await db.db.select({ students: courses.studentCount }).from(courses).where(eq(courses.id, course.id));
+    t.equal(counted?.students, 1, 'counted once: the aborted try left nothing');
+  });
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { courses, type Db, enrollmentRequests, enrollments, purchases, users } from '@lms/db';
+import { courses, type Db, enrollmentRequests, enrollments, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
@@ -190,7 +190,7 @@ export async function decideEnrollmentRequest(
   decision: 'approved' | 'rejected',
   at: Date,
 ): Promise<{ request: EnrollmentRequestRow; enrollment: EnrollmentBody | null }> {
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     const [found] = await tx
       .select({ id: enrollmentRequests.id, status: enrollmentRequests.status, mayDecide: sql<boolean>`coalesce(${coursesDecidedBy(decider) ?? sql`true`}, false)` })
       .from(enrollmentRequests)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { bundles, courses, type Db, enrollments, purchases, users } from '@lms/db';
+import { bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
@@ -229,7 +229,7 @@ export async function confirmPurchase(
   purchaseId: number,
   at: Date,
 ): Promise<{ purchase: PurchaseView; enrolledCourseIds: number[] }> {
-  const enrolledCourseIds = await db.transaction(async (tx) => {
+  const enrolledCourseIds = await inTransaction(db, async (tx) => {
     const [found] = await tx
       .select({
         userId: purchases.userId,

@@ -1,4 +1,4 @@
-import type { Db, QuestionOption } from '@lms/db';
+import { type Db, inTransaction, type QuestionOption } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { isEnrolled, loadCourseProgress, lockedError, NotEnrolledError } from './access.js';
@@ -109,7 +109,7 @@ function view(quiz: QuizRow, attempt: { id: number; attemptedAt: Date; expiresAt
 export async function startAttempt(db: Db, userId: string, quizId: number, now: Date): Promise<{ created: boolean; attempt: AttemptView }> {
   const quiz = await reachableQuiz(db, userId, quizId);
   const questions = await learnerQuestions(db, quiz.id);
-  return db.transaction(async (tx) => {
+  return inTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${quiz.id})`);
     await closeExpiredAttempts(tx as unknown as Db, userId, quiz.id, now);
     const { rows } = await tx.execute(sql`

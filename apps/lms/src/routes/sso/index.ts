@@ -1,5 +1,5 @@
 import { ErrorResponse, RedirectResponse, SignOutResponse, type SsoErrorCode, SsoTokenQuery } from '@lms/contracts';
-import { hashToken, isDatabaseUnavailable } from '@lms/db';
+import { hashToken, isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
 import {
   CLOCK_TOLERANCE_SECONDS,
   GATEWAY_PROOF_PARAM,
@@ -38,7 +38,7 @@ const SSO_TEMPORARILY_UNAVAILABLE = 'temporarily_unavailable';
 
 /** The database could not answer: `sso_failed` / `temporarily_unavailable`, logged at debug (the outage is logged once). */
 function failSignInForNow(request: FastifyRequest, reply: FastifyReply, err: unknown) {
-  request.log.debug({ err }, 'SSO sign-in: database unavailable');
+  request.log.debug({ err }, 'SSO sign-in: database unavailable, or rolled back for a concurrent transaction');
   return failSignIn(reply, 'sso_failed', SSO_TEMPORARILY_UNAVAILABLE);
 }
 
@@ -160,8 +160,9 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch (err) {
         // Each statement is all or nothing (the account with its identity; the jti with the
         // session): unless the session statement committed and only its answer was lost, the jti
-        // is unspent and the same token works once the database is back.
-        if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
+        // is unspent and the same token works once the database is back. A statement PostgreSQL
+        // rolled back for a concurrent one (a deadlock) kept nothing either: the same answer.
+        if (isDatabaseUnavailable(err) || isTransactionConflict(err)) return failSignInForNow(request, reply, err);
         const reason = err instanceof SsoFailure ? err.reason : 'session_creation_failed';
         request.log.error({ err }, `SSO sign-in failed: ${reason}`);
         return failSignIn(reply, 'sso_failed', reason);
