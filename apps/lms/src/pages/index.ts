@@ -1,8 +1,8 @@
 import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
-import { AppError, DatabaseUnavailableError, TransactionConflictError } from '../errors.js';
+import { AppError } from '../errors.js';
+import { retryLaterError } from '../plugins/error-handler.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
 import catalogPage from './catalog.js';
@@ -28,16 +28,9 @@ export { explainSignInError } from './sign-in.js';
  */
 function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
   app.setErrorHandler(async (err: FastifyError, request, reply) => {
-    if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
-      // No session lookup for the nav: the database is what is missing. Logged once by the database plugin.
-      request.log.debug({ err }, 'page: database unavailable');
-      return sendPage(reply.headers(new DatabaseUnavailableError().headers), errorPage(pageContext(app, request), 503, null), 503);
-    }
-    if (err.statusCode === undefined && isTransactionConflict(err)) {
-      // Rolled back for a concurrent transaction on its last try (inTransaction): sent again, it passes.
-      request.log.warn({ err }, 'page: transaction rolled back for a concurrent one, answered 503');
-      return sendPage(reply.headers(new TransactionConflictError().headers), errorPage(pageContext(app, request), 503, null), 503);
-    }
+    const later = retryLaterError(request, err);
+    // No session lookup for the nav: the database is what is missing, or busy.
+    if (later) return sendPage(reply.headers(later.headers), errorPage(pageContext(app, request), 503, null), 503);
     const status = err instanceof AppError ? err.statusCode : hasZodFastifySchemaValidationErrors(err) ? 404 : (err.statusCode ?? 500);
     if (status === 401) return reply.code(302).header('cache-control', 'no-store').redirect('/sign-in', 302);
     if (status >= 500) request.log.error({ err }, 'page failed');

@@ -1,9 +1,17 @@
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorResponse } from '@lms/contracts';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
-import { AppError, CONFLICT_RETRY_AFTER_SECONDS, DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailableError, HTTP_STATUS, TransactionConflictError } from '../errors.js';
+import {
+  AppError,
+  CONFLICT_RETRY_AFTER_SECONDS,
+  DATABASE_RETRY_AFTER_SECONDS,
+  DatabaseUnavailableError,
+  HTTP_STATUS,
+  TransactionConflictError,
+  type UnavailableError,
+} from '../errors.js';
 
 /**
  * One error shape for the whole API: `{success:false, error}`. Domain errors get the status of
@@ -17,16 +25,8 @@ import { AppError, CONFLICT_RETRY_AFTER_SECONDS, DATABASE_RETRY_AFTER_SECONDS, D
 export default fp(
   async (app) => {
     app.setErrorHandler((err: FastifyError, request, reply) => {
-      // Fastify's own errors carry a status (a client that hung up mid-body is an ECONNRESET too).
-      if (err.statusCode === undefined && isDatabaseUnavailable(err)) {
-        // The outage itself is logged once by the database plugin, not once per request.
-        request.log.debug({ err }, 'database unavailable');
-        return sendDomainError(reply, new DatabaseUnavailableError());
-      }
-      if (err.statusCode === undefined && isTransactionConflict(err)) {
-        request.log.warn({ err }, 'transaction rolled back for a concurrent one (deadlock or serialization failure), answered 503');
-        return sendDomainError(reply, new TransactionConflictError());
-      }
+      const later = retryLaterError(request, err);
+      if (later) return sendDomainError(reply, later);
       if (err instanceof AppError) return sendDomainError(reply, err);
       if (hasZodFastifySchemaValidationErrors(err)) {
         const where = err.validationContext ?? 'request';
@@ -70,6 +70,27 @@ export default fp(
   },
   { name: 'error-handler' },
 );
+
+/**
+ * A database error that only says "not now", as the domain error that answers it (a 503 with
+ * `Retry-After`), logged; undefined for any other error. The database did not answer (down,
+ * stalled, out of time: logged at debug, since the database plugin logs the outage once), or it
+ * rolled the request's transaction back for a concurrent one on its last try (inTransaction:
+ * logged as a warning). Shared by this handler and the pages' one, so both decide alike.
+ */
+export function retryLaterError(request: FastifyRequest, err: FastifyError): UnavailableError | undefined {
+  // Fastify's own errors carry a status (a client that hung up mid-body is an ECONNRESET too).
+  if (err.statusCode !== undefined) return undefined;
+  if (isDatabaseUnavailable(err)) {
+    request.log.debug({ err }, 'database unavailable');
+    return new DatabaseUnavailableError();
+  }
+  if (isTransactionConflict(err)) {
+    request.log.warn({ err }, 'transaction rolled back for a concurrent one (deadlock or serialization failure), answered 503');
+    return new TransactionConflictError();
+  }
+  return undefined;
+}
 
 /** A domain error's one answer: the status of its kind (errors.ts), its headers, `{success:false, error}`. */
 function sendDomainError(reply: FastifyReply, err: AppError) {
