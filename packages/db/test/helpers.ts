@@ -29,6 +29,16 @@ export async function refused(t: Test, promise: Promise<unknown>, code: string, 
   }
 }
 
+/** The error the call fails with; throws when it succeeds. */
+export async function failure(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await run();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('did not fail');
+}
+
 let n = 0;
 
 export async function makeStudent(db: Db) {

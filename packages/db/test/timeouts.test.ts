@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { createDb } from '../src/client.js';
 import { isDatabaseUnavailable } from '../src/errors.js';
 import { createTestDb } from '../src/testing.js';
-import { dbError, postgresUrl } from './helpers.js';
+import { dbError, failure, postgresUrl } from './helpers.js';
 
 // The PostgreSQL pool's time limits and what counts as "the database is unavailable", on the
 // machine's PostgreSQL whatever TEST_DATABASE_URL says (the embedded database has no pool).
@@ -16,15 +16,6 @@ function bounded(t: Test, statementTimeoutMs: number) {
   const handle = createDb({ databaseUrl: base.url, connectTimeoutMs: 1_000, statementTimeoutMs, poolMax: 3 });
   t.teardown(() => handle.close());
   return handle;
-}
-
-async function failure(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await run();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('did not fail');
 }
 
 t.test('the pool sessions carry statement_timeout and idle_in_transaction_session_timeout', async (t) => {

@@ -4,7 +4,7 @@ import { createDb, type Db } from '../src/client.js';
 import { isTransactionConflict, sqlStateOf } from '../src/errors.js';
 import { createTestDb } from '../src/testing.js';
 import { inTransaction, TRANSACTION_ATTEMPTS } from '../src/transactions.js';
-import { postgresUrl } from './helpers.js';
+import { failure, postgresUrl } from './helpers.js';
 
 // inTransaction on the machine's PostgreSQL whatever TEST_DATABASE_URL says: a deadlock takes two
 // connections, which the embedded database does not have.
@@ -20,15 +20,6 @@ const conflicts = () => handle.stats().errors?.conflict ?? 0;
 
 /** A statement the server fails with the given SQLSTATE (PostgreSQL's own error, as a deadlock's). */
 const failWith = (state: string) => sql.raw(`do $$ begin raise exception 'failing on purpose' using errcode = '${state}'; end $$`);
-
-async function failure(run: () => Promise<unknown>): Promise<unknown> {
-  try {
-    await run();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('did not fail');
-}
 
 t.test('a real deadlock: PostgreSQL aborts one side, which is tried again, and both commit', async (t) => {
   const before = conflicts();
