@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { type Db, institutions, partnerInstitutions, partnerKeys, partners } from '@lms/db';
+import { type Db, inTransaction, institutions, partnerInstitutions, partnerKeys, partners } from '@lms/db';
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
 import { MIN_RSA_KEY_BITS, rsaKeyBits } from '@lms/partner-auth';
@@ -129,7 +129,7 @@ export const partnerCommands: CommandGroup = {
         const name = values.name?.trim();
 
         const db = ctx.openDb().db;
-        const message = await db.transaction(async (tx) => {
+        const message = await inTransaction(db, async (tx) => {
           await requireInstitutions(tx, institutionIds);
           const [existing] = await tx.select().from(partners).where(eq(partners.issuer, issuer)).limit(1);
           let partnerId: number;
@@ -218,7 +218,7 @@ export const partnerCommands: CommandGroup = {
         const institutionIds = institutionIdsOf(lists.institution);
         if (institutionIds.length === 0) throw new UsageError('--institution is required');
         const db = ctx.openDb().db;
-        const added = await db.transaction(async (tx) => {
+        const added = await inTransaction(db, async (tx) => {
           const partnerId = await requirePartner(tx, issuer);
           await requireInstitutions(tx, institutionIds);
           return bindInstitutions(tx, partnerId, institutionIds);
@@ -246,7 +246,7 @@ export const partnerCommands: CommandGroup = {
         const institutionIds = institutionIdsOf(lists.institution);
         if (institutionIds.length === 0) throw new UsageError('--institution is required');
         const db = ctx.openDb().db;
-        await db.transaction(async (tx) => {
+        await inTransaction(db, async (tx) => {
           const partnerId = await requirePartner(tx, issuer);
           const removed = await tx
             .delete(partnerInstitutions)

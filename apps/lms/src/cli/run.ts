@@ -139,6 +139,7 @@ function describeError(err: unknown): string {
     const code = e && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
     if (code === '42P01') return ' -- is the database migrated? Run: lms-admin db migrate';
     if (code === '57014') return ' -- a statement ran past DB_STATEMENT_TIMEOUT_MS; for a long one-off job run it with DB_STATEMENT_TIMEOUT_MS=0';
+    if (code === '40P01' || code === '40001') return ' -- the command met concurrent writes three times in a row and nothing was changed; run it again';
     return '';
   };
   if (cause instanceof Error) return `${cause.message}${pgCode(cause)}${hint(cause)}`;

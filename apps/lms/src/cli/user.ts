@@ -1,4 +1,4 @@
-import { institutions, sessions, users, userRole } from '@lms/db';
+import { inTransaction, institutions, sessions, users, userRole } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import { identitiesOf, linkIdentity, MEMBERSHIP_ID_MAX, unlinkIdentity } from '../domain/identities.js';
 import { CliError, type CommandGroup, parse, required, table, UsageError, wholeNumber } from './command.js';
@@ -77,7 +77,7 @@ export const userCommands: CommandGroup = {
         const { values } = parse(args, { email: { type: 'string' } });
         const email = emailOf(values);
         const db = ctx.openDb().db;
-        const done = await db.transaction(async (tx) => {
+        const done = await inTransaction(db, async (tx) => {
           const [row] = await tx.update(users).set({ isActive: false }).where(eq(users.email, email)).returning({ id: users.id });
           if (!row) return null;
           const ended = await tx.delete(sessions).where(eq(sessions.userId, row.id)).returning({ t: sessions.tokenHash });

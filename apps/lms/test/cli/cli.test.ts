@@ -13,6 +13,7 @@ import { testConfig } from '../../src/testing.js';
 import { findApiKeyOwner } from '../../src/domain/api-keys.js';
 import { createSession } from '../../src/domain/sessions.js';
 import { cliFor, scratchDataDir } from '../helpers/cli.js';
+import { holdTransaction, waitForLockWait } from '../helpers/lock-holder.js';
 
 t.test('admin CLI', async (t) => {
   const db = await createTestDb(testDatabaseUrl);
@@ -440,6 +441,48 @@ t.test('admin CLI', async (t) => {
     });
     t.equal(code, 1);
     t.match(err.join('\n'), /canceling statement due to statement timeout \(57014\) -- a statement ran past DB_STATEMENT_TIMEOUT_MS/);
+  });
+
+  // An operator's command caught in a deadlock is run again, as the API's transactions are
+  // (inTransaction): `user deactivate` holds the user's row and then deletes their sessions, while
+  // another transaction holds a session and then asks for the user's row. PostgreSQL aborts the
+  // command's first try (the other side's deadlock_timeout is set past the test); before, the
+  // operator got "deadlock detected" and had to run it again.
+  t.test('a command caught in a deadlock is run again: done once, exit 0', async (t) => {
+    // PostgreSQL whatever TEST_DATABASE_URL says: a deadlock takes two connections.
+    const pgDb = await createTestDb(postgresUrl);
+    t.teardown(() => pgDb.destroy());
+    const pgCli = cliFor(pgDb);
+    const add = await pgCli('user', 'add', '--email', 'terkunci@example.test', '--name', 'Guru Terkunci', '--role', 'teacher');
+    t.equal(add.code, 0, add.err);
+    await createSession(pgDb.db, add.out, new Date(), 3_600_000);
+
+    const holder = await holdTransaction(pgDb.db, [
+      sql`set local deadlock_timeout = '60s'`,
+      sql`select 1 from sessions where user_id = ${add.out} for update`,
+    ]);
+    const deactivating = pgCli('user', 'deactivate', '--email', 'terkunci@example.test');
+    try {
+      await waitForLockWait(pgDb.db, 'delete from "sessions"');
+      // The cycle: this waits for the command, which waits for this transaction. It returns only
+      // once PostgreSQL has aborted the command's first try (its lock on the user is gone).
+      const taken = await holder.run(sql`select id from users where id = ${add.out} for update`);
+      t.equal(taken.length, 1, 'the user row was freed by the aborted try');
+      // The second try queues behind this transaction and passes once it ends.
+      await waitForLockWait(pgDb.db, 'update "users"');
+      await holder.commit();
+    } finally {
+      // A no-op once committed; a failing test must not leave the command waiting.
+      await holder.rollback();
+    }
+    const off = await deactivating;
+
+    t.equal(off.code, 0, off.err);
+    t.equal(off.out, 'User terkunci@example.test deactivated (1 session ended).');
+    t.equal(off.err, '', 'nothing on stderr: the operator sees one successful run');
+    const [after] = await pgDb.db.select({ isActive: users.isActive }).from(users).where(eq(users.id, add.out));
+    t.equal(after?.isActive, false);
+    t.equal((await pgDb.db.select().from(sessions).where(eq(sessions.userId, add.out))).length, 0, 'the session is gone');
   });
 });
 
