@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { signInMember } from '@lms/lms/sso';
 import { signGatewayProof } from '@lms/partner-auth';
 import { partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
+import { GENERIC_PLAN_OPTIONS, GENERIC_PLAN_PREFIX, poolSizes } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { BENCH_INSTITUTION_ID, BENCH_ISSUER, BENCH_POST_CODE, type FilledDb, prepareDatabase, prepareRun, RETURNING_USERS, type RunFixtures } from './fill.js';
@@ -196,6 +197,12 @@ async function compare(spec: Spec, target: Promise<{ m: Measurement | null; why?
 /** How each route's recorded SQL was shaped, for the report (key: the baseline's name). */
 const sqlShapes: Record<string, string> = {};
 
+/** The replay's pools, split as createDb splits the LMS's (poolSizes): one for statements named for a generic plan. */
+interface SqlPools {
+  main: pg.Pool;
+  generic: pg.Pool;
+}
+
 /**
  * The SQL baseline of a route (issue 14): the exact statements one request of `load` sends,
  * recorded at the LMS's driver, replayed straight through `pg` with a pool of the LMS's size, at
@@ -203,7 +210,7 @@ const sqlShapes: Record<string, string> = {};
  * ratio of the route to it is what our process adds: HTTP, hooks, validation, row mapping,
  * serialization. Recorded after one unrecorded request, so caches are as warm as under load.
  */
-async function sqlBaseline(name: string, load: HttpLoad, pool: pg.Pool) {
+async function sqlBaseline(name: string, load: HttpLoad, pools: SqlPools) {
   const known = measured.get(name);
   if (known) return { m: known };
   try {
@@ -220,7 +227,7 @@ async function sqlBaseline(name: string, load: HttpLoad, pool: pg.Pool) {
     sqlShapes[name] = `${statements.length} statements in ${plan.length} waves`;
     log(`${name}: ${sqlShapes[name]}`);
     const send = (s: CapturedStatement) =>
-      pool.query({ text: s.text, values: s.values, ...(s.name ? { name: s.name } : {}), ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}) });
+      (s.name?.startsWith(GENERIC_PLAN_PREFIX) ? pools.generic : pools.main).query({ text: s.text, values: s.values, ...(s.name ? { name: s.name } : {}), ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}) });
     return measureLoop(
       name,
       async () => {
@@ -434,7 +441,13 @@ async function main() {
 
     // 6q-12q. Every read nobody shares against the exact SQL it sends, straight through pg at the
     // same concurrency (≥ 0.6): what our process adds to the database's cost. Detail's p50 too (≤ 2x).
-    const sqlPool = new pg.Pool({ connectionString: filled.url, max: 10 });
+    // The LMS's pool as createDb splits it: statements named for a generic plan (a search's page)
+    // go to connections planning them once, as they do in the LMS.
+    const sizes = poolSizes(10);
+    const sqlPools: SqlPools = {
+      main: new pg.Pool({ connectionString: filled.url, max: sizes.main }),
+      generic: new pg.Pool({ connectionString: filled.url, max: sizes.generic, options: GENERIC_PLAN_OPTIONS }),
+    };
     try {
       const learnerCookie = await learnerSession(db, lms, fixtures.apiKeys[fixtures.apiKeys.length - 2]);
       const lmsUrl = lms.url;
@@ -449,14 +462,14 @@ async function main() {
       ];
       for (const [id, scenario, key, load] of reads) {
         const baselineName = `its SQL through pg (${key})`;
-        const base = () => sqlBaseline(baselineName, load, sqlPool);
+        const base = () => sqlBaseline(baselineName, load, sqlPools);
         await compare({ id, scenario, baselineName, kind: 'throughput', target: { minRatio: 0.6 } }, measureHttp(key, load), base);
         if (key === 'detail') {
           await compare({ id: '6p', scenario: 'GET /api/courses/{id} p50 (10 connections)', baselineName, kind: 'latency', target: { maxRatio: 2 } }, measureHttp(key, load), base);
         }
       }
     } finally {
-      await sqlPool.end();
+      await Promise.all([sqlPools.main.end(), sqlPools.generic.end()]);
     }
 
     // 7. Progress metrics vs the simplest full read of the same data, one request at a time. Keys
