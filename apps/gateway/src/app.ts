@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { withRedaction } from '@lms/partner-auth';
+import { withRedaction } from '@lms/server-kit';
 import type { GatewayConfig } from './config.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import jsonBodyPlugin from './plugins/json-body.js';

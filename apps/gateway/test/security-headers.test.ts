@@ -1,4 +1,4 @@
-import { DOCS_UI_CSP } from '@lms/partner-auth';
+import { DOCS_UI_CSP } from '@lms/server-kit';
 import t from 'tap';
 import { buildGateway } from '../src/app.js';
 import { testConfig } from '../src/testing.js';

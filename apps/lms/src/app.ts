@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
-import { withRedaction } from '@lms/partner-auth';
+import { withRedaction } from '@lms/server-kit';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';

@@ -1,4 +1,4 @@
-import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/partner-auth';
+import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PartnerAccess } from '../domain/partner-access.js';

@@ -1,5 +1,5 @@
 import type { SsoErrorCode } from '@lms/contracts';
-import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/partner-auth';
+import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ssoReasonLabel } from '../metrics/sso-reasons.js';
