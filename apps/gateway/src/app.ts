@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { withRedaction } from '@lms/server-kit';
+import { CLOSING_RETRY_AFTER_SECONDS, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import type { GatewayConfig } from './config.js';
-import errorHandlerPlugin from './plugins/error-handler.js';
-import jsonBodyPlugin from './plugins/json-body.js';
-import lifecyclePlugin from './plugins/lifecycle.js';
+import errorHandlerPlugin, { GatewayError } from './plugins/error-handler.js';
 import metricsPlugin from './plugins/metrics.js';
 import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
 import courseRoutes from './routes/courses/index.js';
 import ssoRoutes from './routes/sso/index.js';
-import { isHealthProbe, logHealthProbes } from './plugins/probe-logging.js';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -37,7 +34,7 @@ export async function buildGateway(deps: GatewayDeps) {
     // meanwhile gets the lifecycle plugin's 503 rather than Fastify's own body.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
-    // Health probes are logged at debug (plugins/probe-logging.ts), not with a request line at info.
+    // Health probes are logged at debug (probe-logging in @lms/server-kit), not with a request line at info.
     logController: new LogController({ disableRequestLogging: isHealthProbe }),
   }).withTypeProvider<ZodTypeProvider>();
   logHealthProbes(app);
@@ -53,8 +50,15 @@ export async function buildGateway(deps: GatewayDeps) {
   });
 
   await app.register(errorHandlerPlugin);
-  await app.register(jsonBodyPlugin);
-  await app.register(lifecyclePlugin);
+  // The body as sent is kept (request.rawJsonBody): it is what the gateway forwards.
+  await app.register(jsonBodyPlugin, { tooDeep: (message) => new GatewayError(400, message), keepRawText: true });
+  await app.register(lifecyclePlugin, {
+    // GatewayError carries no headers: the Retry-After goes on the reply.
+    closingError: (reply) => {
+      reply.header('retry-after', String(CLOSING_RETRY_AFTER_SECONDS));
+      return new GatewayError(503, 'The gateway is shutting down; retry the request');
+    },
+  });
   await app.register(metricsPlugin);
   await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });

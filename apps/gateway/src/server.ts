@@ -56,7 +56,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT, as in the LMS: drain for `drainMs` (/readyz 503,
- * `Connection: close`, see plugins/lifecycle.ts), then app.close() (listener and idle sockets
+ * `Connection: close`, see lifecyclePlugin in @lms/server-kit), then app.close() (listener and idle sockets
  * closed, in-flight requests finished), then exit 0. A second signal skips the rest of the
  * drain; close taking over CLOSE_TIMEOUT_MS exits 1.
  */

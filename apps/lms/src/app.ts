@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
-import { withRedaction } from '@lms/server-kit';
+import { CLOSING_RETRY_AFTER_SECONDS, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
@@ -10,10 +10,9 @@ import { serializerCompiler } from './lib/serializers.js';
 import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
 import databasePlugin from './plugins/database.js';
+import { BadRequestError, UnavailableError } from './errors.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
-import jsonBodyPlugin from './plugins/json-body.js';
-import lifecyclePlugin from './plugins/lifecycle.js';
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -28,7 +27,6 @@ import learningRoutes from './routes/learning/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
 import pageRoutes from './pages/index.js';
 import ssoRoutes from './routes/sso/index.js';
-import { isHealthProbe, logHealthProbes } from './plugins/probe-logging.js';
 import enrolmentCodeLimiter from './routes/learning/code-limiter.js';
 import enrollmentRoutes from './routes/learning/enrollment.js';
 import purchaseRoutes from './routes/learning/purchases.js';
@@ -62,7 +60,7 @@ export async function buildApp(deps: AppDeps) {
     // meanwhile gets the lifecycle plugin's JSON 503 rather than Fastify's own body.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
-    // Health probes are logged at debug (plugins/probe-logging.ts), not with a request line at info.
+    // Health probes are logged at debug (probe-logging in @lms/server-kit), not with a request line at info.
     logController: new LogController({ disableRequestLogging: isHealthProbe }),
   }).withTypeProvider<ZodTypeProvider>();
   logHealthProbes(app);
@@ -79,8 +77,10 @@ export async function buildApp(deps: AppDeps) {
 
   // Plugins in the order they depend on each other; routes last.
   await app.register(errorHandlerPlugin);
-  await app.register(jsonBodyPlugin);
-  await app.register(lifecyclePlugin);
+  await app.register(jsonBodyPlugin, { tooDeep: (message) => new BadRequestError(message) });
+  await app.register(lifecyclePlugin, {
+    closingError: () => new UnavailableError('The service is shutting down; retry the request', CLOSING_RETRY_AFTER_SECONDS),
+  });
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(metricsPlugin);
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});

@@ -79,7 +79,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: the app drains (/readyz 503, `Connection: close` on every
- * response, see plugins/lifecycle.ts) for `drainMs`, then app.close() closes the listener and the
+ * response, see lifecyclePlugin in @lms/server-kit) for `drainMs`, then app.close() closes the listener and the
  * idle sockets and waits for the requests in flight; then exit 0. A second signal skips the rest
  * of the drain; close taking over CLOSE_TIMEOUT_MS exits 1.
  */

@@ -1,5 +1,5 @@
+import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
-import { UnavailableError } from '../errors.js';
 
 /** Where a stopping instance is: serving as usual while it drains, refusing once it closes. */
 export interface Lifecycle {
@@ -18,21 +18,32 @@ declare module 'fastify' {
 }
 
 /** Seconds a client refused by a closing instance should wait before it retries (elsewhere). */
-const CLOSING_RETRY_AFTER_SECONDS = 1;
+export const CLOSING_RETRY_AFTER_SECONDS = 1;
+
+export interface LifecycleOptions {
+  /**
+   * The error thrown for a request that arrives once closing began: the app's error handler turns
+   * it into its 503 in the app's error shape. It must end with `Retry-After:
+   * CLOSING_RETRY_AFTER_SECONDS`: set the header on `reply` here unless the app's error carries it
+   * (the LMS's UnavailableError does; the gateway's GatewayError does not).
+   */
+  closingError: (reply: FastifyReply) => Error;
+}
 
 /**
- * Graceful shutdown, the app's part (server.ts owns the signal and the timing):
+ * Graceful shutdown, the app's part (server.ts owns the signal and the timing), the same in both
+ * apps:
  * - draining: /readyz says 503 at once, so a load balancer stops sending new requests, while
  *   every request still gets a full answer, with `Connection: close` so that keep-alive clients
  *   open their next connection elsewhere instead of reusing this one as it goes away;
  * - closing (app.close(), with Fastify's forceCloseConnections 'idle'): idle sockets are closed,
- *   in-flight requests finish; a request that still arrives on an open connection gets our
- *   `{success:false, error}` 503 with Retry-After (Fastify's own 503 body is turned off with
- *   return503OnClosing: false in app.ts).
- * Registered first, so its onRequest hook runs before any that would touch the database.
+ *   in-flight requests finish; a request that still arrives on an open connection gets the app's
+ *   own 503 (`closingError`, in the route's error shape) with Retry-After (Fastify's own 503 body
+ *   is turned off with return503OnClosing: false in app.ts).
+ * Registered before any plugin whose onRequest hook would touch the database.
  */
-export default fp(
-  async (app) => {
+export const lifecyclePlugin = fp<LifecycleOptions>(
+  async (app, options) => {
     let draining = false;
     let closing = false;
     app.decorate('lifecycle', {
@@ -55,7 +66,7 @@ export default fp(
       if (!closing) return;
       // The error shape, whatever the route's own response schemas say about a 503 (/readyz's).
       reply.header('connection', 'close').serializer(JSON.stringify);
-      throw new UnavailableError('The service is shutting down; retry the request', CLOSING_RETRY_AFTER_SECONDS);
+      throw options.closingError(reply);
     });
     app.addHook('onSend', async (_request, reply) => {
       if (draining) reply.header('connection', 'close');
