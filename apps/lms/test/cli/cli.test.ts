@@ -13,7 +13,7 @@ import { testConfig } from '../../src/testing.js';
 import { findApiKeyOwner } from '../../src/domain/api-keys.js';
 import { createSession } from '../../src/domain/sessions.js';
 import { cliFor, scratchDataDir } from '../helpers/cli.js';
-import { holdTransaction, waitForLockWait } from '../helpers/lock-holder.js';
+import { abortFirstTryByDeadlock, holdTransaction } from '../helpers/lock-holder.js';
 
 t.test('admin CLI', async (t) => {
   const db = await createTestDb(testDatabaseUrl);
@@ -462,19 +462,13 @@ t.test('admin CLI', async (t) => {
       sql`select 1 from sessions where user_id = ${add.out} for update`,
     ]);
     const deactivating = pgCli('user', 'deactivate', '--email', 'terkunci@example.test');
-    try {
-      await waitForLockWait(pgDb.db, 'delete from "sessions"');
-      // The cycle: this waits for the command, which waits for this transaction. It returns only
-      // once PostgreSQL has aborted the command's first try (its lock on the user is gone).
-      const taken = await holder.run(sql`select id from users where id = ${add.out} for update`);
-      t.equal(taken.length, 1, 'the user row was freed by the aborted try');
-      // The second try queues behind this transaction and passes once it ends.
-      await waitForLockWait(pgDb.db, 'update "users"');
-      await holder.commit();
-    } finally {
-      // A no-op once committed; a failing test must not leave the command waiting.
-      await holder.rollback();
-    }
+    // The command holds the user and waits for the session; this transaction then asks for the user.
+    const taken = await abortFirstTryByDeadlock(pgDb.db, holder, {
+      firstTryWaitsOn: 'delete from "sessions"',
+      take: sql`select id from users where id = ${add.out} for update`,
+      secondTryWaitsOn: 'update "users"',
+    });
+    t.equal(taken.length, 1, 'the user row was freed by the aborted try');
     const off = await deactivating;
 
     t.equal(off.code, 0, off.err);

@@ -62,3 +62,30 @@ export async function waitForLockWait(db: Db, table: string, backends = 1): Prom
   }
   throw new Error(`fewer than ${backends} backends started waiting for a lock on ${table}`);
 }
+
+/**
+ * Makes PostgreSQL abort the first try of a transaction under way, and lets its second try pass.
+ * The held transaction (holdTransaction, with its own deadlock_timeout set past the test) holds a
+ * row the caller's transaction needs; once that transaction waits for it (`firstTryWaitsOn`, a
+ * fragment of its statement), `take` asks for a row the first try holds, closing the cycle.
+ * PostgreSQL aborts the side that waited first, the first try, so `take` returns (its rows, which
+ * the test asserts). Then, once the second try queues behind the held transaction
+ * (`secondTryWaitsOn`), it commits. On any failure it rolls back, so a failing test never leaves
+ * the transaction under way waiting.
+ */
+export async function abortFirstTryByDeadlock(
+  db: Db,
+  holder: Awaited<ReturnType<typeof holdTransaction>>,
+  cycle: { firstTryWaitsOn: string; take: SQL; secondTryWaitsOn: string },
+): Promise<unknown[]> {
+  try {
+    await waitForLockWait(db, cycle.firstTryWaitsOn);
+    const taken = await holder.run(cycle.take);
+    await waitForLockWait(db, cycle.secondTryWaitsOn);
+    await holder.commit();
+    return taken;
+  } finally {
+    // A no-op once committed.
+    await holder.rollback();
+  }
+}

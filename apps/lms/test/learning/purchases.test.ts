@@ -4,7 +4,7 @@ import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
-import { holdTransaction, waitForLockWait } from '../helpers/lock-holder.js';
+import { abortFirstTryByDeadlock, holdTransaction, waitForLockWait } from '../helpers/lock-holder.js';
 import { asSession, makeBundle, makeCast, makeCourse, setTier } from './enrolment-fixtures.js';
 
 const NOW = new Date('2026-07-01T08:00:00.000Z');
@@ -287,19 +287,13 @@ if (testDatabaseUrl) {
       sql`update courses set student_count = student_count where id = ${course.id}`,
     ]);
     const confirming = app.inject({ method: 'POST', url: `/api/learning/purchases/${purchaseId}/confirm`, headers: asSession(admin.cookie) });
-    try {
-      await waitForLockWait(app.db, 'update "purchases"');
-      // The cycle: this waits for the confirmation, which waits for this transaction. It returns
-      // only once PostgreSQL has aborted the confirmation's first try (its locks are gone).
-      const taken = await holder.run(sql`select id from purchases where id = ${purchaseId} for update`);
-      t.equal(taken.length, 1, 'the purchase row was freed by the aborted try');
-      // The second try queues behind this transaction; it passes once this one ends.
-      await waitForLockWait(app.db, 'for update of "purchases"');
-      await holder.commit();
-    } finally {
-      // A no-op once committed; a failing test must not leave the request waiting.
-      await holder.rollback();
-    }
+    // The confirmation holds the purchase and waits for the course; this transaction then asks for the purchase.
+    const taken = await abortFirstTryByDeadlock(app.db, holder, {
+      firstTryWaitsOn: 'update "purchases"',
+      take: sql`select id from purchases where id = ${purchaseId} for update`,
+      secondTryWaitsOn: 'for update of "purchases"',
+    });
+    t.equal(taken.length, 1, 'the purchase row was freed by the aborted try');
     const confirmed = await confirming;
 
     t.equal(confirmed.statusCode, 200, confirmed.body);
