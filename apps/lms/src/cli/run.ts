@@ -1,4 +1,4 @@
-import type { DbHandle } from '@lms/db';
+import { type DbHandle, isTransactionConflict } from '@lms/db';
 import { ConfigError, invocationDir, loadConfig, type LmsConfig } from '../config.js';
 import { apiKeyCommands } from './api-key.js';
 import { type CliContext, CliError, type CliIo, type CommandGroup, openConfiguredDb, type Subcommand, UsageError } from './command.js';
@@ -139,7 +139,8 @@ function describeError(err: unknown): string {
     const code = e && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
     if (code === '42P01') return ' -- is the database migrated? Run: lms-admin db migrate';
     if (code === '57014') return ' -- a statement ran past DB_STATEMENT_TIMEOUT_MS; for a long one-off job run it with DB_STATEMENT_TIMEOUT_MS=0';
-    if (code === '40P01' || code === '40001') return ' -- the command met concurrent writes three times in a row and nothing was changed; run it again';
+    // inTransaction has already run it three times (a deadlock or a serialization failure).
+    if (isTransactionConflict(e)) return ' -- the command met concurrent writes three times in a row and nothing was changed; run it again';
     return '';
   };
   if (cause instanceof Error) return `${cause.message}${pgCode(cause)}${hint(cause)}`;
