@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { signInMember } from '@lms/lms/sso';
 import { signGatewayProof } from '@lms/partner-auth';
 import { partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
-import { GENERIC_PLAN_OPTIONS, GENERIC_PLAN_PREFIX, poolSizes } from '@lms/db';
+import { GENERIC_PLAN_OPTIONS, plansGenerically, poolSizes } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { BENCH_INSTITUTION_ID, BENCH_ISSUER, BENCH_POST_CODE, type FilledDb, prepareDatabase, prepareRun, RETURNING_USERS, type RunFixtures } from './fill.js';
@@ -227,7 +227,7 @@ async function sqlBaseline(name: string, load: HttpLoad, pools: SqlPools) {
     sqlShapes[name] = `${statements.length} statements in ${plan.length} waves`;
     log(`${name}: ${sqlShapes[name]}`);
     const send = (s: CapturedStatement) =>
-      (s.name?.startsWith(GENERIC_PLAN_PREFIX) ? pools.generic : pools.main).query({ text: s.text, values: s.values, ...(s.name ? { name: s.name } : {}), ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}) });
+      (plansGenerically(s.name) ? pools.generic : pools.main).query({ text: s.text, values: s.values, ...(s.name ? { name: s.name } : {}), ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}) });
     return measureLoop(
       name,
       async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
-import { createDb, type DbHandle, genericPlanName, poolSizes } from '../src/client.js';
+import { createDb, type DbHandle } from '../src/client.js';
+import { genericPlanName, poolSizes } from '../src/generic-plans.js';
 import { createTestDb } from '../src/testing.js';
 import { postgresUrl } from './helpers.js';
 
