@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { CLOSING_RETRY_AFTER_SECONDS, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
+import { isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import type { GatewayConfig } from './config.js';
 import errorHandlerPlugin, { GatewayError } from './plugins/error-handler.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -52,13 +52,7 @@ export async function buildGateway(deps: GatewayDeps) {
   await app.register(errorHandlerPlugin);
   // The body as sent is kept (request.rawJsonBody): it is what the gateway forwards.
   await app.register(jsonBodyPlugin, { tooDeep: (message) => new GatewayError(400, message), keepRawText: true });
-  await app.register(lifecyclePlugin, {
-    // GatewayError carries no headers: the Retry-After goes on the reply.
-    closingError: (reply) => {
-      reply.header('retry-after', String(CLOSING_RETRY_AFTER_SECONDS));
-      return new GatewayError(503, 'The gateway is shutting down; retry the request');
-    },
-  });
+  await app.register(lifecyclePlugin, { closingError: () => new GatewayError(503, 'The gateway is shutting down; retry the request') });
   await app.register(metricsPlugin);
   await app.register(partnersPlugin, { file: config.PARTNERS_FILE, ...deps.partnersWatch });
   await app.register(openApiPlugin, { publicUrl: config.PUBLIC_URL });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
-import { CLOSING_RETRY_AFTER_SECONDS, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
+import { isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(errorHandlerPlugin);
   await app.register(jsonBodyPlugin, { tooDeep: (message) => new BadRequestError(message) });
   await app.register(lifecyclePlugin, {
-    closingError: () => new UnavailableError('The service is shutting down; retry the request', CLOSING_RETRY_AFTER_SECONDS),
+    closingError: () => new UnavailableError('The service is shutting down; retry the request'),
   });
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(metricsPlugin);

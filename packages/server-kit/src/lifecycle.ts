@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** Where a stopping instance is: serving as usual while it drains, refusing once it closes. */
@@ -23,11 +22,10 @@ export const CLOSING_RETRY_AFTER_SECONDS = 1;
 export interface LifecycleOptions {
   /**
    * The error thrown for a request that arrives once closing began: the app's error handler turns
-   * it into its 503 in the app's error shape. It must end with `Retry-After:
-   * CLOSING_RETRY_AFTER_SECONDS`: set the header on `reply` here unless the app's error carries it
-   * (the LMS's UnavailableError does; the gateway's GatewayError does not).
+   * it into its 503 in the app's error shape. The plugin puts `Retry-After:
+   * CLOSING_RETRY_AFTER_SECONDS` on the reply itself.
    */
-  closingError: (reply: FastifyReply) => Error;
+  closingError: () => Error;
 }
 
 /**
@@ -65,8 +63,8 @@ export const lifecyclePlugin = fp<LifecycleOptions>(
     app.addHook('onRequest', async (_request, reply) => {
       if (!closing) return;
       // The error shape, whatever the route's own response schemas say about a 503 (/readyz's).
-      reply.header('connection', 'close').serializer(JSON.stringify);
-      throw options.closingError(reply);
+      reply.header('connection', 'close').header('retry-after', String(CLOSING_RETRY_AFTER_SECONDS)).serializer(JSON.stringify);
+      throw options.closingError();
     });
     app.addHook('onSend', async (_request, reply) => {
       if (draining) reply.header('connection', 'close');

@@ -19,12 +19,7 @@ async function build(keepRawText?: boolean) {
   const app = Fastify({ logger: false, forceCloseConnections: 'idle', return503OnClosing: false });
   app.setErrorHandler((err: FastifyError, _request, reply) => reply.code(err.statusCode ?? 500).send({ error: err.message }));
   await app.register(jsonBodyPlugin, { tooDeep: (message) => new TestError(400, message), keepRawText });
-  await app.register(lifecyclePlugin, {
-    closingError: (reply) => {
-      reply.header('retry-after', String(CLOSING_RETRY_AFTER_SECONDS));
-      return new TestError(503, 'closing');
-    },
-  });
+  await app.register(lifecyclePlugin, { closingError: () => new TestError(503, 'closing') });
   app.post('/echo', async (request) => ({ body: request.body, raw: request.rawJsonBody ?? null }));
   app.get('/ok', async () => ({ ok: true }));
   return app;
