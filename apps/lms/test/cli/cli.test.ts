@@ -478,6 +478,31 @@ t.test('admin CLI', async (t) => {
     t.equal(after?.isActive, false);
     t.equal((await pgDb.db.select().from(sessions).where(eq(sessions.userId, add.out))).length, 0, 'the session is gone');
   });
+
+  // A conflict on every try: after inTransaction's three, the operator is told that nothing
+  // changed and to run the command again. The server raises a serialization failure (40001) on
+  // every update of the user, as a busy database might; a sequence (never rolled back) counts the tries.
+  t.test('a command that meets a conflict on every try: exit 1, nothing changed, run it again', async (t) => {
+    const own = await createTestDb(testDatabaseUrl);
+    t.teardown(() => own.destroy());
+    const ownCli = cliFor(own);
+    const add = await ownCli('user', 'add', '--email', 'sibuk@example.test', '--name', 'Guru Sibuk', '--role', 'teacher');
+    t.equal(add.code, 0, add.err);
+    await createSession(own.db, add.out, new Date(), 3_600_000);
+    await own.db.execute(sql`create sequence test_tries`);
+    await own.db.execute(sql.raw(`create function test_conflict() returns trigger language plpgsql as $$
+      begin perform nextval('test_tries'); raise exception 'could not serialize access' using errcode = '40001'; end $$`));
+    await own.db.execute(sql`create trigger test_conflict before update on users for each row execute function test_conflict()`);
+
+    const off = await ownCli('user', 'deactivate', '--email', 'sibuk@example.test');
+    t.equal(off.code, 1);
+    t.match(off.err, /\(40001\) -- the command met concurrent writes three times in a row and nothing was changed; run it again/);
+    const [tries] = (await own.db.execute<{ n: string }>(sql`select last_value as n from test_tries`)).rows;
+    t.equal(Number(tries?.n), 3, 'three tries');
+    const [after] = await own.db.select({ isActive: users.isActive }).from(users).where(eq(users.id, add.out));
+    t.equal(after?.isActive, true, 'the user is still active');
+    t.equal((await own.db.select().from(sessions).where(eq(sessions.userId, add.out))).length, 1, 'the session is kept');
+  });
 });
 
 t.test('bad configuration exits 1 naming the variable', async (t) => {
