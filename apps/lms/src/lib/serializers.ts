@@ -48,9 +48,91 @@ function simplifyNullable(value: unknown): unknown {
   return out;
 }
 
+type Compiled = (data: unknown) => string;
+
+function compileJson(json: JsonSchema): Compiled {
+  return fastJson(json as unknown as Parameters<typeof fastJson>[0]) as Compiled;
+}
+
 /** Serializes one response contract: compiled once, per route and status. */
-export function compileSerializer(schema: z.ZodType): (data: unknown) => string {
-  return fastJson(serializationSchema(schema) as unknown as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
+export function compileSerializer(schema: z.ZodType): Compiled {
+  return compileJson(serializationSchema(schema));
+}
+
+const isObjectSchema = (s: unknown): s is JsonSchema => typeof s === 'object' && s !== null && (s as JsonSchema).type === 'object';
+
+/**
+ * A serializer for an answer whose bulk is one array of objects at its top level (a page of
+ * courses, a list of bundles), written one item at a time into UTF-8 bytes: the same JSON,
+ * byte for byte, as compileSerializer's, from serializers compiled from the same schema (so
+ * still only declared properties). Null when the schema is not of that kind.
+ *
+ * Why: fast-json-stringify builds its answer by appending to one string, and V8 keeps that as a
+ * tree of thousands of small pieces until it is read. Reading a 200 KB tree to encode it (which
+ * every answer goes through on its way out) cost more than writing it: 280 µs against 260 µs for
+ * a page of 50 courses. Encoding each item as soon as it is written, while its pieces are fresh
+ * in the cache, brings writing and encoding that page from ~560 to ~400 µs.
+ */
+export function compileItemwiseSerializer(schema: z.ZodType): ((data: unknown) => Buffer) | null {
+  const json = serializationSchema(schema);
+  const properties = json.properties as Record<string, JsonSchema> | undefined;
+  // Only a plain object of declared properties: anything else at the top is left to fast-json-stringify.
+  const plain = ['type', 'properties', 'required', 'additionalProperties', 'description', 'id', 'title'];
+  if (!isObjectSchema(json) || !properties || Object.keys(json).some((k) => !plain.includes(k)) || (json.additionalProperties !== undefined && json.additionalProperties !== false)) return null;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  // In the order fast-json-stringify writes them: the required properties first, each group in schema order.
+  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
+  const arrays = names.filter((k) => properties[k].type === 'array' && isObjectSchema(properties[k].items));
+  if (arrays.length !== 1) return null;
+  const name = arrays[0];
+  const at = names.indexOf(name);
+  // The properties before and after the array, each as an object of its own ('{...}' without its braces).
+  const side = (keys: string[]): Compiled | null =>
+    keys.length === 0
+      ? null
+      : compileJson({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, properties[k]])), required: keys.filter((k) => required.has(k)) });
+  const before = side(names.slice(0, at));
+  const after = side(names.slice(at + 1));
+  const item = compileJson(properties[name].items as JsonSchema);
+  const nullable = properties[name].nullable === true;
+  const key = `${JSON.stringify(name)}:`;
+  const OPEN = Buffer.from('{');
+  const CLOSE = Buffer.from('}');
+  const COMMA = Buffer.from(',');
+  const ARRAY_OPEN = Buffer.from(`${key}[`);
+  const ARRAY_CLOSE = Buffer.from(']');
+  return (data) => {
+    const chunks: Buffer[] = [OPEN];
+    let written = false;
+    const members = (serialize: Compiled | null) => {
+      const text = serialize ? serialize(data).slice(1, -1) : '';
+      if (text === '') return;
+      if (written) chunks.push(COMMA);
+      chunks.push(Buffer.from(text));
+      written = true;
+    };
+    members(before);
+    const items = (data as Record<string, unknown>)[name];
+    if (items === undefined) {
+      if (required.has(name)) throw new Error(`"${name}" is required!`);
+    } else {
+      if (written) chunks.push(COMMA);
+      written = true;
+      if (items === null && nullable) chunks.push(Buffer.from(`${key}null`));
+      else {
+        if (!Array.isArray(items)) throw new TypeError(`The value of "${name}" does not match schema definition.`);
+        chunks.push(ARRAY_OPEN);
+        for (let i = 0; i < items.length; i++) {
+          if (i > 0) chunks.push(COMMA);
+          chunks.push(Buffer.from(item(items[i])));
+        }
+        chunks.push(ARRAY_CLOSE);
+      }
+    }
+    members(after);
+    chunks.push(CLOSE);
+    return Buffer.concat(chunks);
+  };
 }
 
 /** From this many characters on, a serialized answer is sent as UTF-8 bytes (responseBody). */
@@ -79,7 +161,8 @@ const zodSerializer = createSerializerCompiler({});
 
 /**
  * Fastify's serializer compiler for the app: compiled serializers, long answers sent as bytes
- * (responseBody). A schema with no JSON Schema form (a transform, which no response contract
+ * (responseBody), and an answer that is mostly one array of objects written item by item
+ * (compileItemwiseSerializer). A schema with no JSON Schema form (a transform, which no response contract
  * should carry) falls back to zod's encoding, so it still works, only slower.
  */
 export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = (route) => {
@@ -87,6 +170,9 @@ export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = (route) 
   if (!(schema instanceof z.ZodType)) return zodSerializer(route as never);
   let compiled: (data: unknown) => string;
   try {
+    // Fastify's types say a serializer returns a string; at run time it sends a string or a Buffer.
+    const itemwise = compileItemwiseSerializer(schema);
+    if (itemwise) return itemwise as unknown as (data: unknown) => string;
     compiled = compileSerializer(schema);
   } catch {
     return zodSerializer(route as never);

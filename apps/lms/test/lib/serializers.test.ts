@@ -1,7 +1,7 @@
 import { CourseDetailResponse, CourseDetailWithAnswersResponse, CourseListResponse } from '@lms/contracts';
 import t from 'tap';
 import { z } from 'zod';
-import { compileSerializer, serializationSchema } from '../../src/lib/serializers.js';
+import { compileItemwiseSerializer, compileSerializer, serializationSchema } from '../../src/lib/serializers.js';
 import { findAnswerKeys } from '../helpers/answer-keys.js';
 
 // The compiled serializers write only what a schema declares: the public detail drops answer keys
@@ -58,16 +58,18 @@ t.test('a long answer goes out as its UTF-8 bytes, a short one as it is, the sam
   const app = Fastify();
   t.teardown(() => app.close());
   app.setSerializerCompiler(serializerCompiler);
-  const Answer = z.object({ items: z.array(z.object({ name: z.string() })) });
+  // An array of strings: an array of objects would be written item by item, always as bytes (below).
+  const Answer = z.object({ items: z.array(z.string()) });
   // Names a byte count would get wrong if characters were counted: 2-, 3- and 4-byte UTF-8,
   // a quote and a backslash to escape, and a NUL, written as \u0000.
   const name = 'Kursus dasar — café 漢字 🎓 "quoted" back\\slash \u0000 end';
   app.get<{ Querystring: { n: string } }>('/answer', { schema: { response: { 200: Answer } } }, async (request) => ({
-    items: Array.from({ length: Number(request.query.n) }, (_, i) => ({ name: `${name} ${i}`, dropped: 'not declared' })),
+    items: Array.from({ length: Number(request.query.n) }, (_, i) => `${name} ${i}`),
+    dropped: 'not declared',
   }));
   const serialize = compileSerializer(Answer);
   for (const n of [1, 2_000]) {
-    const expected = { items: Array.from({ length: n }, (_, i) => ({ name: `${name} ${i}` })) };
+    const expected = { items: Array.from({ length: n }, (_, i) => `${name} ${i}`) };
     const raw = serialize(expected);
     t.equal(raw.length >= BYTES_FROM, n > 1, `n=${n}: ${n > 1 ? 'above' : 'below'} the bytes threshold`);
     t.equal(typeof serializerCompiler({ schema: Answer, method: 'GET', url: '/answer', httpStatus: '200' })(expected), n > 1 ? 'object' : 'string');
@@ -78,4 +80,53 @@ t.test('a long answer goes out as its UTF-8 bytes, a short one as it is, the sam
     t.equal(res.body, raw, `n=${n}: the same text as the compiled serializer writes`);
     t.same(res.json(), expected, `n=${n}: parses back to the declared data (undeclared fields dropped)`);
   }
+});
+
+t.test('an answer that is mostly one array is written item by item, the same bytes as the whole-answer serializer', async (t) => {
+  const Item = z.object({ id: z.number(), name: z.string(), options: z.array(z.object({ id: z.string() })), price: z.number().nullable() });
+  const schema = z.object({ success: z.literal(true), note: z.string().optional(), items: z.array(Item), pagination: z.object({ page: z.number() }).optional() });
+  const itemwise = compileItemwiseSerializer(schema);
+  const whole = compileSerializer(schema);
+  if (!itemwise) return t.fail('a top-level array of objects is written item by item');
+  const name = 'Kursus dasar — café 漢字 🎓 "quoted" back\\slash \u0000 end';
+  const item = (i: number) => ({ id: i, name: `${name} ${i}`, options: [{ id: 'a', isCorrect: true }], price: i % 2 ? null : 1.5, correctAnswer: 'a' });
+  const cases: Record<string, unknown> = {
+    'every property': { success: true, note: 'n', items: [item(1), item(2)], pagination: { page: 2 }, extra: 'dropped' },
+    'no property before or after the array but the first': { success: true, items: [item(1)] },
+    'an empty array': { success: true, items: [], pagination: { page: 1 } },
+    'a long array': { success: true, items: Array.from({ length: 500 }, (_, i) => item(i)) },
+  };
+  for (const [what, data] of Object.entries(cases)) {
+    const bytes = itemwise(data);
+    t.ok(Buffer.isBuffer(bytes), `${what}: UTF-8 bytes`);
+    t.equal(bytes.toString('utf8'), whole(data), `${what}: the same text`);
+    t.same(findAnswerKeys(JSON.parse(bytes.toString('utf8'))), [], `${what}: undeclared keys dropped in every item`);
+  }
+  // Through Fastify with the app's serializer compiler: sent as the bytes, short or long, as JSON.
+  const { default: Fastify } = await import('fastify');
+  const { serializerCompiler } = await import('../../src/lib/serializers.js');
+  const app = Fastify();
+  t.teardown(() => app.close());
+  app.setSerializerCompiler(serializerCompiler);
+  app.get<{ Querystring: { n: string } }>('/items', { schema: { response: { 200: schema } } }, async (request) => ({
+    success: true as const,
+    items: Array.from({ length: Number(request.query.n) }, (_, i) => item(i)),
+  }));
+  for (const n of [1, 500]) {
+    const res = await app.inject({ url: `/items?n=${n}` });
+    const text = whole({ success: true, items: Array.from({ length: n }, (_, i) => item(i)) });
+    t.equal(res.headers['content-type'], 'application/json; charset=utf-8', `n=${n}: JSON`);
+    t.equal(Number(res.headers['content-length']), Buffer.byteLength(text), `n=${n}: content-length is the byte count`);
+    t.equal(res.body, text, `n=${n}: the whole-answer serializer's text`);
+  }
+
+  t.throws(() => itemwise({ success: true }), /"items" is required/, 'a required array that is missing is an error, as it is for the whole-answer serializer');
+  t.throws(() => itemwise({ success: true, items: 'x' }), /does not match/, 'so is an array that is not one');
+  const nullable = compileItemwiseSerializer(z.object({ items: z.array(Item).nullable() }));
+  t.equal(nullable?.({ items: null }).toString(), '{"items":null}', 'a nullable array that is null');
+
+  t.equal(compileItemwiseSerializer(z.object({ a: z.array(Item), b: z.array(Item) })), null, 'two arrays: left to the whole-answer serializer');
+  t.equal(compileItemwiseSerializer(z.object({ a: z.array(z.string()) })), null, 'an array of strings: left to it');
+  t.equal(compileItemwiseSerializer(z.object({ a: z.number() })), null, 'no array: left to it');
+  t.equal(compileItemwiseSerializer(z.object({ a: z.array(Item) }).catchall(z.string())), null, 'other properties allowed: left to it');
 });

@@ -1,8 +1,10 @@
+import { BundleListResponse, CourseListResponse } from '@lms/contracts';
 import { users } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { eq, sql } from 'drizzle-orm';
 import t from 'tap';
 import { findAnswerKeys } from '../../helpers/answer-keys.js';
+import { compileSerializer } from '../../../src/lib/serializers.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { apiKeyFor, sessionCookieFor } from '../../helpers/fixtures.js';
 
@@ -72,12 +74,17 @@ const ids = (
 ).rows.map((r) => Number(r.id));
 t.ok(ids.length > 5, 'the demo catalog is seeded');
 
+// Lists and bundles are written item by item (compileItemwiseSerializer): the text must be what
+// the whole-answer serializer of the same contract writes, byte for byte.
+const wholeAnswer = { list: compileSerializer(CourseListResponse), bundles: compileSerializer(BundleListResponse) };
+
 for (const [who, headers] of Object.entries(callers)) {
   t.test(`${who}: lists and bundles`, async (t) => {
     for (const url of lists) {
       const res = await app.inject({ url, headers });
       t.equal(res.statusCode, 200, url);
       t.matchSnapshot(stable(res.json()), url);
+      t.equal(res.body, wholeAnswer[url.startsWith('/api/courses') ? 'list' : 'bundles'](res.json()), `${url}: the whole-answer serializer's text`);
     }
   });
   t.test(`${who}: course details`, async (t) => {
