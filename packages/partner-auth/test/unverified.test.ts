@@ -89,3 +89,26 @@ t.test('any header and payload objects are read as they are (nothing is verified
   const read = readUnverifiedToken(compact({}, { iss: 'p.example' }));
   t.same(read, { ok: true, issuer: 'p.example', header: {}, payload: { iss: 'p.example' } });
 });
+
+t.test('a header read before is kept, frozen, and what an attacker sends cannot change what is read', async (t) => {
+  const token = compact(HEADER, { iss: 'partner.example.org' });
+  const first = readUnverifiedToken(token);
+  const again = readUnverifiedToken(compact(HEADER, { iss: 'other.example.org' }));
+  if (!first.ok || !again.ok) return t.fail('both read');
+  t.equal(again.header, first.header, 'the same header text is decoded once and kept');
+  t.equal(again.issuer, 'other.example.org', 'the payload is always the token’s own');
+  t.ok(Object.isFrozen(first.header), 'kept headers are frozen');
+  t.throws(() => {
+    (first.header as Record<string, unknown>).kid = 'forged';
+  }, TypeError, 'a caller cannot change a kept header for the next token');
+  // Hundreds of headers never seen before (more than are kept), then a bad one with the good payload.
+  for (let i = 0; i < 300; i++) t.equal(readUnverifiedToken(compact({ ...HEADER, kid: `spray-${i}` }, { iss: 'x' })).ok, true);
+  t.same(readUnverifiedToken(`${b64('{"alg":')}.${b64({ iss: 'partner.example.org' })}.${SIG}`), { ok: false, code: 'invalid_format', error: 'invalid token format' });
+  const after = readUnverifiedToken(token);
+  t.match(after, { ok: true, issuer: 'partner.example.org', header: HEADER }, 'still read exactly after the spray');
+  // A long header is read but not kept.
+  const long = compact({ ...HEADER, pad: 'p'.repeat(600) }, { iss: 'x' });
+  const a = readUnverifiedToken(long);
+  const b = readUnverifiedToken(long);
+  t.ok(a.ok && b.ok && a.header !== b.header, 'a header over 512 characters is decoded each time');
+});
