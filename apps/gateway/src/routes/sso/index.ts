@@ -50,12 +50,10 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!GATEWAY_SECRET) throw new GatewayError(503, 'SSO is not configured on this gateway (GATEWAY_SECRET is not set)');
       const token = (request.query as Record<string, string>).token;
       const proof = signGatewayProof(GATEWAY_SECRET, token, Math.floor(app.gatewayClock().getTime() / 1000));
-      // encodeURIComponent: the same text as URLSearchParams for a token (base64url and dots)
-      // and a proof (digits, a dot, base64url), at half the cost.
-      return reply.redirect(
-        `${access.partner.lmsUrl}/sso/verify?token=${encodeURIComponent(token)}&${GATEWAY_PROOF_PARAM}=${encodeURIComponent(proof)}`,
-        302,
-      );
+      // Written as they are: a token decidePartnerAccess accepted is three base64url segments and
+      // two dots (readUnverifiedToken), and a proof is digits, a dot and base64url, none of which
+      // a URL escapes. encodeURIComponent would copy the ~700 characters for nothing (1 µs).
+      return reply.redirect(`${access.partner.lmsUrl}/sso/verify?token=${token}&${GATEWAY_PROOF_PARAM}=${proof}`, 302);
     },
   );
 };
