@@ -59,16 +59,119 @@ export function compileSerializer(schema: z.ZodType): Compiled {
   return compileJson(serializationSchema(schema));
 }
 
-/** Items are encoded in groups of about this many characters: small enough to be read while still in the cache. */
+/** Answers are encoded in groups of about this many characters: small enough to be read while still in the cache. */
 const GROUP_CHARS = 32 * 1024;
 
+/** JSON text appended piece by piece and encoded into UTF-8 every GROUP_CHARS characters. */
+class Utf8Groups {
+  private group = '';
+  private readonly chunks: Buffer[] = [];
+
+  write(text: string): void {
+    this.group += text;
+    if (this.group.length >= GROUP_CHARS) this.encode();
+  }
+
+  bytes(): Buffer {
+    if (this.group !== '') this.encode();
+    return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+  }
+
+  private encode(): void {
+    this.chunks.push(Buffer.from(this.group));
+    this.group = '';
+  }
+}
+
+/** Writes one value of a schema into the groups. */
+type Part = (value: unknown, out: Utf8Groups) => void;
+
 const isObjectSchema = (s: unknown): s is JsonSchema => typeof s === 'object' && s !== null && (s as JsonSchema).type === 'object';
+const isArrayOfObjects = (s: JsonSchema): boolean => s.type === 'array' && isObjectSchema(s.items);
+/** What an object schema may say for its members to be written one property at a time: declared properties and nothing else. */
+const PLAIN_OBJECT_KEYS = new Set(['type', 'properties', 'required', 'additionalProperties', 'nullable', 'description', 'id', 'title']);
 
 /**
- * A serializer for an answer whose bulk is one array of objects at its top level (a page of
- * courses, a list of bundles), that encodes its items into UTF-8 as it goes, ~32 KB at a time:
- * the same JSON, byte for byte, as compileSerializer's, from serializers compiled from the same
- * schema (so still only declared properties). Null when the schema is not of that kind.
+ * How a value of `schema` is written in parts, or null when fast-json-stringify should write it
+ * whole: an array of objects is written item by item (each item whole), and a plain object with
+ * such an array somewhere along its object properties is written property by property, runs of
+ * the other properties each by a serializer of its own. Null values and missing properties are
+ * written, or refused, as fast-json-stringify does: a null object or array that is not nullable
+ * is `{}` or `[]`, a missing required property an error.
+ */
+function partOf(schema: JsonSchema): Part | null {
+  const nullable = schema.nullable === true;
+  if (isArrayOfObjects(schema)) {
+    const item = compileJson(schema.items as JsonSchema);
+    return (value, out) => {
+      if (value === null) return out.write(nullable ? 'null' : '[]');
+      if (!Array.isArray(value)) throw new TypeError('An array of the response does not match its schema definition.');
+      out.write('[');
+      for (let i = 0; i < value.length; i++) out.write(i > 0 ? `,${item(value[i])}` : item(value[i]));
+      out.write(']');
+    };
+  }
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!isObjectSchema(schema) || !properties || Object.keys(schema).some((k) => !PLAIN_OBJECT_KEYS.has(k))) return null;
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) return null;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  // In the order fast-json-stringify writes them: the required properties first, each group in schema order.
+  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
+  const parts = names.map((k) => partOf(properties[k] as JsonSchema));
+  if (parts.every((p) => p === null)) return null;
+
+  type Step = { run: Compiled } | { key: string; member: string; part: Part; required: boolean };
+  const steps: Step[] = [];
+  let run: string[] = [];
+  const endRun = () => {
+    if (run.length === 0) return;
+    const keys = run;
+    steps.push({ run: compileJson({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, properties[k]])), required: keys.filter((k) => required.has(k)) }) });
+    run = [];
+  };
+  for (const [i, key] of names.entries()) {
+    const part = parts[i];
+    if (!part) {
+      run.push(key);
+      continue;
+    }
+    endRun();
+    steps.push({ key, member: `${JSON.stringify(key)}:`, part, required: required.has(key) });
+  }
+  endRun();
+
+  return (value, out) => {
+    if (value === null) return out.write(nullable ? 'null' : '{}');
+    if (typeof value !== 'object') throw new TypeError('An object of the response does not match its schema definition.');
+    out.write('{');
+    let written = false;
+    for (const step of steps) {
+      if ('run' in step) {
+        // The run's properties as an object of their own, '{...}' without its braces.
+        const members = step.run(value).slice(1, -1);
+        if (members === '') continue;
+        out.write(written ? `,${members}` : members);
+      } else {
+        const member = (value as Record<string, unknown>)[step.key];
+        if (member === undefined) {
+          if (step.required) throw new Error(`${JSON.stringify(step.key)} is required!`);
+          continue;
+        }
+        out.write(written ? `,${step.member}` : step.member);
+        step.part(member, out);
+      }
+      written = true;
+    }
+    out.write('}');
+  };
+}
+
+/**
+ * A serializer for an answer whose bulk is arrays of objects (a page of courses, the bundles, a
+ * course's modules), that encodes it into UTF-8 as it goes, ~32 KB at a time, each item written
+ * whole by fast-json-stringify: the same JSON, byte for byte, as compileSerializer's, from
+ * serializers compiled from the same schema (so still only declared properties). Null when the
+ * schema has no such array along plain objects (partOf).
  *
  * Why: fast-json-stringify builds an answer by appending to one string, which V8 keeps as a tree
  * of thousands of small pieces until something reads it, and everything a route answers is read
@@ -78,70 +181,23 @@ const isObjectSchema = (s: unknown): s is JsonSchema => typeof s === 'object' &&
  * 1,510 → 960 µs, a page of 12 (48 KB) 84 → 89 µs.
  */
 export function compileItemwiseSerializer(schema: z.ZodType): ((data: unknown) => Buffer) | null {
-  const json = serializationSchema(schema);
-  const properties = json.properties as Record<string, JsonSchema> | undefined;
-  // Only a plain object of declared properties: anything else at the top is left to fast-json-stringify.
-  const plain = ['type', 'properties', 'required', 'additionalProperties', 'description', 'id', 'title'];
-  if (!isObjectSchema(json) || !properties || Object.keys(json).some((k) => !plain.includes(k)) || (json.additionalProperties !== undefined && json.additionalProperties !== false)) return null;
-  const required = new Set((json.required as string[] | undefined) ?? []);
-  // In the order fast-json-stringify writes them: the required properties first, each group in schema order.
-  const names = Object.keys(properties).sort((a, b) => Number(required.has(b)) - Number(required.has(a)));
-  const arrays = names.filter((k) => properties[k].type === 'array' && isObjectSchema(properties[k].items));
-  if (arrays.length !== 1) return null;
-  const name = arrays[0];
-  const at = names.indexOf(name);
-  // The properties before and after the array, each as an object of its own ('{...}' without its braces).
-  const side = (keys: string[]): Compiled | null =>
-    keys.length === 0
-      ? null
-      : compileJson({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, properties[k]])), required: keys.filter((k) => required.has(k)) });
-  const before = side(names.slice(0, at));
-  const after = side(names.slice(at + 1));
-  const item = compileJson(properties[name].items as JsonSchema);
-  const nullable = properties[name].nullable === true;
-  const key = `${JSON.stringify(name)}:`;
-  const OPEN = Buffer.from('{');
-  const CLOSE = Buffer.from('}');
-  const COMMA = Buffer.from(',');
-  const ARRAY_OPEN = Buffer.from(`${key}[`);
-  const ARRAY_CLOSE = Buffer.from(']');
+  const part = partOf(serializationSchema(schema));
+  if (!part) return null;
   return (data) => {
-    const chunks: Buffer[] = [OPEN];
-    let written = false;
-    const members = (serialize: Compiled | null) => {
-      const text = serialize ? serialize(data).slice(1, -1) : '';
-      if (text === '') return;
-      if (written) chunks.push(COMMA);
-      chunks.push(Buffer.from(text));
-      written = true;
-    };
-    members(before);
-    const items = (data as Record<string, unknown>)[name];
-    if (items === undefined) {
-      if (required.has(name)) throw new Error(`"${name}" is required!`);
-    } else {
-      if (written) chunks.push(COMMA);
-      written = true;
-      if (items === null && nullable) chunks.push(Buffer.from(`${key}null`));
-      else {
-        if (!Array.isArray(items)) throw new TypeError(`The value of "${name}" does not match schema definition.`);
-        chunks.push(ARRAY_OPEN);
-        let group = '';
-        for (let i = 0; i < items.length; i++) {
-          group += i > 0 ? `,${item(items[i])}` : item(items[i]);
-          if (group.length >= GROUP_CHARS) {
-            chunks.push(Buffer.from(group));
-            group = '';
-          }
-        }
-        if (group !== '') chunks.push(Buffer.from(group));
-        chunks.push(ARRAY_CLOSE);
-      }
-    }
-    members(after);
-    chunks.push(CLOSE);
-    return Buffer.concat(chunks);
+    const out = new Utf8Groups();
+    part(data, out);
+    return out.bytes();
   };
+}
+
+/**
+ * The serializer of one response contract as a route uses it: item by item where the answer is
+ * made of arrays of objects (compileItemwiseSerializer), else whole with long answers as bytes.
+ * Typed as Fastify types serializers; at run time Fastify sends a string or a Buffer.
+ */
+export function compileResponseSerializer(schema: z.ZodType): (data: unknown) => string {
+  const itemwise = compileItemwiseSerializer(schema);
+  return itemwise ? (itemwise as unknown as (data: unknown) => string) : sendingBytes(compileSerializer(schema));
 }
 
 /** From this many characters on, a serialized answer is sent as UTF-8 bytes (responseBody). */
@@ -170,21 +226,16 @@ const zodSerializer = createSerializerCompiler({});
 
 /**
  * Fastify's serializer compiler for the app: compiled serializers, long answers sent as bytes
- * (responseBody), and an answer that is mostly one array of objects written item by item
- * (compileItemwiseSerializer). A schema with no JSON Schema form (a transform, which no response contract
+ * (responseBody), and an answer made of arrays of objects written item by item
+ * (compileResponseSerializer). A schema with no JSON Schema form (a transform, which no response contract
  * should carry) falls back to zod's encoding, so it still works, only slower.
  */
 export const serializerCompiler: FastifySerializerCompiler<z.ZodType> = (route) => {
   const schema = route.schema;
   if (!(schema instanceof z.ZodType)) return zodSerializer(route as never);
-  let compiled: (data: unknown) => string;
   try {
-    // Fastify's types say a serializer returns a string; at run time it sends a string or a Buffer.
-    const itemwise = compileItemwiseSerializer(schema);
-    if (itemwise) return itemwise as unknown as (data: unknown) => string;
-    compiled = compileSerializer(schema);
+    return compileResponseSerializer(schema);
   } catch {
     return zodSerializer(route as never);
   }
-  return sendingBytes(compiled);
 };

@@ -125,8 +125,34 @@ t.test('an answer that is mostly one array is written item by item, the same byt
   const nullable = compileItemwiseSerializer(z.object({ items: z.array(Item).nullable() }));
   t.equal(nullable?.({ items: null }).toString(), '{"items":null}', 'a nullable array that is null');
 
-  t.equal(compileItemwiseSerializer(z.object({ a: z.array(Item), b: z.array(Item) })), null, 'two arrays: left to the whole-answer serializer');
-  t.equal(compileItemwiseSerializer(z.object({ a: z.array(z.string()) })), null, 'an array of strings: left to it');
+  t.equal(compileItemwiseSerializer(z.object({ a: z.array(z.string()) })), null, 'an array of strings: left to the whole-answer serializer');
   t.equal(compileItemwiseSerializer(z.object({ a: z.number() })), null, 'no array: left to it');
   t.equal(compileItemwiseSerializer(z.object({ a: z.array(Item) }).catchall(z.string())), null, 'other properties allowed: left to it');
+});
+
+t.test('arrays deeper down, several of them, and nulls are written item by item as the whole-answer serializer writes them', async (t) => {
+  const Item = z.object({ id: z.number(), name: z.string() });
+  const schema = z.object({
+    success: z.literal(true),
+    course: z.object({
+      id: z.number(),
+      category: z.object({ name: z.string() }).nullable(),
+      modules: z.array(Item),
+      note: z.string().optional(),
+      quizzes: z.array(Item).nullable(),
+      extra: z.object({ list: z.array(Item) }).optional(),
+    }),
+  });
+  const itemwise = compileItemwiseSerializer(schema);
+  const whole = compileSerializer(schema);
+  if (!itemwise) return t.fail('arrays under an object are written item by item');
+  const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, name: `Modul ${i} — "${'x'.repeat(i % 7)}"`, correctAnswer: 'dropped' }));
+  const cases: Record<string, unknown> = {
+    'everything, long': { success: true, course: { id: 1, category: { name: 'c', secret: 1 }, modules: items(2_000), note: 'n', quizzes: items(3), extra: { list: items(2) } } },
+    'nulls and nothing optional': { success: true, course: { id: 2, category: null, modules: [], quizzes: null } },
+    'a null that is not nullable': { success: true, course: { id: 3, category: null, modules: null, quizzes: [], extra: null } },
+  };
+  for (const [what, data] of Object.entries(cases)) t.equal(itemwise(data).toString('utf8'), whole(data), what);
+  t.throws(() => itemwise({ success: true, course: { id: 1, category: null, quizzes: [] } }), /"modules" is required/, 'a missing required array');
+  t.throws(() => itemwise({ success: true }), /"course" is required/, 'a missing required object');
 });

@@ -18,7 +18,7 @@ import { findCourseDetail } from '../../domain/catalog/course-detail.js';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import type { CatalogViewer } from '../../domain/catalog/viewer.js';
 import { NotFoundError } from '../../errors.js';
-import { compileSerializer, sendingBytes } from '../../lib/serializers.js';
+import { compileResponseSerializer } from '../../lib/serializers.js';
 import { SharedAnswers } from '../../lib/shared-answers.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
@@ -35,8 +35,8 @@ const errorResponsesFor = (perMinute: number) => ({
 });
 
 // The detail's two answers, compiled once: see the route.
-const serializeDetail = sendingBytes(compileSerializer(CourseDetailResponse));
-const serializeDetailWithAnswers = sendingBytes(compileSerializer(CourseDetailWithAnswersResponse));
+const serializeDetail = compileResponseSerializer(CourseDetailResponse);
+const serializeDetailWithAnswers = compileResponseSerializer(CourseDetailWithAnswersResponse);
 
 function viewerOf(request: FastifyRequest): CatalogViewer {
   // biome-ignore lint/style/noNonNullAssertion: the route requires authentication, which sets caller.
@@ -92,7 +92,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       // Serialized through the route's response schema once and kept as UTF-8 bytes, then sent
       // as is (Fastify sends a Buffer untouched; the content type says it is JSON).
       const body = await sharedList.get(key, async () => {
-        // The route's serializer gives a long answer as bytes already (sendingBytes).
+        // The route's serializer gives its answer as bytes already (compileResponseSerializer).
         const serialized = reply.serialize(await answer());
         return Buffer.isBuffer(serialized) ? serialized : Buffer.from(serialized as string);
       });

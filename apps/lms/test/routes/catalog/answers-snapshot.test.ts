@@ -1,4 +1,4 @@
-import { BundleListResponse, CourseListResponse } from '@lms/contracts';
+import { BundleListResponse, CourseDetailResponse, CourseDetailWithAnswersResponse, CourseListResponse } from '@lms/contracts';
 import { users } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { eq, sql } from 'drizzle-orm';
@@ -74,9 +74,14 @@ const ids = (
 ).rows.map((r) => Number(r.id));
 t.ok(ids.length > 5, 'the demo catalog is seeded');
 
-// Lists and bundles are written item by item (compileItemwiseSerializer): the text must be what
-// the whole-answer serializer of the same contract writes, byte for byte.
-const wholeAnswer = { list: compileSerializer(CourseListResponse), bundles: compileSerializer(BundleListResponse) };
+// Lists, bundles and details are written item by item (compileItemwiseSerializer): the text must
+// be what the whole-answer serializer of the same contract writes, byte for byte.
+const wholeAnswer = {
+  list: compileSerializer(CourseListResponse),
+  bundles: compileSerializer(BundleListResponse),
+  detail: compileSerializer(CourseDetailResponse),
+  detailWithAnswers: compileSerializer(CourseDetailWithAnswersResponse),
+};
 
 for (const [who, headers] of Object.entries(callers)) {
   t.test(`${who}: lists and bundles`, async (t) => {
@@ -92,6 +97,10 @@ for (const [who, headers] of Object.entries(callers)) {
       const res = await app.inject({ url: `/api/courses/${id}`, headers });
       const body = res.json();
       t.matchSnapshot({ status: res.statusCode, body: stable(body) }, `course ${id}`);
+      if (res.statusCode === 200) {
+        const serialize = findAnswerKeys(body).length > 0 ? wholeAnswer.detailWithAnswers : wholeAnswer.detail;
+        t.equal(res.body, serialize(body), `course ${id}: the whole-answer serializer's text`);
+      }
       // Only a teacher (the owner) or a super_admin by session gets answer keys, at any depth.
       if (res.statusCode === 200 && findAnswerKeys(body).length > 0) t.ok(['teacher', 'otherTeacher', 'superAdmin'].includes(who), `keys for ${who} on ${id}`);
     }
