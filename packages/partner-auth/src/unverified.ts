@@ -31,7 +31,7 @@ export type UnverifiedToken = {
   ok: true;
   /** The `iss` claim: a non-empty string. */
   issuer: string;
-  /** Frozen: one partner's tokens share their header, and a decoded header is kept for the next (see headerOf). */
+  /** Frozen at every depth: one partner's tokens share their header, and a decoded header is kept for the next (see headerOf). */
   header: Readonly<Record<string, unknown>>;
   payload: Record<string, unknown>;
 };
@@ -71,8 +71,8 @@ export function decodeJsonObject(segment: string): Record<string, unknown> | und
  * that route from 0.55 to 0.59 of the gateway's empty route (ad hoc runs on two cores). Headers that
  * decoded to an object are kept, at most HEADERS_KEPT of them, short ones only; when it is full it
  * starts again, so segments an attacker invents cannot keep a partner's out for long. What a token
- * reads as never depends on it: a kept header is what its segment decodes to, frozen so that no
- * caller can change it for the next token.
+ * reads as never depends on it: a kept header is what its segment decodes to, frozen at every
+ * depth so that no caller can change it for the next token.
  */
 const headersKept = new Map<string, Readonly<Record<string, unknown>>>();
 const HEADERS_KEPT = 64;
@@ -84,9 +84,18 @@ function headerOf(segment: string): Readonly<Record<string, unknown>> | undefine
   const header = decodeJsonObject(segment);
   if (header === undefined || segment.length > HEADER_KEPT_MAX_LENGTH) return header;
   if (headersKept.size >= HEADERS_KEPT) headersKept.clear();
-  const frozen = Object.freeze(header);
+  const frozen = deepFreeze(header);
   headersKept.set(segment, frozen);
   return frozen;
+}
+
+/** Freezes a decoded JSON value at every depth (a header may carry objects and arrays, e.g. `crit`). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**
