@@ -77,7 +77,7 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
     t.equal(later.split('.')[0], String(NOW_S + 60 + GATEWAY_PROOF_TTL_SECONDS), "the gateway's clock dates it");
   });
 
-  t.test('the token is URL-encoded in Location', async (t) => {
+  t.test('token text cannot break the Location', async (t) => {
     // Not a JWT a partner would send, but the gateway must never let token text break the URL.
     const odd = rawToken({ alg: 'RS256' }, { iss: 'partner-a.example' }, 'c2ln');
     const res = await call(`/sso/verify?token=${encodeURIComponent(odd)}&next=/evil`);
@@ -88,6 +88,27 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
     t.same([...location.searchParams.keys()], ['token', 'proof'], 'nothing but the token and its proof is forwarded');
     t.equal(location.searchParams.get('token'), odd);
     t.match(verifyGatewayProof(TEST_GATEWAY_SECRET, odd, location.searchParams.get('proof'), NOW_S), { ok: true });
+  });
+
+  // The Location carries the token unescaped: only a token of base64url segments and dots gets
+  // one. A partner's real header is kept after its first token (readUnverifiedToken), so these
+  // reuse it and hide in the payload or signature the characters that would add a parameter
+  // (a second proof), end the query (#) or change the path, decoded from the query string.
+  t.test('a token with URL characters in it gets no Location, even behind a header seen before', async (t) => {
+    t.equal((await call(verify(tokenA))).statusCode, 302, 'tokenA’s header is now kept');
+    const [header, payload, signature] = tokenA.split('.') as [string, string, string];
+    const crafted = [
+      `${header}.${payload}.${signature}&proof=1.AAAA`,
+      `${header}.${payload}&proof=1.AAAA.${signature}`,
+      `${header}.${payload}.${signature}#fragment`,
+      `${header}.${payload}.${signature}/../../evil`,
+      `${header}.${payload}.${signature}?next=/evil`,
+      `${header}.${payload}.${signature}%2Fevil`,
+      `${header}.${payload}.${signature} x`,
+      `${header}.${payload}.${signature}+x`,
+      `${header}&proof=1.AAAA.${payload}.${signature}`,
+    ];
+    for (const token of crafted) await expectError(t, await call(verify(token)), 400, 'invalid token format');
   });
 
   t.test('400 token is required: no token, an empty token', async (t) => {
