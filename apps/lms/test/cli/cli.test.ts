@@ -3,17 +3,26 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiKeys, chapterCompletions, courses, enrollments, hashToken, identities, institutions, partnerInstitutions, partnerKeys, partners, sessions, users } from '@lms/db';
-import { createTestDb } from '@lms/db/testing';
+import { createTestDb, type TestDb } from '@lms/db/testing';
 import { postgresUrl, testDatabaseUrl } from '../helpers/database.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { commandGroups, runCli } from '../../src/cli/run.js';
 import { testConfig } from '../../src/testing.js';
 import { findApiKeyOwner } from '../../src/domain/api-keys.js';
 import { createSession } from '../../src/domain/sessions.js';
 import { cliFor, scratchDataDir } from '../helpers/cli.js';
 import { abortFirstTryByDeadlock, holdTransaction } from '../helpers/lock-holder.js';
+
+/** A teacher added through the CLI on its own database, with one open session: whom `user deactivate` signs out. */
+async function teacherWithSession(t: Test, db: TestDb, email: string, name: string) {
+  const cli = cliFor(db);
+  const add = await cli('user', 'add', '--email', email, '--name', name, '--role', 'teacher');
+  t.equal(add.code, 0, add.err);
+  await createSession(db.db, add.out, new Date(), 3_600_000);
+  return { cli, userId: add.out };
+}
 
 t.test('admin CLI', async (t) => {
   const db = await createTestDb(testDatabaseUrl);
@@ -452,20 +461,17 @@ t.test('admin CLI', async (t) => {
     // PostgreSQL whatever TEST_DATABASE_URL says: a deadlock takes two connections.
     const pgDb = await createTestDb(postgresUrl);
     t.teardown(() => pgDb.destroy());
-    const pgCli = cliFor(pgDb);
-    const add = await pgCli('user', 'add', '--email', 'terkunci@example.test', '--name', 'Guru Terkunci', '--role', 'teacher');
-    t.equal(add.code, 0, add.err);
-    await createSession(pgDb.db, add.out, new Date(), 3_600_000);
+    const { cli: pgCli, userId } = await teacherWithSession(t, pgDb, 'terkunci@example.test', 'Guru Terkunci');
 
     const holder = await holdTransaction(pgDb.db, [
       sql`set local deadlock_timeout = '60s'`,
-      sql`select 1 from sessions where user_id = ${add.out} for update`,
+      sql`select 1 from sessions where user_id = ${userId} for update`,
     ]);
     const deactivating = pgCli('user', 'deactivate', '--email', 'terkunci@example.test');
     // The command holds the user and waits for the session; this transaction then asks for the user.
     const taken = await abortFirstTryByDeadlock(pgDb.db, holder, {
       firstTryWaitsOn: 'delete from "sessions"',
-      take: sql`select id from users where id = ${add.out} for update`,
+      take: sql`select id from users where id = ${userId} for update`,
       secondTryWaitsOn: 'update "users"',
     });
     t.equal(taken.length, 1, 'the user row was freed by the aborted try');
@@ -474,9 +480,9 @@ t.test('admin CLI', async (t) => {
     t.equal(off.code, 0, off.err);
     t.equal(off.out, 'User terkunci@example.test deactivated (1 session ended).');
     t.equal(off.err, '', 'nothing on stderr: the operator sees one successful run');
-    const [after] = await pgDb.db.select({ isActive: users.isActive }).from(users).where(eq(users.id, add.out));
+    const [after] = await pgDb.db.select({ isActive: users.isActive }).from(users).where(eq(users.id, userId));
     t.equal(after?.isActive, false);
-    t.equal((await pgDb.db.select().from(sessions).where(eq(sessions.userId, add.out))).length, 0, 'the session is gone');
+    t.equal((await pgDb.db.select().from(sessions).where(eq(sessions.userId, userId))).length, 0, 'the session is gone');
   });
 
   // A conflict on every try: after inTransaction's three, the operator is told that nothing
@@ -485,10 +491,7 @@ t.test('admin CLI', async (t) => {
   t.test('a command that meets a conflict on every try: exit 1, nothing changed, run it again', async (t) => {
     const own = await createTestDb(testDatabaseUrl);
     t.teardown(() => own.destroy());
-    const ownCli = cliFor(own);
-    const add = await ownCli('user', 'add', '--email', 'sibuk@example.test', '--name', 'Guru Sibuk', '--role', 'teacher');
-    t.equal(add.code, 0, add.err);
-    await createSession(own.db, add.out, new Date(), 3_600_000);
+    const { cli: ownCli, userId } = await teacherWithSession(t, own, 'sibuk@example.test', 'Guru Sibuk');
     await own.db.execute(sql`create sequence test_tries`);
     await own.db.execute(sql.raw(`create function test_conflict() returns trigger language plpgsql as $$
       begin perform nextval('test_tries'); raise exception 'could not serialize access' using errcode = '40001'; end $$`));
@@ -499,9 +502,9 @@ t.test('admin CLI', async (t) => {
     t.match(off.err, /\(40001\) -- the command met concurrent writes three times in a row and nothing was changed; run it again/);
     const [tries] = (await own.db.execute<{ n: string }>(sql`select last_value as n from test_tries`)).rows;
     t.equal(Number(tries?.n), 3, 'three tries');
-    const [after] = await own.db.select({ isActive: users.isActive }).from(users).where(eq(users.id, add.out));
+    const [after] = await own.db.select({ isActive: users.isActive }).from(users).where(eq(users.id, userId));
     t.equal(after?.isActive, true, 'the user is still active');
-    t.equal((await own.db.select().from(sessions).where(eq(sessions.userId, add.out))).length, 1, 'the session is kept');
+    t.equal((await own.db.select().from(sessions).where(eq(sessions.userId, userId))).length, 1, 'the session is kept');
   });
 });
 
