@@ -1,6 +1,7 @@
 import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
+import { stopOnSignals } from '@lms/server-kit';
 import { buildApp, type LmsApp } from './app.js';
 import { ConfigError, databaseSettings, type LmsConfig, loadConfig } from './config.js';
 import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
@@ -72,52 +73,6 @@ async function serveMetrics(app: LmsApp, config: LmsConfig) {
     await app.close();
     process.exit(1);
   }
-}
-
-/** How long in-flight requests may take to finish once the listener is closed. */
-const CLOSE_TIMEOUT_MS = 10_000;
-
-/**
- * Graceful shutdown on SIGTERM/SIGINT: the app drains (/readyz 503, `Connection: close` on every
- * response, see lifecyclePlugin in @lms/server-kit) for `drainMs`, then app.close() closes the listener and the
- * idle sockets and waits for the requests in flight; then exit 0. A second signal skips the rest
- * of the drain; close taking over CLOSE_TIMEOUT_MS exits 1.
- */
-function stopOnSignals(app: LmsApp, drainMs: number) {
-  let phase: 'serving' | 'draining' | 'closing' = 'serving';
-  let drainTimer: NodeJS.Timeout | undefined;
-  const close = async () => {
-    if (phase === 'closing') return;
-    phase = 'closing';
-    clearTimeout(drainTimer);
-    app.log.info('shutdown: closing the listener, waiting for the requests in flight');
-    setTimeout(() => {
-      app.log.error(`shutdown: requests still in flight after ${CLOSE_TIMEOUT_MS} ms; exiting`);
-      process.exit(1);
-    }, CLOSE_TIMEOUT_MS).unref();
-    try {
-      await app.close();
-      app.log.info('shutdown: done');
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'error while shutting down');
-      process.exit(1);
-    }
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (phase === 'draining') {
-      app.log.info({ signal }, 'shutdown: second signal, closing without waiting for the rest of the drain');
-      void close();
-      return;
-    }
-    if (phase !== 'serving') return;
-    phase = 'draining';
-    app.lifecycle.startDraining();
-    app.log.info({ signal, drainMs }, 'shutdown: draining (/readyz is 503, responses carry Connection: close)');
-    drainTimer = setTimeout(() => void close(), drainMs);
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
 /** Where a stopping instance is: serving as usual while it drains, refusing once it closes. */
@@ -6,7 +7,7 @@ export interface Lifecycle {
   readonly draining: boolean;
   /** True once app.close() began: the listener is closed; requests still arriving get a 503. */
   readonly closing: boolean;
-  /** Called by server.ts on SIGTERM/SIGINT, before it waits SHUTDOWN_DRAIN_MS and closes the app. */
+  /** Called on SIGTERM/SIGINT (stopOnSignals), before the drain's wait and app.close(). */
   startDraining(): void;
 }
 
@@ -29,8 +30,8 @@ export interface LifecycleOptions {
 }
 
 /**
- * Graceful shutdown, the app's part (server.ts owns the signal and the timing), the same in both
- * apps:
+ * Graceful shutdown, the app's part (stopOnSignals below owns the signal and the timing), the same
+ * in both apps:
  * - draining: /readyz says 503 at once, so a load balancer stops sending new requests, while
  *   every request still gets a full answer, with `Connection: close` so that keep-alive clients
  *   open their next connection elsewhere instead of reusing this one as it goes away;
@@ -72,3 +73,50 @@ export const lifecyclePlugin = fp<LifecycleOptions>(
   },
   { name: 'lifecycle' },
 );
+
+/** How long in-flight requests may take to finish once the listener is closed. */
+export const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT, called by both apps' server.ts: the app drains (/readyz
+ * 503, `Connection: close` on every response, see lifecyclePlugin) for `drainMs`, then
+ * app.close() closes the listener and the idle sockets and waits for the requests in flight;
+ * then exit 0. A second signal skips the rest of the drain; close taking over `closeTimeoutMs`
+ * exits 1.
+ */
+export function stopOnSignals(app: FastifyInstance, drainMs: number, closeTimeoutMs = CLOSE_TIMEOUT_MS): void {
+  let phase: 'serving' | 'draining' | 'closing' = 'serving';
+  let drainTimer: NodeJS.Timeout | undefined;
+  const close = async () => {
+    if (phase === 'closing') return;
+    phase = 'closing';
+    clearTimeout(drainTimer);
+    app.log.info('shutdown: closing the listener, waiting for the requests in flight');
+    setTimeout(() => {
+      app.log.error(`shutdown: requests still in flight after ${closeTimeoutMs} ms; exiting`);
+      process.exit(1);
+    }, closeTimeoutMs).unref();
+    try {
+      await app.close();
+      app.log.info('shutdown: done');
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error while shutting down');
+      process.exit(1);
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (phase === 'draining') {
+      app.log.info({ signal }, 'shutdown: second signal, closing without waiting for the rest of the drain');
+      void close();
+      return;
+    }
+    if (phase !== 'serving') return;
+    phase = 'draining';
+    app.lifecycle.startDraining();
+    app.log.info({ signal, drainMs }, 'shutdown: draining (/readyz is 503, responses carry Connection: close)');
+    drainTimer = setTimeout(() => void close(), drainMs);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
