@@ -1,6 +1,6 @@
-import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/server-kit';
+import { type AppMetrics, appMetrics, REQUEST_DURATION_BUCKETS } from '@lms/server-kit';
 import fp from 'fastify-plugin';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { PartnerAccess } from '../domain/partner-access.js';
 import { type UpstreamAnswer, UpstreamTimeout } from '../upstream.js';
 
@@ -13,13 +13,7 @@ export function accessDecision(access: PartnerAccess): AccessDecision {
   return access.statusCode === 403 ? 'ip_not_allowed' : access.statusCode === 401 ? 'unknown_issuer' : 'bad_token';
 }
 
-export interface GatewayMetrics {
-  /** This app's metrics (one registry per app: tests build several apps in one process). */
-  readonly registry: Registry;
-  /** What a scrape gets: this app's metrics, then the process's (CPU, memory, event loop, GC). */
-  render(): Promise<MetricsExposition>;
-  /** Serves `GET /metrics` on a listener of its own (server.ts; tests with port 0), closed with the app. */
-  listen(where: { host: string; port: number }): Promise<MetricsListener>;
+export interface GatewayMetrics extends AppMetrics {
   /** How the issuer and caller-IP check ended for a partner call. */
   partnerAccess(route: AccessRoute, decision: AccessDecision): void;
   /** Times a forwarded call to the LMS and counts how it ended; passes its answer or error through. */
@@ -35,25 +29,6 @@ declare module 'fastify' {
   }
 }
 
-/** The `route` label of a request that matched no route: one series, whatever the URL. */
-export const UNMATCHED_ROUTE = 'unmatched';
-
-/** Seconds: the gateway's own work is sub-millisecond; forwarded calls wait for the LMS (up to UPSTREAM_TIMEOUT_MS, 10 s). */
-export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/**
- * Process metrics describe the process, not an app: one registry for every app in it, started
- * with the first app (CPU time and event-loop lag are measured from then on).
- */
-let processRegistry: Registry | undefined;
-function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
-}
-
 /**
  * Prometheus metrics of the gateway (prom-client): requests by route pattern and status, the
  * partner-access decisions, the calls forwarded to the LMS and how they ended, the partner
@@ -61,24 +36,8 @@ function processMetrics(): Registry {
  */
 export default fp(
   async (app) => {
-    const registry = new Registry();
-    const registers = [registry];
-    const processWide = processMetrics();
-
-    const requestDuration = new Histogram({
-      name: 'gateway_http_request_duration_seconds',
-      help: 'Time from the request arriving to the response sent, by method, route pattern and status; its _count is the number of requests',
-      labelNames: ['method', 'route', 'status_code'] as const,
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
-    app.addHook('onResponse', (request, reply, done) => {
-      requestDuration.observe(
-        { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
-        reply.elapsedTime / 1000,
-      );
-      done();
-    });
+    const base = appMetrics(app, 'gateway');
+    const registers = [base.registry];
 
     const access = new Counter({
       name: 'gateway_partner_access_total',
@@ -115,23 +74,8 @@ export default fp(
       registers,
     });
 
-    let listener: MetricsListener | undefined;
-    const render = async (): Promise<MetricsExposition> => {
-      const merged = Registry.merge([registry, processWide]);
-      return { contentType: merged.contentType, body: await merged.metrics() };
-    };
     const metrics: GatewayMetrics = {
-      registry,
-      render,
-      async listen(where) {
-        if (listener) throw new Error(`the metrics listener is already open at ${listener.url}`);
-        listener = await listenForMetrics({
-          ...where,
-          render,
-          onRenderError: (err) => app.log.error({ err }, 'metrics: a scrape could not be rendered'),
-        });
-        return listener;
-      },
+      ...base,
       partnerAccess(route, decision) {
         access.inc({ route, decision });
       },
@@ -154,10 +98,6 @@ export default fp(
       },
     };
     app.decorate('gatewayMetrics', metrics);
-
-    app.addHook('onClose', async () => {
-      await listener?.close();
-    });
   },
   { name: 'metrics' },
 );

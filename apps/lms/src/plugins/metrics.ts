@@ -1,23 +1,14 @@
 import type { SsoErrorCode } from '@lms/contracts';
-import { listenForMetrics, type MetricsExposition, type MetricsListener } from '@lms/server-kit';
+import { type AppMetrics, appMetrics } from '@lms/server-kit';
 import fp from 'fastify-plugin';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { ssoReasonLabel } from '../metrics/sso-reasons.js';
 import type { RateLimitStats } from './rate-limit.js';
 
 export type Limiter = 'api_key' | 'failed_credentials';
 export type SsoResult = 'signed_in' | SsoErrorCode;
 
-export interface LmsMetrics {
-  /** This app's metrics (one registry per app: tests build several apps in one process). */
-  readonly registry: Registry;
-  /** What a scrape gets: this app's metrics, then the process's (CPU, memory, event loop, GC). */
-  render(): Promise<MetricsExposition>;
-  /**
-   * Serves `GET /metrics` on a listener of its own (server.ts calls it with METRICS_HOST and
-   * METRICS_PORT; tests with port 0), closed with the app. Rejects when the port cannot be bound.
-   */
-  listen(where: { host: string; port: number }): Promise<MetricsListener>;
+export interface LmsMetrics extends AppMetrics {
   /** A rate limiter's decision: the API-key window, or the per-IP limit of failed credentials. */
   rateLimitDecision(limiter: Limiter, allowed: boolean): void;
   /** How one SSO sign-in ended (the callback, or /sso/verify when it had no token). */
@@ -32,29 +23,6 @@ declare module 'fastify' {
   }
 }
 
-/** The `route` label of a request that matched no route: one series, whatever the URL. */
-export const UNMATCHED_ROUTE = 'unmatched';
-
-/**
- * Seconds. The API answers in milliseconds (catalog answers shared from memory in well under
- * one), pages and SSO in tens of them; a database outage turns into 503s after the connect
- * timeout (3 s) or the statement timeout (5 s + 1 s), which the top buckets catch.
- */
-export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-/**
- * Process metrics describe the process, not an app: one registry for every app in it, started
- * with the first app (CPU time and event-loop lag are measured from then on).
- */
-let processRegistry: Registry | undefined;
-function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
-}
-
 /**
  * Prometheus metrics of the LMS (prom-client). Counters are incremented where an outcome is
  * decided (the plugins and routes call `app.metrics.*`); gauges and the counters other modules
@@ -64,24 +32,8 @@ function processMetrics(): Registry {
  */
 export default fp(
   async (app) => {
-    const registry = new Registry();
-    const registers = [registry];
-    const processWide = processMetrics();
-
-    const requestDuration = new Histogram({
-      name: 'lms_http_request_duration_seconds',
-      help: 'Time from the request arriving to the response sent, by method, route pattern and status; its _count is the number of requests',
-      labelNames: ['method', 'route', 'status_code'] as const,
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
-    app.addHook('onResponse', (request, reply, done) => {
-      requestDuration.observe(
-        { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status_code: String(reply.statusCode) },
-        reply.elapsedTime / 1000,
-      );
-      done();
-    });
+    const base = appMetrics(app, 'lms');
+    const registers = [base.registry];
 
     const rateLimitDecisions = new Counter({
       name: 'lms_rate_limit_decisions_total',
@@ -210,23 +162,8 @@ export default fp(
     limiterCounter('lms_rate_limit_memory_answers_total', 'Limiter requests answered from memory without asking Redis (connection down, circuit open)', (s) => s.memoryAnswers);
     limiterCounter('lms_rate_limit_circuit_openings_total', 'Times the Redis circuit opened', (s) => s.circuitOpenings);
 
-    let listener: MetricsListener | undefined;
-    const render = async (): Promise<MetricsExposition> => {
-      const merged = Registry.merge([registry, processWide]);
-      return { contentType: merged.contentType, body: await merged.metrics() };
-    };
     const metrics: LmsMetrics = {
-      registry,
-      render,
-      async listen(where) {
-        if (listener) throw new Error(`the metrics listener is already open at ${listener.url}`);
-        listener = await listenForMetrics({
-          ...where,
-          render,
-          onRenderError: (err) => app.log.error({ err }, 'metrics: a scrape could not be rendered'),
-        });
-        return listener;
-      },
+      ...base,
       rateLimitDecision(limiter, allowed) {
         rateLimitDecisions.inc({ limiter, decision: allowed ? 'allowed' : 'refused' });
       },
@@ -246,10 +183,6 @@ export default fp(
       },
     };
     app.decorate('metrics', metrics);
-
-    app.addHook('onClose', async () => {
-      await listener?.close();
-    });
   },
   { name: 'metrics', dependencies: ['database'] },
 );
