@@ -85,6 +85,8 @@ export const CLOSE_TIMEOUT_MS = 10_000;
  * exits 1.
  */
 export function stopOnSignals(app: FastifyInstance, drainMs: number, closeTimeoutMs = CLOSE_TIMEOUT_MS): void {
+  // Said at start, not discovered at the first SIGTERM as a crash that skips the drain.
+  if (!app.hasDecorator('lifecycle')) throw new Error('stopOnSignals: register lifecyclePlugin on the app first');
   let phase: 'serving' | 'draining' | 'closing' = 'serving';
   let drainTimer: NodeJS.Timeout | undefined;
   const close = async () => {

@@ -117,3 +117,11 @@ t.test('a request still in flight after the close timeout: the process exits 1 a
   t.match(s.out(), /requests still in flight after 500 ms; exiting/);
   t.match(await answer, { error: String }, 'the stuck request is cut, not answered');
 });
+
+t.test('an app without the lifecycle plugin is refused when stopOnSignals is called, not at its first signal', async (t) => {
+  const { default: Fastify } = await import('fastify');
+  const { stopOnSignals } = await import('../src/lifecycle.js');
+  const before = process.listenerCount('SIGTERM');
+  t.throws(() => stopOnSignals(Fastify(), 0), /register lifecyclePlugin on the app first/);
+  t.equal(process.listenerCount('SIGTERM'), before, 'no signal handler left behind');
+});
