@@ -157,7 +157,9 @@ async function fillBundles(handle: DbHandle) {
 
 async function syntheticTeacher(handle: DbHandle): Promise<string> {
   const [row] = (
-    await handle.db.execute<{ id: string }>(sql`select id from users where email like '%-teacher@synthetic.lms' order by created_at limit 1`)
+    await handle.db.execute<{ id: string }>(
+      sql`select id from users where email like '%-teacher@synthetic.lms' order by created_at limit 1`,
+    )
   ).rows;
   if (!row) throw new Error('no synthetic teacher in the bench database');
   return row.id;
@@ -247,7 +249,9 @@ export async function prepareRun(handle: DbHandle, teacherId: string, keyCount: 
   await db.delete(apiKeys).where(eq(apiKeys.name, 'bench'));
   const keys = Array.from({ length: keyCount }, () => generateApiKey());
   for (let i = 0; i < keys.length; i += 1000) {
-    await db.insert(apiKeys).values(keys.slice(i, i + 1000).map((k) => ({ keyHash: k.keyHash, prefix: k.prefix, userId: teacherId, name: 'bench' })));
+    await db
+      .insert(apiKeys)
+      .values(keys.slice(i, i + 1000).map((k) => ({ keyHash: k.keyHash, prefix: k.prefix, userId: teacherId, name: 'bench' })));
   }
   // Courses the previous run created through POST /api/courses (some 10,000, deleted at its end
   // or here), then what a live server's autovacuum would have done after them (it is off on the

@@ -34,7 +34,13 @@ function percentile(sorted: Float64Array, p: number): number {
 
 export function summarize(latencies: number[], seconds: number, unexpected: number): Measurement {
   const sorted = Float64Array.from(latencies).sort();
-  return { rps: latencies.length / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), unexpected, requests: latencies.length };
+  return {
+    rps: latencies.length / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    unexpected,
+    requests: latencies.length,
+  };
 }
 
 export async function runHttp(load: HttpLoad, seconds: number): Promise<Measurement> {
@@ -100,7 +106,10 @@ export async function runLoop(op: (i: number) => Promise<void>, workers: number,
 }
 
 /** Warm-up (discarded), then the repetitions; the median of each figure. */
-export async function measure(run: (seconds: number) => Promise<Measurement>, plan: Plan): Promise<{ median: Measurement; reps: Measurement[] }> {
+export async function measure(
+  run: (seconds: number) => Promise<Measurement>,
+  plan: Plan,
+): Promise<{ median: Measurement; reps: Measurement[] }> {
   if (plan.warmupSeconds > 0) await run(plan.warmupSeconds);
   const reps: Measurement[] = [];
   for (let i = 0; i < plan.repetitions; i++) reps.push(await run(plan.seconds));

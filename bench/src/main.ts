@@ -20,7 +20,16 @@ import { partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
 import { GENERIC_PLAN_OPTIONS, plansGenerically, poolSizes } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { BENCH_INSTITUTION_ID, BENCH_ISSUER, BENCH_POST_CODE, type FilledDb, prepareDatabase, prepareRun, RETURNING_USERS, type RunFixtures } from './fill.js';
+import {
+  BENCH_INSTITUTION_ID,
+  BENCH_ISSUER,
+  BENCH_POST_CODE,
+  type FilledDb,
+  prepareDatabase,
+  prepareRun,
+  RETURNING_USERS,
+  type RunFixtures,
+} from './fill.js';
 import { type CapturedStatement, type ChildReply, type ParentRequest, waves } from './ipc.js';
 import { type HttpLoad, measure, type Plan, runHttp, runLoop } from './load.js';
 import { formatTable, makeRow, type Measurement, type RatioKind, type Row, type Target } from './report.js';
@@ -153,11 +162,16 @@ const loads: Record<string, number> = {};
 function record(spec: Spec, m: Measurement | null, base: Measurement | null, why?: { status: 'missing' | 'error'; note: string }) {
   const row = makeRow(spec, m, base, why);
   rows.push(row);
-  log(`  -> ${row.id} ${row.scenario}: ${row.measured ? `${row.measured.rps.toFixed(0)} req/s p50 ${row.measured.p50.toFixed(2)} ms` : '—'} ${row.status} ${row.note}`);
+  log(
+    `  -> ${row.id} ${row.scenario}: ${row.measured ? `${row.measured.rps.toFixed(0)} req/s p50 ${row.measured.p50.toFixed(2)} ms` : '—'} ${row.status} ${row.note}`,
+  );
 }
 
 /** Measures a load once per run (baselines are shared by several scenarios); null with the reason when it cannot. */
-async function measureHttp(key: string, load: HttpLoad): Promise<{ m: Measurement | null; why?: { status: 'missing' | 'error'; note: string } }> {
+async function measureHttp(
+  key: string,
+  load: HttpLoad,
+): Promise<{ m: Measurement | null; why?: { status: 'missing' | 'error'; note: string } }> {
   const known = measured.get(key);
   if (known) return { m: known };
   try {
@@ -188,7 +202,11 @@ async function measureLoop(key: string, op: (i: number) => Promise<void>, worker
   }
 }
 
-async function compare(spec: Spec, target: Promise<{ m: Measurement | null; why?: { status: 'missing' | 'error'; note: string } }>, base: () => ReturnType<typeof measureHttp>) {
+async function compare(
+  spec: Spec,
+  target: Promise<{ m: Measurement | null; why?: { status: 'missing' | 'error'; note: string } }>,
+  base: () => ReturnType<typeof measureHttp>,
+) {
   const t = await target;
   const b = t.m ? await base() : { m: measured.get(spec.baselineName) ?? null };
   record(spec, t.m, b.m, t.why ?? b.why ?? undefined);
@@ -227,7 +245,12 @@ async function sqlBaseline(name: string, load: HttpLoad, pools: SqlPools) {
     sqlShapes[name] = `${statements.length} statements in ${plan.length} waves`;
     log(`${name}: ${sqlShapes[name]}`);
     const send = (s: CapturedStatement) =>
-      (plansGenerically(s.name) ? pools.generic : pools.main).query({ text: s.text, values: s.values, ...(s.name ? { name: s.name } : {}), ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}) });
+      (plansGenerically(s.name) ? pools.generic : pools.main).query({
+        text: s.text,
+        values: s.values,
+        ...(s.name ? { name: s.name } : {}),
+        ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}),
+      });
     return measureLoop(
       name,
       async () => {
@@ -251,7 +274,12 @@ async function learnerSession(db: FilledDb['handle']['db'], lms: Child, apiKey: 
   const bundles = (await (await fetch(`${lms.url}/api/recommended-courses`, { headers })).json()) as {
     recommendedCourses: { courseOne: { id: number }; courseTwo: { id: number } }[];
   };
-  const courseIds = [...new Set([...list.courses.map((c) => c.id), ...bundles.recommendedCourses.slice(0, 10).flatMap((b) => [b.courseOne.id, b.courseTwo.id])])];
+  const courseIds = [
+    ...new Set([
+      ...list.courses.map((c) => c.id),
+      ...bundles.recommendedCourses.slice(0, 10).flatMap((b) => [b.courseOne.id, b.courseTwo.id]),
+    ]),
+  ];
   const email = 'bench-ret-1@bench.test';
   const [user] = (await db.execute<{ id: string }>(sql`select id from users where email = ${email}`)).rows;
   if (!user) throw new Error(`${email} is not in the bench database`);
@@ -259,7 +287,9 @@ async function learnerSession(db: FilledDb['handle']['db'], lms: Child, apiKey: 
     courseIds.map((id) => sql`${id}::int`),
     sql`, `,
   );
-  await db.execute(sql`insert into enrollments (user_id, course_id) select ${user.id}::uuid, c from unnest(array[${ids}]) c on conflict do nothing`);
+  await db.execute(
+    sql`insert into enrollments (user_id, course_id) select ${user.id}::uuid, c from unnest(array[${ids}]) c on conflict do nothing`,
+  );
   await db.execute(sql`
     insert into chapter_completions (user_id, chapter_id, course_id)
     select ${user.id}::uuid, ch.id, ch.course_id from chapters ch
@@ -267,7 +297,15 @@ async function learnerSession(db: FilledDb['handle']['db'], lms: Child, apiKey: 
     on conflict do nothing`);
   const signIn = await signInMember(
     db,
-    { issuer: BENCH_ISSUER, jti: randomUUID(), keepTokenUntil: new Date(Date.now() + 330_000), email, membershipId: 'bench-ret-1', tier: 'anggota', name: undefined },
+    {
+      issuer: BENCH_ISSUER,
+      jti: randomUUID(),
+      keepTokenUntil: new Date(Date.now() + 330_000),
+      email,
+      membershipId: 'bench-ret-1',
+      tier: 'anggota',
+      name: undefined,
+    },
     new Date(),
     7 * 86_400_000,
   );
@@ -292,9 +330,7 @@ class TokenPool {
     const now = Math.floor(Date.now() / 1000);
     const start = this.tokens.length;
     const batch = await Promise.all(
-      Array.from({ length: count }, (_, k) =>
-        signPartnerToken(this.fixtures, partnerClaims(BENCH_ISSUER, this.claims(start + k), now)),
-      ),
+      Array.from({ length: count }, (_, k) => signPartnerToken(this.fixtures, partnerClaims(BENCH_ISSUER, this.claims(start + k), now))),
     );
     this.tokens.push(...batch);
   }
@@ -364,7 +400,11 @@ async function main() {
     lms = await startChild('lms', { BENCH_DATABASE_URL: filled.url, BENCH_GATEWAY_SECRET: GATEWAY_SECRET });
     // The same LMS with the shared API-key list answers off (CATALOG_CACHE_MS=0): every request
     // runs its SQL. Search and deep pages are measured here, where they cost what they cost.
-    lmsUncached = await startChild('lms', { BENCH_DATABASE_URL: filled.url, BENCH_GATEWAY_SECRET: GATEWAY_SECRET, BENCH_CATALOG_CACHE_MS: '0' });
+    lmsUncached = await startChild('lms', {
+      BENCH_DATABASE_URL: filled.url,
+      BENCH_GATEWAY_SECRET: GATEWAY_SECRET,
+      BENCH_CATALOG_CACHE_MS: '0',
+    });
     const partnersFile = path.join(tmp, 'partners.json');
     await writeFile(partnersFile, JSON.stringify({ partners: [{ iss: BENCH_ISSUER, allowedIps: ['127.0.0.1/32'], lmsUrl: lms.url }] }));
     gateway = await startChild('gateway', { BENCH_PARTNERS_FILE: partnersFile, BENCH_GATEWAY_SECRET: GATEWAY_SECRET });
@@ -393,12 +433,19 @@ async function main() {
     for (const limit of [12, 50]) {
       const id = limit === 12 ? '2' : '3';
       await compare(
-        { id, scenario: `GET /api/courses?limit=${limit}`, baselineName: 'R0', kind: 'throughput', target: limit === 12 ? { minRatio: 0.4, maxP99: 50 } : undefined },
+        {
+          id,
+          scenario: `GET /api/courses?limit=${limit}`,
+          baselineName: 'R0',
+          kind: 'throughput',
+          target: limit === 12 ? { minRatio: 0.4, maxP99: 50 } : undefined,
+        },
         measureHttp(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)),
         r0,
       );
       // The same number of bytes from a ready string on the same process: what sending them costs.
-      const bytes = (await (await fetch(`${lms.url}/api/courses?limit=${limit}`, { headers: rotateKey().headers })).arrayBuffer()).byteLength;
+      const bytes = (await (await fetch(`${lms.url}/api/courses?limit=${limit}`, { headers: rotateKey().headers })).arrayBuffer())
+        .byteLength;
       await compare(
         {
           id: `${id}s`,
@@ -412,21 +459,38 @@ async function main() {
         () => measureHttp(`bytes ${bytes}`, { url: lms!.url, path: `/bench/bytes/${bytes}`, connections: CONNECTIONS, expect: 200 }),
       );
       await compare(
-        { id: `${id}u`, scenario: `GET /api/courses?limit=${limit}, not shared (CATALOG_CACHE_MS=0)`, baselineName: 'R0', kind: 'throughput' },
+        {
+          id: `${id}u`,
+          scenario: `GET /api/courses?limit=${limit}, not shared (CATALOG_CACHE_MS=0)`,
+          baselineName: 'R0',
+          kind: 'throughput',
+        },
         limit === 12 ? uncached12() : measureHttp('uncached list50', catalog(uncachedUrl, `/api/courses?limit=${limit}`)),
         r0,
       );
     }
     // 4-5. Search and a deep page against page 1, all three not shared.
     await compare(
-      { id: '4', scenario: 'GET /api/courses?limit=12&search=pengajar 42, not shared', baselineName: 'limit=12, no search, not shared', kind: 'throughput', target: { minRatio: 0.7 } },
+      {
+        id: '4',
+        scenario: 'GET /api/courses?limit=12&search=pengajar 42, not shared',
+        baselineName: 'limit=12, no search, not shared',
+        kind: 'throughput',
+        target: { minRatio: 0.7 },
+      },
       measureHttp('search', catalog(uncachedUrl, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`)),
       uncached12,
     );
     // Page 500 when there are that many pages (not on the quick data set: its last full page then).
     const deepPage = Math.min(500, Math.floor(size.courses / 12));
     await compare(
-      { id: '5', scenario: `GET /api/courses?limit=12&page=${deepPage}, not shared`, baselineName: 'page 1, not shared', kind: 'latency', target: { maxRatio: 1.5 } },
+      {
+        id: '5',
+        scenario: `GET /api/courses?limit=12&page=${deepPage}, not shared`,
+        baselineName: 'page 1, not shared',
+        kind: 'latency',
+        target: { maxRatio: 1.5 },
+      },
       measureHttp('deep page', catalog(uncachedUrl, `/api/courses?limit=12&page=${deepPage}`)),
       uncached12,
     );
@@ -451,13 +515,34 @@ async function main() {
     try {
       const learnerCookie = await learnerSession(db, lms, fixtures.apiKeys[fixtures.apiKeys.length - 2]);
       const lmsUrl = lms.url;
-      const asLearner = (p: string): HttpLoad => ({ url: lmsUrl, path: p, connections: CONNECTIONS, expect: 200, headers: { cookie: learnerCookie } });
+      const asLearner = (p: string): HttpLoad => ({
+        url: lmsUrl,
+        path: p,
+        connections: CONNECTIONS,
+        expect: 200,
+        headers: { cookie: learnerCookie },
+      });
       const reads: [string, string, string, HttpLoad][] = [
-        ['6q', 'GET /api/courses/{id}, 10x10 chapters (10 connections)', 'detail', { ...catalog(lms.url, `/api/courses/${filled.detailCourseId}`), connections: 10 }],
+        [
+          '6q',
+          'GET /api/courses/{id}, 10x10 chapters (10 connections)',
+          'detail',
+          { ...catalog(lms.url, `/api/courses/${filled.detailCourseId}`), connections: 10 },
+        ],
         ['2q', 'GET /api/courses?limit=12, not shared', 'uncached list12', catalog(uncachedUrl, '/api/courses?limit=12')],
         ['3q', 'GET /api/courses?limit=50, not shared', 'uncached list50', catalog(uncachedUrl, '/api/courses?limit=50')],
-        ['4q', 'GET /api/courses?limit=12&search=pengajar 42, not shared', 'search', catalog(uncachedUrl, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`)],
-        ['11q', "GET /api/courses?limit=12, a student's session (learner fields filled)", 'learner list12', asLearner('/api/courses?limit=12')],
+        [
+          '4q',
+          'GET /api/courses?limit=12&search=pengajar 42, not shared',
+          'search',
+          catalog(uncachedUrl, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`),
+        ],
+        [
+          '11q',
+          "GET /api/courses?limit=12, a student's session (learner fields filled)",
+          'learner list12',
+          asLearner('/api/courses?limit=12'),
+        ],
         ['12q', "GET /api/recommended-courses, a student's session", 'learner bundles', asLearner('/api/recommended-courses')],
       ];
       for (const [id, scenario, key, load] of reads) {
@@ -465,7 +550,11 @@ async function main() {
         const base = () => sqlBaseline(baselineName, load, sqlPools);
         await compare({ id, scenario, baselineName, kind: 'throughput', target: { minRatio: 0.6 } }, measureHttp(key, load), base);
         if (key === 'detail') {
-          await compare({ id: '6p', scenario: 'GET /api/courses/{id} p50 (10 connections)', baselineName, kind: 'latency', target: { maxRatio: 2 } }, measureHttp(key, load), base);
+          await compare(
+            { id: '6p', scenario: 'GET /api/courses/{id} p50 (10 connections)', baselineName, kind: 'latency', target: { maxRatio: 2 } },
+            measureHttp(key, load),
+            base,
+          );
         }
       }
     } finally {
@@ -498,7 +587,11 @@ async function main() {
     const runId = Date.now().toString(36);
     const ssoClaims = (i: number) =>
       i % 2 === 0
-        ? { email: `bench-ret-${((i / 2) % RETURNING_USERS) + 1}@bench.test`, membershipId: `bench-ret-${((i / 2) % RETURNING_USERS) + 1}`, tier: 'anggota' }
+        ? {
+            email: `bench-ret-${((i / 2) % RETURNING_USERS) + 1}@bench.test`,
+            membershipId: `bench-ret-${((i / 2) % RETURNING_USERS) + 1}`,
+            tier: 'anggota',
+          }
         : { email: `bench-new-${runId}-${i}@bench.test`, membershipId: `bench-new-${runId}-${i}`, name: `Anggota Baru ${i}`, tier: 'umum' };
     const ssoPool = new TokenPool(fixtures, ssoClaims);
     const SSO_CONNECTIONS = 20;
@@ -531,7 +624,14 @@ async function main() {
             const claims = ssoClaims(directIndex++ + 1_000_000);
             const signIn = await signInMember(
               db,
-              { issuer: BENCH_ISSUER, jti: randomUUID(), keepTokenUntil: new Date(Date.now() + 330_000), name: undefined, ...claims, tier: claims.tier as 'anggota' },
+              {
+                issuer: BENCH_ISSUER,
+                jti: randomUUID(),
+                keepTokenUntil: new Date(Date.now() + 330_000),
+                name: undefined,
+                ...claims,
+                tier: claims.tier as 'anggota',
+              },
               new Date(),
               7 * 86_400_000,
             );
@@ -552,7 +652,12 @@ async function main() {
       measureHttp('gateway verify', { url: gateway.url, path: `/sso/verify?token=${verifyToken}`, connections: CONNECTIONS, expect: 302 }),
       gwEmpty,
     );
-    const createBody = JSON.stringify({ institutionId: BENCH_INSTITUTION_ID, name: 'Kursus dari Mitra (bench)', teacherId: filled.teacherId, courseCode: BENCH_POST_CODE });
+    const createBody = JSON.stringify({
+      institutionId: BENCH_INSTITUTION_ID,
+      name: 'Kursus dari Mitra (bench)',
+      teacherId: filled.teacherId,
+      courseCode: BENCH_POST_CODE,
+    });
     const postPool = new TokenPool(fixtures, () => ({}));
     const POST_CONNECTIONS = 1;
     const post = (url: string, extra: Record<string, string>) => (take: () => string) =>
@@ -567,7 +672,13 @@ async function main() {
         perRequest: () => ({ headers: { authorization: `Bearer ${take()}` } }),
       }) satisfies HttpLoad;
     await compare(
-      { id: '9b', scenario: 'POST /api/courses through the gateway (1 connection)', baselineName: 'POST straight to the LMS', kind: 'added', target: { maxAddedP50: 2 } },
+      {
+        id: '9b',
+        scenario: 'POST /api/courses through the gateway (1 connection)',
+        baselineName: 'POST straight to the LMS',
+        kind: 'added',
+        target: { maxAddedP50: 2 },
+      },
       tokenScenario('post via gateway', postPool, post(gateway.url, {})),
       // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
       () => tokenScenario('POST straight to the LMS', postPool, post(lms!.url, { 'x-gateway-secret': GATEWAY_SECRET })),
@@ -576,10 +687,15 @@ async function main() {
 
     // 10. Scenario 2 on embedded PGlite (in memory, same number of courses), report only.
     if (args['no-pglite']) {
-      record({ id: '10', scenario: 'GET /api/courses?limit=12 on PGlite', baselineName: 'same on PostgreSQL', kind: 'throughput' }, null, null, {
-        status: 'missing',
-        note: 'skipped (--no-pglite)',
-      });
+      record(
+        { id: '10', scenario: 'GET /api/courses?limit=12 on PGlite', baselineName: 'same on PostgreSQL', kind: 'throughput' },
+        null,
+        null,
+        {
+          status: 'missing',
+          note: 'skipped (--no-pglite)',
+        },
+      );
     } else {
       try {
         const keysFile = path.join(tmp, 'keys.txt');
@@ -587,17 +703,31 @@ async function main() {
         log(`PGlite: migrating and filling ${size.courses} courses in memory ...`);
         stopChild(gateway);
         gateway = null;
-        pglite = await startChild('lms-pglite', { BENCH_PGLITE_COURSES: String(size.courses), BENCH_KEYS_FILE: keysFile, BENCH_CATALOG_CACHE_MS: '0' });
+        pglite = await startChild('lms-pglite', {
+          BENCH_PGLITE_COURSES: String(size.courses),
+          BENCH_KEYS_FILE: keysFile,
+          BENCH_CATALOG_CACHE_MS: '0',
+        });
         await compare(
-          { id: '10', scenario: `GET /api/courses?limit=12 on PGlite (${size.courses.toLocaleString('en-US')} courses), not shared`, baselineName: 'same on PostgreSQL', kind: 'throughput' },
+          {
+            id: '10',
+            scenario: `GET /api/courses?limit=12 on PGlite (${size.courses.toLocaleString('en-US')} courses), not shared`,
+            baselineName: 'same on PostgreSQL',
+            kind: 'throughput',
+          },
           measureHttp('pglite list12', catalog(pglite.url, '/api/courses?limit=12')),
           uncached12,
         );
       } catch (err) {
-        record({ id: '10', scenario: 'GET /api/courses?limit=12 on PGlite', baselineName: 'same on PostgreSQL', kind: 'throughput' }, null, null, {
-          status: 'error',
-          note: (err as Error).message,
-        });
+        record(
+          { id: '10', scenario: 'GET /api/courses?limit=12 on PGlite', baselineName: 'same on PostgreSQL', kind: 'throughput' },
+          null,
+          null,
+          {
+            status: 'error',
+            note: (err as Error).message,
+          },
+        );
       }
     }
   } finally {
@@ -630,7 +760,13 @@ async function main() {
 
   const resultsDir = path.join(benchDir, 'results');
   await mkdir(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${startedAt.toISOString().replaceAll(':', '-').replace(/\.\d+Z$/, 'Z')}${quick ? '-quick' : ''}.json`);
+  const file = path.join(
+    resultsDir,
+    `${startedAt
+      .toISOString()
+      .replaceAll(':', '-')
+      .replace(/\.\d+Z$/, 'Z')}${quick ? '-quick' : ''}.json`,
+  );
   await writeFile(
     file,
     `${JSON.stringify(

@@ -165,7 +165,18 @@ export const TABLE_HEADER = ['#', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'CPU 
 export function tableCells(row: Row): string[] {
   const [rps, p50, p99, cpu] = fmtMeasurement(row.measured);
   const result = row.note ? `${row.status} (${row.note})` : row.status;
-  return [row.id, row.scenario, rps, p50, p99, cpu, fmtBaseline(row.baselineName, row.kind, row.baseline), row.ratio === null ? '—' : fmt(row.ratio, row.ratio < 0.1 ? 3 : 2), row.target, result];
+  return [
+    row.id,
+    row.scenario,
+    rps,
+    p50,
+    p99,
+    cpu,
+    fmtBaseline(row.baselineName, row.kind, row.baseline),
+    row.ratio === null ? '—' : fmt(row.ratio, row.ratio < 0.1 ? 3 : 2),
+    row.target,
+    result,
+  ];
 }
 
 /** A Markdown table (readable as is in a terminal, pasteable into the README). */

@@ -35,7 +35,9 @@ const Empty = z.object({ success: z.literal(true) });
  * `/bench/bytes/<n>`: n bytes of JSON ready in a Buffer, the ceiling for an answer that size.
  */
 function addEmptyRoute(app: FastifyInstance) {
-  app.withTypeProvider<ZodTypeProvider>().get('/bench/empty', { schema: { response: { 200: Empty } } }, async () => ({ success: true as const }));
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get('/bench/empty', { schema: { response: { 200: Empty } } }, async () => ({ success: true as const }));
   const ready = new Map<number, Buffer>();
   app.get<{ Params: { size: string } }>('/bench/bytes/:size', async (request, reply) => {
     const size = Math.min(Number(request.params.size) || 0, 10_000_000);
@@ -78,9 +80,9 @@ async function start(mode: string): Promise<FastifyInstance> {
       // biome-ignore lint/style/noNonNullAssertion: main.ts always passes BENCH_KEYS_FILE to this child.
       const hashes = (await readFile(env.BENCH_KEYS_FILE!, 'utf8')).split('\n').filter(Boolean);
       for (let i = 0; i < hashes.length; i += 1000) {
-        await db.db.insert(apiKeys).values(
-          hashes.slice(i, i + 1000).map((keyHash) => ({ keyHash, prefix: 'lms_key_bench', userId: teacher.id, name: 'bench' })),
-        );
+        await db.db
+          .insert(apiKeys)
+          .values(hashes.slice(i, i + 1000).map((keyHash) => ({ keyHash, prefix: 'lms_key_bench', userId: teacher.id, name: 'bench' })));
       }
     }
     const app = await buildApp({

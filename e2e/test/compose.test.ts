@@ -32,7 +32,8 @@ const APPS = {
 const appServices = Object.entries(compose.services).filter(([, s]) => s.build);
 
 /** The HTTP paths a healthcheck command fetches (`fetch('http://127.0.0.1:3000/readyz')`). */
-const probedUrls = (command: string) => [...command.matchAll(/http:\/\/127\.0\.0\.1:(\d+|'\+[^+]+\+')(\/[\w/-]*)/g)].map((m) => ({ port: m[1]!, path: m[2]! }));
+const probedUrls = (command: string) =>
+  [...command.matchAll(/http:\/\/127\.0\.0\.1:(\d+|'\+[^+]+\+')(\/[\w/-]*)/g)].map((m) => ({ port: m[1]!, path: m[2]! }));
 
 t.test('every service that builds an app names a known Dockerfile, and passes only variables its config knows', async (t) => {
   t.ok(appServices.length >= 3, 'migrate, lms and gateway build an app');
@@ -54,10 +55,17 @@ t.test('the long-running services pass every variable a deployment must set; mig
       t.ok(passed.includes('DATABASE_URL'), 'migrate: DATABASE_URL');
       continue;
     }
-    t.same(app.required.filter((v) => !passed.includes(v)), [], `${name}: passes ${app.required.join(', ')}`);
+    t.same(
+      app.required.filter((v) => !passed.includes(v)),
+      [],
+      `${name}: passes ${app.required.join(', ')}`,
+    );
     const port = service.environment!.PORT;
     t.ok(port, `${name}: PORT is set`);
-    t.ok(service.ports?.some((p) => p.endsWith(`:${port}`)), `${name}: the published port maps to PORT ${port}`);
+    t.ok(
+      service.ports?.some((p) => p.endsWith(`:${port}`)),
+      `${name}: the published port maps to PORT ${port}`,
+    );
     const probes = probedUrls(service.healthcheck?.test.join(' ') ?? '');
     t.ok(probes.length > 0, `${name}: has an HTTP healthcheck`);
     for (const probe of probes) t.equal(probe.port, port, `${name}: the healthcheck asks the PORT the app listens on`);
@@ -71,7 +79,8 @@ t.test('every healthcheck path (compose and Dockerfiles) is a route that answers
   const checks: Array<{ where: string; app: 'lms' | 'gateway'; path: string }> = [];
   for (const [name, service] of appServices) {
     const app = APPS[service.build!.dockerfile as keyof typeof APPS].name;
-    for (const probe of probedUrls(service.healthcheck?.test.join(' ') ?? '')) checks.push({ where: `compose ${name}`, app, path: probe.path });
+    for (const probe of probedUrls(service.healthcheck?.test.join(' ') ?? ''))
+      checks.push({ where: `compose ${name}`, app, path: probe.path });
   }
   for (const [file, { name }] of Object.entries(APPS)) {
     const healthcheck = /^HEALTHCHECK[\s\S]*?CMD (.*)$/m.exec(read(file))?.[1] ?? '';
@@ -97,14 +106,20 @@ t.test('the Dockerfiles copy paths that exist, prune and build packages that exi
       const parts = m[1]!.trim().split(/\s+/);
       for (const source of parts.slice(0, -1)) t.ok(existsSync(join(ROOT, source)), `${file}: COPY ${source} exists`);
     }
-    for (const m of text.matchAll(/(?:turbo prune|--filter[= ])\s*(@[\w/-]+)/g)) t.ok(packageNames.has(m[1]!), `${file}: ${m[1]} is a workspace package`);
+    for (const m of text.matchAll(/(?:turbo prune|--filter[= ])\s*(@[\w/-]+)/g))
+      t.ok(packageNames.has(m[1]!), `${file}: ${m[1]} is a workspace package`);
     t.ok(text.includes(`turbo prune ${[...packageNames].find(([, d]) => d === dir)![0]} `), `${file}: prunes its own package`);
     // Files the image runs out of dist/: the TypeScript source they are built from exists.
-    for (const m of text.matchAll(/dist\/([\w/-]+)\.js/g)) t.ok(existsSync(join(ROOT, dir, 'src', `${m[1]}.ts`)), `${file}: dist/${m[1]}.js is built from src/${m[1]}.ts`);
+    for (const m of text.matchAll(/dist\/([\w/-]+)\.js/g))
+      t.ok(existsSync(join(ROOT, dir, 'src', `${m[1]}.ts`)), `${file}: dist/${m[1]}.js is built from src/${m[1]}.ts`);
     for (const m of text.matchAll(/^ENV (.+)$/gm)) {
       const names = [...m[1]!.matchAll(/(\w+)=/g)].map((n) => n[1]!);
       const known = APPS[file as keyof typeof APPS].variables;
-      t.same(names.filter((n) => !known.includes(n)), [], `${file}: ENV sets only variables the config reads`);
+      t.same(
+        names.filter((n) => !known.includes(n)),
+        [],
+        `${file}: ENV sets only variables the config reads`,
+      );
     }
   }
   for (const [name, service] of appServices) {

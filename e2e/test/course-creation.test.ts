@@ -69,9 +69,15 @@ t.test('course creation through the gateway', async (t) => {
     await db.insert(sessions).values({ tokenHash, userId: teacherId, expiresAt: new Date(Date.now() + 3_600_000) });
     const list = await lms.app.inject({ url: '/api/courses', headers: { cookie: `${lms.app.sessionCookieName}=${token}` } });
     t.equal(list.statusCode, 200);
-    t.ok(list.json().courses.some((c: { id: string }) => c.id === String(body.course.id)), 'the draft is in the teacher list');
+    t.ok(
+      list.json().courses.some((c: { id: string }) => c.id === String(body.course.id)),
+      'the draft is in the teacher list',
+    );
     // ... and it is not buyer-visible: an API-key caller gets 404 on its detail.
-    const detail = await lms.app.inject({ url: `/api/courses/${body.course.id}`, headers: { cookie: `${lms.app.sessionCookieName}=${token}` } });
+    const detail = await lms.app.inject({
+      url: `/api/courses/${body.course.id}`,
+      headers: { cookie: `${lms.app.sessionCookieName}=${token}` },
+    });
     t.equal(detail.json().course.isPublished, false);
   });
 
@@ -105,7 +111,10 @@ t.test('course creation through the gateway', async (t) => {
       t.equal(res.statusCode, 400, label);
       const json = res.json();
       t.equal(json.success, false, label);
-      t.ok(json.details.some((d: { path: string }) => d.path === field), `${label}: details name ${field} (${JSON.stringify(json.details)})`);
+      t.ok(
+        json.details.some((d: { path: string }) => d.path === field),
+        `${label}: details name ${field} (${JSON.stringify(json.details)})`,
+      );
     }
     t.equal(await courseCount(), before, 'nothing created');
   });
@@ -123,7 +132,10 @@ t.test('course creation through the gateway', async (t) => {
     for (const [label, body, field] of cases) {
       const res = await post(body);
       t.equal(res.statusCode, 400, `${label}: ${res.body}`);
-      t.ok(res.json().details?.some((d: { path: string }) => d.path === field), `${label}: details name ${field}`);
+      t.ok(
+        res.json().details?.some((d: { path: string }) => d.path === field),
+        `${label}: details name ${field}`,
+      );
     }
     // 10,000 levels: JSON.parse copes, JSON.stringify does not (the gateway answered 502).
     const deep = `{"institutionId":${institutionId},"teacherId":"${teacherId}","name":"x","description":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
@@ -135,22 +147,41 @@ t.test('course creation through the gateway', async (t) => {
     t.equal(await courseCount(), before, 'nothing created');
   });
 
-  await t.test("the partner's rights: an unbound institution, a teacher of another institution are 403 naming the institution", async (t) => {
-    const { institutionId: unbound, teacherId: unboundTeacher } = await makeTeacher(db);
-    const before = await courseCount();
-    const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['an institution not bound to the partner', { ...valid(), institutionId: unbound, teacherId: unboundTeacher }, `Partner univ.example may not create courses for institution ${unbound}`],
-      ['an unknown institution', { ...valid(), institutionId: 999_999 }, 'Partner univ.example may not create courses for institution 999999'],
-      ['a teacher of another institution', { ...valid(), teacherId: unboundTeacher }, `teacherId ${unboundTeacher} is not an active teacher of institution ${institutionId}`],
-      ['an unknown teacher', { ...valid(), teacherId: 'nobody' }, `teacherId nobody is not an active teacher of institution ${institutionId}`],
-    ];
-    for (const [label, body, error] of cases) {
-      const res = await post(body);
-      t.equal(res.statusCode, 403, label);
-      t.same(res.json(), { success: false, error }, label);
-    }
-    t.equal(await courseCount(), before, 'nothing created');
-  });
+  await t.test(
+    "the partner's rights: an unbound institution, a teacher of another institution are 403 naming the institution",
+    async (t) => {
+      const { institutionId: unbound, teacherId: unboundTeacher } = await makeTeacher(db);
+      const before = await courseCount();
+      const cases: Array<[string, Record<string, unknown>, string]> = [
+        [
+          'an institution not bound to the partner',
+          { ...valid(), institutionId: unbound, teacherId: unboundTeacher },
+          `Partner univ.example may not create courses for institution ${unbound}`,
+        ],
+        [
+          'an unknown institution',
+          { ...valid(), institutionId: 999_999 },
+          'Partner univ.example may not create courses for institution 999999',
+        ],
+        [
+          'a teacher of another institution',
+          { ...valid(), teacherId: unboundTeacher },
+          `teacherId ${unboundTeacher} is not an active teacher of institution ${institutionId}`,
+        ],
+        [
+          'an unknown teacher',
+          { ...valid(), teacherId: 'nobody' },
+          `teacherId nobody is not an active teacher of institution ${institutionId}`,
+        ],
+      ];
+      for (const [label, body, error] of cases) {
+        const res = await post(body);
+        t.equal(res.statusCode, 403, label);
+        t.same(res.json(), { success: false, error }, label);
+      }
+      t.equal(await courseCount(), before, 'nothing created');
+    },
+  );
 
   await t.test("token kinds: a member's sign-in token is refused for course creation (401 with the reason)", async (t) => {
     const before = await courseCount();
@@ -170,10 +201,27 @@ t.test('course creation through the gateway', async (t) => {
       ['no Authorization', await post(valid(), { token: null }), 401, 'token is required'],
       ['malformed token', await post(valid(), { token: 'not-a-jwt' }), 401, 'invalid token format'],
       ['no iss', await post(valid(), { token: noIss }), 401, 'missing issuer (iss) claim'],
-      ['unknown issuer', await post(valid(), { token: await partner.sign({ iss: 'stranger.example' }) }), 401, 'unknown issuer: stranger.example'],
+      [
+        'unknown issuer',
+        await post(valid(), { token: await partner.sign({ iss: 'stranger.example' }) }),
+        401,
+        'unknown issuer: stranger.example',
+      ],
       ['IP not allowed', await post(valid(), { ip: '192.0.2.1' }), 403, 'IP 192.0.2.1 is not whitelisted for issuer univ.example'],
-      ['partner A token from partner B IP', await post(valid(), { token: await other.sign(), ip: PARTNER_IP }), 403, /not whitelisted for issuer assoc.example/],
-      ['expired token', await post(valid(), { token: await partner.sign({ exp: Math.floor(Date.now() / 1000) - 3600, iat: Math.floor(Date.now() / 1000) - 3700 }) }), 401, /exp/],
+      [
+        'partner A token from partner B IP',
+        await post(valid(), { token: await other.sign(), ip: PARTNER_IP }),
+        403,
+        /not whitelisted for issuer assoc.example/,
+      ],
+      [
+        'expired token',
+        await post(valid(), {
+          token: await partner.sign({ exp: Math.floor(Date.now() / 1000) - 3600, iat: Math.floor(Date.now() / 1000) - 3700 }),
+        }),
+        401,
+        /exp/,
+      ],
       ['wrong audience', await post(valid(), { token: await partner.sign({ aud: 'terang.ai.evil' }) }), 401, /aud/],
     ];
     for (const [label, res, status, error] of cases) {
@@ -209,7 +257,11 @@ t.test('course creation through the gateway', async (t) => {
     const wrongSecret = await lms.app.inject({
       method: 'POST',
       url: '/api/courses',
-      headers: { 'content-type': 'application/json', 'x-gateway-secret': `${GATEWAY_SECRET}x`, authorization: `Bearer ${await partner.sign()}` },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-secret': `${GATEWAY_SECRET}x`,
+        authorization: `Bearer ${await partner.sign()}`,
+      },
       payload: valid(),
     });
     t.equal(wrongSecret.statusCode, 403);
@@ -265,9 +317,7 @@ t.test('course creation through the gateway', async (t) => {
   await t.test('20 concurrent retries with one key create one course', async (t) => {
     const body = { ...valid(), name: 'Concurrent course' };
     const before = await courseCount();
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, async () => post(body, { headers: { 'idempotency-key': 'burst-1' } })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, async () => post(body, { headers: { 'idempotency-key': 'burst-1' } })));
     t.same(
       answers.map((r) => r.statusCode),
       Array(20).fill(201),

@@ -13,7 +13,11 @@ import { freePort, GATEWAY_SECRET, startGateway } from './helpers/services.js';
 const PARTNER_IP = '203.0.113.10';
 
 t.test("course creation through the gateway while the LMS's database is down: the LMS's 503 and Retry-After", async (t) => {
-  const db = createDb({ databaseUrl: `postgres://postgres@127.0.0.1:${await freePort()}/lms`, connectTimeoutMs: 500, statementTimeoutMs: 500 });
+  const db = createDb({
+    databaseUrl: `postgres://postgres@127.0.0.1:${await freePort()}/lms`,
+    connectTimeoutMs: 500,
+    statementTimeoutMs: 500,
+  });
   const lms = await buildApp({ config: lmsTestConfig({ GATEWAY_SECRET }), db, ownsDb: true, logger: false });
   const lmsUrl = await lms.listen({ port: 0, host: '127.0.0.1' });
   t.teardown(() => lms.close());

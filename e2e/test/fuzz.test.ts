@@ -31,9 +31,70 @@ function generator(seedValue: number) {
 }
 type Gen = ReturnType<typeof generator>;
 
-const EDGE_NUMBERS = ['0', '-1', '1', '2147483647', '2147483648', '4294967296', '1e15', '9007199254740993', '1.5', '0x10', ' 1', '1 ', '+1', '01', 'NaN', 'Infinity', '-0', '1e-7', '99999999999999999999999'];
-const EDGE_TEXT = ['', ' ', '%', '_', '\\', "'", '"', '\u0000', 'a\u0000b', '\u001f', '\u007f', '\ud800', '😀', 'é', 'ﬀ', 'İ', '<script>', "' OR 1=1 --", '%%', '_%_', 'x'.repeat(201), 'null', 'undefined', 'true', '[]', '{}'];
-const QUERY_NAMES = ['page', 'limit', 'search', 'categoryId', 'sortBy', 'courseId', 'public', 'token', 'x', '__proto__', 'constructor', 'page[]', 'search[0]'];
+const EDGE_NUMBERS = [
+  '0',
+  '-1',
+  '1',
+  '2147483647',
+  '2147483648',
+  '4294967296',
+  '1e15',
+  '9007199254740993',
+  '1.5',
+  '0x10',
+  ' 1',
+  '1 ',
+  '+1',
+  '01',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e-7',
+  '99999999999999999999999',
+];
+const EDGE_TEXT = [
+  '',
+  ' ',
+  '%',
+  '_',
+  '\\',
+  "'",
+  '"',
+  '\u0000',
+  'a\u0000b',
+  '\u001f',
+  '\u007f',
+  '\ud800',
+  '😀',
+  'é',
+  'ﬀ',
+  'İ',
+  '<script>',
+  "' OR 1=1 --",
+  '%%',
+  '_%_',
+  'x'.repeat(201),
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
+];
+const QUERY_NAMES = [
+  'page',
+  'limit',
+  'search',
+  'categoryId',
+  'sortBy',
+  'courseId',
+  'public',
+  'token',
+  'x',
+  '__proto__',
+  'constructor',
+  'page[]',
+  'search[0]',
+];
 const QUERY_VALUES = [...EDGE_NUMBERS, ...EDGE_TEXT, 'name', 'students', 'modules', 'uncategorized', 'false', 'TRUE'];
 
 /** encodeURIComponent, with a lone surrogate (which it refuses) written as its raw UTF-8 bytes. */
@@ -82,14 +143,42 @@ function randomValue(g: Gen, depth = 0): unknown {
   if (r < 0.35) return Number(g.pick(EDGE_NUMBERS.filter((n) => Number.isFinite(Number(n)))));
   if (r < 0.45) return randomText(g, 20);
   if (r < 0.5) return g.pick([true, false, null]);
-  if (r < 0.55) return g.pick(['2026-01-31T09:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-01-31T09:00:00+14:00', '2026-01-31', '1000-01-01T00:00:00Z']);
+  if (r < 0.55)
+    return g.pick([
+      '2026-01-31T09:00:00Z',
+      '0000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59-01:00',
+      '0001-01-01T00:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-01-31T09:00:00+14:00',
+      '2026-01-31',
+      '1000-01-01T00:00:00Z',
+    ]);
   if (r < 0.6) return g.pick(['150000', '99.50', '-5', '1e3', '999999999999', '0.001', '1'.repeat(20)]);
   if (depth > 3) return g.int(10);
   if (r < 0.8) return Array.from({ length: g.int(4) }, () => randomValue(g, depth + 1));
-  return Object.fromEntries(Array.from({ length: g.int(4) }, () => [g.pick(['a', 'name', '__proto__', 'constructor', '']), randomValue(g, depth + 1)]));
+  return Object.fromEntries(
+    Array.from({ length: g.int(4) }, () => [g.pick(['a', 'name', '__proto__', 'constructor', '']), randomValue(g, depth + 1)]),
+  );
 }
 
-const BODY_FIELDS = ['institutionId', 'name', 'teacherId', 'courseCode', 'coverPicture', 'currency', 'description', 'startDate', 'endDate', 'enrollmentType', 'instructor', 'isPurchasable', 'previewMode', 'price', 'type'];
+const BODY_FIELDS = [
+  'institutionId',
+  'name',
+  'teacherId',
+  'courseCode',
+  'coverPicture',
+  'currency',
+  'description',
+  'startDate',
+  'endDate',
+  'enrollmentType',
+  'instructor',
+  'isPurchasable',
+  'previewMode',
+  'price',
+  'type',
+];
 
 /** A course body: often valid except for a field or two, so the mutations reach the database. */
 function randomBody(g: Gen, valid: Record<string, unknown>): string {
@@ -142,14 +231,18 @@ t.test(`fuzz (seed ${seed})`, async (t) => {
     if (res.statusCode >= 500) failures.push(`GET ${url} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
   }
   t.comment(`${QUERIES} catalog queries in ${Date.now() - started} ms; statuses ${JSON.stringify(Object.fromEntries(catalogStatuses))}`);
-  t.ok((catalogStatuses.get(200) ?? 0) > QUERIES / 10 && (catalogStatuses.get(400) ?? 0) > QUERIES / 10, 'the queries reached both the handlers and the validator');
+  t.ok(
+    (catalogStatuses.get(200) ?? 0) > QUERIES / 10 && (catalogStatuses.get(400) ?? 0) > QUERIES / 10,
+    'the queries reached both the handlers and the validator',
+  );
 
   const bodiesStarted = Date.now();
   const statuses = new Map<number, number>();
   for (let i = 0; i < BODIES; i++) {
     const payload = randomBody(g, { institutionId, teacherId, name: 'Fuzz course' });
     const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${await partner.sign()}` };
-    if (g.chance(0.2)) headers['idempotency-key'] = g.chance(0.8) ? `fuzz-${g.int(50)}` : randomText(g, 10).replace(/[^\x20-\x7e]/g, '') || 'k';
+    if (g.chance(0.2))
+      headers['idempotency-key'] = g.chance(0.8) ? `fuzz-${g.int(50)}` : randomText(g, 10).replace(/[^\x20-\x7e]/g, '') || 'k';
     const res = await gateway.inject({ method: 'POST', url: '/api/courses', remoteAddress: '203.0.113.9', headers, payload });
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     if (res.statusCode >= 500) failures.push(`POST /api/courses ${payload.slice(0, 300)} -> ${res.statusCode} ${res.body.slice(0, 200)}`);

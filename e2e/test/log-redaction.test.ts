@@ -17,9 +17,12 @@ t.test('the LMS logs a whole SSO sign-in without the token', async (t) => {
   const lms = await startLms(t, {}, 0, { level: 'info', stream });
   const { partnerUrl } = await startDemoPartner(t, lms.url, lms.db.db);
 
-  const login = await fetch(`${partnerUrl}/login?${new URLSearchParams({ email: 'logged@example.org', name: 'Log Test', membershipId: 'LOG-1', tier: 'member' })}`, {
-    redirect: 'manual',
-  });
+  const login = await fetch(
+    `${partnerUrl}/login?${new URLSearchParams({ email: 'logged@example.org', name: 'Log Test', membershipId: 'LOG-1', tier: 'member' })}`,
+    {
+      redirect: 'manual',
+    },
+  );
   const atLms = login.headers.get('location')!;
   const token = new URL(atLms).searchParams.get('token')!;
   t.ok(token.split('.').length === 3, 'the partner sent the browser on with a JWT');
@@ -35,7 +38,11 @@ t.test('the LMS logs a whole SSO sign-in without the token', async (t) => {
 
   const logged = lines.join('\n');
   t.ok(lines.length >= 8, `the requests were logged (${lines.length} lines)`);
-  t.match(logged, /"url":"\/sso\/verify\?token=\[redacted\]&proof=\[redacted\]"/, 'the verify request is logged, redacted (token and gateway proof)');
+  t.match(
+    logged,
+    /"url":"\/sso\/verify\?token=\[redacted\]&proof=\[redacted\]"/,
+    'the verify request is logged, redacted (token and gateway proof)',
+  );
   t.match(logged, /"url":"\/api\/auth\/sso\/callback\?token=\[redacted\]&proof=\[redacted\]"/, 'so is the callback');
   for (const [i, part] of token.split('.').entries()) t.notOk(logged.includes(part), `no segment ${i} of the token in any line`);
 });

@@ -35,7 +35,16 @@ interface Child {
 async function startChild(t: Test, entry: string, env: Record<string, string>, ready: RegExp): Promise<Child> {
   const port = await freePort();
   const child = spawn(process.execPath, [entry], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', SHUTDOWN_DRAIN_MS: String(DRAIN_MS), METRICS_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LOG_LEVEL: 'info',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
+      METRICS_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -72,7 +81,11 @@ interface Answer {
   body: string;
 }
 
-function request(agent: http.Agent, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function request(
+  agent: http.Agent,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { agent, method: init.method ?? 'GET', headers: init.headers }, (res) => {
       let body = '';

@@ -40,7 +40,7 @@ t.test('a member goes from the partner site to the LMS dashboard', async (t) => 
   const login = await b.get(
     `${partnerUrl}/login?${new URLSearchParams({ email: 'Siti.Rahma@example.org', name: 'Siti Rahma', membershipId: 'IAI-000123', tier: 'member' })}`,
   );
-  t.equal(login.status, 302, 'the partner answers the browser with the gateway\'s Location');
+  t.equal(login.status, 302, "the partner answers the browser with the gateway's Location");
   const atLms = login.headers.get('location')!;
   t.match(atLms, `${lms.url}/sso/verify?token=`);
   t.match(atLms, /&proof=\d+\.[\w-]{43}$/, "with the gateway's proof");
@@ -65,7 +65,9 @@ t.test('a member goes from the partner site to the LMS dashboard', async (t) => 
 
   const [user] = await lms.db.db.select().from(users).where(eq(users.email, 'siti.rahma@example.org'));
   t.match(user, { name: 'Siti Rahma', tier: 'anggota', membershipId: 'IAI-000123', role: 'student' });
-  t.match(await lms.db.db.select().from(identities).where(eq(identities.userId, user!.id)), [{ issuer: 'demo-partner.local', membershipId: 'IAI-000123' }]);
+  t.match(await lms.db.db.select().from(identities).where(eq(identities.userId, user!.id)), [
+    { issuer: 'demo-partner.local', membershipId: 'IAI-000123' },
+  ]);
 
   // The same link again is a replay: refused, no new session.
   const replay = await b.get(callbackUrl);
@@ -80,7 +82,9 @@ t.test("a valid partner token sent straight to the LMS, without the gateway's pr
   // A real token of the partner: the one its backend just got through the gateway, taken out of
   // the Location (as anyone who sees the URL could) and sent to the LMS without the proof.
   const b = browser();
-  const login = await b.get(`${partnerUrl}/login?${new URLSearchParams({ email: 'budi@example.org', membershipId: 'IAI-000777', tier: 'member' })}`);
+  const login = await b.get(
+    `${partnerUrl}/login?${new URLSearchParams({ email: 'budi@example.org', membershipId: 'IAI-000777', tier: 'member' })}`,
+  );
   const viaGateway = new URL(login.headers.get('location')!);
   t.ok(viaGateway.searchParams.get('proof'), "the gateway's Location carries a proof");
   const token = viaGateway.searchParams.get('token')!;
@@ -98,9 +102,13 @@ t.test("a valid partner token sent straight to the LMS, without the gateway's pr
 
   // With another token's proof (a real one, from an earlier sign-in through the gateway): refused too.
   const other = new URL(
-    (await b.get(`${partnerUrl}/login?${new URLSearchParams({ email: 'ani@example.org', membershipId: 'IAI-000778', tier: 'member' })}`)).headers.get('location')!,
+    (
+      await b.get(`${partnerUrl}/login?${new URLSearchParams({ email: 'ani@example.org', membershipId: 'IAI-000778', tier: 'member' })}`)
+    ).headers.get('location')!,
   );
-  const borrowed = await b.get(`${lms.url}/api/auth/sso/callback?${new URLSearchParams({ token, proof: other.searchParams.get('proof')! })}`);
+  const borrowed = await b.get(
+    `${lms.url}/api/auth/sso/callback?${new URLSearchParams({ token, proof: other.searchParams.get('proof')! })}`,
+  );
   t.match(new URL(borrowed.headers.get('location')!, lms.url).searchParams.get('reason'), /does not match this token/);
 
   // The same token as the gateway handed it on still signs in: the refusals spent nothing.

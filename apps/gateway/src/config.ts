@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { parseTrustProxy } from '@lms/partner-auth';
 
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
 const Env = z.object({
   PORT: optional(z.coerce.number().int().min(0).max(65535)).default(3001),
@@ -26,7 +25,13 @@ const Env = z.object({
   GATEWAY_SECRET: optional(z.string().min(16)),
   /** How long a forwarded call may wait for the LMS before the gateway answers 504. */
   UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
-  BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
+  BODY_LIMIT_BYTES: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(10 * 1024 * 1024),
+  ).default(64 * 1024),
   /**
    * On SIGTERM/SIGINT: how long the gateway keeps serving (with /readyz at 503 and `Connection:
    * close` on every response) before it closes its listener. 0 on the one-command start.

@@ -46,7 +46,9 @@ async function serveMetrics(app: GatewayApp, config: GatewayConfig) {
     app.log.info({ url: metrics.url }, 'metrics: Prometheus endpoint listening');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    console.error(`Cannot serve metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${code}): set METRICS_PORT to a free port, or 0 for no metrics listener.`);
+    console.error(
+      `Cannot serve metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${code}): set METRICS_PORT to a free port, or 0 for no metrics listener.`,
+    );
     await app.close();
     process.exit(1);
   }

@@ -19,7 +19,8 @@ t.test('an invalid TRUST_PROXY stops the start, naming each bad CIDR', async (t)
       'Invalid configuration:\n  TRUST_PROXY: "010.0.0.0/8" is not a valid CIDR: leading zeros are not allowed in an IPv4 address (they are read as octal by some tools)',
   });
   t.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33,true' }), {
-    message: /TRUST_PROXY: "10.0.0.0\/33" is not a valid CIDR: prefix \/33 is out of range for IPv4 \(0-32\)\n {2}TRUST_PROXY: "true" is not a valid CIDR/,
+    message:
+      /TRUST_PROXY: "10.0.0.0\/33" is not a valid CIDR: prefix \/33 is out of range for IPv4 \(0-32\)\n {2}TRUST_PROXY: "true" is not a valid CIDR/,
   });
   t.throws(() => loadConfig({ TRUST_PROXY: '1' }), ConfigError, 'a hop count is not accepted');
 });

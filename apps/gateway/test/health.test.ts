@@ -40,6 +40,16 @@ t.test('health probes are logged at debug, other requests at info', async (t) =>
   t.equal((await app.inject('/healthz')).statusCode, 200);
   t.equal((await app.inject('/nowhere')).statusCode, 404);
   const aboutProbes = lines.filter((l) => /\/(healthz|readyz)/.test(l.url ?? l.req?.url ?? ''));
-  t.same(aboutProbes.map((l) => [l.level, l.msg]), [[20, 'health probe'], [20, 'health probe']], 'one debug line per probe, no info request lines');
-  t.ok(lines.some((l) => l.level === 30 && l.req?.url === '/nowhere'), 'other requests keep their info line');
+  t.same(
+    aboutProbes.map((l) => [l.level, l.msg]),
+    [
+      [20, 'health probe'],
+      [20, 'health probe'],
+    ],
+    'one debug line per probe, no info request lines',
+  );
+  t.ok(
+    lines.some((l) => l.level === 30 && l.req?.url === '/nowhere'),
+    'other requests keep their info line',
+  );
 });

@@ -72,7 +72,8 @@ t.test('a scrape after SSO hand-offs and forwarded course creations: each counte
   t.equal(await verify(await signPartnerToken('partner-a.example'), '192.0.2.66'), 403);
   t.equal(await verify('not-a-token'), 400);
 
-  const bearer = async (iss: string) => `Bearer ${await signPartnerToken(iss, { sub: 'course-sync', email: undefined, membershipId: undefined })}`;
+  const bearer = async (iss: string) =>
+    `Bearer ${await signPartnerToken(iss, { sub: 'course-sync', email: undefined, membershipId: undefined })}`;
   const create = async (authorization: string | undefined) =>
     (
       await app.inject({
@@ -107,7 +108,10 @@ t.test('a scrape after SSO hand-offs and forwarded course creations: each counte
   t.equal(upstream('unreachable', ''), 1, 'upstream: unreachable');
   t.equal(upstream('timeout', ''), 1, 'upstream: timed out');
   t.equal(moved('gateway_upstream_request_duration_seconds_count', { outcome: 'timeout' }), 1);
-  t.ok(after.value('gateway_upstream_request_duration_seconds_sum', { outcome: 'timeout' }) >= 0.2, 'the timeout waited UPSTREAM_TIMEOUT_MS');
+  t.ok(
+    after.value('gateway_upstream_request_duration_seconds_sum', { outcome: 'timeout' }) >= 0.2,
+    'the timeout waited UPSTREAM_TIMEOUT_MS',
+  );
 
   const requests = (method: string, route: string, status_code: string) => moved(`${DURATION}_count`, { method, route, status_code });
   t.equal(requests('GET', '/sso/verify', '302'), 2, 'HTTP: by route pattern and status');
@@ -126,7 +130,10 @@ t.test('a scrape after SSO hand-offs and forwarded course creations: each counte
 
   // A bad edit of the partners file is refused and counted; the registry in use stays.
   await writeFile(file, '{"partners": [ {"iss": ');
-  t.ok(await eventually(async () => (await scrape(metrics.url)).value('gateway_partners_file_rejections_total') === 1), 'the rejected edit is counted');
+  t.ok(
+    await eventually(async () => (await scrape(metrics.url)).value('gateway_partners_file_rejections_total') === 1),
+    'the rejected edit is counted',
+  );
   t.equal((await scrape(metrics.url)).value('gateway_partners'), 3, 'the last good registry stays');
 });
 
@@ -153,7 +160,15 @@ t.test('the built gateway serves /metrics on METRICS_PORT (server.ts), and close
   const [port, metricsPort] = [await freePort(), await freePort()];
   const server = fileURLToPath(new URL('../dist/server.js', import.meta.url));
   const child = spawn(process.execPath, [server], {
-    env: { PATH: process.env.PATH, PARTNERS_FILE: file, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort), SHUTDOWN_DRAIN_MS: '0', LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH,
+      PARTNERS_FILE: file,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(metricsPort),
+      SHUTDOWN_DRAIN_MS: '0',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -13,7 +13,11 @@ t.test('the gateway OpenAPI document describes /sso/verify with every answer', a
   const doc = res.json();
   t.equal(doc.openapi, '3.1.0');
   t.equal(doc.info.version, '1.0.0');
-  t.same(doc.servers, [{ url: 'http://localhost:3001', description: 'this gateway (PUBLIC_URL)' }], 'the default PUBLIC_URL, no placeholder host');
+  t.same(
+    doc.servers,
+    [{ url: 'http://localhost:3001', description: 'this gateway (PUBLIC_URL)' }],
+    'the default PUBLIC_URL, no placeholder host',
+  );
 
   const verify = doc.paths['/sso/verify']?.get;
   t.ok(verify, '/sso/verify is documented');
@@ -38,9 +42,15 @@ t.test('the gateway OpenAPI document describes /sso/verify with every answer', a
 
 t.test('the gateway OpenAPI server is its configured PUBLIC_URL', async (t) => {
   const file = await writePartnersFile(t, { partners: [] });
-  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file, PUBLIC_URL: 'https://gateway.asosiasi.test/' }), logger: false });
+  const app = await buildGateway({
+    config: testConfig({ PARTNERS_FILE: file, PUBLIC_URL: 'https://gateway.asosiasi.test/' }),
+    logger: false,
+  });
   t.teardown(() => app.close());
   const doc = (await app.inject('/docs/json')).json();
-  t.same(doc.servers.map((s: { url: string }) => s.url), ['https://gateway.asosiasi.test']);
+  t.same(
+    doc.servers.map((s: { url: string }) => s.url),
+    ['https://gateway.asosiasi.test'],
+  );
   t.notMatch(JSON.stringify(doc), /example\.com/, 'no placeholder host anywhere in the document');
 });

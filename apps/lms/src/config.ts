@@ -3,15 +3,17 @@ import { parseTrustProxy } from '@lms/partner-auth';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
 /** A time zone Intl knows (IANA names in any case, `UTC`), written the canonical way (`Asia/Jakarta`). */
 const timeZone = z.string().transform((zone, ctx) => {
   try {
     return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    ctx.addIssue({ code: 'custom', message: `not a time zone: ${JSON.stringify(zone)} (an IANA name such as Asia/Jakarta, Asia/Makassar or UTC)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `not a time zone: ${JSON.stringify(zone)} (an IANA name such as Asia/Jakarta, Asia/Makassar or UTC)`,
+    });
     return z.NEVER;
   }
 });
@@ -50,7 +52,12 @@ const Env = z.object({
   REDIS_URL: optional(z.url()),
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
   TRUST_PROXY: optional(z.string()).default(''),
-  SESSION_TTL_HOURS: optional(z.coerce.number().positive().max(24 * 90)).default(24 * 7),
+  SESSION_TTL_HOURS: optional(
+    z.coerce
+      .number()
+      .positive()
+      .max(24 * 90),
+  ).default(24 * 7),
   /**
    * Shared with the gateway: the credential it adds to forwarded partner calls, and the key of its
    * proof that an SSO sign-in came through it. Unset: SSO and course creation are refused.
@@ -66,7 +73,13 @@ const Env = z.object({
    */
   RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(100),
   FAILED_AUTH_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(300),
-  BODY_LIMIT_BYTES: optional(z.coerce.number().int().min(1024).max(10 * 1024 * 1024)).default(64 * 1024),
+  BODY_LIMIT_BYTES: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(10 * 1024 * 1024),
+  ).default(64 * 1024),
   /**
    * How long one answer of the API-key catalog list (the same for every key) is shared by all
    * keys asking the same page: a course change shows there within this time. 0: not shared.
@@ -144,4 +157,3 @@ export function databaseSettings(config: LmsConfig): DbConfig {
 export function invocationDir(env: Record<string, string | undefined> = process.env): string {
   return env.INIT_CWD || process.cwd();
 }
-

@@ -48,7 +48,12 @@ function withoutParameters(err: unknown, depth: number): unknown {
   const rebuilt = message === original.message ? stack : [`${original.name}: ${message}`, ...frames].join('\n');
   Object.defineProperty(copy, 'stack', { value: rebuilt, enumerable: false, writable: true, configurable: true });
   if (original.cause !== undefined) {
-    Object.defineProperty(copy, 'cause', { value: withoutParameters(original.cause, depth + 1), enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(copy, 'cause', {
+      value: withoutParameters(original.cause, depth + 1),
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
   }
   const errors = original.errors;
   if (Array.isArray(errors)) copy.errors = errors.map((e) => withoutParameters(e, depth + 1));

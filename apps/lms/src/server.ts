@@ -36,7 +36,9 @@ async function main() {
   const app = await buildApp({ config, db, ownsDb: true });
   if (!config.GATEWAY_SECRET) {
     // Said once at start, where the operator looks: every sign-in and course creation will fail.
-    app.log.warn('GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused (set the same value on the LMS and the gateway)');
+    app.log.warn(
+      'GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused (set the same value on the LMS and the gateway)',
+    );
   }
 
   stopOnSignals(app, config.SHUTDOWN_DRAIN_MS);
@@ -69,7 +71,9 @@ async function serveMetrics(app: LmsApp, config: LmsConfig) {
     app.log.info({ url: metrics.url }, 'metrics: Prometheus endpoint listening');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    console.error(`Cannot serve metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${code}): set METRICS_PORT to a free port, or 0 for no metrics listener.`);
+    console.error(
+      `Cannot serve metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${code}): set METRICS_PORT to a free port, or 0 for no metrics listener.`,
+    );
     await app.close();
     process.exit(1);
   }

@@ -21,7 +21,8 @@ t.test('a TRUST_PROXY that is not a list of CIDRs stops the start, naming each b
       'Invalid configuration:\n  TRUST_PROXY: "010.0.0.0/8" is not a valid CIDR: leading zeros are not allowed in an IPv4 address (they are read as octal by some tools)',
   });
   t.throws(() => loadConfig({ TRUST_PROXY: 'true,10.0.0.1/8' }), {
-    message: /TRUST_PROXY: "true" is not a valid CIDR.*\n {2}TRUST_PROXY: "10.0.0.1\/8" is not a valid CIDR: host bits are set; did you mean 10.0.0.0\/8\?/,
+    message:
+      /TRUST_PROXY: "true" is not a valid CIDR.*\n {2}TRUST_PROXY: "10.0.0.1\/8" is not a valid CIDR: host bits are set; did you mean 10.0.0.0\/8\?/,
   });
   t.throws(() => loadConfig({ TRUST_PROXY: '1' }), ConfigError, 'a hop count is not accepted');
 });

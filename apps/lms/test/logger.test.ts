@@ -75,5 +75,9 @@ t.test('a request that fails on a statement with an e-mail parameter: 500, and t
   const unhandled = lines.find((l) => l.includes('unhandled error'));
   t.ok(unhandled, 'the failure is logged');
   t.match(unhandled, /Failed query: select \$1::int/);
-  t.same(lines.filter((l) => l.includes(email)), [], 'at no level');
+  t.same(
+    lines.filter((l) => l.includes(email)),
+    [],
+    'at no level',
+  );
 });

@@ -19,7 +19,11 @@ t.test('the server serves /metrics on METRICS_HOST:METRICS_PORT, not on its publ
   t.equal((await fetch(`${lms.url}/healthz`)).status, 200);
   const first = await scrape(metricsUrl);
   t.equal(first.status, 200, `scraped at ${metricsUrl}`);
-  t.equal(first.value('lms_http_request_duration_seconds_count', { route: '/healthz', status_code: '200' }), 1, 'the request to the public port is counted');
+  t.equal(
+    first.value('lms_http_request_duration_seconds_count', { route: '/healthz', status_code: '200' }),
+    1,
+    'the request to the public port is counted',
+  );
   t.ok(first.has('process_resident_memory_bytes'), 'with the process metrics');
   t.equal((await fetch(`${lms.url}/metrics`)).status, 404, 'the public port has no /metrics');
 
@@ -27,7 +31,10 @@ t.test('the server serves /metrics on METRICS_HOST:METRICS_PORT, not on its publ
   // scrape to answer with the first one's numbers.
   const second = await runToEnd(SERVER, [], { ...env, DATA_DIR: join(dir, 'b'), PORT: '0', HOST: '127.0.0.1' });
   t.equal(second.code, 1, 'the second start fails');
-  t.match(second.err, `Cannot serve metrics on 127.0.0.1:${metricsPort} (EADDRINUSE): set METRICS_PORT to a free port, or 0 for no metrics listener.`);
+  t.match(
+    second.err,
+    `Cannot serve metrics on 127.0.0.1:${metricsPort} (EADDRINUSE): set METRICS_PORT to a free port, or 0 for no metrics listener.`,
+  );
   t.notMatch(second.err, /\n\s+at /, 'no stack trace');
   t.equal((await scrape(metricsUrl)).status, 200, 'the first one still serves its metrics');
 

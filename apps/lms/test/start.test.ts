@@ -45,7 +45,11 @@ t.test('first start on the embedded database migrates, seeds and shows the demo 
   const file = join(dataDir, 'demo-api-key.txt');
   t.equal((await readFile(file, 'utf8')).trim(), key, 'and kept in the data directory');
   t.equal((await stat(file)).mode & 0o777, 0o600, 'readable by the owner only');
-  t.match(first.banner, /"level":40,.*"msg":"GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused/, 'without GATEWAY_SECRET: a warning at start');
+  t.match(
+    first.banner,
+    /"level":40,.*"msg":"GATEWAY_SECRET is not set: partner SSO sign-ins and course creation are refused/,
+    'without GATEWAY_SECRET: a warning at start',
+  );
 
   const second = await startAndStop({ ...env, GATEWAY_SECRET: 'start-test-gateway-secret' });
   t.equal(second.exitCode, 0);
@@ -63,21 +67,22 @@ t.test('first start on the embedded database migrates, seeds and shows the demo 
 });
 
 // The suite runs twice (PGlite, then PostgreSQL with TEST_DATABASE_URL); this case needs the latter.
-if (testDatabaseUrl) t.test('with DATABASE_URL the demo data is not added unless asked', async (t) => {
-  const db = await createTestDb(testDatabaseUrl);
-  t.teardown(() => db.destroy());
-  const env = envWith({ DATABASE_URL: db.url!, PORT: '0', HOST: '127.0.0.1' });
-  const plain = await startAndStop(env);
-  t.equal(plain.exitCode, 0);
-  t.match(plain.banner, 'database: PostgreSQL');
-  t.notMatch(plain.banner, 'Empty database');
+if (testDatabaseUrl)
+  t.test('with DATABASE_URL the demo data is not added unless asked', async (t) => {
+    const db = await createTestDb(testDatabaseUrl);
+    t.teardown(() => db.destroy());
+    const env = envWith({ DATABASE_URL: db.url!, PORT: '0', HOST: '127.0.0.1' });
+    const plain = await startAndStop(env);
+    t.equal(plain.exitCode, 0);
+    t.match(plain.banner, 'database: PostgreSQL');
+    t.notMatch(plain.banner, 'Empty database');
 
-  const seeded = await startAndStop({ ...env, SEED_DEMO_ON_EMPTY: 'true' });
-  t.match(seeded.banner, 'Empty database: adding the demo data');
-  t.match(seeded.banner, /shown once.*lms_key_/);
-  const restarted = await startAndStop({ ...env, SEED_DEMO_ON_EMPTY: 'true' });
-  t.notMatch(restarted.banner, KEY, 'PostgreSQL keeps no clear key: shown only on the seeding start');
-});
+    const seeded = await startAndStop({ ...env, SEED_DEMO_ON_EMPTY: 'true' });
+    t.match(seeded.banner, 'Empty database: adding the demo data');
+    t.match(seeded.banner, /shown once.*lms_key_/);
+    const restarted = await startAndStop({ ...env, SEED_DEMO_ON_EMPTY: 'true' });
+    t.notMatch(restarted.banner, KEY, 'PostgreSQL keeps no clear key: shown only on the seeding start');
+  });
 
 t.test('a bad setting stops the start with a message naming the variable', async (t) => {
   const r = await runToEnd(SERVER, [], envWith({ PORT: 'eighty' }));

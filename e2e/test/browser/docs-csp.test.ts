@@ -25,7 +25,10 @@ t.test('the docs UI renders under its CSP', async (t) => {
     t.ok(res?.headers()['content-security-policy'], `${name}: a CSP is sent`);
     await page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
     const paths = await page.locator('.opblock-summary-path').allTextContents();
-    t.ok(paths.some((p) => p.replace(/\u200b/g, '') === operation), `${name}: the operations are rendered (${operation})`);
+    t.ok(
+      paths.some((p) => p.replace(/\u200b/g, '') === operation),
+      `${name}: the operations are rendered (${operation})`,
+    );
     t.same(violations, [], `${name}: no CSP violation`);
     await page.close();
   }

@@ -25,7 +25,10 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
     .returning();
   const courseIds: number[] = [];
   for (const [i, payload] of PAYLOADS.entries()) {
-    const [category] = await db.insert(categories).values({ code: `X${i}`, name: `${payload} category` }).returning();
+    const [category] = await db
+      .insert(categories)
+      .values({ code: `X${i}`, name: `${payload} category` })
+      .returning();
     const [course] = await db
       .insert(courses)
       .values({
@@ -41,7 +44,10 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
         currency: payload,
       })
       .returning();
-    const [mod] = await db.insert(modules).values({ courseId: course!.id, name: `${payload} module`, orderIndex: 1 }).returning();
+    const [mod] = await db
+      .insert(modules)
+      .values({ courseId: course!.id, name: `${payload} module`, orderIndex: 1 })
+      .returning();
     const chapterRows = await db
       .insert(chapters)
       .values([1, 2].map((n) => ({ moduleId: mod!.id, courseId: course!.id, name: `${payload} chapter ${n}`, orderIndex: n })))
@@ -50,7 +56,10 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
     await db.insert(chapterCompletions).values({ userId: learner!.id, chapterId: chapterRows[0]!.id, courseId: course!.id });
     courseIds.push(course!.id);
   }
-  await db.update(users).set({ name: `${PAYLOADS[1]} teacher` }).where(eq(users.id, teacherId));
+  await db
+    .update(users)
+    .set({ name: `${PAYLOADS[1]} teacher` })
+    .where(eq(users.id, teacherId));
 
   const browser = await launchBrowser(t);
   async function signedIn(userId: string, bypassCSP: boolean): Promise<BrowserContext> {
@@ -88,7 +97,10 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
       topbar: getComputedStyle(document.querySelector('.topbar')!).backgroundColor,
     }));
     t.equal(injected.images, 0, `${label}: no injected image`);
-    t.ok(injected.scripts.every((src) => src === '/dashboard/assets/dashboard.js'), `${label}: only our script`);
+    t.ok(
+      injected.scripts.every((src) => src === '/dashboard/assets/dashboard.js'),
+      `${label}: only our script`,
+    );
     t.equal(injected.topbar, 'rgb(18, 53, 91)', `${label}: our stylesheet applies`);
     t.same(dialogs, [], `${label}: no dialog`);
   }
@@ -120,7 +132,10 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
     const teacherPage = watch(await (await signedIn(teacherId, bypassCSP)).newPage());
     await visit(teacherPage, '/dashboard', `${mode}, teacher dashboard`);
     await teacherPage.getByRole('heading', { name: `Welcome, ${PAYLOADS[1]} teacher` }).waitFor();
-    t.match(await teacherPage.getByRole('img', { name: 'Completion rate per category' }).locator('desc').textContent(), `${PAYLOADS[1]} category: 50%`);
+    t.match(
+      await teacherPage.getByRole('img', { name: 'Completion rate per category' }).locator('desc').textContent(),
+      `${PAYLOADS[1]} category: 50%`,
+    );
     if (!bypassCSP) await screenshot(teacherPage, 'hostile-2-teacher-dashboard');
     await visit(teacherPage, '/dashboard/api-keys', `${mode}, API keys`);
     // A key named by the payload, through the page's script, then as the server renders it.

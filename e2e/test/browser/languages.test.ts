@@ -1,4 +1,15 @@
-import { categories, chapterCompletions, chapters, courses, enrollments, generateSessionToken, modules, purchases, sessions, users } from '@lms/db';
+import {
+  categories,
+  chapterCompletions,
+  chapters,
+  courses,
+  enrollments,
+  generateSessionToken,
+  modules,
+  purchases,
+  sessions,
+  users,
+} from '@lms/db';
 import type { Browser, BrowserContext } from 'playwright-core';
 import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
@@ -47,7 +58,15 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
     .returning();
   const students = await db
     .insert(users)
-    .values([1, 2, 3].map((i) => ({ email: `peserta${i}@example.test`, name: `Peserta ${i}`, role: 'student' as const, tier: 'anggota' as const, membershipId: `IAI-00${i}` })))
+    .values(
+      [1, 2, 3].map((i) => ({
+        email: `peserta${i}@example.test`,
+        name: `Peserta ${i}`,
+        role: 'student' as const,
+        tier: 'anggota' as const,
+        membershipId: `IAI-00${i}`,
+      })),
+    )
     .returning();
   for (const course of courseRows) {
     const mods = await db
@@ -70,7 +89,9 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
       for (const chapter of chapterRows.slice(0, i)) {
         await db.insert(chapterCompletions).values({ userId: s.id, chapterId: chapter.id, courseId: course.id });
       }
-      await db.insert(purchases).values({ userId: s.id, courseId: course.id, amount: '350000', status: 'paid', paidAt: new Date(Date.now() - 86_400_000) });
+      await db
+        .insert(purchases)
+        .values({ userId: s.id, courseId: course.id, amount: '350000', status: 'paid', paidAt: new Date(Date.now() - 86_400_000) });
     }
   }
 
@@ -127,7 +148,10 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
   t.match(figures, /3\s*Pembeli 30 hari terakhir/);
   t.match(figures, /33,33%\s*Tingkat penyelesaian/);
   t.match(await page.getByRole('img', { name: 'Tingkat penyelesaian per kategori' }).locator('desc').textContent(), /Akuntansi: 33,33%/);
-  t.match(await page.getByRole('img', { name: 'Pendapatan dalam 30 hari terakhir' }).locator('desc').textContent(), /Akuntansi: Rp\s1\.050\.000/);
+  t.match(
+    await page.getByRole('img', { name: 'Pendapatan dalam 30 hari terakhir' }).locator('desc').textContent(),
+    /Akuntansi: Rp\s1\.050\.000/,
+  );
   await screenshot(page, 'lang-id-dashboard');
 
   await page.getByRole('link', { name: 'Kunci API' }).first().click();
@@ -176,7 +200,11 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
   await screenshot(page, 'lang-en-dashboard');
   await page.getByRole('link', { name: 'API keys' }).first().click();
   await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
-  t.match(await page.getByRole('row', { name: /Integrasi situs web/ }).innerText(), /Revoked \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} GMT\+7/, 'remembered: the next page is English too');
+  t.match(
+    await page.getByRole('row', { name: /Integrasi situs web/ }).innerText(),
+    /Revoked \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} GMT\+7/,
+    'remembered: the next page is English too',
+  );
 
   // Back to Indonesian from a catalog search: the same page, its query kept.
   await page.goto(`${lmsUrl}/dashboard/catalog?search=pph`);

@@ -13,16 +13,40 @@ import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/se
 /** The words a learner clicks and reads, in each language of the pages (the pages' catalogs). */
 const WORDS = {
   en: {
-    codeLabel: 'Enrolment code', enrol: 'Enrol', wrongCode: 'The enrolment code is wrong.', enrolled: 'You are enrolled. Enjoy the course!',
-    markComplete: 'Mark as complete', completed: 'Completed', takeQuiz: "Take this chapter's quiz", start: 'Start', submit: 'Submit answers',
-    failed: 'Not passed', passed: 'Passed', tryAgain: 'Try again', locked: 'Locked', viewCertificate: 'View certificate',
-    certificate: 'Certificate', kum: /KUM points\s*2/,
+    codeLabel: 'Enrolment code',
+    enrol: 'Enrol',
+    wrongCode: 'The enrolment code is wrong.',
+    enrolled: 'You are enrolled. Enjoy the course!',
+    markComplete: 'Mark as complete',
+    completed: 'Completed',
+    takeQuiz: "Take this chapter's quiz",
+    start: 'Start',
+    submit: 'Submit answers',
+    failed: 'Not passed',
+    passed: 'Passed',
+    tryAgain: 'Try again',
+    locked: 'Locked',
+    viewCertificate: 'View certificate',
+    certificate: 'Certificate',
+    kum: /KUM points\s*2/,
   },
   id: {
-    codeLabel: 'Kode pendaftaran', enrol: 'Daftar', wrongCode: 'Kode pendaftaran salah.', enrolled: 'Anda sudah terdaftar. Selamat belajar!',
-    markComplete: 'Tandai selesai', completed: 'Selesai', takeQuiz: 'Kerjakan kuis bab ini', start: 'Mulai mengerjakan', submit: 'Kirim jawaban',
-    failed: 'Belum lulus', passed: 'Lulus', tryAgain: 'Coba lagi', locked: 'Terkunci', viewCertificate: 'Lihat sertifikat',
-    certificate: 'Sertifikat', kum: /Nilai KUM\s*2/,
+    codeLabel: 'Kode pendaftaran',
+    enrol: 'Daftar',
+    wrongCode: 'Kode pendaftaran salah.',
+    enrolled: 'Anda sudah terdaftar. Selamat belajar!',
+    markComplete: 'Tandai selesai',
+    completed: 'Selesai',
+    takeQuiz: 'Kerjakan kuis bab ini',
+    start: 'Mulai mengerjakan',
+    submit: 'Kirim jawaban',
+    failed: 'Belum lulus',
+    passed: 'Lulus',
+    tryAgain: 'Coba lagi',
+    locked: 'Terkunci',
+    viewCertificate: 'Lihat sertifikat',
+    certificate: 'Sertifikat',
+    kum: /Nilai KUM\s*2/,
   },
 } as const;
 
@@ -31,106 +55,107 @@ const MEMBERS = {
   id: { email: 'rudi.anggota@example.org', name: 'Rudi Anggota', membershipId: 'IAI-000778' },
 } as const;
 
-for (const lang of ['en', 'id'] as const) t.test(`a member takes a course from the first chapter to the certificate (${lang})`, async (t) => {
-  const w = WORDS[lang];
-  const member = MEMBERS[lang];
-  const port = await freePort();
-  const lmsUrl = `http://127.0.0.1:${port}`;
-  const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
-  const db = lms.db.db;
-  const { institutionId, teacherId } = await makeTeacher(db);
-  await insertQuickCourse(db, { teacherId, institutionId, categoryId: null, now: new Date() });
-  const [course] = await db.select().from(courses).where(eq(courses.courseCode, DEMO_QUICK_COURSE.code));
-  const { partnerUrl } = await startDemoPartner(t, lmsUrl, db);
+for (const lang of ['en', 'id'] as const)
+  t.test(`a member takes a course from the first chapter to the certificate (${lang})`, async (t) => {
+    const w = WORDS[lang];
+    const member = MEMBERS[lang];
+    const port = await freePort();
+    const lmsUrl = `http://127.0.0.1:${port}`;
+    const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
+    const db = lms.db.db;
+    const { institutionId, teacherId } = await makeTeacher(db);
+    await insertQuickCourse(db, { teacherId, institutionId, categoryId: null, now: new Date() });
+    const [course] = await db.select().from(courses).where(eq(courses.courseCode, DEMO_QUICK_COURSE.code));
+    const { partnerUrl } = await startDemoPartner(t, lmsUrl, db);
 
-  const browser = await launchBrowser(t);
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-  await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
-  const page = await context.newPage();
+    const browser = await launchBrowser(t);
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
+    const page = await context.newPage();
 
-  await page.goto(`${partnerUrl}/`);
-  await page.getByLabel('E-mail').fill(member.email);
-  await page.getByLabel('Name').fill(member.name);
-  await page.getByLabel('Membership ID').fill(member.membershipId);
-  await page.getByRole('button', { name: 'Go to the courses' }).click();
-  await page.waitForURL(`${lmsUrl}/dashboard`);
+    await page.goto(`${partnerUrl}/`);
+    await page.getByLabel('E-mail').fill(member.email);
+    await page.getByLabel('Name').fill(member.name);
+    await page.getByLabel('Membership ID').fill(member.membershipId);
+    await page.getByRole('button', { name: 'Go to the courses' }).click();
+    await page.waitForURL(`${lmsUrl}/dashboard`);
 
-  // Enrol with the course's code on its page: a wrong code first, then the right one.
-  const coursePage = `${lmsUrl}/dashboard/courses/${course!.id}`;
-  await page.goto(coursePage);
-  await page.getByLabel(w.codeLabel).fill('NOT-THE-CODE');
-  await page.getByRole('button', { name: w.enrol, exact: true }).click();
-  await page.getByText(w.wrongCode).waitFor();
-  const [account] = await db.select().from(users).where(eq(users.email, member.email));
-  t.same(await db.select().from(enrollments).where(eq(enrollments.userId, account!.id)), [], 'a wrong code enrols nobody');
-  await page.getByLabel(w.codeLabel).fill('COBA-DEMO');
-  await page.getByRole('button', { name: w.enrol, exact: true }).click();
-  await page.getByText(w.enrolled).waitFor();
-  t.equal((await db.select().from(enrollments).where(eq(enrollments.userId, account!.id))).length, 1, 'the code enrols the member');
-  await page.getByRole('link', { name: 'Apa itu etika profesi', exact: true }).click();
-  await page.getByRole('heading', { level: 1, name: 'Apa itu etika profesi' }).waitFor();
-  await screenshot(page, `learner-1-chapter-${lang}`);
-  await page.getByRole('button', { name: w.markComplete }).click();
-  await page.getByText(w.completed, { exact: true }).waitFor();
-
-  // The chapter quiz: wrong first (chapter 2 stays locked), then right.
-  await page.getByRole('link', { name: w.takeQuiz }).click();
-  await page.getByRole('button', { name: w.start }).click();
-  await page.waitForURL(/\/learn\/quiz-attempts\/\d+$/);
-  t.notMatch(await page.content(), /isCorrect|Etika profesi menjaga kepercayaan/, 'no answer key on the quiz page');
-  await page.locator('input[type=radio][value=b]').check();
-  await screenshot(page, `learner-2-quiz-${lang}`);
-  await page.getByRole('button', { name: w.submit }).click();
-  await page.getByText(w.failed).waitFor();
-  await screenshot(page, `learner-3-quiz-failed-${lang}`);
-  const locked = await page.goto(`${lmsUrl}/dashboard/courses/${course!.id}`);
-  t.equal(locked?.status(), 200);
-  t.match(await page.locator('ol.modules').innerText(), new RegExp(`Konflik kepentingan\\s*${w.locked}`), 'chapter 2 waits for the quiz');
-  await page.goBack();
-  await page.getByRole('button', { name: w.tryAgain }).click();
-  await page.locator('input[type=radio][value=a]').check();
-  await page.getByRole('button', { name: w.submit }).click();
-  await page.getByText(w.passed, { exact: true }).waitFor();
-
-  for (const name of ['Konflik kepentingan', 'Menjaga kerahasiaan']) {
+    // Enrol with the course's code on its page: a wrong code first, then the right one.
+    const coursePage = `${lmsUrl}/dashboard/courses/${course!.id}`;
     await page.goto(coursePage);
-    await page.getByRole('link', { name, exact: true }).click();
+    await page.getByLabel(w.codeLabel).fill('NOT-THE-CODE');
+    await page.getByRole('button', { name: w.enrol, exact: true }).click();
+    await page.getByText(w.wrongCode).waitFor();
+    const [account] = await db.select().from(users).where(eq(users.email, member.email));
+    t.same(await db.select().from(enrollments).where(eq(enrollments.userId, account!.id)), [], 'a wrong code enrols nobody');
+    await page.getByLabel(w.codeLabel).fill('COBA-DEMO');
+    await page.getByRole('button', { name: w.enrol, exact: true }).click();
+    await page.getByText(w.enrolled).waitFor();
+    t.equal((await db.select().from(enrollments).where(eq(enrollments.userId, account!.id))).length, 1, 'the code enrols the member');
+    await page.getByRole('link', { name: 'Apa itu etika profesi', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Apa itu etika profesi' }).waitFor();
+    await screenshot(page, `learner-1-chapter-${lang}`);
     await page.getByRole('button', { name: w.markComplete }).click();
     await page.getByText(w.completed, { exact: true }).waitFor();
-  }
 
-  await page.goto(coursePage);
-  await page.getByRole('link', { name: /Kuis Modul/ }).click();
-  await page.getByRole('button', { name: w.start }).click();
-  await page.locator('input[type=radio][value=a]').check();
-  await page.getByRole('button', { name: w.submit }).click();
-  await page.getByText(w.passed, { exact: true }).waitFor();
+    // The chapter quiz: wrong first (chapter 2 stays locked), then right.
+    await page.getByRole('link', { name: w.takeQuiz }).click();
+    await page.getByRole('button', { name: w.start }).click();
+    await page.waitForURL(/\/learn\/quiz-attempts\/\d+$/);
+    t.notMatch(await page.content(), /isCorrect|Etika profesi menjaga kepercayaan/, 'no answer key on the quiz page');
+    await page.locator('input[type=radio][value=b]').check();
+    await screenshot(page, `learner-2-quiz-${lang}`);
+    await page.getByRole('button', { name: w.submit }).click();
+    await page.getByText(w.failed).waitFor();
+    await screenshot(page, `learner-3-quiz-failed-${lang}`);
+    const locked = await page.goto(`${lmsUrl}/dashboard/courses/${course!.id}`);
+    t.equal(locked?.status(), 200);
+    t.match(await page.locator('ol.modules').innerText(), new RegExp(`Konflik kepentingan\\s*${w.locked}`), 'chapter 2 waits for the quiz');
+    await page.goBack();
+    await page.getByRole('button', { name: w.tryAgain }).click();
+    await page.locator('input[type=radio][value=a]').check();
+    await page.getByRole('button', { name: w.submit }).click();
+    await page.getByText(w.passed, { exact: true }).waitFor();
 
-  await page.goto(coursePage);
-  await page.getByRole('link', { name: /Ujian Akhir/ }).click();
-  await page.getByRole('button', { name: w.start }).click();
-  const radios = page.locator('fieldset.question');
-  await radios.nth(0).locator('input[value=a]').check();
-  await radios.nth(1).locator('input[value=b]').check();
-  await page.getByRole('button', { name: w.submit }).click();
-  await page.getByText(w.passed, { exact: true }).waitFor();
-  await screenshot(page, `learner-4-final-passed-${lang}`);
+    for (const name of ['Konflik kepentingan', 'Menjaga kerahasiaan']) {
+      await page.goto(coursePage);
+      await page.getByRole('link', { name, exact: true }).click();
+      await page.getByRole('button', { name: w.markComplete }).click();
+      await page.getByText(w.completed, { exact: true }).waitFor();
+    }
 
-  await page.getByRole('link', { name: w.viewCertificate }).click();
-  await page.getByRole('heading', { name: w.certificate }).waitFor();
-  const certificate = await page.locator('main').innerText();
-  t.match(certificate, member.name);
-  t.match(certificate, member.membershipId);
-  t.match(certificate, new RegExp(DEMO_QUICK_COURSE.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-  t.match(certificate, w.kum);
-  await screenshot(page, `learner-5-certificate-${lang}`);
+    await page.goto(coursePage);
+    await page.getByRole('link', { name: /Kuis Modul/ }).click();
+    await page.getByRole('button', { name: w.start }).click();
+    await page.locator('input[type=radio][value=a]').check();
+    await page.getByRole('button', { name: w.submit }).click();
+    await page.getByText(w.passed, { exact: true }).waitFor();
 
-  // The public page, in a browser without the session.
-  const link = await page.getByRole('link', { name: /\/certificates\/[0-9a-f]{32}$/ }).getAttribute('href');
-  const anonymous = await (await browser.newContext({ locale: 'id-ID' })).newPage(); // Indonesian, from Accept-Language
-  const pub = await anonymous.goto(`${lmsUrl}${link}`);
-  t.equal(pub?.status(), 200);
-  t.match(await anonymous.locator('main').innerText(), new RegExp(`Sertifikat ini sah\\.[\\s\\S]*${member.name}`));
-  t.notMatch(await anonymous.locator('main').innerText(), member.membershipId, 'no membership number in public');
-  await screenshot(anonymous, `learner-6-verification-${lang}`);
-});
+    await page.goto(coursePage);
+    await page.getByRole('link', { name: /Ujian Akhir/ }).click();
+    await page.getByRole('button', { name: w.start }).click();
+    const radios = page.locator('fieldset.question');
+    await radios.nth(0).locator('input[value=a]').check();
+    await radios.nth(1).locator('input[value=b]').check();
+    await page.getByRole('button', { name: w.submit }).click();
+    await page.getByText(w.passed, { exact: true }).waitFor();
+    await screenshot(page, `learner-4-final-passed-${lang}`);
+
+    await page.getByRole('link', { name: w.viewCertificate }).click();
+    await page.getByRole('heading', { name: w.certificate }).waitFor();
+    const certificate = await page.locator('main').innerText();
+    t.match(certificate, member.name);
+    t.match(certificate, member.membershipId);
+    t.match(certificate, new RegExp(DEMO_QUICK_COURSE.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    t.match(certificate, w.kum);
+    await screenshot(page, `learner-5-certificate-${lang}`);
+
+    // The public page, in a browser without the session.
+    const link = await page.getByRole('link', { name: /\/certificates\/[0-9a-f]{32}$/ }).getAttribute('href');
+    const anonymous = await (await browser.newContext({ locale: 'id-ID' })).newPage(); // Indonesian, from Accept-Language
+    const pub = await anonymous.goto(`${lmsUrl}${link}`);
+    t.equal(pub?.status(), 200);
+    t.match(await anonymous.locator('main').innerText(), new RegExp(`Sertifikat ini sah\\.[\\s\\S]*${member.name}`));
+    t.notMatch(await anonymous.locator('main').innerText(), member.membershipId, 'no membership number in public');
+    await screenshot(anonymous, `learner-6-verification-${lang}`);
+  });

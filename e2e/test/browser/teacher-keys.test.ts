@@ -1,6 +1,19 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiKeys, categories, certificates, chapterCompletions, chapters, courses, enrollments, generateSessionToken, modules, purchases, sessions, users } from '@lms/db';
+import {
+  apiKeys,
+  categories,
+  certificates,
+  chapterCompletions,
+  chapters,
+  courses,
+  enrollments,
+  generateSessionToken,
+  modules,
+  purchases,
+  sessions,
+  users,
+} from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
@@ -29,7 +42,15 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   const courseRows = await db
     .insert(courses)
     .values([
-      { name: 'Audit Internal Dasar', teacherId, institutionId, categoryId: cats[0]!.id, isPublished: true, eventCode: 'EV-1', nilaiKum: 6 },
+      {
+        name: 'Audit Internal Dasar',
+        teacherId,
+        institutionId,
+        categoryId: cats[0]!.id,
+        isPublished: true,
+        eventCode: 'EV-1',
+        nilaiKum: 6,
+      },
       { name: 'PPh Badan', teacherId, institutionId, categoryId: cats[1]!.id, isPublished: true, eventCode: 'EV-2', nilaiKum: 4 },
       { name: 'Draf: Hukum Kontrak', teacherId, institutionId, categoryId: cats[2]!.id, isPublished: false },
     ])
@@ -49,7 +70,9 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
       for (const chapter of chapterRows.slice(0, i)) {
         await db.insert(chapterCompletions).values({ userId: s.id, chapterId: chapter.id, courseId: course.id });
       }
-      await db.insert(purchases).values({ userId: s.id, courseId: course.id, amount: '350000', status: 'paid', paidAt: new Date(Date.now() - 86_400_000) });
+      await db
+        .insert(purchases)
+        .values({ userId: s.id, courseId: course.id, amount: '350000', status: 'paid', paidAt: new Date(Date.now() - 86_400_000) });
     }
   }
   await db.insert(certificates).values({ userId: students[2]!.id, courseId: courseRows[0]!.id });
@@ -138,7 +161,11 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   t.equal(fetchOutcome, 'blocked', 'a cross-origin revoke needs a preflight, which is never approved');
   await evil.close();
   const keysNow = await db.select().from(apiKeys).where(eq(apiKeys.userId, teacherId));
-  t.same(keysNow.map((k) => [k.name, k.revokedAt]), [['Website <integrasi>', null]], 'no key planted, none revoked');
+  t.same(
+    keysNow.map((k) => [k.name, k.revokedAt]),
+    [['Website <integrasi>', null]],
+    'no key planted, none revoked',
+  );
 
   // Revoke in the UI, after a confirmation; the key is refused at once.
   let question = '';

@@ -95,7 +95,12 @@ const FORM = `<h1>Demo partner: sign a member into the LMS</h1>
  *   GET /login?email=&name=&membershipId=&tier=member
  *                               signs a token, asks the gateway, 302s the browser to the LMS
  */
-export async function createPartnerBackend({ dataDir, issuer = 'demo-partner.local', gatewayUrl = 'http://localhost:3001', log = console }) {
+export async function createPartnerBackend({
+  dataDir,
+  issuer = 'demo-partner.local',
+  gatewayUrl = 'http://localhost:3001',
+  log = console,
+}) {
   const key = await loadOrCreateSigningKey(dataDir);
   if (key.created) log.info?.(`created a new signing key (kid ${key.kid}) in ${dataDir}`);
 
@@ -115,7 +120,12 @@ export async function createPartnerBackend({ dataDir, issuer = 'demo-partner.loc
           tier: url.searchParams.get('tier') ?? 'member',
         };
         if (!member.email.includes('@') || !member.membershipId || !TIERS.has(member.tier)) {
-          return html(res, 400, 'Bad request', '<p>email, membershipId and tier (member, umum or mahasiswa) are required.</p><p><a href="/">Back</a></p>');
+          return html(
+            res,
+            400,
+            'Bad request',
+            '<p>email, membershipId and tier (member, umum or mahasiswa) are required.</p><p><a href="/">Back</a></p>',
+          );
         }
         const token = await signSsoToken(key, issuer, member);
         const answer = await askGateway(gatewayUrl, token);

@@ -20,8 +20,12 @@ let received = [];
 const gateway = createServer((req, res) => {
   const token = new URL(req.url, 'http://x').searchParams.get('token');
   received.push(token);
-  if (gatewayAnswer === 302) res.writeHead(302, { location: `http://lms.test/sso/verify?token=${token}&proof=1795000120.gateway-proof` }).end();
-  else res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'IP 10.0.0.9 is not whitelisted for issuer demo-partner.local' }));
+  if (gatewayAnswer === 302)
+    res.writeHead(302, { location: `http://lms.test/sso/verify?token=${token}&proof=1795000120.gateway-proof` }).end();
+  else
+    res
+      .writeHead(403, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: 'IP 10.0.0.9 is not whitelisted for issuer demo-partner.local' }));
 });
 const gatewayUrl = await listen(gateway);
 t.teardown(() => new Promise((r) => gateway.close(r)));
@@ -45,9 +49,17 @@ t.test('/login signs a valid token, calls the gateway without following, and for
   const res = await fetch(`${partnerUrl}/login?email=a%40b.test&name=Ana&membershipId=M-1&tier=mahasiswa`, { redirect: 'manual' });
   t.equal(res.status, 302);
   t.equal(received.length, 1, 'the gateway was called once, by the backend');
-  t.equal(res.headers.get('location'), `http://lms.test/sso/verify?token=${received[0]}&proof=1795000120.gateway-proof`, 'the Location as it came, proof included');
+  t.equal(
+    res.headers.get('location'),
+    `http://lms.test/sso/verify?token=${received[0]}&proof=1795000120.gateway-proof`,
+    'the Location as it came, proof included',
+  );
   const jwks = createLocalJWKSet(await (await fetch(`${partnerUrl}/.well-known/jwks.json`)).json());
-  const { payload, protectedHeader } = await jwtVerify(received[0], jwks, { algorithms: ['RS256'], audience: 'terang.ai', issuer: 'demo-partner.local' });
+  const { payload, protectedHeader } = await jwtVerify(received[0], jwks, {
+    algorithms: ['RS256'],
+    audience: 'terang.ai',
+    issuer: 'demo-partner.local',
+  });
   t.match(protectedHeader, { alg: 'RS256', typ: 'JWT', kid: String });
   t.match(payload, { sub: 'mahasiswa', email: 'a@b.test', name: 'Ana', membershipId: 'M-1', jti: String });
   t.ok(payload.exp - payload.iat <= 300);

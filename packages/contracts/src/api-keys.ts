@@ -44,7 +44,5 @@ export const ApiKeyIdParams = z.object({
 });
 export type ApiKeyIdParams = z.infer<typeof ApiKeyIdParams>;
 
-export const RevokedApiKeyResponse = z
-  .object({ success: z.literal(true), apiKey: ApiKeySummary })
-  .meta({ id: 'RevokedApiKeyResponse' });
+export const RevokedApiKeyResponse = z.object({ success: z.literal(true), apiKey: ApiKeySummary }).meta({ id: 'RevokedApiKeyResponse' });
 export type RevokedApiKeyResponse = z.infer<typeof RevokedApiKeyResponse>;

@@ -28,9 +28,7 @@ export const SEARCH_MAX_LENGTH = 200;
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 
-export const Category = z
-  .object({ id: z.number().int(), code: z.string(), name: z.string() })
-  .meta({ id: 'Category' });
+export const Category = z.object({ id: z.number().int(), code: z.string(), name: z.string() }).meta({ id: 'Category' });
 export type Category = z.infer<typeof Category>;
 
 export const Pagination = z
@@ -74,23 +72,19 @@ const detailSections = {
 
 export const CertificateInfo = z
   .object({
-    isEligible: z
-      .boolean()
-      .describe('A certificate exists, or every chapter is completed and the final exam (if any) is passed.'),
+    isEligible: z.boolean().describe('A certificate exists, or every chapter is completed and the final exam (if any) is passed.'),
     isGenerated: z.boolean().describe('A certificate has been issued to the learner.'),
   })
   .meta({ id: 'CertificateInfo' });
 export type CertificateInfo = z.infer<typeof CertificateInfo>;
 
-export const LearnerStatus = z
-  .enum(['not-started', 'in-progress', 'completed'])
-  .meta({
-    id: 'LearnerStatus',
-    description:
-      '`completed`: certificate issued, or every chapter completed and the final exam (if any) passed. ' +
-      '`in-progress`: enrolled with at least one completed chapter or one quiz attempt. `not-started` otherwise, ' +
-      'and always for API-key callers.',
-  });
+export const LearnerStatus = z.enum(['not-started', 'in-progress', 'completed']).meta({
+  id: 'LearnerStatus',
+  description:
+    '`completed`: certificate issued, or every chapter completed and the final exam (if any) passed. ' +
+    '`in-progress`: enrolled with at least one completed chapter or one quiz attempt. `not-started` otherwise, ' +
+    'and always for API-key callers.',
+});
 export type LearnerStatus = z.infer<typeof LearnerStatus>;
 
 // ---------------------------------------------------------------------------------------------
@@ -143,9 +137,7 @@ const quizFields = {
 
 export const Quiz = z.object({ ...quizFields, questions: z.array(Question) }).meta({ id: 'Quiz' });
 export type Quiz = z.infer<typeof Quiz>;
-export const QuizWithAnswers = z
-  .object({ ...quizFields, questions: z.array(QuestionWithAnswers) })
-  .meta({ id: 'QuizWithAnswers' });
+export const QuizWithAnswers = z.object({ ...quizFields, questions: z.array(QuestionWithAnswers) }).meta({ id: 'QuizWithAnswers' });
 export type QuizWithAnswers = z.infer<typeof QuizWithAnswers>;
 
 // ---------------------------------------------------------------------------------------------
@@ -168,11 +160,9 @@ export const ChapterSummary = z
   .object({
     id: z.string(),
     title: z.string(),
-    order: z.number().int().describe('The chapter\'s orderIndex.'),
-    contents: z
-      .array(z.unknown())
-      .describe('Always empty in the catalog: chapter content is read through the course detail.'),
-    quiz: QuizSummary.nullable().describe('The chapter\'s first quiz, if any.'),
+    order: z.number().int().describe("The chapter's orderIndex."),
+    contents: z.array(z.unknown()).describe('Always empty in the catalog: chapter content is read through the course detail.'),
+    quiz: QuizSummary.nullable().describe("The chapter's first quiz, if any."),
     isUnlocked: z.boolean(),
     completionPercentage: z.number().describe('100 when the learner completed the chapter, else 0.'),
   })
@@ -184,10 +174,10 @@ export const ModuleSummary = z
     id: z.string(),
     title: z.string(),
     description: z.string(),
-    order: z.number().int().describe('The module\'s orderIndex.'),
+    order: z.number().int().describe("The module's orderIndex."),
     chapterCount: z.number().int(),
     chapters: z.array(ChapterSummary),
-    moduleQuiz: QuizSummary.nullable().describe('The module\'s first module-level quiz, if any.'),
+    moduleQuiz: QuizSummary.nullable().describe("The module's first module-level quiz, if any."),
     isUnlocked: z.boolean(),
     completionPercentage: z.number().describe('Completed chapters of the module / its chapters x 100 (0 with no chapters).'),
   })
@@ -204,9 +194,9 @@ export const FinalExam = z
     id: z.string().describe('Empty when the course has no final exam.'),
     title: z.string(),
     type: z.literal('final'),
-    questions: z.array(Question).describe('The final exam\'s questions, never with answer keys.'),
+    questions: z.array(Question).describe("The final exam's questions, never with answer keys."),
     minimumScore: z.number(),
-    attempts: z.number().describe('The session learner\'s attempts; 0 for API-key callers.'),
+    attempts: z.number().describe("The session learner's attempts; 0 for API-key callers."),
     maxAttempts: z.number(),
     isPassed: z.boolean(),
   })
@@ -218,7 +208,7 @@ export const UNLOCK_RULE =
   'unlocked and complete (all its chapters completed and their chapter quizzes passed, and its module quiz ' +
   'passed; a module without chapters or quiz is complete). Within an unlocked module the first chapter is ' +
   'unlocked and every other chapter is unlocked when the chapter before it is completed and its chapter quiz ' +
-  '(if any) passed, at or above the quiz\'s minimumScore. A chapter the learner completed, and the module ' +
+  "(if any) passed, at or above the quiz's minimumScore. A chapter the learner completed, and the module " +
   'holding it, are always unlocked. A chapter quiz opens with its chapter, a module quiz with its module, the ' +
   'final exam when every chapter is completed and every chapter and module quiz passed. The learning routes ' +
   '(/api/learning) enforce exactly this rule. API-key callers get this rule applied to no progress: only the ' +
@@ -259,9 +249,7 @@ export const PublicCourse = z
     finalExam: FinalExam,
     certificate: CertificateInfo,
     minPassingScore: z.number(),
-    totalProgress: z
-      .number()
-      .describe('Completed chapters / chapters of the course x 100, rounded to 2 decimals; 0 when not enrolled.'),
+    totalProgress: z.number().describe('Completed chapters / chapters of the course x 100, rounded to 2 decimals; 0 when not enrolled.'),
     status: LearnerStatus,
     studentCount: z.number().int(),
   })
@@ -295,9 +283,7 @@ export const CourseListQuery = z.object({
       '`name`: A to Z (case-insensitive); `students`: most enrolled first; `modules`: most modules first. ' +
         'Default: newest first. Ties always fall back to newest first (id descending).',
     ),
-  courseId: wholeNumber(1, MAX_ID)
-    .optional()
-    .describe('Deep link: only this course, if the caller may see it, in the usual list shape.'),
+  courseId: wholeNumber(1, MAX_ID).optional().describe('Deep link: only this course, if the caller may see it, in the usual list shape.'),
 });
 export type CourseListQuery = z.output<typeof CourseListQuery>;
 
@@ -317,7 +303,10 @@ export type CourseListResponse = z.infer<typeof CourseListResponse>;
 // GET /api/courses/{id}
 
 export const CourseIdParams = z.object({
-  id: z.string().regex(/^[0-9]{1,100}$/, 'must be a numeric course id').transform(Number),
+  id: z
+    .string()
+    .regex(/^[0-9]{1,100}$/, 'must be a numeric course id')
+    .transform(Number),
 });
 
 const chapterFields = {
@@ -331,9 +320,7 @@ const chapterFields = {
 };
 export const Chapter = z.object({ ...chapterFields, quizzes: z.array(Quiz) }).meta({ id: 'Chapter' });
 export type Chapter = z.infer<typeof Chapter>;
-export const ChapterWithAnswers = z
-  .object({ ...chapterFields, quizzes: z.array(QuizWithAnswers) })
-  .meta({ id: 'ChapterWithAnswers' });
+export const ChapterWithAnswers = z.object({ ...chapterFields, quizzes: z.array(QuizWithAnswers) }).meta({ id: 'ChapterWithAnswers' });
 export type ChapterWithAnswers = z.infer<typeof ChapterWithAnswers>;
 
 const moduleFields = {
@@ -347,9 +334,7 @@ const moduleFields = {
 };
 export const Module = z.object({ ...moduleFields, chapters: z.array(Chapter) }).meta({ id: 'Module' });
 export type Module = z.infer<typeof Module>;
-export const ModuleWithAnswers = z
-  .object({ ...moduleFields, chapters: z.array(ChapterWithAnswers) })
-  .meta({ id: 'ModuleWithAnswers' });
+export const ModuleWithAnswers = z.object({ ...moduleFields, chapters: z.array(ChapterWithAnswers) }).meta({ id: 'ModuleWithAnswers' });
 export type ModuleWithAnswers = z.infer<typeof ModuleWithAnswers>;
 
 const courseDetailFields = {
@@ -403,9 +388,7 @@ export const CourseDetailWithAnswers = z
   .meta({ id: 'CourseDetailWithAnswers', description: 'A course with answer keys: its owner teacher or a super_admin, by session.' });
 export type CourseDetailWithAnswers = z.infer<typeof CourseDetailWithAnswers>;
 
-export const CourseDetailResponse = z
-  .object({ success: z.literal(true), course: CourseDetail })
-  .meta({ id: 'CourseDetailResponse' });
+export const CourseDetailResponse = z.object({ success: z.literal(true), course: CourseDetail }).meta({ id: 'CourseDetailResponse' });
 export const CourseDetailWithAnswersResponse = z
   .object({ success: z.literal(true), course: CourseDetailWithAnswers })
   .meta({ id: 'CourseDetailWithAnswersResponse' });

@@ -37,9 +37,7 @@ export const EnrollmentRequest = z
   .meta({ id: 'EnrollmentRequest' });
 export type EnrollmentRequest = z.infer<typeof EnrollmentRequest>;
 
-export const EnrolledResponse = z
-  .object({ success: z.literal(true), enrollment: Enrollment })
-  .meta({ id: 'EnrolledResponse' });
+export const EnrolledResponse = z.object({ success: z.literal(true), enrollment: Enrollment }).meta({ id: 'EnrolledResponse' });
 export type EnrolledResponse = z.infer<typeof EnrolledResponse>;
 
 export const EnrollmentRequestedResponse = z
@@ -56,11 +54,13 @@ export const PaymentRequiredResponse = z
       amount: z.string().describe('The price for the caller\'s tier, decimal text (e.g. "150000.00").'),
       currency: z.string(),
     }),
-    purchase: z.object({
-      method: z.literal('POST'),
-      path: z.literal('/api/learning/purchases'),
-      body: z.object({ courseId: z.number().int() }),
-    }).describe('How to buy it: this request starts a purchase (then pay it; an admin confirms and you are enrolled).'),
+    purchase: z
+      .object({
+        method: z.literal('POST'),
+        path: z.literal('/api/learning/purchases'),
+        body: z.object({ courseId: z.number().int() }),
+      })
+      .describe('How to buy it: this request starts a purchase (then pay it; an admin confirms and you are enrolled).'),
   })
   .meta({ id: 'PaymentRequiredResponse' });
 export type PaymentRequiredResponse = z.infer<typeof PaymentRequiredResponse>;
@@ -80,7 +80,7 @@ export const EnrollmentDecisionResponse = z
   .object({
     success: z.literal(true),
     request: EnrollmentRequest,
-    enrollment: Enrollment.nullable().describe('The learner\'s enrollment on approval; null on rejection.'),
+    enrollment: Enrollment.nullable().describe("The learner's enrollment on approval; null on rejection."),
   })
   .meta({ id: 'EnrollmentDecisionResponse' });
 export type EnrollmentDecisionResponse = z.infer<typeof EnrollmentDecisionResponse>;

@@ -3,11 +3,14 @@ import { GatewayErrorResponse } from './errors.js';
 
 /** `GET {gateway_url}/sso/verify?token=<JWT>`: the query. */
 export const SsoVerifyQuery = z.object({
-  token: z.string().optional().meta({
-    description:
-      'The partner-signed SSO JWT in compact form (at most 8192 characters). The gateway reads only its `iss`; ' +
-      'the LMS verifies the signature and the other claims.',
-  }),
+  token: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The partner-signed SSO JWT in compact form (at most 8192 characters). The gateway reads only its `iss`; ' +
+        'the LMS verifies the signature and the other claims.',
+    }),
 });
 export type SsoVerifyQuery = z.infer<typeof SsoVerifyQuery>;
 
@@ -18,13 +21,13 @@ export type SsoVerifyQuery = z.infer<typeof SsoVerifyQuery>;
 export const SsoVerifyRedirect = z.null().meta({
   description:
     'The issuer is registered and the caller IP is in its allowlist: redirect to the LMS. The partner backend must not ' +
-    'follow it; it sends this `Location` to the user\'s browser in its own 302.',
+    "follow it; it sends this `Location` to the user's browser in its own 302.",
   headers: {
     Location: {
       type: 'string',
       format: 'uri',
       description:
-        '`{lmsUrl}/sso/verify?token=<url-encoded token>&proof=<gateway proof>`, lmsUrl being the partner\'s registered ' +
+        "`{lmsUrl}/sso/verify?token=<url-encoded token>&proof=<gateway proof>`, lmsUrl being the partner's registered " +
         'LMS host. The proof (`<exp>.<HMAC>`, valid 120 s, bound to this token) shows the LMS that the token came ' +
         'through the gateway; the LMS refuses a sign-in without it. Nothing for the partner to do but forward the URL as is.',
     },
@@ -47,9 +50,7 @@ export const SsoVerifyResponses = {
   401: gatewayError('`unknown issuer: <iss>`: no partner is registered with this issuer'),
   403: gatewayError(
     '`IP <ip> is not whitelisted for issuer <iss>`: the caller (the TCP peer, or the client named by a trusted proxy) ' +
-      'is not in the partner\'s allowlist. An IPv4-mapped IPv6 caller is shown and matched as IPv4.',
+      "is not in the partner's allowlist. An IPv4-mapped IPv6 caller is shown and matched as IPv4.",
   ),
-  503: gatewayError(
-    '`SSO is not configured on this gateway (GATEWAY_SECRET is not set)`: the gateway cannot prove the sign-in to the LMS',
-  ),
+  503: gatewayError('`SSO is not configured on this gateway (GATEWAY_SECRET is not set)`: the gateway cannot prove the sign-in to the LMS'),
 } as const;

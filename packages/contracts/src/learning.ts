@@ -58,7 +58,10 @@ export const QuizAttemptResponse = z
       name: z.string(),
       description: z.string(),
       scope: z.enum(['chapter', 'module', 'final']),
-      passMark: z.number().int().describe("The score needed to pass: the quiz's minimumScore, or the course's minPassingScore for the final exam"),
+      passMark: z
+        .number()
+        .int()
+        .describe("The score needed to pass: the quiz's minimumScore, or the course's minPassingScore for the final exam"),
       timeLimit: z.number().int().describe('Minutes'),
       maxAttempts: z.number().int(),
     }),

@@ -7,8 +7,7 @@ import { z } from 'zod';
  */
 export const PROGRESS_METRIC_DEFINITIONS = {
   totalDaftar: 'Legacy. Number of enrollments (one per user and course).',
-  totalBeli:
-    'Legacy. Number of paid purchases, all time (pending and refunded ones are not counted). A bundle purchase is one purchase.',
+  totalBeli: 'Legacy. Number of paid purchases, all time (pending and refunded ones are not counted). A bundle purchase is one purchase.',
   totalSelesai:
     'Legacy. Number of enrollments whose progress is 100, i.e. the course has at least one chapter and the user completed every one of them.',
   totalSertifikat: 'Legacy. Number of certificates issued (same as certificatesCount).',
@@ -19,14 +18,15 @@ export const PROGRESS_METRIC_DEFINITIONS = {
     'Average over all enrollments of progress = distinct chapters of the course the user completed ÷ chapters of the course × 100 ' +
     '(0 when the course has no chapters); 0 when there are no enrollments. Computed exactly and rounded to 2 decimals (half up) at the end only.',
   buyers30Days: 'Number of distinct users with at least one paid purchase paid in the trailing 30 days.',
-  revenue30Days: 'Sum of the amounts of the paid purchases paid in the trailing 30 days (a bundle purchase counts with its own amount, once).',
-  totalKum30Days: "Sum of the course's nilaiKum (KUM/SKPK points; a course without nilaiKum adds 0) over certificates issued in the trailing 30 days.",
+  revenue30Days:
+    'Sum of the amounts of the paid purchases paid in the trailing 30 days (a bundle purchase counts with its own amount, once).',
+  totalKum30Days:
+    "Sum of the course's nilaiKum (KUM/SKPK points; a course without nilaiKum adds 0) over certificates issued in the trailing 30 days.",
   certificatesCount: 'Number of certificates issued.',
   peopleWithBadgeCount: 'Number of distinct users holding at least one certificate.',
 } as const;
 
-const metric = (name: keyof typeof PROGRESS_METRIC_DEFINITIONS) =>
-  z.number().describe(PROGRESS_METRIC_DEFINITIONS[name]);
+const metric = (name: keyof typeof PROGRESS_METRIC_DEFINITIONS) => z.number().describe(PROGRESS_METRIC_DEFINITIONS[name]);
 
 /** The numeric fields shared by the overall and the per-category metrics. */
 const metricFields = {
@@ -60,7 +60,7 @@ export const CategoryProgressMetrics = z
   })
   .describe(
     "The same metrics over one category's courses (enrollments, certificates and course purchases of those courses; " +
-      "bundle purchases of bundles in that category). A category without courses has zeros.",
+      'bundle purchases of bundles in that category). A category without courses has zeros.',
   )
   .meta({ id: 'CategoryProgressMetrics' });
 export type CategoryProgressMetrics = z.infer<typeof CategoryProgressMetrics>;

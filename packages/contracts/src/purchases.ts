@@ -18,7 +18,7 @@ export const Purchase = z
     id: z.number().int(),
     courseId: z.number().int().nullable(),
     bundleId: z.number().int().nullable(),
-    itemName: z.string().describe('The course\'s or bundle\'s name; empty when it was deleted since.'),
+    itemName: z.string().describe("The course's or bundle's name; empty when it was deleted since."),
     amount: z.string().describe('Decimal text, e.g. "150000.00": the tier price when the purchase started.'),
     currency: z.string(),
     status: z.enum(['pending', 'paid', 'refunded']),
@@ -68,7 +68,7 @@ export const ConfirmedPurchaseResponse = z
   .object({
     success: z.literal(true),
     purchase: Purchase,
-    enrolledCourseIds: z.array(z.number().int()).describe('The course, or the bundle\'s two courses, the buyer is now enrolled in.'),
+    enrolledCourseIds: z.array(z.number().int()).describe("The course, or the bundle's two courses, the buyer is now enrolled in."),
   })
   .meta({ id: 'ConfirmedPurchaseResponse' });
 export type ConfirmedPurchaseResponse = z.infer<typeof ConfirmedPurchaseResponse>;

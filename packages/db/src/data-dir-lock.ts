@@ -29,9 +29,7 @@ export class DataDirLockedError extends Error {
       ? `process ${owner.pid} (${owner.command}, running since ${owner.startedAt}${owner.hostname === hostname() ? '' : ` on host ${owner.hostname}`})`
       : 'another process (it is writing its lock file right now)';
     const gone =
-      owner && owner.hostname !== hostname()
-        ? `\nIf that process no longer runs, delete ${join(dataDir, DATA_DIR_LOCK_FILE)}.`
-        : '';
+      owner && owner.hostname !== hostname() ? `\nIf that process no longer runs, delete ${join(dataDir, DATA_DIR_LOCK_FILE)}.` : '';
     super(
       `The embedded database in ${dataDir} is in use by ${who}.\n` +
         'It has one writer at a time: what a second process wrote there would be lost. Stop that process ' +

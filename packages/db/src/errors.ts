@@ -69,7 +69,11 @@ const UNAVAILABLE_MESSAGES = [
  * (DrizzleQueryError's `cause`); undefined for anything else.
  */
 export function sqlStateOf(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause as typeof e, depth += 1) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 4;
+    e = e.cause as typeof e, depth += 1
+  ) {
     if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   }
   return undefined;

@@ -36,37 +36,55 @@ export async function makeCourse(db: Db, fields: Partial<CourseInsert> = {}, sha
   let { teacherId, institutionId } = fields;
   if (teacherId === undefined) {
     if (institutionId === undefined) {
-      institutionId = only(await db.insert(institutions).values({ name: `Institution ${n}` }).returning()).id;
+      institutionId = only(
+        await db
+          .insert(institutions)
+          .values({ name: `Institution ${n}` })
+          .returning(),
+      ).id;
     }
     teacherId = only(
-      await db.insert(users).values({ email: `teacher${n}@t.test`, name: `Teacher ${n}`, role: 'teacher', institutionId }).returning(),
+      await db
+        .insert(users)
+        .values({ email: `teacher${n}@t.test`, name: `Teacher ${n}`, role: 'teacher', institutionId })
+        .returning(),
     ).id;
   }
   if (institutionId === undefined) throw new Error('makeCourse: a teacherId needs its institutionId');
   const course = only(
     await db
-    .insert(courses)
-    .values({
-      name: `Course ${n}`,
-      description: `Description ${n}`,
-      instructor: `Instructor ${n}`,
-      courseCode: `CODE-${n}`,
-      isPublished: true,
-      eventCode: `EV-${n}`,
-      price: '100000.00',
-      ...fields,
-      teacherId,
-      institutionId,
-    })
-    .returning(),
+      .insert(courses)
+      .values({
+        name: `Course ${n}`,
+        description: `Description ${n}`,
+        instructor: `Instructor ${n}`,
+        courseCode: `CODE-${n}`,
+        isPublished: true,
+        eventCode: `EV-${n}`,
+        price: '100000.00',
+        ...fields,
+        teacherId,
+        institutionId,
+      })
+      .returning(),
   );
   const tree = { modules: [] as (typeof modules.$inferSelect)[], chapters: [] as (typeof chapters.$inferSelect)[] };
   for (const [i, chapterCount] of (shape.chapters ?? []).entries()) {
-    const mod = only(await db.insert(modules).values({ courseId: course.id, name: `Module ${i + 1}`, orderIndex: i }).returning());
+    const mod = only(
+      await db
+        .insert(modules)
+        .values({ courseId: course.id, name: `Module ${i + 1}`, orderIndex: i })
+        .returning(),
+    );
     tree.modules.push(mod);
     for (let j = 0; j < chapterCount; j++) {
       tree.chapters.push(
-        only(await db.insert(chapters).values({ moduleId: mod.id, courseId: course.id, name: `Chapter ${j + 1}`, orderIndex: j }).returning()),
+        only(
+          await db
+            .insert(chapters)
+            .values({ moduleId: mod.id, courseId: course.id, name: `Chapter ${j + 1}`, orderIndex: j })
+            .returning(),
+        ),
       );
     }
   }

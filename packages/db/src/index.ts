@@ -1,6 +1,15 @@
 export * as schema from './schema/index.js';
 export * from './schema/index.js';
-export { createDb, type Db, type DbConfig, type DbHandle, type QueryResultHKT, type AvailabilityListener, type DbStats, type DbErrorCounts } from './client.js';
+export {
+  createDb,
+  type Db,
+  type DbConfig,
+  type DbHandle,
+  type QueryResultHKT,
+  type AvailabilityListener,
+  type DbStats,
+  type DbErrorCounts,
+} from './client.js';
 export { GENERIC_PLAN_OPTIONS, genericPlanName, plansGenerically, poolSizes } from './generic-plans.js';
 export { isDatabaseUnavailable, isTransactionConflict, sqlStateOf } from './errors.js';
 export { inTransaction, TRANSACTION_ATTEMPTS } from './transactions.js';

@@ -25,24 +25,28 @@ t.test('cascades', async (t) => {
   const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
   const db = h.db;
-  const count = async (table: PgTable, where?: SQL) =>
-    (await db.select({ n: sql<number>`count(*)::int` }).from(table).where(where))[0]!.n;
+  const count = async (table: PgTable, where?: SQL) => (await db.select({ n: sql<number>`count(*)::int` }).from(table).where(where))[0]!.n;
 
   t.test('deleting a course removes its modules, chapters, quizzes, enrollments and completions', async (t) => {
     const doomed = await makeCourse(db, {}, { chapters: [3, 3] });
     const kept = await makeCourse(db, { categoryId: (await makeCategory(db)).id }, { chapters: [2] });
     const s = await makeStudent(db);
-    const [quiz] = await db.insert(quizzes).values({ courseId: doomed.id, scope: 'chapter', chapterId: doomed.chapters[0]!.id, name: 'Q' }).returning();
+    const [quiz] = await db
+      .insert(quizzes)
+      .values({ courseId: doomed.id, scope: 'chapter', chapterId: doomed.chapters[0]!.id, name: 'Q' })
+      .returning();
     await db.insert(questions).values({ quizId: quiz!.id, questionText: '?', options: [{ id: 'a', text: 'A', isCorrect: true }] });
     await db.insert(quizzes).values({ courseId: doomed.id, scope: 'final', name: 'Final' });
     await db.insert(enrollments).values([
       { userId: s.id, courseId: doomed.id },
       { userId: s.id, courseId: kept.id },
     ]);
-    await db.insert(chapterCompletions).values([
-      ...doomed.chapters.slice(0, 4).map((c) => ({ userId: s.id, chapterId: c.id, courseId: doomed.id })),
-      { userId: s.id, chapterId: kept.chapters[0]!.id, courseId: kept.id },
-    ]);
+    await db
+      .insert(chapterCompletions)
+      .values([
+        ...doomed.chapters.slice(0, 4).map((c) => ({ userId: s.id, chapterId: c.id, courseId: doomed.id })),
+        { userId: s.id, chapterId: kept.chapters[0]!.id, courseId: kept.id },
+      ]);
     await db.insert(certificates).values({ userId: s.id, courseId: doomed.id });
     const [bundle] = await db
       .insert(bundles)
@@ -95,7 +99,9 @@ t.test('cascades', async (t) => {
     const s = await makeStudent(db);
     const other = await makeStudent(db);
     for (const u of [s, other]) {
-      await db.insert(sessions).values({ tokenHash: generateSessionToken().tokenHash, userId: u.id, expiresAt: new Date(Date.now() + 3_600_000) });
+      await db
+        .insert(sessions)
+        .values({ tokenHash: generateSessionToken().tokenHash, userId: u.id, expiresAt: new Date(Date.now() + 3_600_000) });
       const k = generateApiKey();
       await db.insert(apiKeys).values({ keyHash: k.keyHash, prefix: k.prefix, userId: u.id, name: 'k' });
       await db.insert(enrollments).values({ userId: u.id, courseId: c.id });

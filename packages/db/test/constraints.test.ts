@@ -1,16 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import t from 'tap';
 import { createTestDb } from '../src/testing.js';
-import {
-  bundles,
-  categories,
-  chapterCompletions,
-  courses,
-  enrollments,
-  purchases,
-  quizzes,
-  users,
-} from '../src/schema/index.js';
+import { bundles, categories, chapterCompletions, courses, enrollments, purchases, quizzes, users } from '../src/schema/index.js';
 import { makeCategory, makeCourse } from '../src/testing.js';
 import { makeStudent, refused, testDatabaseUrl } from './helpers.js';
 
@@ -57,7 +48,12 @@ t.test('constraints', async (t) => {
     // The schema's default price, read back below.
     const course = await makeCourse(db, { price: '0' }, { chapters: [2, 2] });
     const { teacherId, institutionId } = course;
-    await refused(t, db.insert(courses).values({ name: 'N', teacherId, institutionId, price: '-0.01' }), '23514', 'courses_price_nonnegative');
+    await refused(
+      t,
+      db.insert(courses).values({ name: 'N', teacherId, institutionId, price: '-0.01' }),
+      '23514',
+      'courses_price_nonnegative',
+    );
     await refused(
       t,
       db.update(courses).set({ priceNonMember: '-5' }).where(eq(courses.id, course.id)),
@@ -92,7 +88,13 @@ t.test('constraints', async (t) => {
     const course = await makeCourse(db, {}, { chapters: [2, 2] });
     const { modules, chapters } = course;
     const base = { courseId: course.id, name: 'Q' };
-    await refused(t, db.insert(quizzes).values({ ...base, scope: 'chapter' }), '23514', 'quizzes_scope_matches_parent', 'chapter quiz without a chapter');
+    await refused(
+      t,
+      db.insert(quizzes).values({ ...base, scope: 'chapter' }),
+      '23514',
+      'quizzes_scope_matches_parent',
+      'chapter quiz without a chapter',
+    );
     await refused(
       t,
       db.insert(quizzes).values({ ...base, scope: 'module', moduleId: modules[0]!.id, chapterId: chapters[0]!.id }),
@@ -112,7 +114,13 @@ t.test('constraints', async (t) => {
       { ...base, scope: 'module', moduleId: modules[0]!.id },
       { ...base, scope: 'final' },
     ]);
-    await refused(t, db.insert(quizzes).values({ ...base, scope: 'final' }), '23505', 'quizzes_one_final_per_course', 'one final exam per course');
+    await refused(
+      t,
+      db.insert(quizzes).values({ ...base, scope: 'final' }),
+      '23505',
+      'quizzes_one_final_per_course',
+      'one final exam per course',
+    );
     await refused(
       t,
       db.insert(quizzes).values({ ...base, scope: 'final', name: 'Bad', minimumScore: 101 }),

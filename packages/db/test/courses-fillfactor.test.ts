@@ -22,7 +22,9 @@ async function counterUpdates(db: Db) {
     select 'Kursus ' || g, 'Kursus buatan untuk uji nomor ' || g, 'Pengajar ' || g, 'FF-' || g, true, 'EV-FF-' || g, 100000,
       ${first.teacherId}, ${first.institutionId}
     from generate_series(1, ${COURSES}) g`);
-  const ids = (await db.execute<{ id: number }>(sql`select id from courses where course_code like 'FF-%' order by id limit ${UPDATED}`)).rows.map((r) => r.id);
+  const ids = (
+    await db.execute<{ id: number }>(sql`select id from courses where course_code like 'FF-%' order by id limit ${UPDATED}`)
+  ).rows.map((r) => r.id);
   const indexBytes = async () =>
     Number((await db.execute<{ n: string }>(sql`select pg_relation_size('courses_search_trgm_idx') as n`)).rows[0]?.n);
   const indexBefore = await indexBytes();
@@ -35,8 +37,11 @@ async function counterUpdates(db: Db) {
         // The counts before and after the update: the view may still hold earlier transactions'
         // counts that the backend has not yet reported.
         const counts = async () =>
-          (await tx.execute<{ upd: string; hot: string }>(sql`select n_tup_upd as upd, n_tup_hot_upd as hot from pg_stat_xact_user_tables where relname = 'courses'`))
-            .rows[0];
+          (
+            await tx.execute<{ upd: string; hot: string }>(
+              sql`select n_tup_upd as upd, n_tup_hot_upd as hot from pg_stat_xact_user_tables where relname = 'courses'`,
+            )
+          ).rows[0];
         const before = await counts();
         await tx.execute(sql`update courses set student_count = student_count + 1 where id = ${id}`);
         const after = await counts();
@@ -61,7 +66,9 @@ t.test('before 0006: on packed pages a counter update moves the row, and the tri
 t.test('since 0006: every counter update stays on its page, and no index is touched', async (t) => {
   const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
-  const { rows } = await h.db.execute<{ options: string[] | null }>(sql`select reloptions as options from pg_class where relname = 'courses'`);
+  const { rows } = await h.db.execute<{ options: string[] | null }>(
+    sql`select reloptions as options from pg_class where relname = 'courses'`,
+  );
   t.same(rows[0]?.options, ['fillfactor=80']);
   const { updated, hot, indexGrowth } = await counterUpdates(h.db);
   t.equal(updated, UPDATED * TIMES);

@@ -57,7 +57,10 @@ t.test('a lock whose process is gone is taken over', async (t) => {
   await createDb({ dataDir: dir }).close();
   const lockFile = join(dir, DATA_DIR_LOCK_FILE);
 
-  writeFileSync(lockFile, JSON.stringify({ pid: deadPid(), command: 'node dist/server.js', startedAt: '2026-11-22T08:00:00.000Z', hostname: hostname() }));
+  writeFileSync(
+    lockFile,
+    JSON.stringify({ pid: deadPid(), command: 'node dist/server.js', startedAt: '2026-11-22T08:00:00.000Z', hostname: hostname() }),
+  );
   const afterCrash = lockDataDir(dir);
   t.equal(JSON.parse(readFileSync(lockFile, 'utf8')).pid, process.pid, 'a dead pid');
   afterCrash.release();

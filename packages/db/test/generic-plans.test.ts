@@ -73,7 +73,10 @@ t.test('stats count both pools against DB_POOL_MAX; close ends both', async (t) 
   const others = await count();
   const h = createDb({ databaseUrl: base.url, poolMax: 2 });
   const pool = poolOf(h);
-  await Promise.all([pool.query({ text: 'select pg_sleep(0.05)' }), pool.query({ name: genericPlanName('sleep'), text: 'select pg_sleep(0.05)' })]);
+  await Promise.all([
+    pool.query({ text: 'select pg_sleep(0.05)' }),
+    pool.query({ name: genericPlanName('sleep'), text: 'select pg_sleep(0.05)' }),
+  ]);
   t.match(h.stats().pool, { total: 2, max: 2 });
   t.equal(await count(), others + 2, 'one connection of each pool is open');
   await h.close();

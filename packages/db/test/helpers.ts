@@ -43,6 +43,9 @@ let n = 0;
 
 export async function makeStudent(db: Db) {
   n += 1;
-  const [u] = await db.insert(users).values({ email: `student${n}@t.test`, name: `S${n}` }).returning();
+  const [u] = await db
+    .insert(users)
+    .values({ email: `student${n}@t.test`, name: `S${n}` })
+    .returning();
   return u!;
 }

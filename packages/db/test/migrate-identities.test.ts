@@ -10,12 +10,44 @@ import { testDatabaseUrl } from './helpers.js';
 // on PostgreSQL with TEST_DATABASE_URL.
 
 const before = [
-  { id: 'u-member-a', email: 'member.a@example.test', role: 'student', tier: 'anggota', membershipId: 'A-1', issuer: 'a.test', isActive: true },
+  {
+    id: 'u-member-a',
+    email: 'member.a@example.test',
+    role: 'student',
+    tier: 'anggota',
+    membershipId: 'A-1',
+    issuer: 'a.test',
+    isActive: true,
+  },
   // The same membership number at another partner is another person.
-  { id: 'u-member-b', email: 'member.b@example.test', role: 'student', tier: 'umum', membershipId: 'A-1', issuer: 'b.test', isActive: true },
-  { id: 'u-inactive', email: 'inactive@example.test', role: 'student', tier: 'mahasiswa', membershipId: 'A-2', issuer: 'a.test', isActive: false },
+  {
+    id: 'u-member-b',
+    email: 'member.b@example.test',
+    role: 'student',
+    tier: 'umum',
+    membershipId: 'A-1',
+    issuer: 'b.test',
+    isActive: true,
+  },
+  {
+    id: 'u-inactive',
+    email: 'inactive@example.test',
+    role: 'student',
+    tier: 'mahasiswa',
+    membershipId: 'A-2',
+    issuer: 'a.test',
+    isActive: false,
+  },
   { id: 'u-local', email: 'local@example.test', role: 'student', tier: null, membershipId: null, issuer: null, isActive: true },
-  { id: 'u-teacher', email: 'teacher@example.test', role: 'teacher', tier: 'anggota', membershipId: 'T-1', issuer: 'a.test', isActive: true },
+  {
+    id: 'u-teacher',
+    email: 'teacher@example.test',
+    role: 'teacher',
+    tier: 'anggota',
+    membershipId: 'T-1',
+    issuer: 'a.test',
+    isActive: true,
+  },
   { id: 'u-admin', email: 'admin@example.test', role: 'admin', tier: null, membershipId: null, issuer: null, isActive: true },
   { id: 'u-super', email: 'super@example.test', role: 'super_admin', tier: 'umum', membershipId: 'SA-1', issuer: 'b.test', isActive: true },
 ] as const;
@@ -25,12 +57,15 @@ t.test('0004 moves the students’ SSO links into identities, drops the staff on
   t.teardown(() => h.destroy());
 
   const columns = async () =>
-    (await h.db.execute<{ column_name: string }>(sql`select column_name from information_schema.columns where table_name = 'users' order by column_name`)).rows.map(
-      (r) => r.column_name,
-    );
+    (
+      await h.db.execute<{ column_name: string }>(
+        sql`select column_name from information_schema.columns where table_name = 'users' order by column_name`,
+      )
+    ).rows.map((r) => r.column_name);
   t.ok((await columns()).includes('issuer'), 'the database starts at 0003: users still have an issuer');
   const tables = async () =>
-    (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from information_schema.tables where table_name = 'identities'`)).rows[0]!.n;
+    (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from information_schema.tables where table_name = 'identities'`))
+      .rows[0]!.n;
   t.equal(await tables(), 0, 'and no identities table');
 
   for (const u of before) {
@@ -50,7 +85,9 @@ t.test('0004 moves the students’ SSO links into identities, drops the staff on
   await migrate(h);
 
   t.notOk((await columns()).includes('issuer'), 'users.issuer is gone');
-  const usersAfter = await h.db.execute(sql`select id, email, name, role, tier, membership_id, is_active, created_at from users order by id`);
+  const usersAfter = await h.db.execute(
+    sql`select id, email, name, role, tier, membership_id, is_active, created_at from users order by id`,
+  );
   t.equal(usersAfter.rows.length, before.length, 'nobody is lost');
   // Staff rows lose what a partner's token wrote on them (membership_id, tier); students keep theirs.
   const stamped = new Set<string>(before.filter((u) => u.role !== 'student' && u.issuer !== null).map((u) => u.id));
@@ -85,7 +122,8 @@ t.test('0004 moves the students’ SSO links into identities, drops the staff on
   );
   t.equal(staff.rows[0]!.n, 0, 'no staff account keeps the link a partner stamped on it');
 
-  const applied = async () => (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0]!.n;
+  const applied = async () =>
+    (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0]!.n;
   const n = await applied();
   await migrate(h);
   t.equal(await applied(), n, 'migrating again applies nothing');

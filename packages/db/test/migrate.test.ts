@@ -8,7 +8,8 @@ t.test('a migrated database', async (t) => {
   const h = await createTestDb(testDatabaseUrl);
   t.teardown(() => h.destroy());
 
-  const applied = async () => (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0]!.n;
+  const applied = async () =>
+    (await h.db.execute<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows[0]!.n;
   const before = await applied();
   t.ok(before >= 3, 'every committed migration is recorded');
   await migrate(h);

@@ -7,8 +7,21 @@ import { testDatabaseUrl } from './helpers.js';
 import { apiKeys, bundles, categories, courses, institutions, partners, quizzes, questions, users } from '../src/schema/index.js';
 
 const TABLES = [
-  'institutions', 'users', 'categories', 'courses', 'modules', 'chapters', 'quizzes', 'questions', 'bundles',
-  'enrollments', 'chapter_completions', 'certificates', 'purchases', 'partners', 'api_keys',
+  'institutions',
+  'users',
+  'categories',
+  'courses',
+  'modules',
+  'chapters',
+  'quizzes',
+  'questions',
+  'bundles',
+  'enrollments',
+  'chapter_completions',
+  'certificates',
+  'purchases',
+  'partners',
+  'api_keys',
 ] as const;
 
 t.test('seed demo', async (t) => {
@@ -45,8 +58,15 @@ t.test('seed demo', async (t) => {
     const [inst] = await db.select().from(institutions).where(eq(institutions.id, 1));
     t.ok(inst, 'institution 1');
     const roles = await db.select({ role: users.role, email: users.email }).from(users).where(sql`${users.role} <> 'student'`);
-    t.ok(roles.some((r) => r.role === 'teacher' && r.email === 'teacher@demo.lms'), 'teacher@demo.lms');
-    for (const role of ['admin', 'super_admin'] as const) t.ok(roles.some((r) => r.role === role), role);
+    t.ok(
+      roles.some((r) => r.role === 'teacher' && r.email === 'teacher@demo.lms'),
+      'teacher@demo.lms',
+    );
+    for (const role of ['admin', 'super_admin'] as const)
+      t.ok(
+        roles.some((r) => r.role === role),
+        role,
+      );
     const shape = (
       await db.execute<Record<string, number>>(sql`select
         count(*) filter (where not is_published)::int as drafts,
@@ -69,7 +89,11 @@ t.test('seed demo', async (t) => {
         count(*) filter (where not exists (select 1 from quizzes q where q.course_id = c.id and q.scope = 'chapter'))::int as without_chapter_quiz
         from courses c`)
     ).rows[0]!;
-    t.same(perCourse, { without_final: 0, without_module_quiz: 0, without_chapter_quiz: 0 }, 'every course has chapter and module quizzes and a final exam');
+    t.same(
+      perCourse,
+      { without_final: 0, without_module_quiz: 0, without_chapter_quiz: 0 },
+      'every course has chapter and module quizzes and a final exam',
+    );
     const [q] = await db.select().from(questions).where(eq(questions.questionType, 'multiple_choice')).limit(1);
     t.ok(q!.options.length === 4 && q!.options.filter((o) => o.isCorrect).length === 1, 'options carry the answer key');
     t.ok(q!.correctAnswer && q!.explanation, 'correctAnswer and explanation');
@@ -113,7 +137,11 @@ t.test('seed demo', async (t) => {
   t.test('running it again duplicates nothing', async (t) => {
     const second = await seedDemo(db, { now: new Date(now.getTime() + 86_400_000) });
     t.equal(second.apiKey, null, 'no new key');
-    t.same(Object.values(second.inserted).filter((n) => n > 0), [], 'nothing inserted');
+    t.same(
+      Object.values(second.inserted).filter((n) => n > 0),
+      [],
+      'nothing inserted',
+    );
     t.same(await counts(), afterFirst, 'every table has the same count');
     t.equal(await counterDrift(), 0);
   });
@@ -122,7 +150,10 @@ t.test('seed demo', async (t) => {
     // An operator deleted one course and revoked the demo key: the next run restores exactly those.
     const [gone] = await db.delete(courses).where(eq(courses.courseCode, 'PJK-201')).returning({ id: courses.id });
     t.ok(gone);
-    await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.keyHash, hashToken(first.apiKey!)));
+    await db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiKeys.keyHash, hashToken(first.apiKey!)));
     const third = await seedDemo(db, { now });
     t.match(third.apiKey, /^lms_key_/, 'a fresh key replaces the revoked one');
     t.equal(third.inserted.courses, 1);

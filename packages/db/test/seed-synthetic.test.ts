@@ -9,9 +9,11 @@ t.test('seed synthetic', async (t) => {
   t.teardown(() => h.destroy());
   const db = h.db;
   const indexDefs = async () =>
-    (await db.execute<{ def: string }>(sql`select indexdef as def from pg_indexes where tablename = 'chapter_completions' order by indexname`)).rows.map(
-      (r) => r.def,
-    );
+    (
+      await db.execute<{ def: string }>(
+        sql`select indexdef as def from pg_indexes where tablename = 'chapter_completions' order by indexname`,
+      )
+    ).rows.map((r) => r.def);
   const before = await indexDefs();
 
   const progress: SyntheticProgress[] = [];
@@ -56,13 +58,22 @@ t.test('seed synthetic', async (t) => {
   });
 
   // Triggers are live again: a normal write keeps the counters.
-  const [c] = (await db.execute<{ id: number; student_count: number }>(sql`select id, student_count from courses where course_code = 'tsyn-1'`)).rows;
+  const [c] = (
+    await db.execute<{ id: number; student_count: number }>(sql`select id, student_count from courses where course_code = 'tsyn-1'`)
+  ).rows;
   await db.execute(sql`insert into users (id, email, name) values ('after_load', 'after@load.test', 'After')`);
   await db.execute(sql`insert into enrollments (user_id, course_id) values ('after_load', ${c!.id})`);
   const [after] = (await db.execute<{ student_count: number }>(sql`select student_count from courses where id = ${c!.id}`)).rows;
   t.equal(after!.student_count, c!.student_count + 1);
 
   await t.rejects(seedSynthetic(db, { courses: 2, students: 2, enrollments: 5, completions: 0 }), /at most students x courses = 4/);
-  await t.rejects(seedSynthetic(db, { courses: 1, students: 1, enrollments: 1, completions: 1 }, () => {}, { tag: 'tsyn' }), 'the same tag twice is refused by the database');
-  t.equal((await db.execute<{ n: number }>(sql`select count(*)::int as n from pg_trigger where not tgisinternal and tgenabled = 'D'`)).rows[0]!.n, 0, 'a failed load leaves the triggers on');
+  await t.rejects(
+    seedSynthetic(db, { courses: 1, students: 1, enrollments: 1, completions: 1 }, () => {}, { tag: 'tsyn' }),
+    'the same tag twice is refused by the database',
+  );
+  t.equal(
+    (await db.execute<{ n: number }>(sql`select count(*)::int as n from pg_trigger where not tgisinternal and tgenabled = 'D'`)).rows[0]!.n,
+    0,
+    'a failed load leaves the triggers on',
+  );
 });

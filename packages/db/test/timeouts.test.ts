@@ -80,8 +80,14 @@ t.test('what counts as "unavailable"', async (t) => {
   t.notOk(isDatabaseUnavailable(divisionByZero), 'a statement the server refuses is not');
   const missing = await failure(() => h.db.execute(sql`select * from no_such_table`));
   t.notOk(isDatabaseUnavailable(missing), 'nor a missing table');
-  t.ok(isDatabaseUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })), 'a server shutting down is');
-  t.ok(isDatabaseUnavailable(new Error('x', { cause: new AggregateError([Object.assign(new Error('y'), { code: 'ECONNREFUSED' })]) })), 'an AggregateError of refusals, as a cause, is');
+  t.ok(
+    isDatabaseUnavailable(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+    'a server shutting down is',
+  );
+  t.ok(
+    isDatabaseUnavailable(new Error('x', { cause: new AggregateError([Object.assign(new Error('y'), { code: 'ECONNREFUSED' })]) })),
+    'an AggregateError of refusals, as a cause, is',
+  );
   t.notOk(isDatabaseUnavailable(new TypeError('not a database error')));
   t.notOk(isDatabaseUnavailable(undefined));
 });

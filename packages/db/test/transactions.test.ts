@@ -46,7 +46,14 @@ t.test('a real deadlock: PostgreSQL aborts one side, which is tried again, and b
   t.equal(calls, 3, 'one side ran twice: its first try was the deadlock victim');
   t.equal(conflicts() - before, 1, 'the driver counted one conflict');
   const { rows } = await db.execute<{ id: number; n: number }>(sql`select id, n from counters order by id`);
-  t.same(rows, [{ id: 1, n: 2 }, { id: 2, n: 2 }], 'each side counted once: the aborted try left nothing');
+  t.same(
+    rows,
+    [
+      { id: 1, n: 2 },
+      { id: 2, n: 2 },
+    ],
+    'each side counted once: the aborted try left nothing',
+  );
 });
 
 for (const state of ['40P01', '40001']) {

@@ -109,7 +109,11 @@ export function normalizeIp(text: string | undefined): IpAddress | undefined {
 export function isInRanges(address: IpAddress, ranges: readonly CidrRange[]): boolean {
   for (const r of ranges) {
     if (r.address.kind() !== address.kind()) continue;
-    if (address.kind() === 'ipv4' ? (address as ipaddr.IPv4).match(r.address as ipaddr.IPv4, r.prefix) : (address as ipaddr.IPv6).match(r.address as ipaddr.IPv6, r.prefix)) {
+    if (
+      address.kind() === 'ipv4'
+        ? (address as ipaddr.IPv4).match(r.address as ipaddr.IPv4, r.prefix)
+        : (address as ipaddr.IPv6).match(r.address as ipaddr.IPv6, r.prefix)
+    ) {
       return true;
     }
   }

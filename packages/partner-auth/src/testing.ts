@@ -33,7 +33,11 @@ export function withKid(key: PartnerKey, kid: string): PartnerKey {
  * minutes: iss, aud, sub 'member', iat, exp, a fresh jti; then `overrides`, where a value of
  * undefined removes the claim. A sign-in token also needs email and membershipId.
  */
-export function partnerClaims(issuer: string, overrides: Record<string, unknown> = {}, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+export function partnerClaims(
+  issuer: string,
+  overrides: Record<string, unknown> = {},
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Record<string, unknown> {
   const claims: Record<string, unknown> = {
     iss: issuer,
     aud: 'terang.ai', // the spec's audience, written out: a token made from the code's own constant would prove less
@@ -48,6 +52,10 @@ export function partnerClaims(issuer: string, overrides: Record<string, unknown>
 }
 
 /** Signs `claims` as they are with the key (RS256, typ JWT, the key's kid; header fields can be overridden). */
-export function signPartnerToken(key: Pick<PartnerKey, 'kid' | 'privateKey'>, claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+export function signPartnerToken(
+  key: Pick<PartnerKey, 'kid' | 'privateKey'>,
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: key.kid, ...header }).sign(key.privateKey);
 }

@@ -130,7 +130,10 @@ export async function verifyPartnerToken(
   token: string,
   options: VerifyPartnerTokenOptions & { purpose: 'bearer' },
 ): Promise<VerifiedBearerToken>;
-export async function verifyPartnerToken(token: string, options: VerifyPartnerTokenOptions): Promise<VerifiedSsoToken | VerifiedBearerToken> {
+export async function verifyPartnerToken(
+  token: string,
+  options: VerifyPartnerTokenOptions,
+): Promise<VerifiedSsoToken | VerifiedBearerToken> {
   const tolerance = options.clockToleranceSeconds ?? CLOCK_TOLERANCE_SECONDS;
   // Size first: nothing of an oversized token is decoded or looked up.
   const { header, payload } = decodePartnerToken(token);
@@ -190,7 +193,9 @@ export async function verifyPartnerToken(token: string, options: VerifyPartnerTo
     name = checkString('claim', 'name', verified.name).trim() || undefined;
   }
   const email =
-    verified.email === undefined || verified.email === null || verified.email === '' ? undefined : checkString('claim', 'email', verified.email);
+    verified.email === undefined || verified.email === null || verified.email === ''
+      ? undefined
+      : checkString('claim', 'email', verified.email);
   if (email !== undefined && !/^[^\s@]+@[^\s@]+$/.test(email)) invalid('"email" claim is not an e-mail address');
   const membershipId =
     verified.membershipId === undefined || verified.membershipId === null || verified.membershipId === ''

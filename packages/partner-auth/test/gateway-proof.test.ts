@@ -10,7 +10,11 @@ t.test('a proof the gateway signed for a token is valid for that token for its l
   t.match(proof, /^\d{10}\.[A-Za-z0-9_-]{43}$/);
   t.equal(proof.split('.')[0], String(NOW + GATEWAY_PROOF_TTL_SECONDS), 'its expiry is in clear');
   t.same(verifyGatewayProof(SECRET, TOKEN, proof, NOW), { ok: true, expiresAt: NOW + GATEWAY_PROOF_TTL_SECONDS });
-  t.same(verifyGatewayProof(SECRET, TOKEN, proof, NOW + GATEWAY_PROOF_TTL_SECONDS + 10), { ok: true, expiresAt: NOW + GATEWAY_PROOF_TTL_SECONDS }, 'within the tolerance');
+  t.same(
+    verifyGatewayProof(SECRET, TOKEN, proof, NOW + GATEWAY_PROOF_TTL_SECONDS + 10),
+    { ok: true, expiresAt: NOW + GATEWAY_PROOF_TTL_SECONDS },
+    'within the tolerance',
+  );
 });
 
 t.test('refusals, each with its reason', async (t) => {

@@ -32,7 +32,8 @@ async function jwksServer(t: Test) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
     /** Answers the held requests with the current keys. */
     answerHeld() {
-      for (const res of held.splice(0)) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: state.keys }));
+      for (const res of held.splice(0))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: state.keys }));
     },
   };
 }

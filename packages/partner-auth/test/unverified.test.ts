@@ -98,18 +98,30 @@ t.test('a header read before is kept, frozen, and what an attacker sends cannot 
   t.equal(again.header, first.header, 'the same header text is decoded once and kept');
   t.equal(again.issuer, 'other.example.org', 'the payload is always the token’s own');
   t.ok(Object.isFrozen(first.header), 'kept headers are frozen');
-  t.throws(() => {
-    (first.header as Record<string, unknown>).kid = 'forged';
-  }, TypeError, 'a caller cannot change a kept header for the next token');
+  t.throws(
+    () => {
+      (first.header as Record<string, unknown>).kid = 'forged';
+    },
+    TypeError,
+    'a caller cannot change a kept header for the next token',
+  );
   // Nested members are frozen too: a kept header with an array and an object in it.
   const nested = { ...HEADER, crit: ['exp'], x: { y: 1 } };
   const withNested = readUnverifiedToken(compact(nested, { iss: 'partner.example.org' }));
   if (!withNested.ok) return t.fail('read');
   t.throws(() => (withNested.header.crit as string[]).push('forged'), TypeError, 'a kept header’s array cannot be changed');
-  t.throws(() => {
-    (withNested.header.x as Record<string, unknown>).y = 2;
-  }, TypeError, 'nor an object inside it');
-  t.same(readUnverifiedToken(compact(nested, { iss: 'x' })), { ok: true, issuer: 'x', header: nested, payload: { iss: 'x' } }, 'the next token reads the header as sent');
+  t.throws(
+    () => {
+      (withNested.header.x as Record<string, unknown>).y = 2;
+    },
+    TypeError,
+    'nor an object inside it',
+  );
+  t.same(
+    readUnverifiedToken(compact(nested, { iss: 'x' })),
+    { ok: true, issuer: 'x', header: nested, payload: { iss: 'x' } },
+    'the next token reads the header as sent',
+  );
   // Hundreds of headers never seen before (more than are kept), then a bad one with the good payload.
   const sprayed = Array.from({ length: 300 }, (_, i) => readUnverifiedToken(compact({ ...HEADER, kid: `spray-${i}` }, { iss: 'x' })));
   t.same(
@@ -117,7 +129,11 @@ t.test('a header read before is kept, frozen, and what an attacker sends cannot 
     Array.from({ length: 300 }, (_, i) => `spray-${i}`),
     'each sprayed token reads as its own header',
   );
-  t.same(readUnverifiedToken(`${b64('{"alg":')}.${b64({ iss: 'partner.example.org' })}.${SIG}`), { ok: false, code: 'invalid_format', error: 'invalid token format' });
+  t.same(readUnverifiedToken(`${b64('{"alg":')}.${b64({ iss: 'partner.example.org' })}.${SIG}`), {
+    ok: false,
+    code: 'invalid_format',
+    error: 'invalid token format',
+  });
   const after = readUnverifiedToken(token);
   t.match(after, { ok: true, issuer: 'partner.example.org', header: HEADER }, 'still read exactly after the spray');
   // A long header is read but not kept.

@@ -1,14 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import {
-  JwksCache,
-  PartnerKeyRegistry,
-  type PartnerRecord,
-  PartnerTokenError,
-  Reasons,
-  verifyPartnerToken,
-} from '../src/index.js';
+import { JwksCache, PartnerKeyRegistry, type PartnerRecord, PartnerTokenError, Reasons, verifyPartnerToken } from '../src/index.js';
 import { makePartnerKey, partnerClaims, signPartnerToken, withKid } from '../src/testing.js';
 
 // The package on its own: token purposes, the partner cache TTL, and the JWKS cache's clock.
@@ -38,7 +31,11 @@ t.test('a bearer token needs no email or membershipId; an sso token does', async
   t.match(bearer, { issuer: 'p.test', kid: 'k1', subject: 'member' });
   t.notOk('tier' in bearer, 'a bearer token has no member tier');
   await t.rejects(verifyPartnerToken(token, { purpose: 'sso', registry, now }), { code: 'sso_failed', reason: 'missing_email' });
-  const full = await verifyPartnerToken(await sign({ email: 'a@b.test', membershipId: 'M1', name: ' Ana ' }), { purpose: 'sso', registry, now });
+  const full = await verifyPartnerToken(await sign({ email: 'a@b.test', membershipId: 'M1', name: ' Ana ' }), {
+    purpose: 'sso',
+    registry,
+    now,
+  });
   t.match(full, { email: 'a@b.test', membershipId: 'M1', name: 'Ana', tier: 'anggota' });
 });
 
@@ -51,25 +48,40 @@ t.test('token kinds: a sign-in token is refused as a bearer token, whatever emai
     { email: '' },
     { membershipId: null },
   ]) {
-    await t.rejects(verifyPartnerToken(await sign(claims), { purpose: 'bearer', registry, now }), { code: 'invalid_token', reason }, JSON.stringify(claims));
+    await t.rejects(
+      verifyPartnerToken(await sign(claims), { purpose: 'bearer', registry, now }),
+      { code: 'invalid_token', reason },
+      JSON.stringify(claims),
+    );
   }
 });
 
 t.test("a bearer token's sub names the calling system; an sso token's sub must be a tier", async (t) => {
   const system = await sign({ sub: 'course-sync' });
   t.match(await verifyPartnerToken(system, { purpose: 'bearer', registry, now }), { subject: 'course-sync' });
-  t.match(await verifyPartnerToken(await sign({ sub: 's'.repeat(100) }), { purpose: 'bearer', registry, now }), { subject: 's'.repeat(100) });
+  t.match(await verifyPartnerToken(await sign({ sub: 's'.repeat(100) }), { purpose: 'bearer', registry, now }), {
+    subject: 's'.repeat(100),
+  });
   await t.rejects(verifyPartnerToken(await sign({ sub: 's'.repeat(101) }), { purpose: 'bearer', registry, now }), {
     code: 'invalid_token',
     reason: '"sub" claim is longer than 100 characters',
   });
-  await t.rejects(verifyPartnerToken(await sign({ sub: ' ' }), { purpose: 'bearer', registry, now }), { code: 'invalid_token', reason: Reasons.bearerSubject });
-  await t.rejects(verifyPartnerToken(await sign({ sub: 7 }), { purpose: 'bearer', registry, now }), { code: 'invalid_token', reason: '"sub" claim must be a string' });
-  // The same system token at a sign-in: its sub is no tier.
-  await t.rejects(verifyPartnerToken(await sign({ sub: 'course-sync', email: 'a@b.test', membershipId: 'M1' }), { purpose: 'sso', registry, now }), {
+  await t.rejects(verifyPartnerToken(await sign({ sub: ' ' }), { purpose: 'bearer', registry, now }), {
     code: 'invalid_token',
-    reason: 'The "sub" claim must be one of: member, umum, mahasiswa.',
+    reason: Reasons.bearerSubject,
   });
+  await t.rejects(verifyPartnerToken(await sign({ sub: 7 }), { purpose: 'bearer', registry, now }), {
+    code: 'invalid_token',
+    reason: '"sub" claim must be a string',
+  });
+  // The same system token at a sign-in: its sub is no tier.
+  await t.rejects(
+    verifyPartnerToken(await sign({ sub: 'course-sync', email: 'a@b.test', membershipId: 'M1' }), { purpose: 'sso', registry, now }),
+    {
+      code: 'invalid_token',
+      reason: 'The "sub" claim must be one of: member, umum, mahasiswa.',
+    },
+  );
 });
 
 t.test('bearer tokens follow the same header and claim rules', async (t) => {
@@ -86,7 +98,10 @@ t.test('partners are cached for the TTL; forget() drops them at once', async (t)
   partnersByIssuer.set('p.test', { ...partnersByIssuer.get('p.test')!, isActive: false });
   await verifyPartnerToken(await sign({}), { purpose: 'bearer', registry, now });
   registry.forget('p.test');
-  await t.rejects(verifyPartnerToken(await sign({}), { purpose: 'bearer', registry, now }), { name: 'PartnerTokenError', message: 'Unsupported SSO issuer: p.test' });
+  await t.rejects(verifyPartnerToken(await sign({}), { purpose: 'bearer', registry, now }), {
+    name: 'PartnerTokenError',
+    message: 'Unsupported SSO issuer: p.test',
+  });
   partnersByIssuer.set('p.test', { ...partnersByIssuer.get('p.test')!, isActive: true });
   nowMs += 10_000;
   await verifyPartnerToken(await sign({}), { purpose: 'bearer', registry, now });
@@ -107,7 +122,12 @@ t.test('the JWKS cache: max age, cooldown and stale keys follow the injected clo
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
   let clock = 0;
   const warnings: string[] = [];
-  const cache = new JwksCache({ now: () => clock, maxAgeMs: 1000, cooldownMs: 100, logger: { info() {}, warn: (_o, m) => warnings.push(m) } });
+  const cache = new JwksCache({
+    now: () => clock,
+    maxAgeMs: 1000,
+    cooldownMs: 100,
+    logger: { info() {}, warn: (_o, m) => warnings.push(m) },
+  });
 
   t.ok(await cache.getKey(url, 'j1'));
   t.equal(await cache.getKey(url, 'other'), null, 'unknown kid within the cooldown: no refetch');

@@ -14,7 +14,8 @@ async function build(prefix: string) {
 /** The `_count` series of a rendered request histogram, by their label text. */
 function counts(body: string, prefix: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const m of body.matchAll(new RegExp(`^${prefix}_http_request_duration_seconds_count\\{([^}]*)\\} (\\d+)$`, 'gm'))) out[m[1]] = Number(m[2]);
+  for (const m of body.matchAll(new RegExp(`^${prefix}_http_request_duration_seconds_count\\{([^}]*)\\} (\\d+)$`, 'gm')))
+    out[m[1]] = Number(m[2]);
   return out;
 }
 

@@ -10,13 +10,16 @@ t.test('token and proof parameters are redacted, whatever their case and positio
 });
 
 t.test('the request serializer has Fastify’s fields, the URL redacted', async (t) => {
-  t.same(serializeRequestRedacted({ method: 'GET', url: '/sso/verify?token=a.b.c', host: 'lms', ip: '10.0.0.1', socket: { remotePort: 4242 } }), {
-    method: 'GET',
-    url: '/sso/verify?token=[redacted]',
-    host: 'lms',
-    remoteAddress: '10.0.0.1',
-    remotePort: 4242,
-  });
+  t.same(
+    serializeRequestRedacted({ method: 'GET', url: '/sso/verify?token=a.b.c', host: 'lms', ip: '10.0.0.1', socket: { remotePort: 4242 } }),
+    {
+      method: 'GET',
+      url: '/sso/verify?token=[redacted]',
+      host: 'lms',
+      remoteAddress: '10.0.0.1',
+      remotePort: 4242,
+    },
+  );
 });
 
 t.test('withRedaction adds the serializer to a logger option, a serializer of the caller’s own wins', async (t) => {

@@ -34,7 +34,12 @@ t.test('json-body: parsed as usual, the raw text only with keepRawText, too deep
     const text = '{ "a" : [1, 2] }';
     const ok = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: text });
     t.same(ok.json(), { body: { a: [1, 2] }, raw: keep ? text : null });
-    const deep = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: nested(MAX_JSON_DEPTH + 1) });
+    const deep = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: nested(MAX_JSON_DEPTH + 1),
+    });
     t.equal(deep.statusCode, 400);
     t.same(deep.json(), { error: `Invalid request body: deep: JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
     const bad = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":' });
@@ -52,7 +57,12 @@ t.test('lifecycle: Connection: close while draining, the closing error once clos
     closingSeen = app.lifecycle.closing;
     const { port } = app.server.address() as { port: number };
     const response = await fetch(`http://127.0.0.1:${port}/ok`);
-    late = { status: response.status, retryAfter: response.headers.get('retry-after'), connection: response.headers.get('connection'), body: await response.json() };
+    late = {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      connection: response.headers.get('connection'),
+      body: await response.json(),
+    };
   });
 
   t.equal((await app.inject('/ok')).headers.connection, 'keep-alive');

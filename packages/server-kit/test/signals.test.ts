@@ -35,7 +35,9 @@ async function start(t: Test, env: { DRAIN_MS: number; CLOSE_TIMEOUT_MS: number 
       w.resolve();
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const saw = (text: string) =>
     out.includes(text)
       ? Promise.resolve()

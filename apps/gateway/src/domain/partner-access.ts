@@ -1,9 +1,7 @@
 import { readUnverifiedToken } from '@lms/partner-auth';
 import { displayIp, type Partner, type PartnerRegistry } from './partners.js';
 
-export type PartnerAccess =
-  | { ok: true; partner: Partner; issuer: string }
-  | { ok: false; statusCode: 400 | 401 | 403; error: string };
+export type PartnerAccess = { ok: true; partner: Partner; issuer: string } | { ok: false; statusCode: 400 | 401 | 403; error: string };
 
 /**
  * The gateway's one decision for every partner call (SSO and API): read `iss` from the unverified

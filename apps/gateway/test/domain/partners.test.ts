@@ -28,7 +28,10 @@ t.test('a valid file gives a registry of normalized partners', async (t) => {
   );
   t.same(registry.issuers(), ['partner.example', 'other.example']);
   const partner = registry.find('partner.example');
-  t.same(partner?.allowedIps.map((r) => r.text), ['203.0.113.7/32', '2001:db8::/32', '10.0.0.0/8']);
+  t.same(
+    partner?.allowedIps.map((r) => r.text),
+    ['203.0.113.7/32', '2001:db8::/32', '10.0.0.0/8'],
+  );
   t.equal(partner?.lmsUrl, 'https://lms.example.com');
   t.equal(registry.find('other.example')?.lmsUrl, 'http://localhost:3000/lms', 'path kept, trailing slash dropped');
   t.equal(registry.find('PARTNER.example'), undefined, 'iss compares exactly');

@@ -9,25 +9,57 @@ const partner = (iss: string, allowedIps = ['127.0.0.1']) => ({ iss, allowedIps,
 
 t.test('a bad partners file stops the start with a message naming the bad entry', async (t) => {
   const cases: Array<[string, unknown, RegExp]> = [
-    ['leading zeros', { partners: [partner('a.example', ['010.0.0.0/8'])] }, /partners\[0\] \(iss "a.example"\)\.allowedIps\[0\]: "010.0.0.0\/8" is not a valid CIDR: leading zeros/],
-    ['prefix /33', { partners: [partner('a.example', ['10.0.0.0/33'])] }, /allowedIps\[0\]: "10.0.0.0\/33" is not a valid CIDR: prefix \/33 is out of range/],
-    ['bad URL', { partners: [{ ...partner('a.example'), lmsUrl: 'lms.example.com' }] }, /partners\[0\] \(iss "a.example"\)\.lmsUrl: "lms.example.com" is not a URL/],
-    ['duplicate iss', { partners: [partner('a.example'), partner('a.example', ['::1'])] }, /partners\[1\] \(iss "a.example"\)\.iss: duplicate iss "a.example" \(also partners\[0\]\)/],
+    [
+      'leading zeros',
+      { partners: [partner('a.example', ['010.0.0.0/8'])] },
+      /partners\[0\] \(iss "a.example"\)\.allowedIps\[0\]: "010.0.0.0\/8" is not a valid CIDR: leading zeros/,
+    ],
+    [
+      'prefix /33',
+      { partners: [partner('a.example', ['10.0.0.0/33'])] },
+      /allowedIps\[0\]: "10.0.0.0\/33" is not a valid CIDR: prefix \/33 is out of range/,
+    ],
+    [
+      'bad URL',
+      { partners: [{ ...partner('a.example'), lmsUrl: 'lms.example.com' }] },
+      /partners\[0\] \(iss "a.example"\)\.lmsUrl: "lms.example.com" is not a URL/,
+    ],
+    [
+      'duplicate iss',
+      { partners: [partner('a.example'), partner('a.example', ['::1'])] },
+      /partners\[1\] \(iss "a.example"\)\.iss: duplicate iss "a.example" \(also partners\[0\]\)/,
+    ],
     ['not JSON', '{ "partners": [', /not valid JSON/],
     // Allow-all ranges turn the allowlist off: anybody could act for the partner.
-    ['IPv4 allow-all', { partners: [partner('a.example', ['203.0.113.0/24', '0.0.0.0/0'])] }, /allowedIps\[1\]: "0.0.0.0\/0" allows every address, which turns the allowlist off: list the partner's real addresses/],
-    ['IPv6 allow-all', { partners: [partner('a.example', ['::/0'])] }, /allowedIps\[0\]: "::\/0" allows every address.*list the partner's real addresses/],
-    ['mapped IPv4 allow-all', { partners: [partner('a.example', ['::ffff:0:0/96'])] }, /allowedIps\[0\]: "::ffff:0:0\/96" allows every address/],
+    [
+      'IPv4 allow-all',
+      { partners: [partner('a.example', ['203.0.113.0/24', '0.0.0.0/0'])] },
+      /allowedIps\[1\]: "0.0.0.0\/0" allows every address, which turns the allowlist off: list the partner's real addresses/,
+    ],
+    [
+      'IPv6 allow-all',
+      { partners: [partner('a.example', ['::/0'])] },
+      /allowedIps\[0\]: "::\/0" allows every address.*list the partner's real addresses/,
+    ],
+    [
+      'mapped IPv4 allow-all',
+      { partners: [partner('a.example', ['::ffff:0:0/96'])] },
+      /allowedIps\[0\]: "::ffff:0:0\/96" allows every address/,
+    ],
   ];
   for (const [name, content, message] of cases) {
     const file = await writePartnersFile(t, typeof content === 'string' ? content : JSON.stringify(content));
-    await t.rejects(buildGateway({ config: testConfig({ PARTNERS_FILE: file }), logger: false }), { name: 'PartnersFileError', message }, name);
+    await t.rejects(
+      buildGateway({ config: testConfig({ PARTNERS_FILE: file }), logger: false }),
+      { name: 'PartnersFileError', message },
+      name,
+    );
   }
   const missing = path.join(path.dirname(await writePartnersFile(t, { partners: [] })), 'absent.json');
-  await t.rejects(
-    buildGateway({ config: testConfig({ PARTNERS_FILE: missing }), logger: false }),
-    { name: 'PartnersFileError', message: `Cannot read partners file ${missing}: ENOENT` },
-  );
+  await t.rejects(buildGateway({ config: testConfig({ PARTNERS_FILE: missing }), logger: false }), {
+    name: 'PartnersFileError',
+    message: `Cannot read partners file ${missing}: ENOENT`,
+  });
 });
 
 t.test('the registry follows the file: edits in place, replaced files, bad edits kept out', async (t) => {

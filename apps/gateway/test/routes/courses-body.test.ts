@@ -25,7 +25,10 @@ t.test('the gateway forwards the JSON text it was given and refuses deep nesting
   t.teardown(() => new Promise<void>((resolve) => lms.close(() => resolve())));
   const lmsUrl = `http://127.0.0.1:${(lms.address() as AddressInfo).port}`;
   const file = await writePartnersFile(t, { partners: [{ iss: 'courses.example', allowedIps: ['203.0.113.5/32'], lmsUrl }] });
-  const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file, GATEWAY_SECRET: 'gateway-body-secret-0123' }), logger: false });
+  const app = await buildGateway({
+    config: testConfig({ PARTNERS_FILE: file, GATEWAY_SECRET: 'gateway-body-secret-0123' }),
+    logger: false,
+  });
   t.teardown(() => app.close());
 
   const post = async (payload: string) =>

@@ -39,12 +39,7 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
   const call = (url: string, remoteAddress = '127.0.0.1', headers: Record<string, string> = {}) =>
     app.inject({ method: 'GET', url, remoteAddress, headers });
 
-  const expectError = async (
-    t: Test,
-    res: Awaited<ReturnType<typeof call>>,
-    status: number,
-    error: string,
-  ) => {
+  const expectError = async (t: Test, res: Awaited<ReturnType<typeof call>>, status: number, error: string) => {
     t.equal(res.statusCode, status);
     t.same(res.json(), { error });
     t.match(res.headers['content-type'], /application\/json/);
@@ -145,7 +140,12 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
   });
 
   t.test("partner A's iss from partner B's IP is refused", async (t) => {
-    await expectError(t, await call(verify(tokenA), '198.51.100.23'), 403, 'IP 198.51.100.23 is not whitelisted for issuer partner-a.example');
+    await expectError(
+      t,
+      await call(verify(tokenA), '198.51.100.23'),
+      403,
+      'IP 198.51.100.23 is not whitelisted for issuer partner-a.example',
+    );
     await expectError(t, await call(verify(tokenB), '127.0.0.1'), 403, 'IP 127.0.0.1 is not whitelisted for issuer partner-b.example');
   });
 
@@ -158,7 +158,12 @@ t.test('GET /sso/verify without a trusted proxy', async (t) => {
   t.test('IPv6 ranges and hosts', async (t) => {
     t.equal((await call(verify(tokenB), '2001:db8:b:ffff::5')).statusCode, 302, 'inside 2001:db8:b::/48');
     t.equal((await call(verify(tokenA), '::1')).statusCode, 302, 'a bare ::1 is ::1/128');
-    await expectError(t, await call(verify(tokenB), '2001:db8:c::5'), 403, 'IP 2001:db8:c::5 is not whitelisted for issuer partner-b.example');
+    await expectError(
+      t,
+      await call(verify(tokenB), '2001:db8:c::5'),
+      403,
+      'IP 2001:db8:c::5 is not whitelisted for issuer partner-b.example',
+    );
     await expectError(t, await call(verify(tokenA), '::2'), 403, 'IP ::2 is not whitelisted for issuer partner-a.example');
   });
 
@@ -185,8 +190,7 @@ t.test('GET /sso/verify behind a trusted proxy (TRUST_PROXY=10.0.0.0/8)', async 
   });
   t.teardown(() => app.close());
   const tokenA = await signPartnerToken('partner-a.example');
-  const fromProxy = (xff: string) =>
-    app.inject({ url: verify(tokenA), remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': xff } });
+  const fromProxy = (xff: string) => app.inject({ url: verify(tokenA), remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': xff } });
 
   const allowed = await fromProxy('127.0.0.1');
   t.equal(allowed.statusCode, 302, 'the client named by our proxy is the caller');

@@ -17,7 +17,7 @@ export const apiKeyCommands: CommandGroup = {
         'is stored: copy it now, it cannot be shown again.',
         '',
         'Options:',
-        '  --email <e>     the teacher\'s e-mail',
+        "  --email <e>     the teacher's e-mail",
         '  --name <text>   a label to tell keys apart (default: "CLI key")',
       ].join('\n'),
       async run(args, ctx) {
@@ -87,7 +87,8 @@ export const apiKeyCommands: CommandGroup = {
           .from(apiKeys)
           .where(and(eq(apiKeys.prefix, prefix), isNull(apiKeys.revokedAt)));
         if (matches.length === 0) throw new CliError(`no active API key with prefix ${prefix}`);
-        if (matches.length > 1) throw new CliError(`${matches.length} active keys share the prefix ${prefix}; revoke them from the dashboard`);
+        if (matches.length > 1)
+          throw new CliError(`${matches.length} active keys share the prefix ${prefix}; revoke them from the dashboard`);
         const match = matches[0];
         await revokeApiKey(db, match.userId, match.id, ctx.now());
         ctx.io.out(`API key ${prefix} revoked.`);

@@ -23,7 +23,9 @@ function institutionIdsOf(values: string[]): number[] {
 /** Fails (exit 1) naming the first id that is no institution. */
 async function requireInstitutions(db: Db, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  const found = new Set((await db.select({ id: institutions.id }).from(institutions).where(inArray(institutions.id, ids))).map((r) => r.id));
+  const found = new Set(
+    (await db.select({ id: institutions.id }).from(institutions).where(inArray(institutions.id, ids))).map((r) => r.id),
+  );
   const missing = ids.find((id) => !found.has(id));
   if (missing !== undefined) throw new CliError(`no institution with id ${missing}`);
 }
@@ -65,7 +67,9 @@ async function readRsaPublicKey(file: string): Promise<{ pem: string; thumbprint
   if (jwk.kty !== 'RSA') throw new CliError(`${file} is not an RSA key`);
   const bits = rsaKeyBits(key);
   if (bits < MIN_RSA_KEY_BITS) {
-    throw new CliError(`${file} is a ${bits}-bit RSA key: partner keys must have at least ${MIN_RSA_KEY_BITS} bits; ask the partner for a longer one`);
+    throw new CliError(
+      `${file} is a ${bits}-bit RSA key: partner keys must have at least ${MIN_RSA_KEY_BITS} bits; ask the partner for a longer one`,
+    );
   }
   return { pem: `${pem}\n`, thumbprint: await calculateJwkThumbprint(jwk, 'sha256') };
 }
@@ -89,10 +93,10 @@ export const partnerCommands: CommandGroup = {
         'The gateway also needs the partner in its partners file (iss, allowed IPs, LMS URL).',
         '',
         'Options:',
-        '  --iss <domain>          the JWT issuer: the partner\'s domain',
-        '  --jwks-url <url>        https URL of the partner\'s JWKS',
+        "  --iss <domain>          the JWT issuer: the partner's domain",
+        "  --jwks-url <url>        https URL of the partner's JWKS",
         '  --public-key <file>     PEM file of an RSA public key ("-----BEGIN PUBLIC KEY-----")',
-        '  --kid <kid>             key id tokens will carry (default: the key\'s RFC 7638 thumbprint)',
+        "  --kid <kid>             key id tokens will carry (default: the key's RFC 7638 thumbprint)",
         '  --name <text>           display name (default: the domain)',
         '  --institution <id>      id of an institution the partner serves (repeatable)',
       ].join('\n'),
@@ -209,7 +213,7 @@ export const partnerCommands: CommandGroup = {
         'changes nothing.',
         '',
         'Options:',
-        '  --iss <domain>          the partner\'s issuer',
+        "  --iss <domain>          the partner's issuer",
         '  --institution <id>      id of an existing institution (repeatable)',
       ].join('\n'),
       async run(args, ctx) {
@@ -237,7 +241,7 @@ export const partnerCommands: CommandGroup = {
         'from then on. Courses it already created stay. An institution that was not bound is an error.',
         '',
         'Options:',
-        '  --iss <domain>          the partner\'s issuer',
+        "  --iss <domain>          the partner's issuer",
         '  --institution <id>      id of a bound institution (repeatable)',
       ].join('\n'),
       async run(args, ctx) {

@@ -138,7 +138,8 @@ function describeError(err: unknown): string {
   const hint = (e: unknown) => {
     const code = e && typeof e === 'object' ? (e as { code?: unknown }).code : undefined;
     if (code === '42P01') return ' -- is the database migrated? Run: lms-admin db migrate';
-    if (code === '57014') return ' -- a statement ran past DB_STATEMENT_TIMEOUT_MS; for a long one-off job run it with DB_STATEMENT_TIMEOUT_MS=0';
+    if (code === '57014')
+      return ' -- a statement ran past DB_STATEMENT_TIMEOUT_MS; for a long one-off job run it with DB_STATEMENT_TIMEOUT_MS=0';
     // inTransaction has already run it three times (a deadlock or a serialization failure).
     if (isTransactionConflict(e)) return ' -- the command met concurrent writes three times in a row and nothing was changed; run it again';
     return '';

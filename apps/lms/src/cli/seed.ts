@@ -16,7 +16,7 @@ export const seedCommands: CommandGroup = {
         'modules, chapters, quizzes and final exams, bundles, students with enrollments, progress,',
         'purchases and certificates over the last 60 days, institution 1, a teacher (teacher@demo.lms),',
         'an admin, a super_admin and the demo partner (demo-partner.local).',
-        'Running it again adds nothing. The demo teacher\'s API key is printed on the run that creates',
+        "Running it again adds nothing. The demo teacher's API key is printed on the run that creates",
         'it (on the embedded database it is also kept in DATA_DIR/demo-api-key.txt, mode 600).',
       ].join('\n'),
       async run(args, ctx) {

@@ -17,7 +17,8 @@ export function emailOf(values: Record<string, unknown>): string {
 
 function membershipIdOf(values: Record<string, unknown>): string {
   const id = required(values, 'membership-id');
-  if (id.length > MEMBERSHIP_ID_MAX) throw new UsageError(`--membership-id must be 1 to ${MEMBERSHIP_ID_MAX} characters (got ${id.length})`);
+  if (id.length > MEMBERSHIP_ID_MAX)
+    throw new UsageError(`--membership-id must be 1 to ${MEMBERSHIP_ID_MAX} characters (got ${id.length})`);
   return id;
 }
 
@@ -144,7 +145,7 @@ export const userCommands: CommandGroup = {
         'Linking the same again changes nothing.',
         '',
         'Options:',
-        '  --email <e>             the user\'s e-mail',
+        "  --email <e>             the user's e-mail",
         '  --iss <partner>         a registered partner\'s issuer (see "partner list")',
         `  --membership-id <id>    the membershipId the partner puts in this person's tokens (1-${MEMBERSHIP_ID_MAX} characters)`,
       ].join('\n'),
@@ -173,10 +174,13 @@ export const userCommands: CommandGroup = {
           case 'raced':
             throw new CliError('the identity changed while linking (another command or a sign-in); run the command again');
           case 'unchanged':
-            ctx.io.err(`${email} is already linked to ${issuer} as membership id ${membershipId} (origin ${result.origin}): nothing changed.`);
+            ctx.io.err(
+              `${email} is already linked to ${issuer} as membership id ${membershipId} (origin ${result.origin}): nothing changed.`,
+            );
             return;
           case 'linked':
-            if (!result.partnerActive) ctx.io.err(`warning: partner ${issuer} is inactive: its tokens are refused until it is active again`);
+            if (!result.partnerActive)
+              ctx.io.err(`warning: partner ${issuer} is inactive: its tokens are refused until it is active again`);
             ctx.io.out(`Linked ${email} to ${issuer} as membership id ${membershipId}.`);
         }
       },
@@ -195,8 +199,8 @@ export const userCommands: CommandGroup = {
         'identity they still hold.',
         '',
         'Options:',
-        '  --email <e>        the user\'s e-mail',
-        '  --iss <partner>    the partner\'s issuer',
+        "  --email <e>        the user's e-mail",
+        "  --iss <partner>    the partner's issuer",
       ].join('\n'),
       async run(args, ctx) {
         const { values } = parse(args, { email: { type: 'string' }, iss: { type: 'string' } });

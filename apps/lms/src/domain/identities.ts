@@ -46,15 +46,16 @@ export async function linkIdentity(db: Db, link: { email: string; issuer: string
   if (inserted.length === 1) return { outcome: 'linked', partnerActive: partner.isActive };
 
   const clashes = await db
-    .select({ userId: identities.userId, membershipId: identities.membershipId, origin: identities.origin, email: users.email, role: users.role })
+    .select({
+      userId: identities.userId,
+      membershipId: identities.membershipId,
+      origin: identities.origin,
+      email: users.email,
+      role: users.role,
+    })
     .from(identities)
     .innerJoin(users, eq(users.id, identities.userId))
-    .where(
-      and(
-        eq(identities.issuer, link.issuer),
-        or(eq(identities.membershipId, link.membershipId), eq(identities.userId, user.id)),
-      ),
-    );
+    .where(and(eq(identities.issuer, link.issuer), or(eq(identities.membershipId, link.membershipId), eq(identities.userId, user.id))));
   const same = clashes.find((c) => c.userId === user.id && c.membershipId === link.membershipId);
   if (same) return { outcome: 'unchanged', origin: same.origin };
   const holder = clashes.find((c) => c.membershipId === link.membershipId);
@@ -98,7 +99,12 @@ export async function unlinkIdentity(db: Db, unlink: { email: string; issuer: st
 /** The account's identities, oldest first. */
 export async function identitiesOf(db: Db, userId: string) {
   return db
-    .select({ issuer: identities.issuer, membershipId: identities.membershipId, origin: identities.origin, createdAt: identities.createdAt })
+    .select({
+      issuer: identities.issuer,
+      membershipId: identities.membershipId,
+      origin: identities.origin,
+      createdAt: identities.createdAt,
+    })
     .from(identities)
     .where(eq(identities.userId, userId))
     .orderBy(asc(identities.createdAt), asc(identities.issuer));

@@ -82,7 +82,13 @@ function partOf(schema: JsonSchema): Part | null {
   const endRun = () => {
     if (run.length === 0) return;
     const keys = run;
-    steps.push({ run: compileJson({ type: 'object', properties: Object.fromEntries(keys.map((k) => [k, properties[k]])), required: keys.filter((k) => required.has(k)) }) });
+    steps.push({
+      run: compileJson({
+        type: 'object',
+        properties: Object.fromEntries(keys.map((k) => [k, properties[k]])),
+        required: keys.filter((k) => required.has(k)),
+      }),
+    });
     run = [];
   };
   for (const [i, key] of names.entries()) {

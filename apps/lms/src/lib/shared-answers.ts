@@ -8,9 +8,7 @@
 export class SharedAnswers<T> {
   private readonly entries = new Map<string, { until: number; value: Promise<T> }>();
 
-  constructor(
-    private readonly options: { ttlMs: number; maxEntries: number; now: () => number },
-  ) {}
+  constructor(private readonly options: { ttlMs: number; maxEntries: number; now: () => number }) {}
 
   get(key: string, compute: () => Promise<T>): Promise<T> {
     const now = this.options.now();

@@ -43,8 +43,8 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
 <td data-label="${m.column.lastUsed}">${f.dateTime(k.lastUsedAt) ?? m.script.never}</td>
 <td data-label="${m.column.state}" class="key-state">${
           k.revokedAt
-            // biome-ignore lint/style/noNonNullAssertion: dateTime() is null only for a null date, and revokedAt is set here.
-            ? html`<span class="badge revoked">${fill(m.script.revoked, { date: f.dateTime(k.revokedAt)! })}</span>`
+            ? // biome-ignore lint/style/noNonNullAssertion: dateTime() is null only for a null date, and revokedAt is set here.
+              html`<span class="badge revoked">${fill(m.script.revoked, { date: f.dateTime(k.revokedAt)! })}</span>`
             : html`<button type="button" class="danger" data-revoke="${k.id}" data-name="${k.name}">${m.script.revoke}<span class="sr-only"> ${k.name}</span></button>`
         }</td>
 </tr>
@@ -77,7 +77,10 @@ ${rows}</tbody>
 </table></div>
 <p id="no-keys" class="muted"${attr('hidden', keys.length > 0)}>${m.none}</p>
 </section>`;
-      return sendPage(reply, page(ctx, m.title, body, { user: session.user, current: '/dashboard/api-keys', script: DASHBOARD_SCRIPT_PATH }));
+      return sendPage(
+        reply,
+        page(ctx, m.title, body, { user: session.user, current: '/dashboard/api-keys', script: DASHBOARD_SCRIPT_PATH }),
+      );
     },
   );
 };

@@ -78,10 +78,7 @@ const assetRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
       async (request, reply) => {
-        reply
-          .header('cache-control', ASSET_CACHE_CONTROL)
-          .header('etag', asset.etag)
-          .header('x-content-type-options', 'nosniff');
+        reply.header('cache-control', ASSET_CACHE_CONTROL).header('etag', asset.etag).header('x-content-type-options', 'nosniff');
         // No body at all (the typed reply knows only the 200 of the schema).
         if (matches(request.headers['if-none-match'], asset.etag)) return (reply as FastifyReply).code(304).send();
         return reply.type(asset.type).send(asset.body);

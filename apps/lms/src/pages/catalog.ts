@@ -91,7 +91,8 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
         html`<option value="uncategorized"${attr('selected', query.categoryId === 'uncategorized')}>${t.catalog.noCategory}</option>`,
       ];
       const sortOptions = SORTS.map(
-        ([value, label]) => html`<option value="${value}"${attr('selected', (query.sortBy ?? '') === value)}>${t.catalog.sort[label]}</option>`,
+        ([value, label]) =>
+          html`<option value="${value}"${attr('selected', (query.sortBy ?? '') === value)}>${t.catalog.sort[label]}</option>`,
       );
       const { pagination } = result;
       const link = (p: number) =>

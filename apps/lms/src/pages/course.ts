@@ -50,7 +50,8 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
         const chapters = m.chapters.map(
           (c) =>
             html`<li>${c.isUnlocked ? html`<a href="${href('/learn/chapters', c.id)}">${c.title}</a>` : c.title} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${
-              c.quiz && html` <span class="muted">· <a href="${href('/learn/quizzes', c.quiz.id)}">${t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount)}</a></span>`
+              c.quiz &&
+              html` <span class="muted">· <a href="${href('/learn/quizzes', c.quiz.id)}">${t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount)}</a></span>`
             }</li>
 `,
         );
@@ -68,7 +69,11 @@ ${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.modu
         html`<dt>${t.course.yourStatus}</dt><dd>${statusBadge(ctx, course.status)}</dd>
 <dt>${t.course.yourProgress}</dt><dd>${progressBar(ctx, course.totalProgress, t.course.courseProgress)}</dd>
 <dt>${t.course.certificate}</dt><dd>${
-          course.certificate.isGenerated ? html`<a href="${href('/learn/certificates', course.id)}">${t.certificate.issued}</a>` : course.certificate.isEligible ? t.certificate.eligible : t.certificate.notYet
+          course.certificate.isGenerated
+            ? html`<a href="${href('/learn/certificates', course.id)}">${t.certificate.issued}</a>`
+            : course.certificate.isEligible
+              ? t.certificate.eligible
+              : t.certificate.notYet
         }</dd>`;
       const exam =
         course.finalExam.id !== '' &&

@@ -162,7 +162,10 @@ async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSe
     computeProgressMetrics(app.db, app.clock()),
     findVisibleCourses(app.db, viewer, { page: 1, limit: STAFF_COURSE_LIMIT }),
   ]);
-  const drafts = await findDraftCourseIds(app.db, list.courses.map((c) => Number(c.id)));
+  const drafts = await findDraftCourseIds(
+    app.db,
+    list.courses.map((c) => Number(c.id)),
+  );
   const own = caller.role === 'teacher';
   const rows = list.courses.map((c) => {
     const state = drafts.has(Number(c.id))
@@ -182,7 +185,8 @@ async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSe
   });
   const courseTitle = own ? t.dashboard.yourCourses : t.dashboard.courses;
   const more =
-    list.pagination.total > list.courses.length && html`<p class="muted">${t.dashboard.showingNewest(list.courses.length, list.pagination.total)}</p>`;
+    list.pagination.total > list.courses.length &&
+    html`<p class="muted">${t.dashboard.showingNewest(list.courses.length, list.pagination.total)}</p>`;
   const courses =
     list.courses.length === 0
       ? html`<p class="muted">${own ? t.dashboard.noOwnCourses : t.dashboard.noCourses}</p>`
@@ -215,7 +219,7 @@ const dashboardPage: FastifyPluginAsyncZod = async (app) => {
       schema: {
         hide: true,
         tags: ['pages'],
-        summary: 'The signed-in user\'s dashboard; 302 to `/sign-in` without a valid session',
+        summary: "The signed-in user's dashboard; 302 to `/sign-in` without a valid session",
         response: { 200: HtmlPage, 302: RedirectResponse },
       },
     },

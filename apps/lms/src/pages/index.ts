@@ -66,8 +66,20 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(languageRoute);
   await app.register(dashboardScope, { prefix: '/dashboard' });
   // The learner's pages and the public certificate check, with the same error pages.
-  await app.register(async (scope) => { pageErrors(scope); await scope.register(learnPages); }, { prefix: '/learn' });
-  await app.register(async (scope) => { pageErrors(scope); await scope.register(verificationPage); }, { prefix: '/certificates' });
+  await app.register(
+    async (scope) => {
+      pageErrors(scope);
+      await scope.register(learnPages);
+    },
+    { prefix: '/learn' },
+  );
+  await app.register(
+    async (scope) => {
+      pageErrors(scope);
+      await scope.register(verificationPage);
+    },
+    { prefix: '/certificates' },
+  );
 };
 
 export default pageRoutes;

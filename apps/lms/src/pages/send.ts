@@ -16,14 +16,16 @@ export const PAGE_CSP =
  * the `lms_lang` cookie or Accept-Language (./i18n), which `Vary` tells any cache between.
  */
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('vary', 'Accept-Language, Cookie')
-    .header('content-security-policy', PAGE_CSP)
-    .header('x-content-type-options', 'nosniff')
-    // Page URLs can carry what belongs to the person (a course, a search, an SSO error reason).
-    .header('referrer-policy', 'no-referrer')
-    .send(String(page));
+  return (
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('vary', 'Accept-Language, Cookie')
+      .header('content-security-policy', PAGE_CSP)
+      .header('x-content-type-options', 'nosniff')
+      // Page URLs can carry what belongs to the person (a course, a search, an SSO error reason).
+      .header('referrer-policy', 'no-referrer')
+      .send(String(page))
+  );
 }

@@ -44,7 +44,10 @@ export function isApiRoute(url: string | undefined): boolean {
  * `/api` that asks for nothing). `auth: true` and `auth: [roles]` are short for an API key or a
  * session (with those roles).
  */
-export function authRequirementOf(url: string | undefined, config: { public?: boolean; auth?: RouteAuth } | undefined): AuthRequirement | null {
+export function authRequirementOf(
+  url: string | undefined,
+  config: { public?: boolean; auth?: RouteAuth } | undefined,
+): AuthRequirement | null {
   if (config?.public) return null;
   const auth = config?.auth;
   if (auth === true) return DEFAULT_API_AUTH;

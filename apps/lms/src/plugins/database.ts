@@ -23,7 +23,11 @@ export default fp<{ handle: DbHandle; ownsHandle: boolean }>(
     const log = app.log.child({ component: 'database' });
     const unsubscribe = handle.onAvailabilityChange(({ available, cause }) => {
       if (available) log.info('database available again');
-      else log.warn({ err: cause }, 'database unavailable (unreachable, stalled or out of time): requests that need it get 503 until it answers');
+      else
+        log.warn(
+          { err: cause },
+          'database unavailable (unreachable, stalled or out of time): requests that need it get 503 until it answers',
+        );
     });
     app.addHook('onClose', async () => {
       unsubscribe();

@@ -95,7 +95,8 @@ export default fp<FailedCredentialsOptions>(
       const previous = blockedUntil.get(request.ip);
       blockedUntil.set(request.ip, now + result.resetMs);
       // Once per flood, not once per refused request: a flood keeps re-blocking as its oldest failures leave the window.
-      if (previous === undefined || previous <= now - WINDOW_MS) request.log.warn({ ip: request.ip }, 'too many failed credentials from this address: refusing its credentials for a while');
+      if (previous === undefined || previous <= now - WINDOW_MS)
+        request.log.warn({ ip: request.ip }, 'too many failed credentials from this address: refusing its credentials for a while');
       throw new TooManyFailuresError(Math.max(1, Math.ceil(result.resetMs / 1000)));
     }
 

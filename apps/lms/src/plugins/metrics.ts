@@ -67,10 +67,22 @@ export default fp(
           this.inc(read(app.partnerKeys.jwks.stats));
         },
       });
-    jwksStat('lms_jwks_fetches_total', 'Fetches of partners\' JWKS URLs (first contact, refresh, unknown kid)', (s) => s.fetches);
-    jwksStat('lms_jwks_fetch_failures_total', 'JWKS fetches that failed (timeout, HTTP error, not a JWKS); known keys stay in use', (s) => s.failures);
-    jwksStat('lms_jwks_stale_keys_served_total', 'Tokens verified with keys older than the 1 h max age (refresh running, or the partner\'s URL failing)', (s) => s.staleServed);
-    jwksStat('lms_jwks_unknown_kid_refetches_skipped_total', 'Tokens with an unknown kid refused without a refetch (cooldown not over)', (s) => s.kidMissesWithoutRefetch);
+    jwksStat('lms_jwks_fetches_total', "Fetches of partners' JWKS URLs (first contact, refresh, unknown kid)", (s) => s.fetches);
+    jwksStat(
+      'lms_jwks_fetch_failures_total',
+      'JWKS fetches that failed (timeout, HTTP error, not a JWKS); known keys stay in use',
+      (s) => s.failures,
+    );
+    jwksStat(
+      'lms_jwks_stale_keys_served_total',
+      "Tokens verified with keys older than the 1 h max age (refresh running, or the partner's URL failing)",
+      (s) => s.staleServed,
+    );
+    jwksStat(
+      'lms_jwks_unknown_kid_refetches_skipped_total',
+      'Tokens with an unknown kid refused without a refetch (cooldown not over)',
+      (s) => s.kidMissesWithoutRefetch,
+    );
 
     new Gauge({
       name: 'lms_db_available',
@@ -157,9 +169,21 @@ export default fp(
           for (const [limiter, stats] of limiterStats()) if (stats.store === 'redis') this.inc({ limiter }, read(stats));
         },
       });
-    limiterCounter('lms_rate_limit_redis_calls_total', 'Limiter requests that asked Redis and waited for its answer or its timeout', (s) => s.redisCalls);
-    limiterCounter('lms_rate_limit_redis_failures_total', 'Of those, the ones that failed or timed out (answered from memory)', (s) => s.redisFailures);
-    limiterCounter('lms_rate_limit_memory_answers_total', 'Limiter requests answered from memory without asking Redis (connection down, circuit open)', (s) => s.memoryAnswers);
+    limiterCounter(
+      'lms_rate_limit_redis_calls_total',
+      'Limiter requests that asked Redis and waited for its answer or its timeout',
+      (s) => s.redisCalls,
+    );
+    limiterCounter(
+      'lms_rate_limit_redis_failures_total',
+      'Of those, the ones that failed or timed out (answered from memory)',
+      (s) => s.redisFailures,
+    );
+    limiterCounter(
+      'lms_rate_limit_memory_answers_total',
+      'Limiter requests answered from memory without asking Redis (connection down, circuit open)',
+      (s) => s.memoryAnswers,
+    );
     limiterCounter('lms_rate_limit_circuit_openings_total', 'Times the Redis circuit opened', (s) => s.circuitOpenings);
 
     const metrics: LmsMetrics = {

@@ -23,7 +23,7 @@ export default fp(
             '**Rate limit.** Requests authenticated by an API key to the catalog, course detail, bundle and ' +
             'progress (`/api/lms-progress`) endpoints are limited to ' +
             `${app.config.RATE_LIMIT_PER_MINUTE} per key in any sliding 60-second window ` +
-            '(RATE_LIMIT_PER_MINUTE; keyed by the first 16 hex characters of the key\'s SHA-256; session callers are not limited). Refused requests do not count. ' +
+            "(RATE_LIMIT_PER_MINUTE; keyed by the first 16 hex characters of the key's SHA-256; session callers are not limited). Refused requests do not count. " +
             'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
             'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
             'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=' +
@@ -38,7 +38,7 @@ export default fp(
             '`institutionId` are 1 to 2147483647; date-times lie between the years 1000 and 9999 (UTC); a JSON body ' +
             'nests at most 32 levels. Anything else is a 400 naming the field.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
-            '`x-requested-with` header and, if they send `Origin`, come from this service\'s origin.',
+            "`x-requested-with` header and, if they send `Origin`, come from this service's origin.",
         },
         servers: [
           // Where this deployment is reached (PUBLIC_URL): "Try it out" calls this server, no placeholder.

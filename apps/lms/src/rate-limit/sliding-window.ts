@@ -151,13 +151,7 @@ export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisS
     connected: () => redis.status === 'ready' || redis.status === 'wait',
     async hit(key, nowMs) {
       const member = `${nowMs}-${randomBytes(6).toString('hex')}`;
-      const [allowed, count, oldest] = await redis.slidingWindowHit(
-        options.keyPrefix + key,
-        nowMs,
-        policy.windowMs,
-        policy.limit,
-        member,
-      );
+      const [allowed, count, oldest] = await redis.slidingWindowHit(options.keyPrefix + key, nowMs, policy.windowMs, policy.limit, member);
       return decision(policy, allowed === 1, count, oldest === null ? undefined : Number(oldest), nowMs);
     },
     async close() {

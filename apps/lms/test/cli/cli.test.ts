@@ -2,7 +2,20 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiKeys, chapterCompletions, courses, enrollments, hashToken, identities, institutions, partnerInstitutions, partnerKeys, partners, sessions, users } from '@lms/db';
+import {
+  apiKeys,
+  chapterCompletions,
+  courses,
+  enrollments,
+  hashToken,
+  identities,
+  institutions,
+  partnerInstitutions,
+  partnerKeys,
+  partners,
+  sessions,
+  users,
+} from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
 import { postgresUrl, testDatabaseUrl } from '../helpers/database.js';
 import { and, eq, sql } from 'drizzle-orm';
@@ -85,7 +98,16 @@ t.test('admin CLI', async (t) => {
   });
 
   t.test('partner add / list / remove', async (t) => {
-    const jwks = await cli('partner', 'add', '--iss', 'Univ.Example.ac.id', '--jwks-url', 'https://univ.example.ac.id/jwks.json', '--name', 'Universitas Contoh');
+    const jwks = await cli(
+      'partner',
+      'add',
+      '--iss',
+      'Univ.Example.ac.id',
+      '--jwks-url',
+      'https://univ.example.ac.id/jwks.json',
+      '--name',
+      'Universitas Contoh',
+    );
     t.equal(jwks.code, 0, jwks.err);
     const [row] = await db.db.select().from(partners).where(eq(partners.issuer, 'univ.example.ac.id'));
     t.match(row, { name: 'Universitas Contoh', jwksUrl: 'https://univ.example.ac.id/jwks.json', isActive: true });
@@ -132,7 +154,11 @@ t.test('admin CLI', async (t) => {
     const smallAdd = await cli('partner', 'add', '--iss', 'small.example.com', '--public-key', 'small.pem');
     t.equal(smallAdd.code, 1, 'a 1024-bit key is refused');
     t.match(smallAdd.err, 'is a 1024-bit RSA key: partner keys must have at least 2048 bits');
-    t.equal((await db.db.select().from(partners).where(eq(partners.issuer, 'small.example.com'))).length, 0, 'nothing stored for a short key');
+    t.equal(
+      (await db.db.select().from(partners).where(eq(partners.issuer, 'small.example.com'))).length,
+      0,
+      'nothing stored for a short key',
+    );
     await writeFile(join(scratch, 'private.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
     const priv = await cli('partner', 'add', '--iss', 'priv.example.com', '--public-key', 'private.pem');
     t.equal(priv.code, 1);
@@ -173,20 +199,48 @@ t.test('admin CLI', async (t) => {
         .map((r) => r.id)
         .sort((a, b) => a - b);
 
-    const add = await cli('partner', 'add', '--iss', 'kampus.example.ac.id', '--jwks-url', 'https://kampus.example.ac.id/jwks.json', '--institution', '1', '--institution', String(two));
+    const add = await cli(
+      'partner',
+      'add',
+      '--iss',
+      'kampus.example.ac.id',
+      '--jwks-url',
+      'https://kampus.example.ac.id/jwks.json',
+      '--institution',
+      '1',
+      '--institution',
+      String(two),
+    );
     t.equal(add.code, 0, add.err);
     t.match(add.out, `Partner kampus.example.ac.id added: JWKS https://kampus.example.ac.id/jwks.json; institutions 1, ${two}`);
     t.same(await boundTo('kampus.example.ac.id'), [1, two]);
 
     // An unknown institution: nothing is stored, the partner included.
-    const unknownInst = await cli('partner', 'add', '--iss', 'baru.example.ac.id', '--jwks-url', 'https://baru.example.ac.id/j', '--institution', '999');
+    const unknownInst = await cli(
+      'partner',
+      'add',
+      '--iss',
+      'baru.example.ac.id',
+      '--jwks-url',
+      'https://baru.example.ac.id/j',
+      '--institution',
+      '999',
+    );
     t.equal(unknownInst.code, 1);
     t.match(unknownInst.err, 'no institution with id 999');
     t.equal((await db.db.select().from(partners).where(eq(partners.issuer, 'baru.example.ac.id'))).length, 0, 'nothing stored');
-    t.equal((await cli('partner', 'add', '--iss', 'baru.example.ac.id', '--jwks-url', 'https://baru.example.ac.id/j', '--institution', 'one')).code, 2);
+    t.equal(
+      (await cli('partner', 'add', '--iss', 'baru.example.ac.id', '--jwks-url', 'https://baru.example.ac.id/j', '--institution', 'one'))
+        .code,
+      2,
+    );
 
     const list = await cli('partner', 'list');
-    t.match(list.out, new RegExp(`kampus\\.example\\.ac\\.id\\s+kampus\\.example\\.ac\\.id\\s+yes\\s+1,${two}\\s+jwks`), 'list shows the institutions');
+    t.match(
+      list.out,
+      new RegExp(`kampus\\.example\\.ac\\.id\\s+kampus\\.example\\.ac\\.id\\s+yes\\s+1,${two}\\s+jwks`),
+      'list shows the institutions',
+    );
 
     const unbind = await cli('partner', 'unbind', '--iss', 'kampus.example.ac.id', '--institution', '1');
     t.equal(unbind.code, 0, unbind.err);
@@ -228,7 +282,18 @@ t.test('admin CLI', async (t) => {
   });
 
   t.test('user add / deactivate', async (t) => {
-    const add = await cli('user', 'add', '--email', 'Guru.Baru@Example.COM', '--name', 'Guru Baru', '--role', 'teacher', '--institution', '1');
+    const add = await cli(
+      'user',
+      'add',
+      '--email',
+      'Guru.Baru@Example.COM',
+      '--name',
+      'Guru Baru',
+      '--role',
+      'teacher',
+      '--institution',
+      '1',
+    );
     t.equal(add.code, 0, add.err);
     const [row] = await db.db.select().from(users).where(eq(users.id, add.out));
     t.match(row, { email: 'guru.baru@example.com', name: 'Guru Baru', role: 'teacher', institutionId: 1, isActive: true });
@@ -261,7 +326,10 @@ t.test('admin CLI', async (t) => {
     t.equal(add.code, 0, add.err);
     const userId = add.out;
     const identitiesOf = (id: string) =>
-      db.db.select({ issuer: identities.issuer, membershipId: identities.membershipId, origin: identities.origin }).from(identities).where(eq(identities.userId, id));
+      db.db
+        .select({ issuer: identities.issuer, membershipId: identities.membershipId, origin: identities.origin })
+        .from(identities)
+        .where(eq(identities.userId, id));
 
     // seed demo linked the demo staff to the demo partner, as this command would.
     const demo = await cli('user', 'show', '--email', 'teacher@demo.lms');
@@ -276,22 +344,58 @@ t.test('admin CLI', async (t) => {
     const none = await cli('user', 'show', '--email', 'linked.teacher@example.com');
     t.match(none.out, 'No SSO identity');
 
-    const link = await cli('user', 'link', '--email', 'Linked.Teacher@example.com', '--iss', 'Demo-Partner.LOCAL', '--membership-id', ' T-77 ');
+    const link = await cli(
+      'user',
+      'link',
+      '--email',
+      'Linked.Teacher@example.com',
+      '--iss',
+      'Demo-Partner.LOCAL',
+      '--membership-id',
+      ' T-77 ',
+    );
     t.equal(link.code, 0, link.err);
     t.equal(link.out, 'Linked linked.teacher@example.com to demo-partner.local as membership id T-77.');
     t.same(await identitiesOf(userId), [{ issuer: 'demo-partner.local', membershipId: 'T-77', origin: 'operator' }]);
     t.match((await cli('user', 'show', '--email', 'linked.teacher@example.com')).out, /demo-partner\.local\s+T-77\s+operator/);
 
-    const again = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', 'T-77');
+    const again = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'demo-partner.local',
+      '--membership-id',
+      'T-77',
+    );
     t.equal(again.code, 0);
     t.match(again.err, 'nothing changed');
 
     // Refusals change nothing.
-    const second = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', 'T-78');
+    const second = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'demo-partner.local',
+      '--membership-id',
+      'T-78',
+    );
     t.equal(second.code, 1, 'one identity per partner');
     t.match(second.err, 'linked.teacher@example.com is already linked to demo-partner.local as membership id T-77');
     t.match(second.err, 'unlink it first: lms-admin user unlink --email linked.teacher@example.com --iss demo-partner.local');
-    const taken = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', 'STAFF-001');
+    const taken = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'demo-partner.local',
+      '--membership-id',
+      'STAFF-001',
+    );
     t.equal(taken.code, 1, 'an identity belongs to one account');
     t.match(taken.err, 'demo-partner.local membership id STAFF-001 already belongs to teacher@demo.lms (teacher)');
     // A demo member who came through the demo partner.
@@ -301,23 +405,63 @@ t.test('admin CLI', async (t) => {
       .innerJoin(identities, eq(identities.userId, users.id))
       .where(and(eq(users.role, 'student'), eq(identities.issuer, 'demo-partner.local')))
       .limit(1);
-    const ofStudent = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', student!.membershipId);
+    const ofStudent = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'demo-partner.local',
+      '--membership-id',
+      student!.membershipId,
+    );
     t.equal(ofStudent.code, 1, "a partner member's own identity cannot be taken over by a link");
     t.match(ofStudent.err, `already belongs to ${student!.email} (student)`);
-    const unknownPartner = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'nobody.example.com', '--membership-id', 'X-1');
+    const unknownPartner = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'nobody.example.com',
+      '--membership-id',
+      'X-1',
+    );
     t.equal(unknownPartner.code, 1);
     t.match(unknownPartner.err, 'no partner with issuer nobody.example.com');
     const unknownUser = await cli('user', 'link', '--email', 'ghost@example.com', '--iss', 'demo-partner.local', '--membership-id', 'X-1');
     t.equal(unknownUser.code, 1);
     t.match(unknownUser.err, 'no user with e-mail ghost@example.com');
     t.same(await identitiesOf(userId), [{ issuer: 'demo-partner.local', membershipId: 'T-77', origin: 'operator' }], 'still the one link');
-    t.same(await identitiesOf(student!.id), [{ issuer: 'demo-partner.local', membershipId: student!.membershipId, origin: 'sso' }], "the member's identity untouched");
+    t.same(
+      await identitiesOf(student!.id),
+      [{ issuer: 'demo-partner.local', membershipId: student!.membershipId, origin: 'sso' }],
+      "the member's identity untouched",
+    );
 
     // Usage errors (exit 2).
-    const empty = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local', '--membership-id', '  ');
+    const empty = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'demo-partner.local',
+      '--membership-id',
+      '  ',
+    );
     t.equal(empty.code, 2);
     t.match(empty.err, '--membership-id is required');
-    const long = await cli('user', 'link', '--email', 'ghost@example.com', '--iss', 'demo-partner.local', '--membership-id', 'x'.repeat(256));
+    const long = await cli(
+      'user',
+      'link',
+      '--email',
+      'ghost@example.com',
+      '--iss',
+      'demo-partner.local',
+      '--membership-id',
+      'x'.repeat(256),
+    );
     t.equal(long.code, 2);
     t.match(long.err, '--membership-id must be 1 to 255 characters (got 256)');
     t.equal((await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local')).code, 2);
@@ -329,7 +473,10 @@ t.test('admin CLI', async (t) => {
     await createSession(db.db, userId, new Date(), 3_600_000);
     const unlink = await cli('user', 'unlink', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local');
     t.equal(unlink.code, 0, unlink.err);
-    t.equal(unlink.out, 'Unlinked linked.teacher@example.com from demo-partner.local (membership id T-77, origin operator); 2 sessions ended.');
+    t.equal(
+      unlink.out,
+      'Unlinked linked.teacher@example.com from demo-partner.local (membership id T-77, origin operator); 2 sessions ended.',
+    );
     t.same(await identitiesOf(userId), []);
     t.equal((await db.db.select().from(sessions).where(eq(sessions.userId, userId))).length, 0);
     const twice = await cli('user', 'unlink', '--email', 'linked.teacher@example.com', '--iss', 'demo-partner.local');
@@ -342,11 +489,28 @@ t.test('admin CLI', async (t) => {
     // an identity outlives its partner and can still be unlinked.
     t.equal((await cli('partner', 'add', '--iss', 'paused.example.com', '--jwks-url', 'https://paused.example.com/jwks.json')).code, 0);
     await db.db.update(partners).set({ isActive: false }).where(eq(partners.issuer, 'paused.example.com'));
-    const paused = await cli('user', 'link', '--email', 'linked.teacher@example.com', '--iss', 'paused.example.com', '--membership-id', 'y'.repeat(255));
+    const paused = await cli(
+      'user',
+      'link',
+      '--email',
+      'linked.teacher@example.com',
+      '--iss',
+      'paused.example.com',
+      '--membership-id',
+      'y'.repeat(255),
+    );
     t.equal(paused.code, 0, paused.err);
     t.match(paused.err, 'warning: partner paused.example.com is inactive');
     t.equal((await cli('partner', 'remove', '--iss', 'paused.example.com')).code, 0);
-    t.equal((await db.db.select().from(identities).where(and(eq(identities.userId, userId), eq(identities.issuer, 'paused.example.com')))).length, 1);
+    t.equal(
+      (
+        await db.db
+          .select()
+          .from(identities)
+          .where(and(eq(identities.userId, userId), eq(identities.issuer, 'paused.example.com')))
+      ).length,
+      1,
+    );
     const orphan = await cli('user', 'unlink', '--email', 'linked.teacher@example.com', '--iss', 'paused.example.com');
     t.equal(orphan.code, 0, orphan.err);
     t.match(orphan.out, '0 sessions ended');
@@ -493,8 +657,10 @@ t.test('admin CLI', async (t) => {
     t.teardown(() => own.destroy());
     const { cli: ownCli, userId } = await teacherWithSession(t, own, 'sibuk@example.test', 'Guru Sibuk');
     await own.db.execute(sql`create sequence test_tries`);
-    await own.db.execute(sql.raw(`create function test_conflict() returns trigger language plpgsql as $$
-      begin perform nextval('test_tries'); raise exception 'could not serialize access' using errcode = '40001'; end $$`));
+    await own.db.execute(
+      sql.raw(`create function test_conflict() returns trigger language plpgsql as $$
+      begin perform nextval('test_tries'); raise exception 'could not serialize access' using errcode = '40001'; end $$`),
+    );
     await own.db.execute(sql`create trigger test_conflict before update on users for each row execute function test_conflict()`);
 
     const off = await ownCli('user', 'deactivate', '--email', 'sibuk@example.test');
@@ -519,7 +685,11 @@ t.test('the api_keys table holds only the hash and the visible prefix of the pri
   const db = await createTestDb(testDatabaseUrl);
   t.teardown(() => db.destroy());
   const out: string[] = [];
-  const code = await runCli(['seed', 'demo'], { io: { out: (l) => out.push(l), err: () => {} }, config: testConfig({ DATA_DIR: scratchDataDir(), ...(db.url ? { DATABASE_URL: db.url } : {}) }), ...(db.url ? {} : { db }) });
+  const code = await runCli(['seed', 'demo'], {
+    io: { out: (l) => out.push(l), err: () => {} },
+    config: testConfig({ DATA_DIR: scratchDataDir(), ...(db.url ? { DATABASE_URL: db.url } : {}) }),
+    ...(db.url ? {} : { db }),
+  });
   t.equal(code, 0);
   const rows = await db.db.select({ keyHash: apiKeys.keyHash, prefix: apiKeys.prefix }).from(apiKeys);
   t.same(rows, [{ keyHash: hashToken(out[0]!), prefix: out[0]!.slice(0, 14) }]);

@@ -57,7 +57,10 @@ t.test('a lock left by a process that died (SIGKILL) does not block', async (t) 
 
   const dead = spawnSync(process.execPath, ['-e', '']).pid!;
   const lockFile = join(dataDir, DATA_DIR_LOCK_FILE);
-  writeFileSync(lockFile, JSON.stringify({ pid: dead, command: 'node dist/server.js', startedAt: '2026-11-22T08:00:00.000Z', hostname: hostname() }));
+  writeFileSync(
+    lockFile,
+    JSON.stringify({ pid: dead, command: 'node dist/server.js', startedAt: '2026-11-22T08:00:00.000Z', hostname: hostname() }),
+  );
   const migrate = await runToEnd(CLI, ['db', 'migrate'], env);
   t.equal(migrate.code, 0, migrate.err);
   t.notOk(existsSync(lockFile), 'taken over, then released');

@@ -64,7 +64,10 @@ if (testDatabaseUrl) {
     t.equal(retried.res.status, 201, JSON.stringify(retried.json));
     t.equal(retried.res.headers.get('idempotency-replayed'), null, 'the work was done by the retry');
     t.equal(await coursesNamed(db, 'Crash while waiting'), 1, 'exactly one course');
-    const spent = await db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, jtiOf(firstToken)));
+    const spent = await db
+      .select()
+      .from(usedTokenIds)
+      .where(eq(usedTokenIds.jti, jtiOf(firstToken)));
     t.equal(spent.length, 0, "the killed request's jti was not spent");
 
     // 3. Killed right after its commit (as soon as the course is visible), before or while answering.

@@ -185,7 +185,10 @@ interface World {
 let categorySeq = 0;
 async function makeCategory(db: Db) {
   categorySeq += 1;
-  const [c] = await db.insert(categories).values({ code: `C${categorySeq}`, name: `Category ${categorySeq}` }).returning();
+  const [c] = await db
+    .insert(categories)
+    .values({ code: `C${categorySeq}`, name: `Category ${categorySeq}` })
+    .returning();
   return c!.id;
 }
 
@@ -202,7 +205,14 @@ async function makeWorld(db: Db, courseCount: number, userCount: number): Promis
   const institutionId = await makeInstitution(db);
   const teacher = await makeUser(db, { role: 'teacher', institutionId });
   const categoryIds = [await makeCategory(db), await makeCategory(db)];
-  const world: World = { teacherId: teacher.id, institutionId, courseIds: [], userIds: [], categoryIds, spareCategoryId: await makeCategory(db) };
+  const world: World = {
+    teacherId: teacher.id,
+    institutionId,
+    courseIds: [],
+    userIds: [],
+    categoryIds,
+    spareCategoryId: await makeCategory(db),
+  };
   // Courses in either category or none, so a user has enrollments in several categories.
   const homes = [categoryIds[0]!, categoryIds[1]!, null];
   for (let i = 0; i < courseCount; i++) world.courseIds.push(await makeCourse(db, world, homes[i % 3]!, `course ${i}`));
@@ -251,7 +261,8 @@ async function randomWrite(db: Db, rng: Rng, world: World): Promise<string> {
   if (roll < 68) {
     const done = await db.select().from(chapterCompletions).where(eq(chapterCompletions.userId, user));
     const one = rng.pick(done);
-    if (one) await db.delete(chapterCompletions).where(and(eq(chapterCompletions.userId, user), eq(chapterCompletions.chapterId, one.chapterId)));
+    if (one)
+      await db.delete(chapterCompletions).where(and(eq(chapterCompletions.userId, user), eq(chapterCompletions.chapterId, one.chapterId)));
     return 'delete completion';
   }
   if (roll < 80) {
@@ -294,13 +305,16 @@ async function randomWrite(db: Db, rng: Rng, world: World): Promise<string> {
   const status = rng.pick(['paid', 'paid', 'pending', 'refunded'] as const)!;
   if (roll < 136) {
     const bundle = rng.int(3) === 0 ? rng.pick(await db.select({ id: bundles.id }).from(bundles)) : undefined;
-    await db.insert(purchases).values({
-      userId: user,
-      ...(bundle ? { bundleId: bundle.id } : { courseId: course }),
-      amount: '10.00',
-      status,
-      paidAt: AT,
-    }).onConflictDoNothing(); // at most one pending purchase per buyer and item (schema 0005)
+    await db
+      .insert(purchases)
+      .values({
+        userId: user,
+        ...(bundle ? { bundleId: bundle.id } : { courseId: course }),
+        amount: '10.00',
+        status,
+        paidAt: AT,
+      })
+      .onConflictDoNothing(); // at most one pending purchase per buyer and item (schema 0005)
     return 'purchase';
   }
   if (roll < 144) {
@@ -401,9 +415,27 @@ t.test('maintained counters equal a recomputation from raw rows after random wri
   }
   t.comment(`writes: ${JSON.stringify(Object.fromEntries(ops))}`);
   // The sequence really exercised the paths that move the counters.
-  for (const op of ['enroll', 'unenroll', 'complete: recorded', 'complete: already-completed', 'complete: unknown-chapter', 'delete completion', 'add chapter', 'delete chapter', 'delete module', 'add module',
-    'move course to another category', 'certify', 'revoke certificate', 'purchase', 'change purchase status', 'delete purchase',
-    'delete course', 'delete category', 'delete user']) {
+  for (const op of [
+    'enroll',
+    'unenroll',
+    'complete: recorded',
+    'complete: already-completed',
+    'complete: unknown-chapter',
+    'delete completion',
+    'add chapter',
+    'delete chapter',
+    'delete module',
+    'add module',
+    'move course to another category',
+    'certify',
+    'revoke certificate',
+    'purchase',
+    'change purchase status',
+    'delete purchase',
+    'delete course',
+    'delete category',
+    'delete user',
+  ]) {
     t.ok((ops.get(op) ?? 0) > 0, `${op} happened`);
   }
   t.ok(enrollmentsChecked > 0, `${enrollmentsChecked} enrollment rows compared over the checkpoints`);
@@ -453,7 +485,10 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
         } else if (kind < 7) {
           if (chapter) await recordChapterCompletion(tx, user, chapter.id, AT);
         } else if (kind === 7) {
-          if (chapter) await tx.delete(chapterCompletions).where(and(eq(chapterCompletions.userId, user), eq(chapterCompletions.chapterId, chapter.id)));
+          if (chapter)
+            await tx
+              .delete(chapterCompletions)
+              .where(and(eq(chapterCompletions.userId, user), eq(chapterCompletions.chapterId, chapter.id)));
         } else if (kind === 8) {
           await tx.delete(enrollments).where(and(eq(enrollments.userId, user), eq(enrollments.courseId, course)));
         } else if (kind === 10) {
@@ -474,7 +509,8 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
     const results = await Promise.allSettled(tasks);
     for (const r of results) {
       if (r.status === 'fulfilled') committed++;
-      else if (pgCode(r.reason) === '40P01') deadlocks++; // PostgreSQL broke a deadlock by rolling one back: allowed, the check below still holds
+      else if (pgCode(r.reason) === '40P01')
+        deadlocks++; // PostgreSQL broke a deadlock by rolling one back: allowed, the check below still holds
       else throw r.reason;
     }
     const { mismatches } = await counterMismatches(db.db);

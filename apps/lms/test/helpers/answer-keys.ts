@@ -1,5 +1,14 @@
 /** Every answer-key field the spec names, on questions and on options. */
-export const ANSWER_KEY_FIELDS = ['correctAnswer', 'correct_answer', 'essayAnswer', 'essay_answer', 'explanation', 'isCorrect', 'is_correct', 'correct'];
+export const ANSWER_KEY_FIELDS = [
+  'correctAnswer',
+  'correct_answer',
+  'essayAnswer',
+  'essay_answer',
+  'explanation',
+  'isCorrect',
+  'is_correct',
+  'correct',
+];
 
 /**
  * Walks a whole JSON value and returns the path of every property named like an answer key,

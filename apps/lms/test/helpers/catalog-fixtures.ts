@@ -114,7 +114,14 @@ export async function makeCourseTree(db: Db, courseId: number, shape: number[]) 
 
 export async function makeBundle(
   db: Db,
-  fields: { categoryId: number; courseOneId: number; courseTwoId: number; price?: string | null; priceNonMember?: string | null; name?: string },
+  fields: {
+    categoryId: number;
+    courseOneId: number;
+    courseTwoId: number;
+    price?: string | null;
+    priceNonMember?: string | null;
+    name?: string;
+  },
 ) {
   const n = next();
   const [row] = await db

@@ -35,7 +35,11 @@ export interface OutageApp {
  */
 export async function outageApp(
   t: Test,
-  options: { db?: Pick<DbConfig, 'connectTimeoutMs' | 'statementTimeoutMs' | 'poolMax'>; config?: Partial<LmsConfig>; deps?: Partial<AppDeps> } = {},
+  options: {
+    db?: Pick<DbConfig, 'connectTimeoutMs' | 'statementTimeoutMs' | 'poolMax'>;
+    config?: Partial<LmsConfig>;
+    deps?: Partial<AppDeps>;
+  } = {},
 ): Promise<OutageApp> {
   // PostgreSQL whatever TEST_DATABASE_URL says about the other tests: PGlite has no network to cut.
   const direct = await createTestDb(postgresUrl);

@@ -30,15 +30,27 @@ t.test('the walk: every chapter and quiz, a failed final, a passed final → one
   });
   const after = await metrics();
   t.same(
-    [after.totalSelesai - before.totalSelesai, after.totalSertifikat - before.totalSertifikat, after.totalKum30Days - before.totalKum30Days],
+    [
+      after.totalSelesai - before.totalSelesai,
+      after.totalSertifikat - before.totalSertifikat,
+      after.totalKum30Days - before.totalKum30Days,
+    ],
     [1, 1, 4.5],
     "the teacher's metrics show the completion, the certificate and its KUM",
   );
   const catalog = (await me.get(`/api/courses?courseId=${w.course.id}`)).json().courses[0];
-  t.match(catalog, { status: 'completed', totalProgress: 100, certificate: { isEligible: true, isGenerated: true } }, 'the catalog shows it');
+  t.match(
+    catalog,
+    { status: 'completed', totalProgress: 100, certificate: { isEligible: true, isGenerated: true } },
+    'the catalog shows it',
+  );
 
   const other = await w.newLearner();
-  t.same((await as(w.app, other.cookie).get('/api/learning/certificates')).json().certificates, [], "another learner's list has none of it");
+  t.same(
+    (await as(w.app, other.cookie).get('/api/learning/certificates')).json().certificates,
+    [],
+    "another learner's list has none of it",
+  );
 });
 
 t.test('20 concurrent passing final submissions issue one certificate', async (t) => {
@@ -48,17 +60,25 @@ t.test('20 concurrent passing final submissions issue one certificate', async (t
   // 20 open attempts (one per start would serialise them): the race is on the certificate.
   const opened = await w.db
     .insert(quizAttempts)
-    .values(Array.from({ length: 20 }, () => ({ userId: learner.user.id, quizId: w.tree.finalQuizId, expiresAt: new Date(w.time.ms + 600_000) })))
+    .values(
+      Array.from({ length: 20 }, () => ({ userId: learner.user.id, quizId: w.tree.finalQuizId, expiresAt: new Date(w.time.ms + 600_000) })),
+    )
     .returning({ id: quizAttempts.id });
   const [question] = await w.questionsOf(w.tree.finalQuizId);
   const answers = { [String(question!.id)]: 'a' };
   const results = await Promise.all(
     opened.map((a) => as(w.app, learner.cookie).post(`/api/learning/quiz-attempts/${a.id}/submission`, { answers })),
   );
-  t.same(results.map((r) => r.statusCode), Array(20).fill(200));
+  t.same(
+    results.map((r) => r.statusCode),
+    Array(20).fill(200),
+  );
   t.ok(results.every((r) => r.json().passed));
   t.equal(results.filter((r) => r.json().certificateCode !== null).length, 1, 'one answer carries the new certificate');
-  const rows = await w.db.select().from(certificates).where(and(eq(certificates.userId, learner.user.id), eq(certificates.courseId, w.course.id)));
+  const rows = await w.db
+    .select()
+    .from(certificates)
+    .where(and(eq(certificates.userId, learner.user.id), eq(certificates.courseId, w.course.id)));
   t.equal(rows.length, 1);
   t.equal(rows[0]!.kum, 4.5);
 
@@ -67,7 +87,9 @@ t.test('20 concurrent passing final submissions issue one certificate', async (t
   await finishAllButFinal(w, again.cookie);
   const attempt = (await as(w.app, again.cookie).post(`/api/learning/quizzes/${w.tree.finalQuizId}/attempts`)).json();
   const same = await Promise.all(
-    Array.from({ length: 20 }, () => as(w.app, again.cookie).post(`/api/learning/quiz-attempts/${attempt.attemptId}/submission`, { answers })),
+    Array.from({ length: 20 }, () =>
+      as(w.app, again.cookie).post(`/api/learning/quiz-attempts/${attempt.attemptId}/submission`, { answers }),
+    ),
   );
   t.same(same.map((r) => r.statusCode).sort(), [200, ...Array(19).fill(409)]);
   const theirs = await w.db.select().from(certificates).where(eq(certificates.userId, again.user.id));

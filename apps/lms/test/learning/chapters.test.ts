@@ -37,7 +37,11 @@ t.test('a locked chapter is refused, to read and to complete, saying what opens 
 });
 
 t.test('completion: 201 then 200; the chapter quiz below its minimumScore keeps the next chapter locked', async (t) => {
-  const csrf = await w.app.inject({ method: 'POST', url: `/api/learning/chapters/${ch1!.id}/completion`, headers: { cookie: w.learner.cookie } });
+  const csrf = await w.app.inject({
+    method: 'POST',
+    url: `/api/learning/chapters/${ch1!.id}/completion`,
+    headers: { cookie: w.learner.cookie },
+  });
   t.equal(csrf.statusCode, 403, 'without the CSRF header');
   const done = await me.post(`/api/learning/chapters/${ch1!.id}/completion`);
   t.equal(done.statusCode, 201);
@@ -65,5 +69,8 @@ t.test('the server agrees with the catalog on every chapter', async (t) => {
     const status = (await me.get(`/api/learning/chapters/${c.id}`)).statusCode;
     t.equal(status === 200, c.isUnlocked, `chapter ${c.id}: catalog ${c.isUnlocked}, server ${status}`);
   }
-  t.same(shown.map((c: { isUnlocked: boolean }) => c.isUnlocked), [true, true, false]);
+  t.same(
+    shown.map((c: { isUnlocked: boolean }) => c.isUnlocked),
+    [true, true, false],
+  );
 });

@@ -21,7 +21,12 @@ t.test('enrolment pages and forms', async (t) => {
   const post = (url: string, cookie: string, payload = '', headers: Record<string, string> = { origin: OWN_ORIGIN }) =>
     app.inject({ method: 'POST', url, headers: { cookie, 'content-type': FORM, ...headers }, payload });
   const enrolled = async (userId: string, courseId: number) =>
-    (await db.db.select().from(enrollments).where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)))).length;
+    (
+      await db.db
+        .select()
+        .from(enrollments)
+        .where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)))
+    ).length;
 
   await t.test('an open course: the enrol button in both languages, the form enrols, the page says so', async (t) => {
     const course = await makeCourse(db.db, teacher, { enrollmentType: 'open' });
@@ -42,7 +47,11 @@ t.test('enrolment pages and forms', async (t) => {
     const crossSite = await post(`/dashboard/courses/${course.id}/enrol`, learner.cookie, '', { 'sec-fetch-site': 'cross-site' });
     t.equal(crossSite.statusCode, 403, 'Sec-Fetch-Site: cross-site: 403');
     t.equal(await enrolled(learner.id, course.id), 0, 'none of them enrolled');
-    const anonymous = await app.inject({ method: 'POST', url: `/dashboard/courses/${course.id}/enrol`, headers: { origin: OWN_ORIGIN, 'content-type': FORM } });
+    const anonymous = await app.inject({
+      method: 'POST',
+      url: `/dashboard/courses/${course.id}/enrol`,
+      headers: { origin: OWN_ORIGIN, 'content-type': FORM },
+    });
     t.equal(anonymous.statusCode, 302, 'no session: to the sign-in');
 
     const res = await post(`/dashboard/courses/${course.id}/enrol`, learner.cookie);
@@ -68,7 +77,7 @@ t.test('enrolment pages and forms', async (t) => {
     t.equal(await enrolled(cast.otherLearner.id, course.id), 1);
   });
 
-  await t.test('an approval course: asked on the course page, approved on the teacher\'s dashboard', async (t) => {
+  await t.test("an approval course: asked on the course page, approved on the teacher's dashboard", async (t) => {
     const course = await makeCourse(db.db, teacher, { enrollmentType: 'approval', name: 'Needs approval' });
     const asked = await post(`/dashboard/courses/${course.id}/enrol`, cast.thirdLearner.cookie);
     t.equal(asked.headers.location, `/dashboard/courses/${course.id}?enrol=requested#enrol`);
@@ -99,14 +108,24 @@ t.test('enrolment pages and forms', async (t) => {
   });
 
   await t.test('a purchasable course: buy, see the transfer instructions, the admin confirms on the dashboard', async (t) => {
-    const course = await makeCourse(db.db, teacher, { enrollmentType: 'open', isPurchasable: true, price: '150000', priceNonMember: '200000', name: 'Paid' });
+    const course = await makeCourse(db.db, teacher, {
+      enrollmentType: 'open',
+      isPurchasable: true,
+      price: '150000',
+      priceNonMember: '200000',
+      name: 'Paid',
+    });
     const buyer = cast.otherLearner;
     await setTier(db.db, buyer.id, 'umum');
     const offer = await page(`/dashboard/courses/${course.id}`, buyer.cookie, 'id');
     t.match(offer.body, /Harga untuk Anda: Rp\s?200\.000\./);
     t.match(offer.body, `action="/dashboard/courses/${course.id}/purchase"`);
     const enrolTry = await post(`/dashboard/courses/${course.id}/enrol`, buyer.cookie);
-    t.equal(enrolTry.headers.location, `/dashboard/courses/${course.id}?enrol=payment-required#enrol`, 'enrolling unpaid says it must be bought');
+    t.equal(
+      enrolTry.headers.location,
+      `/dashboard/courses/${course.id}?enrol=payment-required#enrol`,
+      'enrolling unpaid says it must be bought',
+    );
     t.equal(await enrolled(buyer.id, course.id), 0);
 
     t.equal((await post(`/dashboard/courses/${course.id}/purchase`, buyer.cookie, '', {})).statusCode, 403, 'CSRF on the buy form');

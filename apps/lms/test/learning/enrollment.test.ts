@@ -23,7 +23,12 @@ t.test('enrolment', async (t) => {
       ...(body ? { payload: body } : {}),
     });
   const enrolled = async (userId: string, courseId: number) =>
-    (await db.db.select().from(enrollments).where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)))).length;
+    (
+      await db.db
+        .select()
+        .from(enrollments)
+        .where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)))
+    ).length;
 
   await t.test('an open course: 201, then 200 with the same enrollment', async (t) => {
     const course = await makeCourse(db.db, teacher, { enrollmentType: 'open' });
@@ -123,13 +128,21 @@ t.test('enrolment', async (t) => {
       [[request.id, learner.id]],
       "the teacher's list holds it",
     );
-    const otherList = await app.inject({ method: 'GET', url: '/api/learning/enrollment-requests', headers: { cookie: cast.otherTeacher.cookie } });
+    const otherList = await app.inject({
+      method: 'GET',
+      url: '/api/learning/enrollment-requests',
+      headers: { cookie: cast.otherTeacher.cookie },
+    });
     t.same(otherList.json().requests, [], "another teacher's list does not");
     const studentList = await app.inject({ method: 'GET', url: '/api/learning/enrollment-requests', headers: { cookie: learner.cookie } });
     t.equal(studentList.statusCode, 403, 'a student has no list to decide');
 
     const decide = (action: 'approve' | 'reject', id: number, cookie: string, headers: Record<string, string> = {}) =>
-      app.inject({ method: 'POST', url: `/api/learning/enrollment-requests/${id}/${action}`, headers: { ...asSession(cookie), ...headers } });
+      app.inject({
+        method: 'POST',
+        url: `/api/learning/enrollment-requests/${id}/${action}`,
+        headers: { ...asSession(cookie), ...headers },
+      });
     for (const [who, cookie] of [
       ['the learner themself', learner.cookie],
       ['another learner', otherLearner.cookie],
@@ -142,7 +155,11 @@ t.test('enrolment', async (t) => {
     }
     t.equal(await enrolled(learner.id, course.id), 0, 'nobody else enrolled the learner');
     t.equal((await decide('approve', 999_999, teacher.cookie)).statusCode, 404, 'an unknown request: 404');
-    const noHeader = await app.inject({ method: 'POST', url: `/api/learning/enrollment-requests/${request.id}/approve`, headers: { cookie: teacher.cookie } });
+    const noHeader = await app.inject({
+      method: 'POST',
+      url: `/api/learning/enrollment-requests/${request.id}/approve`,
+      headers: { cookie: teacher.cookie },
+    });
     t.equal(noHeader.statusCode, 403, 'CSRF: without x-requested-with, 403');
     const crossSite = await decide('approve', request.id, teacher.cookie, { origin: 'https://evil.example' });
     t.equal(crossSite.statusCode, 403, 'CSRF: a foreign Origin, 403');
@@ -214,7 +231,11 @@ t.test('enrolment', async (t) => {
     const key = await apiKeyFor(db.db, teacher.id);
     const byKey = await app.inject({ method: 'POST', url: `/api/learning/courses/${course.id}/enrollment`, headers: { 'x-api-key': key } });
     t.equal(byKey.statusCode, 403, 'an API key: 403');
-    const noHeader = await app.inject({ method: 'POST', url: `/api/learning/courses/${course.id}/enrollment`, headers: { cookie: learner.cookie } });
+    const noHeader = await app.inject({
+      method: 'POST',
+      url: `/api/learning/courses/${course.id}/enrollment`,
+      headers: { cookie: learner.cookie },
+    });
     t.equal(noHeader.statusCode, 403, 'a session without x-requested-with: 403');
     const crossSite = await enrol(course.id, learner.cookie, undefined, { origin: 'https://evil.example' });
     t.equal(crossSite.statusCode, 403, 'a foreign Origin: 403');
@@ -235,7 +256,8 @@ if (testDatabaseUrl) {
     const { app, db } = await buildTestApp(t);
     const { teacher, learner } = await makeCast(app, db.db);
     const course = await makeCourse(db.db, teacher, { enrollmentType: 'open' });
-    const enrol = () => app.inject({ method: 'POST', url: `/api/learning/courses/${course.id}/enrollment`, headers: asSession(learner.cookie) });
+    const enrol = () =>
+      app.inject({ method: 'POST', url: `/api/learning/courses/${course.id}/enrollment`, headers: asSession(learner.cookie) });
 
     const holder = await holdTransaction(app.db, [
       sql`set local deadlock_timeout = '60s'`,
@@ -253,11 +275,13 @@ if (testDatabaseUrl) {
     t.equal(refused.statusCode, 503, refused.body);
     t.equal(refused.headers['retry-after'], '1');
     t.same(refused.json(), { success: false, error: 'The request met a concurrent one and its transaction was rolled back; retry it' });
-    const rows = await db.db.select().from(enrollments).where(and(eq(enrollments.userId, learner.id), eq(enrollments.courseId, course.id)));
+    const rows = await db.db
+      .select()
+      .from(enrollments)
+      .where(and(eq(enrollments.userId, learner.id), eq(enrollments.courseId, course.id)));
     t.equal(rows.length, 0, 'nothing kept (the other transaction rolled back too)');
 
     const again = await enrol();
     t.equal(again.statusCode, 201, 'sent again, it enrols');
   });
 }
-

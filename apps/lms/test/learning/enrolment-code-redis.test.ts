@@ -21,7 +21,12 @@ t.test('two instances share the wrong-code window through Redis', async (t) => {
     await redis.quit();
   });
   const enrol = (app: typeof first.app, code: string) =>
-    app.inject({ method: 'POST', url: `/api/learning/courses/${course.id}/enrollment`, headers: asSession(cast.learner.cookie), payload: { code } });
+    app.inject({
+      method: 'POST',
+      url: `/api/learning/courses/${course.id}/enrollment`,
+      headers: asSession(cast.learner.cookie),
+      payload: { code },
+    });
 
   for (let i = 1; i <= 5; i++) {
     const res = await enrol(i % 2 === 0 ? second.app : first.app, `guess-${i}`);

@@ -6,7 +6,12 @@ import { makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures
 type CourseFields = Partial<typeof courses.$inferInsert>;
 
 /** A buyer-visible course of the teacher (published, with an event code) with one module of `chapterCount` chapters. */
-export async function makeCourse(db: Db, teacher: { id: string; institutionId: number | null }, fields: CourseFields = {}, chapterCount = 2) {
+export async function makeCourse(
+  db: Db,
+  teacher: { id: string; institutionId: number | null },
+  fields: CourseFields = {},
+  chapterCount = 2,
+) {
   const [course] = await db
     .insert(courses)
     .values({
@@ -28,8 +33,14 @@ export async function makeCourse(db: Db, teacher: { id: string; institutionId: n
 }
 
 export async function makeBundle(db: Db, courseOneId: number, courseTwoId: number, fields: Partial<typeof bundles.$inferInsert> = {}) {
-  const [category] = await db.insert(categories).values({ code: `B${courseOneId}x${courseTwoId}`, name: 'Bundles' }).returning();
-  const [bundle] = await db.insert(bundles).values({ name: 'A pair', categoryId: category!.id, courseOneId, courseTwoId, ...fields }).returning();
+  const [category] = await db
+    .insert(categories)
+    .values({ code: `B${courseOneId}x${courseTwoId}`, name: 'Bundles' })
+    .returning();
+  const [bundle] = await db
+    .insert(bundles)
+    .values({ name: 'A pair', categoryId: category!.id, courseOneId, courseTwoId, ...fields })
+    .returning();
   return bundle!;
 }
 

@@ -40,7 +40,11 @@ t.test('chapter page: content, mark complete by form, locked is a 403 page', asy
   t.equal((await page(null, `/learn/chapters/${ch1!.id}`)).statusCode, 302, 'no session: to sign-in');
 
   t.equal((await form(w.learner.cookie, `/learn/chapters/${ch1!.id}/complete`, {}, null)).statusCode, 403, 'a form without Origin');
-  t.equal((await form(w.learner.cookie, `/learn/chapters/${ch1!.id}/complete`, {}, 'https://evil.example')).statusCode, 403, 'a foreign Origin');
+  t.equal(
+    (await form(w.learner.cookie, `/learn/chapters/${ch1!.id}/complete`, {}, 'https://evil.example')).statusCode,
+    403,
+    'a foreign Origin',
+  );
   const done = await form(w.learner.cookie, `/learn/chapters/${ch1!.id}/complete`);
   t.equal(done.statusCode, 303);
   t.equal(done.headers.location, `/learn/chapters/${ch1!.id}`);
@@ -65,8 +69,16 @@ t.test('quiz pages: start, the questions as a form without keys, fail once, pass
   t.equal((await page(other.cookie, attemptUrl)).statusCode, 404, "another learner's attempt");
 
   const crafted = await form(w.learner.cookie, `${attemptUrl}/submit`, { [`q${question!.id}`]: 'b\u0000' });
-  t.equal(crafted.statusCode, 404, 'a NUL in a form answer is refused like any malformed page request (the 404 page), not a 500 (jsonb refuses NUL)');
-  t.equal((await form(w.learner.cookie, `${attemptUrl}/submit`, { [`q${question!.id}`]: 'b' })).statusCode, 303, 'and the attempt is still open');
+  t.equal(
+    crafted.statusCode,
+    404,
+    'a NUL in a form answer is refused like any malformed page request (the 404 page), not a 500 (jsonb refuses NUL)',
+  );
+  t.equal(
+    (await form(w.learner.cookie, `${attemptUrl}/submit`, { [`q${question!.id}`]: 'b' })).statusCode,
+    303,
+    'and the attempt is still open',
+  );
   const failed = await page(w.learner.cookie, attemptUrl, 'en');
   t.match(failed.body, 'Not passed');
   t.match(failed.body, 'Try again');
@@ -115,7 +127,9 @@ t.test('no answer key in any learning answer; the routes are in the OpenAPI docu
     await me.get('/api/learning/certificates'),
   ];
   const started = answers[2]!.json();
-  answers.push(await me.post(`/api/learning/quiz-attempts/${started.attemptId}/submission`, { answers: { [started.questions[0].id]: 'a' } }));
+  answers.push(
+    await me.post(`/api/learning/quiz-attempts/${started.attemptId}/submission`, { answers: { [started.questions[0].id]: 'a' } }),
+  );
   for (const [i, res] of answers.entries()) {
     t.ok(res.statusCode < 300, `answer ${i}: ${res.statusCode}`);
     t.same(findAnswerKeys(res.json()), [], `answer ${i}: no answer key`);

@@ -13,7 +13,11 @@ const REFERENCE = /^LMS-[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/;
 t.test('purchases', async (t) => {
   const { app, db } = await buildTestApp(t, {
     deps: { clock: () => NOW },
-    config: { BANK_TRANSFER_BANK: 'Bank Contoh', BANK_TRANSFER_ACCOUNT_NUMBER: '123-456-789', BANK_TRANSFER_ACCOUNT_NAME: 'LMS Foundation' },
+    config: {
+      BANK_TRANSFER_BANK: 'Bank Contoh',
+      BANK_TRANSFER_ACCOUNT_NUMBER: '123-456-789',
+      BANK_TRANSFER_ACCOUNT_NAME: 'LMS Foundation',
+    },
   });
   const cast = await makeCast(app, db.db);
   const { teacher, learner, otherLearner, admin } = cast;
@@ -24,7 +28,12 @@ t.test('purchases', async (t) => {
   const enrol = (courseId: number, cookie: string) =>
     app.inject({ method: 'POST', url: `/api/learning/courses/${courseId}/enrollment`, headers: asSession(cookie) });
   const enrolled = async (userId: string, courseId: number) =>
-    (await db.db.select().from(enrollments).where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)))).length;
+    (
+      await db.db
+        .select()
+        .from(enrollments)
+        .where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)))
+    ).length;
   const priced = { isPurchasable: true, price: '150000', priceNonMember: '250000.50', priceMahasiswa: '50000' } as const;
 
   await t.test('a course: pending at the tier price, paid and enrolled by the admin', async (t) => {
@@ -37,8 +46,25 @@ t.test('purchases', async (t) => {
     const body = started.json();
     t.match(body, {
       success: true,
-      purchase: { courseId: course.id, bundleId: null, itemName: 'Paid course', amount: '250000.50', currency: 'IDR', status: 'pending', provider: 'bank_transfer', paidAt: null, createdAt: NOW.toISOString() },
-      instructions: { method: 'bank_transfer', amount: '250000.50', currency: 'IDR', bankName: 'Bank Contoh', accountNumber: '123-456-789', accountName: 'LMS Foundation' },
+      purchase: {
+        courseId: course.id,
+        bundleId: null,
+        itemName: 'Paid course',
+        amount: '250000.50',
+        currency: 'IDR',
+        status: 'pending',
+        provider: 'bank_transfer',
+        paidAt: null,
+        createdAt: NOW.toISOString(),
+      },
+      instructions: {
+        method: 'bank_transfer',
+        amount: '250000.50',
+        currency: 'IDR',
+        bankName: 'Bank Contoh',
+        accountNumber: '123-456-789',
+        accountName: 'LMS Foundation',
+      },
     });
     t.match(body.purchase.reference, REFERENCE, 'a transfer reference people can type');
     t.equal(body.instructions.reference, body.purchase.reference);
@@ -67,7 +93,11 @@ t.test('purchases', async (t) => {
       t.equal(res.statusCode, 403, `${who}: 403`);
     }
     t.equal((await confirm(body.purchase.id, admin.cookie, { origin: 'https://evil.example' })).statusCode, 403, 'CSRF: a foreign Origin');
-    const noHeader = await app.inject({ method: 'POST', url: `/api/learning/purchases/${body.purchase.id}/confirm`, headers: { cookie: admin.cookie } });
+    const noHeader = await app.inject({
+      method: 'POST',
+      url: `/api/learning/purchases/${body.purchase.id}/confirm`,
+      headers: { cookie: admin.cookie },
+    });
     t.equal(noHeader.statusCode, 403, 'CSRF: no x-requested-with');
     const byKey = await app.inject({
       method: 'POST',
@@ -84,14 +114,28 @@ t.test('purchases', async (t) => {
     t.equal(pending.statusCode, 200);
     t.same(
       pending.json().purchases.map((p: { id: number; buyer: { id: string } }) => [p.id, p.buyer.id]),
-      [[body.purchase.id, learner.id], [own.id, buyerAdmin.id]],
+      [
+        [body.purchase.id, learner.id],
+        [own.id, buyerAdmin.id],
+      ],
       "the institution's admin sees the pending transfers",
     );
     const ownList = await app.inject({ method: 'GET', url: '/api/learning/purchases/pending', headers: { cookie: buyerAdminCookie } });
-    t.same(ownList.json().purchases.map((p: { id: number }) => p.id), [body.purchase.id], 'never their own');
-    const elsewhere = await app.inject({ method: 'GET', url: '/api/learning/purchases/pending', headers: { cookie: cast.otherAdmin.cookie } });
+    t.same(
+      ownList.json().purchases.map((p: { id: number }) => p.id),
+      [body.purchase.id],
+      'never their own',
+    );
+    const elsewhere = await app.inject({
+      method: 'GET',
+      url: '/api/learning/purchases/pending',
+      headers: { cookie: cast.otherAdmin.cookie },
+    });
     t.same(elsewhere.json().purchases, [], "another institution's admin sees none");
-    t.equal((await app.inject({ method: 'GET', url: '/api/learning/purchases/pending', headers: { cookie: teacher.cookie } })).statusCode, 403);
+    t.equal(
+      (await app.inject({ method: 'GET', url: '/api/learning/purchases/pending', headers: { cookie: teacher.cookie } })).statusCode,
+      403,
+    );
 
     const confirmed = await confirm(body.purchase.id, admin.cookie);
     t.equal(confirmed.statusCode, 200);
@@ -111,7 +155,11 @@ t.test('purchases', async (t) => {
     t.equal((await buy(learner.cookie, { courseId: course.id })).statusCode, 409, 'buying again: 409 (already enrolled)');
 
     const mine = await app.inject({ method: 'GET', url: '/api/learning/purchases', headers: { cookie: learner.cookie } });
-    t.same(mine.json().purchases.map((p: { id: number; status: string }) => [p.id, p.status]), [[body.purchase.id, 'paid']], 'my purchases');
+    t.same(
+      mine.json().purchases.map((p: { id: number; status: string }) => [p.id, p.status]),
+      [[body.purchase.id, 'paid']],
+      'my purchases',
+    );
   });
 
   await t.test('tier prices, and what cannot be bought', async (t) => {
@@ -145,7 +193,12 @@ t.test('purchases', async (t) => {
     const forgedAmount = await buy(otherLearner.cookie, { courseId: student.id, amount: '1' });
     t.equal(forgedAmount.statusCode, 400, 'an amount in the body: 400');
     for (const method of ['PATCH', 'PUT', 'DELETE'] as const) {
-      const res = await app.inject({ method, url: '/api/learning/purchases/1', headers: asSession(otherLearner.cookie), payload: { status: 'paid' } });
+      const res = await app.inject({
+        method,
+        url: '/api/learning/purchases/1',
+        headers: asSession(otherLearner.cookie),
+        payload: { status: 'paid' },
+      });
       t.equal(res.statusCode, 404, `${method} on a purchase: no such route`);
     }
     const unauthenticated = await app.inject({ method: 'POST', url: '/api/learning/purchases', payload: { courseId: student.id } });
@@ -166,7 +219,11 @@ t.test('purchases', async (t) => {
     t.equal(member.purchase.itemName, 'A pair');
     const publicBuyer = await makeUser(db.db);
     await setTier(db.db, publicBuyer.id, 'umum');
-    t.equal((await buy(await sessionCookieFor(app, publicBuyer.id), { bundleId: discounted.id })).json().purchase.amount, '275000.00', 'umum: the non-member price');
+    t.equal(
+      (await buy(await sessionCookieFor(app, publicBuyer.id), { bundleId: discounted.id })).json().purchase.amount,
+      '275000.00',
+      'umum: the non-member price',
+    );
 
     const confirmed = await confirm(member.purchase.id, cast.superAdmin.cookie);
     t.equal(confirmed.statusCode, 200, 'a super_admin confirms');
@@ -205,7 +262,11 @@ t.test('purchases', async (t) => {
     t.same(confirms.map((r) => r.statusCode).sort(), [200, 409, 409, 409, 409, 409, 409, 409, 409, 409], 'one 200, the others 409');
     t.equal(await enrolled(buyer.id, course.id), 1);
     const rows = await db.db.select().from(purchases).where(eq(purchases.userId, buyer.id));
-    t.same(rows.map((r) => r.status), ['paid'], 'one purchase, paid');
+    t.same(
+      rows.map((r) => r.status),
+      ['paid'],
+      'one purchase, paid',
+    );
   });
 });
 
@@ -231,7 +292,8 @@ if (testDatabaseUrl) {
       t.equal(res.statusCode, 201, res.body);
       return res.json().purchase.id as number;
     };
-    const confirm = (id: number) => app.inject({ method: 'POST', url: `/api/learning/purchases/${id}/confirm`, headers: asSession(admin.cookie) });
+    const confirm = (id: number) =>
+      app.inject({ method: 'POST', url: `/api/learning/purchases/${id}/confirm`, headers: asSession(admin.cookie) });
     await setTier(db.db, learner.id, 'umum');
     await setTier(db.db, otherLearner.id, 'umum');
     const first = await buy(learner.cookie, forward.id);
@@ -260,7 +322,10 @@ if (testDatabaseUrl) {
         .where(and(eq(enrollments.userId, buyer.id), inArray(enrollments.courseId, [a.id, b.id])));
       t.equal(rows.length, 2, `${buyer.name} is enrolled in both courses`);
     }
-    const counts = await db.db.select({ id: courses.id, students: courses.studentCount }).from(courses).where(inArray(courses.id, [a.id, b.id]));
+    const counts = await db.db
+      .select({ id: courses.id, students: courses.studentCount })
+      .from(courses)
+      .where(inArray(courses.id, [a.id, b.id]));
     t.same(
       counts.map((c) => c.students),
       [2, 2],
@@ -276,9 +341,19 @@ if (testDatabaseUrl) {
   t.test('a confirmation caught in a deadlock is rolled back and run again: 200, enrolled once', async (t) => {
     const { app, db } = await buildTestApp(t);
     const { teacher, learner, admin } = await makeCast(app, db.db);
-    const course = await makeCourse(db.db, teacher, { isPurchasable: true, price: '150000', priceNonMember: '150000', name: 'Locked course' });
+    const course = await makeCourse(db.db, teacher, {
+      isPurchasable: true,
+      price: '150000',
+      priceNonMember: '150000',
+      name: 'Locked course',
+    });
     await setTier(db.db, learner.id, 'umum');
-    const bought = await app.inject({ method: 'POST', url: '/api/learning/purchases', headers: asSession(learner.cookie), payload: { courseId: course.id } });
+    const bought = await app.inject({
+      method: 'POST',
+      url: '/api/learning/purchases',
+      headers: asSession(learner.cookie),
+      payload: { courseId: course.id },
+    });
     t.equal(bought.statusCode, 201, bought.body);
     const purchaseId = bought.json().purchase.id as number;
 
@@ -286,7 +361,11 @@ if (testDatabaseUrl) {
       sql`set local deadlock_timeout = '60s'`,
       sql`update courses set student_count = student_count where id = ${course.id}`,
     ]);
-    const confirming = app.inject({ method: 'POST', url: `/api/learning/purchases/${purchaseId}/confirm`, headers: asSession(admin.cookie) });
+    const confirming = app.inject({
+      method: 'POST',
+      url: `/api/learning/purchases/${purchaseId}/confirm`,
+      headers: asSession(admin.cookie),
+    });
     // The confirmation holds the purchase and waits for the course; this transaction then asks for the purchase.
     const taken = await abortFirstTryByDeadlock(app.db, holder, {
       firstTryWaitsOn: 'update "purchases"',
@@ -300,7 +379,10 @@ if (testDatabaseUrl) {
     t.same(confirmed.json().enrolledCourseIds, [course.id]);
     const rows = await db.db.select({ status: purchases.status }).from(purchases).where(eq(purchases.id, purchaseId));
     t.same(rows, [{ status: 'paid' }], 'paid once');
-    const enrolledRows = await db.db.select().from(enrollments).where(and(eq(enrollments.userId, learner.id), eq(enrollments.courseId, course.id)));
+    const enrolledRows = await db.db
+      .select()
+      .from(enrollments)
+      .where(and(eq(enrollments.userId, learner.id), eq(enrollments.courseId, course.id)));
     t.equal(enrolledRows.length, 1, 'enrolled once');
     const [counted] = await db.db.select({ students: courses.studentCount }).from(courses).where(eq(courses.id, course.id));
     t.equal(counted?.students, 1, 'counted once: the aborted try left nothing');

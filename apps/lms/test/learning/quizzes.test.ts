@@ -15,7 +15,10 @@ t.test('starting: questions without any answer key; an open attempt is returned 
   const body = started.json();
   t.same(findAnswerKeys(body), [], 'no answer key anywhere');
   t.notMatch(started.body, /Because a is right|An essay answer/, 'nor their text');
-  t.same(body.questions[0].options, [{ id: 'a', text: 'Right' }, { id: 'b', text: 'Wrong' }]);
+  t.same(body.questions[0].options, [
+    { id: 'a', text: 'Right' },
+    { id: 'b', text: 'Wrong' },
+  ]);
   t.match(body, { attemptNumber: 1, quiz: { id: quiz1.id, passMark: 70, timeLimit: 30, maxAttempts: 3 } });
   t.equal(Date.parse(body.expiresAt) - Date.parse(body.startedAt), 30 * 60_000, 'expires after the time limit');
   const again = await me.post(`/api/learning/quizzes/${quiz1.id}/attempts`);
@@ -62,7 +65,9 @@ t.test('the time limit: answers after expiresAt + 30 s are refused and the attem
   const onTime = (await mine.post(`/api/learning/quizzes/${quiz1.id}/attempts`)).json();
   t.not(onTime.attemptId, late.attemptId, 'the closed attempt is not handed out again');
   w.time.set(w.time.ms + 30 * 60_000 + 29_000);
-  const accepted = await mine.post(`/api/learning/quiz-attempts/${onTime.attemptId}/submission`, { answers: { [onTime.questions[0].id]: 'a' } });
+  const accepted = await mine.post(`/api/learning/quiz-attempts/${onTime.attemptId}/submission`, {
+    answers: { [onTime.questions[0].id]: 'a' },
+  });
   t.equal(accepted.statusCode, 200);
   t.match(accepted.json(), { score: 100, passed: true, attemptNumber: 2 });
 
@@ -80,7 +85,7 @@ t.test('the time limit: answers after expiresAt + 30 s are refused and the attem
 
 t.test("another learner's attempt is 404; a locked quiz is 403", async (t) => {
   const other = await w.newLearner();
-  const mine = (await me.post(`/api/learning/quizzes/${(await w.quizOfChapter(ch2!.id)).id}/attempts`));
+  const mine = await me.post(`/api/learning/quizzes/${(await w.quizOfChapter(ch2!.id)).id}/attempts`);
   t.equal(mine.statusCode, 403, 'the quiz of a locked chapter');
   t.match(mine.json().error, /quiz is locked/);
   const final = await me.post(`/api/learning/quizzes/${w.tree.finalQuizId}/attempts`);
@@ -105,8 +110,25 @@ t.test("another learner's attempt is 404; a locked quiz is 403", async (t) => {
 t.test('scoring: points-weighted, text answers normalised, essays without a key not scored', async (t) => {
   const learner = await w.newLearner();
   await w.db.insert(questions).values([
-    { quizId: quiz1.id, questionText: 'Capital?', questionType: 'short_answer', options: [], correctAnswer: '  Jakarta  Raya ', points: 3, orderIndex: 5 },
-    { quizId: quiz1.id, questionText: 'Discuss.', questionType: 'essay', options: [], correctAnswer: null, essayAnswer: null, points: 5, orderIndex: 6 },
+    {
+      quizId: quiz1.id,
+      questionText: 'Capital?',
+      questionType: 'short_answer',
+      options: [],
+      correctAnswer: '  Jakarta  Raya ',
+      points: 3,
+      orderIndex: 5,
+    },
+    {
+      quizId: quiz1.id,
+      questionText: 'Discuss.',
+      questionType: 'essay',
+      options: [],
+      correctAnswer: null,
+      essayAnswer: null,
+      points: 5,
+      orderIndex: 6,
+    },
   ]);
   t.teardown(() => w.db.delete(questions).where(eq(questions.orderIndex, 5)));
   t.teardown(() => w.db.delete(questions).where(eq(questions.orderIndex, 6)));
@@ -120,19 +142,22 @@ t.test('scoring: points-weighted, text answers normalised, essays without a key 
   t.match(res.json(), { score: 60, passed: false, scoredQuestions: 2 });
 });
 
-t.test('crafted answers: another quiz\'s keys, prototype names, NUL and lone surrogates score nothing and are 400s, never 5xx', async (t) => {
-  const learner = await w.newLearner();
-  const attempt = (await as(w.app, learner.cookie).post(`/api/learning/quizzes/${quiz1.id}/attempts`)).json();
-  const own = attempt.questions[0].id;
-  const elsewhere = await w.quizOfChapter(ch2!.id);
-  const [foreign] = await w.questionsOf(elsewhere.id);
-  const submit = (answers: Record<string, string>) =>
-    as(w.app, learner.cookie).post(`/api/learning/quiz-attempts/${attempt.attemptId}/submission`, { answers });
-  const nul = await submit({ [own]: 'x\u0000a' });
-  t.equal(nul.statusCode, 400, `NUL in an answer: ${nul.body}`);
-  t.equal((await submit({ [own]: '\ud800' })).statusCode, 400, 'an unpaired surrogate in an answer');
-  t.equal((await submit({ [`${own}\u0000`]: 'a' })).statusCode, 400, 'NUL in a question id');
-  const crafted = await submit({ [own]: 'b', [String(foreign!.id)]: 'a', __proto__: 'a', constructor: 'a', toString: 'a' });
-  t.equal(crafted.statusCode, 200, 'answers to questions of another quiz are ignored, not an error');
-  t.match(crafted.json(), { score: 0, passed: false, scoredQuestions: 1 }, 'only this quiz\'s questions are scored');
-});
+t.test(
+  "crafted answers: another quiz's keys, prototype names, NUL and lone surrogates score nothing and are 400s, never 5xx",
+  async (t) => {
+    const learner = await w.newLearner();
+    const attempt = (await as(w.app, learner.cookie).post(`/api/learning/quizzes/${quiz1.id}/attempts`)).json();
+    const own = attempt.questions[0].id;
+    const elsewhere = await w.quizOfChapter(ch2!.id);
+    const [foreign] = await w.questionsOf(elsewhere.id);
+    const submit = (answers: Record<string, string>) =>
+      as(w.app, learner.cookie).post(`/api/learning/quiz-attempts/${attempt.attemptId}/submission`, { answers });
+    const nul = await submit({ [own]: 'x\u0000a' });
+    t.equal(nul.statusCode, 400, `NUL in an answer: ${nul.body}`);
+    t.equal((await submit({ [own]: '\ud800' })).statusCode, 400, 'an unpaired surrogate in an answer');
+    t.equal((await submit({ [`${own}\u0000`]: 'a' })).statusCode, 400, 'NUL in a question id');
+    const crafted = await submit({ [own]: 'b', [String(foreign!.id)]: 'a', __proto__: 'a', constructor: 'a', toString: 'a' });
+    t.equal(crafted.statusCode, 200, 'answers to questions of another quiz are ignored, not an error');
+    t.match(crafted.json(), { score: 0, passed: false, scoredQuestions: 1 }, "only this quiz's questions are scored");
+  },
+);

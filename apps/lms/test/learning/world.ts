@@ -27,9 +27,19 @@ export async function learningWorld(t: Test) {
   const tree = await makeCourseTree(db, course.id, [2, 1]);
   const chapterList = tree.modules.flatMap((m) => m.chapters);
   const quizOfChapter = async (chapterId: number) =>
-    (await db.select().from(quizzes).where(and(eq(quizzes.chapterId, chapterId), eq(quizzes.scope, 'chapter'))))[0]!;
+    (
+      await db
+        .select()
+        .from(quizzes)
+        .where(and(eq(quizzes.chapterId, chapterId), eq(quizzes.scope, 'chapter')))
+    )[0]!;
   const quizOfModule = async (moduleId: number) =>
-    (await db.select().from(quizzes).where(and(eq(quizzes.moduleId, moduleId), eq(quizzes.scope, 'module'))))[0]!;
+    (
+      await db
+        .select()
+        .from(quizzes)
+        .where(and(eq(quizzes.moduleId, moduleId), eq(quizzes.scope, 'module')))
+    )[0]!;
   const questionsOf = (quizId: number) => db.select().from(questions).where(eq(questions.quizId, quizId)).orderBy(asc(questions.id));
   const learner = await newLearner();
 
@@ -49,7 +59,12 @@ export function as(app: LmsApp, cookie: string) {
   return {
     get: (url: string) => app.inject({ method: 'GET', url, headers: { cookie } }),
     post: (url: string, payload?: unknown) =>
-      app.inject({ method: 'POST', url, headers: { cookie, 'x-requested-with': 'test' }, ...(payload === undefined ? {} : { payload: payload as object }) }),
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie, 'x-requested-with': 'test' },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      }),
   };
 }
 

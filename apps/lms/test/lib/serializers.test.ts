@@ -19,7 +19,9 @@ const question = (withKeys: boolean) => ({
 });
 
 t.test('a public schema drops every answer key the data carries, at any depth', async (t) => {
-  const serialize = compileSerializer(z.object({ questions: z.array(z.object({ id: z.number(), options: z.array(z.object({ id: z.string() })) })) }));
+  const serialize = compileSerializer(
+    z.object({ questions: z.array(z.object({ id: z.number(), options: z.array(z.object({ id: z.string() })) })) }),
+  );
   const out = JSON.parse(serialize({ questions: [question(true)] }));
   t.same(out, { questions: [{ id: 1, options: [{ id: 'a' }] }] });
   t.same(findAnswerKeys(out), []);
@@ -72,11 +74,18 @@ t.test('a long answer goes out as its UTF-8 bytes, a short one as it is, the sam
     const expected = { items: Array.from({ length: n }, (_, i) => `${name} ${i}`) };
     const raw = serialize(expected);
     t.equal(raw.length >= BYTES_FROM, n > 1, `n=${n}: ${n > 1 ? 'above' : 'below'} the bytes threshold`);
-    t.equal(typeof serializerCompiler({ schema: Answer, method: 'GET', url: '/answer', httpStatus: '200' })(expected), n > 1 ? 'object' : 'string');
+    t.equal(
+      typeof serializerCompiler({ schema: Answer, method: 'GET', url: '/answer', httpStatus: '200' })(expected),
+      n > 1 ? 'object' : 'string',
+    );
     const res = await app.inject({ url: `/answer?n=${n}` });
     t.equal(res.statusCode, 200);
     t.equal(res.headers['content-type'], 'application/json; charset=utf-8', `n=${n}: JSON`);
-    t.equal(Number(res.headers['content-length']), Buffer.byteLength(raw), `n=${n}: content-length is the byte count, not the character count`);
+    t.equal(
+      Number(res.headers['content-length']),
+      Buffer.byteLength(raw),
+      `n=${n}: content-length is the byte count, not the character count`,
+    );
     t.equal(res.body, raw, `n=${n}: the same text as the compiled serializer writes`);
     t.same(res.json(), expected, `n=${n}: parses back to the declared data (undeclared fields dropped)`);
   }
@@ -84,12 +93,23 @@ t.test('a long answer goes out as its UTF-8 bytes, a short one as it is, the sam
 
 t.test('an answer that is mostly one array is written item by item, the same bytes as the whole-answer serializer', async (t) => {
   const Item = z.object({ id: z.number(), name: z.string(), options: z.array(z.object({ id: z.string() })), price: z.number().nullable() });
-  const schema = z.object({ success: z.literal(true), note: z.string().optional(), items: z.array(Item), pagination: z.object({ page: z.number() }).optional() });
+  const schema = z.object({
+    success: z.literal(true),
+    note: z.string().optional(),
+    items: z.array(Item),
+    pagination: z.object({ page: z.number() }).optional(),
+  });
   const itemwise = compileItemwiseSerializer(schema);
   const whole = compileSerializer(schema);
   if (!itemwise) return t.fail('a top-level array of objects is written item by item');
   const name = 'Kursus dasar — café 漢字 🎓 "quoted" back\\slash \u0000 end';
-  const item = (i: number) => ({ id: i, name: `${name} ${i}`, options: [{ id: 'a', isCorrect: true }], price: i % 2 ? null : 1.5, correctAnswer: 'a' });
+  const item = (i: number) => ({
+    id: i,
+    name: `${name} ${i}`,
+    options: [{ id: 'a', isCorrect: true }],
+    price: i % 2 ? null : 1.5,
+    correctAnswer: 'a',
+  });
   const cases: Record<string, unknown> = {
     'every property': { success: true, note: 'n', items: [item(1), item(2)], pagination: { page: 2 }, extra: 'dropped' },
     'no property before or after the array but the first': { success: true, items: [item(1)] },
@@ -120,12 +140,20 @@ t.test('an answer that is mostly one array is written item by item, the same byt
     t.equal(res.body, text, `n=${n}: the whole-answer serializer's text`);
   }
 
-  t.throws(() => itemwise({ success: true }), /"items" is required/, 'a required array that is missing is an error, as it is for the whole-answer serializer');
+  t.throws(
+    () => itemwise({ success: true }),
+    /"items" is required/,
+    'a required array that is missing is an error, as it is for the whole-answer serializer',
+  );
   t.throws(() => itemwise({ success: true, items: 'x' }), /does not match/, 'so is an array that is not one');
   const nullable = compileItemwiseSerializer(z.object({ items: z.array(Item).nullable() }));
   t.equal(nullable?.({ items: null }).toString(), '{"items":null}', 'a nullable array that is null');
 
-  t.equal(compileItemwiseSerializer(z.object({ a: z.array(z.string()) })), null, 'an array of strings: left to the whole-answer serializer');
+  t.equal(
+    compileItemwiseSerializer(z.object({ a: z.array(z.string()) })),
+    null,
+    'an array of strings: left to the whole-answer serializer',
+  );
   t.equal(compileItemwiseSerializer(z.object({ a: z.number() })), null, 'no array: left to it');
   t.equal(compileItemwiseSerializer(z.object({ a: z.array(Item) }).catchall(z.string())), null, 'other properties allowed: left to it');
 });
@@ -146,13 +174,21 @@ t.test('arrays deeper down, several of them, and nulls are written item by item 
   const itemwise = compileItemwiseSerializer(schema);
   const whole = compileSerializer(schema);
   if (!itemwise) return t.fail('arrays under an object are written item by item');
-  const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, name: `Modul ${i} — "${'x'.repeat(i % 7)}"`, correctAnswer: 'dropped' }));
+  const items = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ id: i, name: `Modul ${i} — "${'x'.repeat(i % 7)}"`, correctAnswer: 'dropped' }));
   const cases: Record<string, unknown> = {
-    'everything, long': { success: true, course: { id: 1, category: { name: 'c', secret: 1 }, modules: items(2_000), note: 'n', quizzes: items(3), extra: { list: items(2) } } },
+    'everything, long': {
+      success: true,
+      course: { id: 1, category: { name: 'c', secret: 1 }, modules: items(2_000), note: 'n', quizzes: items(3), extra: { list: items(2) } },
+    },
     'nulls and nothing optional': { success: true, course: { id: 2, category: null, modules: [], quizzes: null } },
     'a null that is not nullable': { success: true, course: { id: 3, category: null, modules: null, quizzes: [], extra: null } },
   };
   for (const [what, data] of Object.entries(cases)) t.equal(itemwise(data).toString('utf8'), whole(data), what);
-  t.throws(() => itemwise({ success: true, course: { id: 1, category: null, quizzes: [] } }), /"modules" is required/, 'a missing required array');
+  t.throws(
+    () => itemwise({ success: true, course: { id: 1, category: null, quizzes: [] } }),
+    /"modules" is required/,
+    'a missing required array',
+  );
   t.throws(() => itemwise({ success: true }), /"course" is required/, 'a missing required object');
 });

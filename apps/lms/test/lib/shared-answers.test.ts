@@ -38,7 +38,10 @@ t.test('callers who ask while it is computed wait for that computation', async (
 
 t.test('a failure is not kept', async (t) => {
   const s = setup();
-  await t.rejects(s.answers.get('k', async () => Promise.reject(new Error('database down'))), /database down/);
+  await t.rejects(
+    s.answers.get('k', async () => Promise.reject(new Error('database down'))),
+    /database down/,
+  );
   t.equal(await s.answers.get('k', s.compute('recovered')), 'recovered');
 });
 

@@ -1,14 +1,7 @@
 import { purchases } from '@lms/db';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
-import {
-  completeChapter,
-  enroll,
-  issueCertificate,
-  makeCategory,
-  makeCourse,
-  makeCourseTree,
-} from '../helpers/catalog-fixtures.js';
+import { completeChapter, enroll, issueCertificate, makeCategory, makeCourse, makeCourseTree } from '../helpers/catalog-fixtures.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
 // The dashboard pages by role, through HTTP with session cookies: what each person sees, that
@@ -39,14 +32,22 @@ const published = await makeCourse(db, {
 const tree = await makeCourseTree(db, published.id, [2, 1]);
 const draft = await makeCourse(db, { teacherId: teacher.id, institutionId, name: 'Draft Course Perpajakan', isPublished: false });
 await makeCourse(db, { teacherId: otherTeacher.id, institutionId, name: 'Hukum Kontrak', categoryId: law.id });
-const finished = await makeCourse(db, { teacherId: otherTeacher.id, institutionId, name: 'Etika Profesi', categoryId: law.id, nilaiKum: 2.5 });
+const finished = await makeCourse(db, {
+  teacherId: otherTeacher.id,
+  institutionId,
+  name: 'Etika Profesi',
+  categoryId: law.id,
+  nilaiKum: 2.5,
+});
 await makeCourseTree(db, finished.id, [1]);
 
 await enroll(db, student.id, published.id);
 await completeChapter(db, student.id, tree.modules[0]!.chapters[0]!);
 await enroll(db, student.id, finished.id);
 await issueCertificate(db, student.id, finished.id);
-await db.insert(purchases).values({ userId: student.id, courseId: published.id, amount: '250000', status: 'paid', paidAt: new Date(now.getTime() - 86_400_000) });
+await db
+  .insert(purchases)
+  .values({ userId: student.id, courseId: published.id, amount: '250000', status: 'paid', paidAt: new Date(now.getTime() - 86_400_000) });
 
 const teacherCookie = await sessionCookieFor(app, teacher.id);
 const adminCookie = await sessionCookieFor(app, admin.id);
@@ -78,7 +79,12 @@ t.test("a teacher's dashboard: metrics as figures and SVG charts, their courses 
   t.match(html, 'Platform metrics');
   t.match(html, /<span class="value">IDR\u00a0250,000<\/span><span class="label">Revenue, last 30 days/, 'rupiah in English, by Intl');
   t.match(html, /<span class="value">1<\/span><span class="label">Buyers, last 30 days/);
-  for (const chart of ['Completion rate per category', 'Buyers in the last 30 days', 'Revenue in the last 30 days', 'Certificates issued']) {
+  for (const chart of [
+    'Completion rate per category',
+    'Buyers in the last 30 days',
+    'Revenue in the last 30 days',
+    'Certificates issued',
+  ]) {
     t.match(html, new RegExp(`<figcaption id="[^"]+">${chart}</figcaption>\\s*<svg class="chart"`), `chart: ${chart}`);
   }
   t.match(html, 'Akuntansi &amp; Pajak', 'category names escaped in the charts');
@@ -116,7 +122,10 @@ t.test('the catalog page: search, category filter, sort, and bad values ignored'
 
   const sorted = (await get('/dashboard/catalog?sortBy=name', studentCookie)).body;
   const order = ['Audit &lt;Dasar&gt;', 'Etika Profesi', 'Hukum Kontrak'].map((name) => sorted.indexOf(name));
-  t.ok(order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1]!)), 'A to Z');
+  t.ok(
+    order.every((i, k) => i > 0 && (k === 0 || i > order[k - 1]!)),
+    'A to Z',
+  );
 
   const hostile = await get(`/dashboard/catalog?search=${encodeURIComponent('"><script>x</script>')}&sortBy=bogus`, studentCookie);
   t.equal(hostile.statusCode, 200);

@@ -54,9 +54,16 @@ function parsePage(t: Test, html: string, label: string): Parsed {
   const doc = parse(html);
   const all = [...elementsOf(doc)];
   const foreign = all.filter((el) => !OUR_TAGS.has(el.tagName));
-  t.same(foreign.map((el) => el.tagName), [], `${label}: no element but ours`);
+  t.same(
+    foreign.map((el) => el.tagName),
+    [],
+    `${label}: no element but ours`,
+  );
   const scripts = all.filter((el) => el.tagName === 'script');
-  t.ok(scripts.every((el) => attrOf(el, 'src') === DASHBOARD_SCRIPT_PATH && el.childNodes.length === 0), `${label}: only our script file`);
+  t.ok(
+    scripts.every((el) => attrOf(el, 'src') === DASHBOARD_SCRIPT_PATH && el.childNodes.length === 0),
+    `${label}: only our script file`,
+  );
   const handlers = all.flatMap((el) => el.attrs.filter((a) => /^on/i.test(a.name) || a.name === 'style' || a.name === 'srcdoc'));
   t.same(handlers, [], `${label}: no event handler or style attribute`);
   const links = all.flatMap((el) => el.attrs.filter((a) => URL_ATTRIBUTES.has(a.name)).map((a) => a.value));
@@ -117,7 +124,10 @@ for (const [index, payload] of PAYLOADS.entries()) {
 
     // Every page in both languages: Indonesian (the default) and English (by the cookie). The
     // words around the values come from the catalogs; the values must come out intact.
-    for (const [locale, amount] of [['id', '150.000'], ['en', '150,000']] as const) {
+    for (const [locale, amount] of [
+      ['id', '150.000'],
+      ['en', '150,000'],
+    ] as const) {
       const { t: m } = translation(locale, testConfig().PAGES_TIME_ZONE);
       const get = async (url: string, cookie?: string) => {
         const res = await app.inject({ url, headers: { cookie: [cookie, `lms_lang=${locale}`].filter(Boolean).join('; ') } });
@@ -129,26 +139,49 @@ for (const [index, payload] of PAYLOADS.entries()) {
       // The learner's dashboard: the course, its progress bar's label, the membership id.
       const learnerDash = parsePage(t, await get('/dashboard', learnerCookie), `${locale} learner dashboard`);
       shows(learnerDash, 'learner dashboard', [v.course, v.membership, v.learner, m.dashboard.welcome(v.learner)]);
-      t.same(learnerDash.find('span', (el) => attrOf(el, 'role') === 'progressbar').map((el) => attrOf(el, 'aria-label')), [m.common.progressOf(v.course)], 'the progress bar label, intact');
+      t.same(
+        learnerDash.find('span', (el) => attrOf(el, 'role') === 'progressbar').map((el) => attrOf(el, 'aria-label')),
+        [m.common.progressOf(v.course)],
+        'the progress bar label, intact',
+      );
       t.same(learnerDash.find('a', (el) => attrOf(el, 'href') === `/dashboard/courses/${course.id}`).map(textOf), [v.course]);
-      t.same(learnerDash.find('html').map((el) => attrOf(el, 'lang')), [locale]);
+      t.same(
+        learnerDash.find('html').map((el) => attrOf(el, 'lang')),
+        [locale],
+      );
 
       // The catalog, searched for the payload itself: the search box keeps it as its value, and
       // the language switch's return path carries it intact.
       const searchPath = `/dashboard/catalog?search=${encodeURIComponent(payload)}`;
       const catalog = parsePage(t, await get(searchPath, learnerCookie), `${locale} catalog`);
       shows(catalog, 'catalog', [v.course, v.category, m.catalog.instructor(v.instructor), price]);
-      t.same(catalog.find('input', (el) => attrOf(el, 'name') === 'search').map((el) => attrOf(el, 'value')), [payload], 'the search value, intact');
-      t.same(catalog.find('input', (el) => attrOf(el, 'name') === 'next').map((el) => attrOf(el, 'value')), [searchPath], 'the return path, intact');
-      t.ok(catalog.find('option').some((el) => textOf(el) === v.category && attrOf(el, 'value') === String(category.id)), 'the category option');
+      t.same(
+        catalog.find('input', (el) => attrOf(el, 'name') === 'search').map((el) => attrOf(el, 'value')),
+        [payload],
+        'the search value, intact',
+      );
+      t.same(
+        catalog.find('input', (el) => attrOf(el, 'name') === 'next').map((el) => attrOf(el, 'value')),
+        [searchPath],
+        'the return path, intact',
+      );
+      t.ok(
+        catalog.find('option').some((el) => textOf(el) === v.category && attrOf(el, 'value') === String(category.id)),
+        'the category option',
+      );
       t.same(catalog.find('h3').map(textOf), [v.course], 'found by its name, one card');
-      t.same(catalog.find('span', (el) => attrOf(el, 'role') === 'progressbar').map((el) => attrOf(el, 'aria-label')), [m.common.progressOf(v.course)]);
+      t.same(
+        catalog.find('span', (el) => attrOf(el, 'role') === 'progressbar').map((el) => attrOf(el, 'aria-label')),
+        [m.common.progressOf(v.course)],
+      );
 
       // The course page.
       const coursePage = parsePage(t, await get(`/dashboard/courses/${course.id}`, learnerCookie), `${locale} course page`);
       t.same(coursePage.find('title').map(textOf), [`${v.course} · LMS`]);
       t.same(coursePage.find('h1').map(textOf), [v.course]);
-      const facts = Object.fromEntries(coursePage.find('dt').map((dt) => [textOf(dt), textOf(coursePage.all[coursePage.all.indexOf(dt) + 1]!)]));
+      const facts = Object.fromEntries(
+        coursePage.find('dt').map((dt) => [textOf(dt), textOf(coursePage.all[coursePage.all.indexOf(dt) + 1]!)]),
+      );
       t.equal(facts[m.course.category], v.category);
       t.equal(facts[m.course.instructor], v.instructor);
       t.equal(facts[m.course.price], price, 'the currency, escaped like every other value');
@@ -157,19 +190,38 @@ for (const [index, payload] of PAYLOADS.entries()) {
       // The teacher's dashboard: their name, the course, the category in the table and the charts.
       const teacherDash = parsePage(t, await get('/dashboard', teacherCookie), `${locale} teacher dashboard`);
       t.same(teacherDash.find('h1').map(textOf), [m.dashboard.welcome(v.teacher)]);
-      t.ok(teacherDash.find('span', (el) => attrOf(el, 'class') === 'who').every((el) => textOf(el) === textOf(parse(String(m.layout.signedInAs(v.teacher))))));
-      t.ok(teacherDash.find('td', (el) => attrOf(el, 'data-label') === m.dashboard.column.category).some((el) => textOf(el) === v.category), 'the category cell');
-      t.ok(teacherDash.find('a').some((el) => textOf(el) === v.course), 'the course link');
+      t.ok(
+        teacherDash
+          .find('span', (el) => attrOf(el, 'class') === 'who')
+          .every((el) => textOf(el) === textOf(parse(String(m.layout.signedInAs(v.teacher))))),
+      );
+      t.ok(
+        teacherDash.find('td', (el) => attrOf(el, 'data-label') === m.dashboard.column.category).some((el) => textOf(el) === v.category),
+        'the category cell',
+      );
+      t.ok(
+        teacherDash.find('a').some((el) => textOf(el) === v.course),
+        'the course link',
+      );
       const descriptions = teacherDash.find('desc').map(textOf);
       t.equal(descriptions.length, 4, 'four charts');
-      t.ok(descriptions.every((d) => d.includes(`${v.category}: `)), 'the category in every chart');
-      t.ok(teacherDash.find('text').some((el) => textOf(el) === v.category), 'as an SVG label');
+      t.ok(
+        descriptions.every((d) => d.includes(`${v.category}: `)),
+        'the category in every chart',
+      );
+      t.ok(
+        teacherDash.find('text').some((el) => textOf(el) === v.category),
+        'as an SVG label',
+      );
 
       // The Kunci API page: the key name in its cell and in the revoke button's data-name; the
       // script's data, a JSON attribute, parses back to the catalog's texts.
       const keysPage = parsePage(t, await get('/dashboard/api-keys', teacherCookie), `${locale} Kunci API`);
       t.same(keysPage.find('td', (el) => attrOf(el, 'data-label') === m.apiKeys.column.name).map(textOf), [v.key]);
-      t.same(keysPage.find('button', (el) => attrOf(el, 'data-revoke') !== undefined).map((el) => [attrOf(el, 'data-name'), textOf(el)]), [[v.key, `${m.apiKeys.script.revoke} ${v.key}`]]);
+      t.same(
+        keysPage.find('button', (el) => attrOf(el, 'data-revoke') !== undefined).map((el) => [attrOf(el, 'data-name'), textOf(el)]),
+        [[v.key, `${m.apiKeys.script.revoke} ${v.key}`]],
+      );
       t.equal(keysPage.find('script').length, 1, 'our script, and only it');
       const scriptData = JSON.parse(attrOf(keysPage.find('form', (el) => attrOf(el, 'id') === 'create-key')[0]!, 'data-script')!);
       t.same(scriptData.messages, m.apiKeys.script, "the script's texts");

@@ -44,7 +44,17 @@ const xylo = await makeCourse(db, {
   endDate: new Date('2026-12-20T03:00:00Z'),
 });
 const tree = await makeCourseTree(db, xylo.id, [2, 1]);
-const yodo = await makeCourse(db, { teacherId: teacher.id, institutionId, name: 'Yodo 202', description: '', instructor: 'Dr. Sari', categoryId: zeta.id, isPurchasable: true, price: '12.5', currency: 'USD' });
+const yodo = await makeCourse(db, {
+  teacherId: teacher.id,
+  institutionId,
+  name: 'Yodo 202',
+  description: '',
+  instructor: 'Dr. Sari',
+  categoryId: zeta.id,
+  isPurchasable: true,
+  price: '12.5',
+  currency: 'USD',
+});
 await makeCourseTree(db, yodo.id, [1]);
 for (const courseId of [xylo.id, yodo.id]) {
   await db.update(modules).set({ name: 'Alfa' }).where(eq(modules.courseId, courseId));
@@ -55,7 +65,9 @@ await enroll(db, learner.id, xylo.id);
 await completeChapter(db, learner.id, tree.modules[0]!.chapters[0]!);
 await enroll(db, learner.id, yodo.id);
 await issueCertificate(db, learner.id, yodo.id);
-await db.insert(purchases).values({ userId: learner.id, courseId: xylo.id, amount: '250000', status: 'paid', paidAt: new Date(now.getTime() - 86_400_000) });
+await db
+  .insert(purchases)
+  .values({ userId: learner.id, courseId: xylo.id, amount: '250000', status: 'paid', paidAt: new Date(now.getTime() - 86_400_000) });
 await apiKeyFor(db, teacher.id, 'Xylo-7');
 await apiKeyFor(db, teacher.id, 'Xylo-8');
 const keyTime = new Date('2026-11-22T10:05:00Z');
@@ -178,7 +190,10 @@ function switchLanguage(form: Record<string, string>, headers: Record<string, st
 }
 
 t.test('the switch sets the cookie and lands back on the same page, signed in or not, without JavaScript', async (t) => {
-  const res = await switchLanguage({ lang: 'en', next: '/dashboard/catalog?search=xylo&sortBy=name' }, { origin: ORIGIN, cookie: cookies.learner });
+  const res = await switchLanguage(
+    { lang: 'en', next: '/dashboard/catalog?search=xylo&sortBy=name' },
+    { origin: ORIGIN, cookie: cookies.learner },
+  );
   t.equal(res.statusCode, 303, 'a plain form post from a signed-in page (no x-requested-with) is accepted');
   t.equal(res.headers.location, '/dashboard/catalog?search=xylo&sortBy=name');
   t.equal(res.headers['cache-control'], 'no-store');
@@ -235,7 +250,12 @@ t.test('the switch never sends elsewhere: foreign return targets land on /dashbo
 });
 
 t.test('the switch from another site is refused and sets nothing; a language it does not know is a 400', async (t) => {
-  const foreignHeaders: Record<string, string>[] = [{ origin: 'https://evil.example' }, {}, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+  const foreignHeaders: Record<string, string>[] = [
+    { origin: 'https://evil.example' },
+    {},
+    { 'sec-fetch-site': 'cross-site' },
+    { origin: 'null' },
+  ];
   for (const headers of foreignHeaders) {
     const res = await switchLanguage({ lang: 'en', next: '/dashboard' }, headers);
     t.equal(res.statusCode, 403, JSON.stringify(headers));
@@ -317,7 +337,15 @@ t.test('rupiah, other currencies, percentages, dates and plurals are written for
     { locale: data.locale, dateTimeOptions: data.dateTimeOptions },
     {
       locale: 'id-ID',
-      dateTimeOptions: { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'Asia/Jakarta', timeZoneName: 'short' },
+      dateTimeOptions: {
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        timeZone: 'Asia/Jakarta',
+        timeZoneName: 'short',
+      },
     },
     'the script formats its dates as the page does',
   );
@@ -453,11 +481,11 @@ t.test('no word of the other language is left on a page', async (t) => {
     ['/dashboard/nothing-here', cookies.learner, 404],
     ['/sign-in', undefined, 200],
     ['/sign-in?error=missing_token', undefined, 200],
-    ...(['missing_email', 'member_inactive', 'email_in_use', 'temporarily_unavailable', 'other'].map((r) => [`/sign-in?error=sso_failed&reason=${r}`, undefined, 200]) as [
-      string,
+    ...(['missing_email', 'member_inactive', 'email_in_use', 'temporarily_unavailable', 'other'].map((r) => [
+      `/sign-in?error=sso_failed&reason=${r}`,
       undefined,
-      number,
-    ][]),
+      200,
+    ]) as [string, undefined, number][]),
     ...[Reasons.expired, Reasons.lifetime, Reasons.badSignature, Reasons.notThroughGateway('x'), 'Token has already been used.'].map(
       (r) => [`/sign-in?error=invalid_token&reason=${encodeURIComponent(r)}`, undefined, 200] as [string, undefined, number],
     ),

@@ -111,7 +111,11 @@ t.test('sign-out from another origin, or without Origin, is refused (CSRF) and k
   const sameSite = await app.inject({ method: 'POST', url: '/api/auth/sign-out', headers: { cookie, 'sec-fetch-site': 'same-site' } });
   t.equal(sameSite.statusCode, 403);
   t.equal((await app.inject({ url: '/dashboard', headers: { cookie } })).statusCode, 200, 'still signed in');
-  const fetchSameOrigin = await app.inject({ method: 'POST', url: '/api/auth/sign-out', headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+  const fetchSameOrigin = await app.inject({
+    method: 'POST',
+    url: '/api/auth/sign-out',
+    headers: { cookie, 'sec-fetch-site': 'same-origin' },
+  });
   t.equal(fetchSameOrigin.statusCode, 200);
 });
 
@@ -130,7 +134,9 @@ t.test('/sign-in explains errors in plain words, escaped', async (t) => {
   const replay = await get(`/sign-in?error=invalid_token&reason=${encodeURIComponent('Token has already been used.')}`);
   t.match(replay.body, 'has already been used');
 
-  const hostile = await get(`/sign-in?error=invalid_token&reason=${encodeURIComponent('Unsupported SSO issuer: <script>alert(1)</script>')}`);
+  const hostile = await get(
+    `/sign-in?error=invalid_token&reason=${encodeURIComponent('Unsupported SSO issuer: <script>alert(1)</script>')}`,
+  );
   t.match(hostile.body, 'not registered for signing in here');
   t.notMatch(hostile.body, '<script>');
   t.match(hostile.body, '&lt;script&gt;alert(1)&lt;/script&gt;');

@@ -35,10 +35,7 @@ t.test('every /api route of the LMS is public by name or says which credentials 
   const { app } = await buildTestApp(t);
   // A route that is both public and authenticated, or mixes a partner token in, is refused at registration.
   t.throws(() => app.get('/api/both', { config: { public: true, auth: true } }, async () => ({})), /either public or authenticated/);
-  t.throws(
-    () => app.get('/api/mixed', { config: { auth: { accepts: ['partner-token', 'session'] } } }, async () => ({})),
-    /partner token/,
-  );
+  t.throws(() => app.get('/api/mixed', { config: { auth: { accepts: ['partner-token', 'session'] } } }, async () => ({})), /partner token/);
   await app.ready();
   const api = app.routeAccess.filter((r) => isApiRoute(r.url) && r.method !== 'HEAD');
   t.ok(api.length >= 8, `the listing sees the /api routes (${api.length})`);
@@ -91,26 +88,34 @@ t.test('attacker: a newly registered /api route without config refuses anonymous
   t.equal((await app.inject({ url: '/api/admin/export-users', headers: { cookie: studentCookie } })).statusCode, 200);
 });
 
-t.test("attacker: an integration's API key on every session-only route (the learning routes) is a 403, with a member's cookie beside it too; a made-up key is a 401", async (t) => {
-  const { app } = await buildTestApp(t);
-  await app.ready();
-  const teacher = await makeUser(app.db, { role: 'teacher' });
-  const student = await makeUser(app.db, { role: 'student' });
-  const key = await apiKeyFor(app.db, teacher.id);
-  const studentCookie = await sessionCookieFor(app, student.id);
-  const sessionOnly = app.routeAccess.filter((r) => r.method !== 'HEAD' && r.needs?.accepts.length === 1 && r.needs.accepts[0] === 'session');
-  t.ok(sessionOnly.length >= 10, `the learning routes are session-only (${sessionOnly.length})`);
-  t.ok(sessionOnly.every((r) => r.url.startsWith('/api/learning/')), 'and only they');
-  for (const route of sessionOnly) {
-    const url = route.url.replace(/:[A-Za-z]+/g, '1');
-    const method = route.method as 'GET';
-    const byKey = await app.inject({ method, url, headers: { 'x-api-key': key } });
-    t.equal(byKey.statusCode, 403, `${route.method} ${route.url} with a real API key`);
-    t.match(byKey.json(), { success: false, error: /session, not an API key/ });
-    // The key is looked at first: a cookie sent along does not turn the integration into a person.
-    const both = await app.inject({ method, url, headers: { 'x-api-key': key, cookie: studentCookie, 'x-requested-with': 'x' } });
-    t.equal(both.statusCode, 403, `${route.method} ${route.url} with a real API key and a session cookie`);
-    const forged = await app.inject({ method, url, headers: { 'x-api-key': `lms_key_${'B'.repeat(43)}` } });
-    t.equal(forged.statusCode, 401, `${route.method} ${route.url} with a made-up API key`);
-  }
-});
+t.test(
+  "attacker: an integration's API key on every session-only route (the learning routes) is a 403, with a member's cookie beside it too; a made-up key is a 401",
+  async (t) => {
+    const { app } = await buildTestApp(t);
+    await app.ready();
+    const teacher = await makeUser(app.db, { role: 'teacher' });
+    const student = await makeUser(app.db, { role: 'student' });
+    const key = await apiKeyFor(app.db, teacher.id);
+    const studentCookie = await sessionCookieFor(app, student.id);
+    const sessionOnly = app.routeAccess.filter(
+      (r) => r.method !== 'HEAD' && r.needs?.accepts.length === 1 && r.needs.accepts[0] === 'session',
+    );
+    t.ok(sessionOnly.length >= 10, `the learning routes are session-only (${sessionOnly.length})`);
+    t.ok(
+      sessionOnly.every((r) => r.url.startsWith('/api/learning/')),
+      'and only they',
+    );
+    for (const route of sessionOnly) {
+      const url = route.url.replace(/:[A-Za-z]+/g, '1');
+      const method = route.method as 'GET';
+      const byKey = await app.inject({ method, url, headers: { 'x-api-key': key } });
+      t.equal(byKey.statusCode, 403, `${route.method} ${route.url} with a real API key`);
+      t.match(byKey.json(), { success: false, error: /session, not an API key/ });
+      // The key is looked at first: a cookie sent along does not turn the integration into a person.
+      const both = await app.inject({ method, url, headers: { 'x-api-key': key, cookie: studentCookie, 'x-requested-with': 'x' } });
+      t.equal(both.statusCode, 403, `${route.method} ${route.url} with a real API key and a session cookie`);
+      const forged = await app.inject({ method, url, headers: { 'x-api-key': `lms_key_${'B'.repeat(43)}` } });
+      t.equal(forged.statusCode, 401, `${route.method} ${route.url} with a made-up API key`);
+    }
+  },
+);

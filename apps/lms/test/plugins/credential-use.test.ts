@@ -26,7 +26,13 @@ async function settled<T>(read: () => Promise<T>, before: T): Promise<T> {
 
 t.test('an API key: its first use is recorded, then at most once a minute', async (t) => {
   const key = await apiKeyFor(db, teacher.id);
-  const lastUsed = async () => (await db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.keyHash, hashToken(key))))[0]?.at?.getTime() ?? null;
+  const lastUsed = async () =>
+    (
+      await db
+        .select({ at: apiKeys.lastUsedAt })
+        .from(apiKeys)
+        .where(eq(apiKeys.keyHash, hashToken(key)))
+    )[0]?.at?.getTime() ?? null;
   t.equal(await lastUsed(), null, 'never used');
   t.equal((await app.inject({ url: '/api/courses', headers: { 'x-api-key': key } })).statusCode, 200);
   const first = time.ms;
@@ -45,7 +51,8 @@ t.test('an API key: its first use is recorded, then at most once a minute', asyn
 t.test('a session: seen again after a minute is recorded', async (t) => {
   const cookie = await sessionCookieFor(app, teacher.id);
   const tokenHash = hashToken(cookie.split('=')[1]!);
-  const lastSeen = async () => (await db.select({ at: sessions.lastSeenAt }).from(sessions).where(eq(sessions.tokenHash, tokenHash)))[0]!.at.getTime();
+  const lastSeen = async () =>
+    (await db.select({ at: sessions.lastSeenAt }).from(sessions).where(eq(sessions.tokenHash, tokenHash)))[0]!.at.getTime();
   const opened = await lastSeen();
   time.set(opened + 120_000);
   t.equal((await app.inject({ url: '/api/courses', headers: { cookie } })).statusCode, 200);

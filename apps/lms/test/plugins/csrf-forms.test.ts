@@ -18,7 +18,12 @@ t.test("attacker: a member's session posting any page form from elsewhere is a 4
   for (const route of formRoutes) {
     const url = route.url.replace(/:[A-Za-z]+/g, '1');
     const post = (headers: Record<string, string>) =>
-      app.inject({ method: route.method as 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers }, payload: '' });
+      app.inject({
+        method: route.method as 'POST',
+        url,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: '',
+      });
     t.equal((await post({ origin: 'https://evil.example' })).statusCode, 403, `${route.method} ${route.url}: a foreign Origin`);
     t.equal((await post({ 'sec-fetch-site': 'cross-site' })).statusCode, 403, `${route.method} ${route.url}: Sec-Fetch-Site cross-site`);
     t.equal((await post({})).statusCode, 403, `${route.method} ${route.url}: neither Origin nor Sec-Fetch-Site`);

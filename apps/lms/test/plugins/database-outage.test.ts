@@ -111,14 +111,18 @@ t.test('database cut for 3 s under 30 concurrent clients', async (t) => {
 
   const counts = countBy(outcomes);
   const span = Math.max(...outcomes.map((o) => o.at + o.ms)) - Math.min(...outcomes.map((o) => o.at));
-  t.comment(`statuses over ${outcomes.length} requests in ${(span / 1000).toFixed(1)} s (${(outcomes.length / (span / 1000)).toFixed(0)}/s): ${JSON.stringify(counts)}`);
+  t.comment(
+    `statuses over ${outcomes.length} requests in ${(span / 1000).toFixed(1)} s (${(outcomes.length / (span / 1000)).toFixed(0)}/s): ${JSON.stringify(counts)}`,
+  );
   t.same(Object.keys(counts).sort(), ['200', '503'], 'only 200 and 503: no 500, no other error');
   const during = outcomes.filter((o) => o.at > cutAt + 50 && o.at + o.ms < restoredAt);
   t.ok(during.length > 0 && during.every((o) => o.status === 503), `every request made during the cut got 503 (${during.length})`);
   checkUnavailableAnswers(t, outcomes);
   const times = during.map((o) => o.ms).sort((a, b) => a - b);
   const pick = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(0);
-  t.comment(`during the cut: ${during.length} x 503 in ${pick(0.5)} ms median, ${pick(0.95)} ms p95, ${times.at(-1)!.toFixed(0)} ms max (${clients} clients in the server's process)`);
+  t.comment(
+    `during the cut: ${during.length} x 503 in ${pick(0.5)} ms median, ${pick(0.95)} ms p95, ${times.at(-1)!.toFixed(0)} ms max (${clients} clients in the server's process)`,
+  );
 
   const firstOk = outcomes.filter((o) => o.status === 200 && o.at >= restoredAt).sort((a, b) => a.at + a.ms - (b.at + b.ms))[0];
   t.ok(firstOk, 'a 200 after the restore, without restarting anything');
@@ -129,8 +133,14 @@ t.test('database cut for 3 s under 30 concurrent clients', async (t) => {
   t.equal(lines.down.length, 1, 'one warning when the database went away');
   t.equal(lines.up.length, 1, 'one info line when it came back');
   t.ok((lines.down[0]!.time as number) <= (lines.up[0]!.time as number), 'in that order');
-  t.same(lines.aboveInfo.map((l) => l.msg), [], 'nothing else above info: the failed requests log at debug');
-  t.comment(`log lines at info or above during the run: ${env.logs.filter((l) => l.level >= INFO && !/request|incoming/.test(l.msg ?? '')).length}`);
+  t.same(
+    lines.aboveInfo.map((l) => l.msg),
+    [],
+    'nothing else above info: the failed requests log at debug',
+  );
+  t.comment(
+    `log lines at info or above during the run: ${env.logs.filter((l) => l.level >= INFO && !/request|incoming/.test(l.msg ?? '')).length}`,
+  );
 });
 
 t.test('database stalled: answers within the timeouts, then recovery', async (t) => {
@@ -139,14 +149,20 @@ t.test('database stalled: answers within the timeouts, then recovery', async (t)
   const { requests } = await callers(env);
   // Open several pooled connections first, so some requests meet a stalled open connection and
   // others a new connection that never completes its start-up.
-  await Promise.all(Array.from({ length: 12 }, (_, i) => call(env, requests[i % requests.length]!.path, requests[i % requests.length]!.headers)));
+  await Promise.all(
+    Array.from({ length: 12 }, (_, i) => call(env, requests[i % requests.length]!.path, requests[i % requests.length]!.headers)),
+  );
 
   env.proxy.stall();
-  const stalled = await Promise.all(Array.from({ length: 24 }, (_, i) => call(env, requests[i % requests.length]!.path, requests[i % requests.length]!.headers)));
+  const stalled = await Promise.all(
+    Array.from({ length: 24 }, (_, i) => call(env, requests[i % requests.length]!.path, requests[i % requests.length]!.headers)),
+  );
   t.same(countBy(stalled), { 503: 24 }, 'every request made during the stall completed with 503');
   checkUnavailableAnswers(t, stalled);
   const durations = stalled.map((o) => o.ms).sort((a, b) => a - b);
-  t.comment(`stalled: 24 x 503, answered in ${durations[0]!.toFixed(0)}–${durations.at(-1)!.toFixed(0)} ms (median ${durations[12]!.toFixed(0)} ms; bound 1000 + 1000 + 1000 ms)`);
+  t.comment(
+    `stalled: 24 x 503, answered in ${durations[0]!.toFixed(0)}–${durations.at(-1)!.toFixed(0)} ms (median ${durations[12]!.toFixed(0)} ms; bound 1000 + 1000 + 1000 ms)`,
+  );
 
   env.proxy.resume();
   const resumedAt = performance.now();
@@ -158,13 +174,19 @@ t.test('database stalled: answers within the timeouts, then recovery', async (t)
   }
   t.ok(firstOk !== null, 'the catalog answers 200 again after the stall, without a restart');
   t.comment(`first 200 after the stall ended: ${firstOk?.toFixed(0)} ms`);
-  const after = await Promise.all(Array.from({ length: 20 }, (_, i) => call(env, requests[i % requests.length]!.path, requests[i % requests.length]!.headers)));
+  const after = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => call(env, requests[i % requests.length]!.path, requests[i % requests.length]!.headers)),
+  );
   t.same(countBy(after), { 200: 20 }, 'every pooled connection works again (none left stuck)');
 
   const lines = outageLines(env);
   t.equal(lines.down.length, 1, 'one warning for the stall');
   t.equal(lines.up.length, 1, 'one info line when it ended');
-  t.same(lines.aboveInfo.map((l) => l.msg), [], 'nothing else above info');
+  t.same(
+    lines.aboveInfo.map((l) => l.msg),
+    [],
+    'nothing else above info',
+  );
 });
 
 t.test('a transaction whose statement times out on a stalled connection gives that connection up', async (t) => {
@@ -259,7 +281,10 @@ t.test('the database is unreachable from the start: /readyz 503 at once, one war
   await call(env, '/readyz', {});
   const lines = outageLines(env);
   t.equal(lines.down.length, 1, 'two failed probes, one warning');
-  t.ok(env.logs.some((l) => l.level === DEBUG && l.msg === 'readiness: database unreachable'), 'each probe logs at debug');
+  t.ok(
+    env.logs.some((l) => l.level === DEBUG && l.msg === 'readiness: database unreachable'),
+    'each probe logs at debug',
+  );
   await env.proxy.restore();
   const back = await call(env, '/readyz', {});
   t.equal(back.status, 200);

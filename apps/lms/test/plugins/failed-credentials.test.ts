@@ -97,7 +97,11 @@ t.test('session cookies that match no session', async (t) => {
   t.equal((await get(cookie)).statusCode, 429, 'a real session from that IP waits too');
   t.equal(queries.statements.length, 0, 'no session lookup during the flood');
   t.equal((await get(cookie, '192.0.2.56')).statusCode, 200, 'the same session from elsewhere works');
-  t.equal((await app.inject({ url: '/api/courses?limit=1', remoteAddress: '192.0.2.55' })).statusCode, 401, 'a request without credentials is a plain 401');
+  t.equal(
+    (await app.inject({ url: '/api/courses?limit=1', remoteAddress: '192.0.2.55' })).statusCode,
+    401,
+    'a request without credentials is a plain 401',
+  );
 });
 
 t.test('SSO callbacks with forged tokens', async (t) => {
@@ -153,10 +157,14 @@ t.test('SSO callbacks sent round the gateway (no proof) count as failed credenti
   t.equal(queries.statements.length, 0, 'nothing looked up');
 });
 
-t.test('a flood on the dashboard pages gets a 429 page with Retry-After, in the page\'s language', async (t) => {
+t.test("a flood on the dashboard pages gets a 429 page with Retry-After, in the page's language", async (t) => {
   const { app } = await setup(t);
   const page = (lang: string) =>
-    app.inject({ url: '/dashboard', headers: { cookie: `${app.sessionCookieName}=forged-${randomBytes(8).toString('hex')}; lms_lang=${lang}` }, remoteAddress: '198.51.100.31' });
+    app.inject({
+      url: '/dashboard',
+      headers: { cookie: `${app.sessionCookieName}=forged-${randomBytes(8).toString('hex')}; lms_lang=${lang}` },
+      remoteAddress: '198.51.100.31',
+    });
   for (let i = 0; i < LIMIT; i += 1) t.equal((await page('en')).statusCode, 302, `failure ${i + 1}: to the sign-in page`);
   const over = await page('en');
   t.equal(over.statusCode, 429);
@@ -190,7 +198,7 @@ t.test('a client that is not a trusted proxy cannot escape the limit by naming o
   t.equal((await get(LIMIT)).statusCode, 429, 'every failure counted against the peer itself, whatever the header named');
 });
 
-t.test('two instances sharing Redis count one IP\'s failures together', async (t) => {
+t.test("two instances sharing Redis count one IP's failures together", async (t) => {
   const { keyPrefix } = redisForTest(t, 'failed-auth');
   const time = manualClock();
   const config = { REDIS_URL: testRedisUrl, FAILED_AUTH_PER_MINUTE: LIMIT };
@@ -198,7 +206,8 @@ t.test('two instances sharing Redis count one IP\'s failures together', async (t
   const deps = { clock: time.clock, failedCredentials: { redisKeyPrefix: keyPrefix, redisCommandTimeoutMs: 5_000 } };
   const { app: first, db } = await buildTestApp(t, { config, deps });
   const { app: second } = await buildTestApp(t, { config, deps, db });
-  const get = (app: typeof first) => app.inject({ url: '/api/courses', headers: { 'x-api-key': unknownKey() }, remoteAddress: '198.51.100.77' });
+  const get = (app: typeof first) =>
+    app.inject({ url: '/api/courses', headers: { 'x-api-key': unknownKey() }, remoteAddress: '198.51.100.77' });
   time.at(1);
   for (let i = 0; i < LIMIT; i += 1) {
     const res = await get(i % 2 === 0 ? first : second);

@@ -66,7 +66,7 @@ t.test('a scrape after an SSO and catalog session: each counter moved by what th
   t.equal(sso('sso_failed', 'missing_email'), 1, 'SSO: one without e-mail');
   t.equal(sso('missing_token', ''), 1, 'SSO: one without a token');
   t.equal(moved('lms_sso_sign_ins_total'), 7, 'one count per sign-in attempt, none twice');
-  t.notOk(after.text.includes('stranger.example'), 'no issuer (an attacker\'s free text) in any label');
+  t.notOk(after.text.includes('stranger.example'), "no issuer (an attacker's free text) in any label");
 
   t.equal(moved('lms_jwks_fetches_total'), 1, 'JWKS: one fetch (first contact), then the cached keys');
   t.equal(moved('lms_jwks_fetch_failures_total'), 0);
@@ -88,11 +88,7 @@ t.test('a scrape after an SSO and catalog session: each counter moved by what th
   t.equal(moved(`${DURATION}_count`, requests('POST', '/api/courses', 422)), 1);
   t.equal(moved(`${DURATION}_count`, requests('GET', 'unmatched', 404)), 1, 'an unknown URL is one label, not its path');
   t.notOk(after.text.includes('/no/such/route'), 'the raw URL is never a label');
-  t.equal(
-    moved(`${DURATION}_bucket`, { ...requests('GET', '/api/courses', 200), le: '+Inf' }),
-    3,
-    'the +Inf bucket holds every request',
-  );
+  t.equal(moved(`${DURATION}_bucket`, { ...requests('GET', '/api/courses', 200), le: '+Inf' }), 3, 'the +Inf bucket holds every request');
   t.ok(moved(`${DURATION}_sum`, requests('GET', '/api/courses', 200)) > 0, 'durations in seconds are summed');
 
   t.equal(moved('lms_idempotent_course_creations_total', { outcome: 'created' }), 1, 'idempotency: created');
@@ -140,7 +136,10 @@ t.test('the metrics are on their own listener only: the public port has no /metr
 t.test('two apps in one process keep their own counters', async (t) => {
   const { app: first, db } = await buildTestApp(t);
   const { app: second } = await buildTestApp(t, { db });
-  const [one, two] = [await first.metrics.listen({ host: '127.0.0.1', port: 0 }), await second.metrics.listen({ host: '127.0.0.1', port: 0 })];
+  const [one, two] = [
+    await first.metrics.listen({ host: '127.0.0.1', port: 0 }),
+    await second.metrics.listen({ host: '127.0.0.1', port: 0 }),
+  ];
   for (let i = 0; i < 3; i++) await first.inject({ url: '/healthz' });
   const health = requests('GET', '/healthz', 200);
   t.equal((await scrape(one.url)).value(`${DURATION}_count`, health), 3);
@@ -186,7 +185,11 @@ t.test('Redis limiter state: the circuit and its counters, through a Redis that 
   t.equal(healthy.value('lms_rate_limit_circuit_state', { ...apiKeyLimiter, state: 'open' }), 0);
   t.equal(healthy.value('lms_rate_limit_redis_calls_total', apiKeyLimiter), 3);
   t.equal(healthy.value('lms_rate_limit_redis_failures_total', apiKeyLimiter), 0);
-  t.equal(healthy.value('lms_rate_limit_circuit_state', { limiter: 'failed_credentials', state: 'closed' }), 1, 'the failed-credential limiter has its own circuit');
+  t.equal(
+    healthy.value('lms_rate_limit_circuit_state', { limiter: 'failed_credentials', state: 'closed' }),
+    1,
+    'the failed-credential limiter has its own circuit',
+  );
 
   proxy.proxy.stall();
   for (let i = 0; i < 5; i++) t.equal((await get()).statusCode, 200, 'answered (from memory) while Redis stalls');

@@ -34,7 +34,7 @@ t.test('two instances sharing Redis', async (t) => {
     const onFirst = await get(first, key);
     const onSecond = await get(second, key);
     t.equal(onFirst.statusCode, 429);
-    t.equal(onSecond.statusCode, 429, 'the second instance sees the first one\'s requests');
+    t.equal(onSecond.statusCode, 429, "the second instance sees the first one's requests");
     t.equal(onSecond.headers['retry-after'], '60');
     t.same(onSecond.json(), { success: false, error: 'Rate limit exceeded' });
 
@@ -49,9 +49,7 @@ t.test('two instances sharing Redis', async (t) => {
   t.test('concurrent requests on both instances: exactly 100 pass (the check-and-add is atomic)', async (t) => {
     const key = await apiKeyFor(first.db, teacher.id);
     time.at(0, time.ms + 1_000_000);
-    const responses = await Promise.all(
-      Array.from({ length: 160 }, (_, i) => get(i % 2 === 0 ? first : second, key)),
-    );
+    const responses = await Promise.all(Array.from({ length: 160 }, (_, i) => get(i % 2 === 0 ? first : second, key)));
     const allowed = responses.filter((r) => r.statusCode === 200).length;
     const refused = responses.filter((r) => r.statusCode === 429).length;
     t.equal(allowed, 100);
@@ -146,7 +144,11 @@ t.test('Redis going away and coming back: memory meanwhile, shared again after',
   await proxy.stop();
   for (let i = 0; i < 5; i++) t.equal((await get()).statusCode, 200, 'served while Redis is down');
   t.equal(await stored(), 10, 'those were counted in memory, not in Redis');
-  t.same(messages().map((m) => m.level), [40], 'one warning');
+  t.same(
+    messages().map((m) => m.level),
+    [40],
+    'one warning',
+  );
 
   await proxy.start();
   // ioredis reconnects in the background (backoff up to 2 s); requests meanwhile use memory.
@@ -157,7 +159,11 @@ t.test('Redis going away and coming back: memory meanwhile, shared again after',
     await get();
     if (messages().length < 2) await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  t.same(messages().map((m) => m.level), [40, 30], 'an info line once Redis is back');
+  t.same(
+    messages().map((m) => m.level),
+    [40, 30],
+    'an info line once Redis is back',
+  );
   t.ok((await stored()) > 10, 'requests are counted in Redis again');
 });
 

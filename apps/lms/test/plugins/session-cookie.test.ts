@@ -46,13 +46,35 @@ for (const publicUrl of ['http://localhost:3000', 'https://lms.example.test']) {
       headers: { origin: publicUrl, cookie: `evil_session_token=${mallorySession.token}; ${expected}=${aliceSession.token}` },
     });
     t.equal(out.statusCode, 200, out.body);
-    t.equal((await app.db.select().from(sessions).where(eq(sessions.tokenHash, hashToken(aliceSession.token)))).length, 0, "alice's session is gone");
-    t.equal((await app.db.select().from(sessions).where(eq(sessions.tokenHash, hashToken(mallorySession.token)))).length, 1, 'the planted one is untouched');
+    t.equal(
+      (
+        await app.db
+          .select()
+          .from(sessions)
+          .where(eq(sessions.tokenHash, hashToken(aliceSession.token)))
+      ).length,
+      0,
+      "alice's session is gone",
+    );
+    t.equal(
+      (
+        await app.db
+          .select()
+          .from(sessions)
+          .where(eq(sessions.tokenHash, hashToken(mallorySession.token)))
+      ).length,
+      1,
+      'the planted one is untouched',
+    );
     t.equal((await whoami(`${expected}=${aliceSession.token}`)).statusCode, 401, 'the ended session no longer works');
     t.equal((await whoami(`${expected}=${mallorySession.token}`)).statusCode, 200);
 
     // Only a planted cookie: sign-out ends nothing.
-    const planted = await app.inject({ method: 'POST', url: '/api/auth/sign-out', headers: { origin: publicUrl, cookie: `evil_session_token=${mallorySession.token}` } });
+    const planted = await app.inject({
+      method: 'POST',
+      url: '/api/auth/sign-out',
+      headers: { origin: publicUrl, cookie: `evil_session_token=${mallorySession.token}` },
+    });
     t.equal(planted.statusCode, 200);
     t.equal((await whoami(`${expected}=${mallorySession.token}`)).statusCode, 200, 'a cookie of another name is not signed out');
   });

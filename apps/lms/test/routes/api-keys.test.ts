@@ -51,15 +51,21 @@ t.test('API keys', async (t) => {
     t.same(Object.keys(entry).sort(), ['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'revokedAt']);
   });
 
-  t.test('the list holds only the caller\'s keys, newest first, revoked ones included', async (t) => {
+  t.test("the list holds only the caller's keys, newest first, revoked ones included", async (t) => {
     const a = (await create(otherCookie, 'first')).json().apiKey;
     const b = (await create(otherCookie, 'second')).json().apiKey;
     t.equal((await revoke(otherCookie, a.id)).statusCode, 200);
     const keys = (await list(otherCookie)).json().apiKeys;
-    t.same(keys.map((k: { id: number }) => k.id), [b.id, a.id]);
+    t.same(
+      keys.map((k: { id: number }) => k.id),
+      [b.id, a.id],
+    );
     t.not(keys[1].revokedAt, null);
     const mine = (await list(teacherCookie)).json().apiKeys;
-    t.notOk(mine.some((k: { id: number }) => k.id === a.id || k.id === b.id), 'another teacher\'s keys are not listed');
+    t.notOk(
+      mine.some((k: { id: number }) => k.id === a.id || k.id === b.id),
+      "another teacher's keys are not listed",
+    );
   });
 
   t.test('the name is 1 to 100 characters', async (t) => {
@@ -121,7 +127,11 @@ t.test('API keys', async (t) => {
   });
 
   t.test('who may: 401 without credentials, 403 for other roles and for API-key callers', async (t) => {
-    for (const [method, url] of [['GET', '/api/api-keys'], ['POST', '/api/api-keys'], ['DELETE', '/api/api-keys/1']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/api-keys'],
+      ['POST', '/api/api-keys'],
+      ['DELETE', '/api/api-keys/1'],
+    ] as const) {
       const res = await app.inject({ method, url, headers: AJAX, ...(method === 'POST' ? { payload: { name: 'x' } } : {}) });
       t.equal(res.statusCode, 401, `${method} ${url} without credentials`);
       t.equal(res.json().success, false);
@@ -140,7 +150,11 @@ t.test('API keys', async (t) => {
       await app.inject({ method: 'POST', url: '/api/api-keys', headers: keyHeaders, payload: { name: 'minted by a key' } }),
       await app.inject({ method: 'DELETE', url: '/api/api-keys/1', headers: keyHeaders }),
     ];
-    t.same(viaKey.map((r) => r.statusCode), [403, 403, 403], 'a teacher\'s API key cannot list, mint or revoke keys');
+    t.same(
+      viaKey.map((r) => r.statusCode),
+      [403, 403, 403],
+      "a teacher's API key cannot list, mint or revoke keys",
+    );
     t.match(viaKey[1]!.json().error, /session/);
     const names = (await list(teacherCookie)).json().apiKeys.map((k: { name: string }) => k.name);
     t.notOk(names.includes('minted by a key'));

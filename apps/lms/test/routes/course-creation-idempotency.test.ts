@@ -18,11 +18,22 @@ const post = (token: string, body: unknown, idempotencyKey?: string) =>
   app.inject({ method: 'POST', url: '/api/courses', headers: creationHeaders(token, idempotencyKey), payload: JSON.stringify(body) });
 const coursesNamed = async (name: string) => (await app.db.select({ n: count() }).from(courses).where(eq(courses.name, name)))[0]!.n;
 const keyRow = async (key: string) =>
-  (await app.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.issuer, creator.issuer), eq(idempotencyKeys.key, key))))[0];
+  (
+    await app.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.issuer, creator.issuer), eq(idempotencyKeys.key, key)))
+  )[0];
 /** The hash the LMS keeps for a body: of the body as validated (with its defaults). */
 const hashOf = (body: unknown) => hashRequestBody(CreateCourseBody.parse(body));
 const jtiOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).jti as string;
-const jtiSpent = async (token: string) => (await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, jtiOf(token)))).length === 1;
+const jtiSpent = async (token: string) =>
+  (
+    await app.db
+      .select()
+      .from(usedTokenIds)
+      .where(eq(usedTokenIds.jti, jtiOf(token)))
+  ).length === 1;
 
 t.test('a creation with a key: the answer is kept and replayed, one course, the jti spent once', async (t) => {
   const token = creator.token();
@@ -49,39 +60,42 @@ t.test('20 concurrent requests with one key: one course, every answer names it',
   t.equal(await coursesNamed('Burst'), 1);
 });
 
-t.test('the same key with another body is a 422; a 403 (a teacher the partner may not name) spends the jti and frees the key; a refused token frees it too', async (t) => {
-  // The same key with another body: 422 (the key keeps its first answer).
-  const t1 = creator.token();
-  t.equal((await post(t1, creator.body('Kept body'), 'k-422')).statusCode, 201);
-  const otherBody = await post(creator.token(), creator.body('Another body'), 'k-422');
-  t.equal(otherBody.statusCode, 422);
-  t.match(otherBody.json(), { success: false, error: /different request body/ });
+t.test(
+  'the same key with another body is a 422; a 403 (a teacher the partner may not name) spends the jti and frees the key; a refused token frees it too',
+  async (t) => {
+    // The same key with another body: 422 (the key keeps its first answer).
+    const t1 = creator.token();
+    t.equal((await post(t1, creator.body('Kept body'), 'k-422')).statusCode, 201);
+    const otherBody = await post(creator.token(), creator.body('Another body'), 'k-422');
+    t.equal(otherBody.statusCode, 422);
+    t.match(otherBody.json(), { success: false, error: /different request body/ });
 
-  // A 403 is not kept: the operator may bind the institution and the partner retry with the key.
-  const unknownTeacher = { ...creator.body('Nobody teaches'), teacherId: 'no-such-user' };
-  const token = creator.token();
-  const refused = await post(token, unknownTeacher, 'k-403');
-  t.equal(refused.statusCode, 403);
-  t.equal(await keyRow('k-403'), undefined, 'not kept');
-  t.ok(await jtiSpent(token), 'a token is used once, whatever the answer');
+    // A 403 is not kept: the operator may bind the institution and the partner retry with the key.
+    const unknownTeacher = { ...creator.body('Nobody teaches'), teacherId: 'no-such-user' };
+    const token = creator.token();
+    const refused = await post(token, unknownTeacher, 'k-403');
+    t.equal(refused.statusCode, 403);
+    t.equal(await keyRow('k-403'), undefined, 'not kept');
+    t.ok(await jtiSpent(token), 'a token is used once, whatever the answer');
 
-  // Without a key the same rule: the answer commits with the spent jti.
-  const plain = creator.token();
-  t.equal((await post(plain, unknownTeacher)).statusCode, 403);
-  t.ok(await jtiSpent(plain));
+    // Without a key the same rule: the answer commits with the spent jti.
+    const plain = creator.token();
+    t.equal((await post(plain, unknownTeacher)).statusCode, 403);
+    t.ok(await jtiSpent(plain));
 
-  // A spent token is a 401, which frees the key: the partner retries with a fresh token.
-  const spent = creator.token();
-  t.equal((await post(spent, creator.body('Other'))).statusCode, 201);
-  const replayed = await post(spent, creator.body('Freed'), 'k-freed');
-  t.equal(replayed.statusCode, 401);
-  t.match(replayed.json(), { success: false, error: /already been used/ });
-  t.equal(await keyRow('k-freed'), undefined, 'no claim left behind');
-  const retry = await post(creator.token(), creator.body('Freed'), 'k-freed');
-  t.equal(retry.statusCode, 201);
-  t.equal(retry.headers['idempotency-replayed'], undefined);
-  t.equal(await coursesNamed('Freed'), 1);
-});
+    // A spent token is a 401, which frees the key: the partner retries with a fresh token.
+    const spent = creator.token();
+    t.equal((await post(spent, creator.body('Other'))).statusCode, 201);
+    const replayed = await post(spent, creator.body('Freed'), 'k-freed');
+    t.equal(replayed.statusCode, 401);
+    t.match(replayed.json(), { success: false, error: /already been used/ });
+    t.equal(await keyRow('k-freed'), undefined, 'no claim left behind');
+    const retry = await post(creator.token(), creator.body('Freed'), 'k-freed');
+    t.equal(retry.statusCode, 201);
+    t.equal(retry.headers['idempotency-replayed'], undefined);
+    t.equal(await coursesNamed('Freed'), 1);
+  },
+);
 
 t.test('a claim left without an answer by an earlier version is taken over once it is 30 s old', async (t) => {
   const body = creator.body('Legacy claim');

@@ -49,7 +49,11 @@ t.test('a bound partner creates a draft for a teacher of the institution; the re
 
   const started = await post(valid({ startDate: '2026-12-01T09:00:00Z', coverPicture: 'https://cdn.example/c.png' }));
   t.equal(started.statusCode, 201, started.body);
-  t.match(started.json().course, { startDate: '2026-12-01T09:00:00.000Z', endDate: '2026-12-01T09:00:00.000Z', coverPicture: 'https://cdn.example/c.png' });
+  t.match(started.json().course, {
+    startDate: '2026-12-01T09:00:00.000Z',
+    endDate: '2026-12-01T09:00:00.000Z',
+    coverPicture: 'https://cdn.example/c.png',
+  });
 
   const both = await post(valid({ startDate: '2026-12-01T09:00:00Z', endDate: '2026-12-31T09:00:00Z' }));
   t.match(both.json().course, { startDate: '2026-12-01T09:00:00.000Z', endDate: '2026-12-31T09:00:00.000Z' });

@@ -31,7 +31,11 @@ t.test('hostile input is a 400 naming the field', async (t) => {
 
   const bearer = () => {
     const now = Math.floor(Date.now() / 1000);
-    return signRaw({ alg: 'RS256', typ: 'JWT', kid: key.kid }, { iss: ISSUER, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID() }, key);
+    return signRaw(
+      { alg: 'RS256', typ: 'JWT', kid: key.kid },
+      { iss: ISSUER, aud: 'terang.ai', sub: 'member', iat: now, exp: now + 300, jti: randomUUID() },
+      key,
+    );
   };
   const create = (payload: string, headers: Record<string, string> = {}) =>
     app.inject({
@@ -73,7 +77,11 @@ t.test('hostile input is a 400 naming the field', async (t) => {
   t.test('an unpaired surrogate in a string field (found by the fuzz test)', async (t) => {
     const before = await courseCount();
     // JSON.stringify writes a lone surrogate as the escape `\ude00`: valid JSON, invalid Unicode.
-    for (const [field, value] of [['name', 'Z\ude00a'], ['description', '\ud800'], ['instructor', 'a\udbff']] as const) {
+    for (const [field, value] of [
+      ['name', 'Z\ude00a'],
+      ['description', '\ud800'],
+      ['instructor', 'a\udbff'],
+    ] as const) {
       const res = await create(JSON.stringify({ ...valid(), [field]: value }));
       t.equal(res.statusCode, 400, `${field}: ${res.body}`);
       t.match(res.json(), { error: new RegExp(`^Invalid request body: ${field}: must be valid Unicode text`), details: [{ path: field }] });
@@ -102,7 +110,10 @@ t.test('hostile input is a 400 naming the field', async (t) => {
     for (const [field, value] of cases) {
       const res = await create(JSON.stringify({ ...valid(), [field]: value }));
       t.equal(res.statusCode, 400, `${field}=${value}: ${res.body}`);
-      t.match(res.json(), { error: new RegExp(`^Invalid request body: ${field}: must lie between the years 1000 and 9999`), details: [{ path: field }] });
+      t.match(res.json(), {
+        error: new RegExp(`^Invalid request body: ${field}: must lie between the years 1000 and 9999`),
+        details: [{ path: field }],
+      });
     }
   });
 
@@ -114,7 +125,11 @@ t.test('hostile input is a 400 naming the field', async (t) => {
     }
     const bare = await create(`${'['.repeat(10_000)}${']'.repeat(10_000)}`);
     t.equal(bare.statusCode, 400);
-    t.same(bare.json(), { success: false, error: 'Invalid request body: 0: JSON nested deeper than 32 levels' }, 'a top-level array names its index');
+    t.same(
+      bare.json(),
+      { success: false, error: 'Invalid request body: 0: JSON nested deeper than 32 levels' },
+      'a top-level array names its index',
+    );
     const keyName = await app.inject({
       method: 'POST',
       url: '/api/api-keys',
@@ -130,7 +145,12 @@ t.test('hostile input is a 400 naming the field', async (t) => {
   });
 
   t.test('a NUL in the API key name', async (t) => {
-    const res = await app.inject({ method: 'POST', url: '/api/api-keys', headers: { cookie, ...AJAX }, payload: { name: 'Integrasi\u0000' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/api-keys',
+      headers: { cookie, ...AJAX },
+      payload: { name: 'Integrasi\u0000' },
+    });
     t.equal(res.statusCode, 400, res.body);
     t.match(res.json(), { success: false, error: /^Invalid request body: name: must not contain the NUL character/ });
   });

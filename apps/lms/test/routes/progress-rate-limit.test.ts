@@ -5,7 +5,7 @@ import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
 // Authentication rule 5 of the spec: every API-key call counts against the key's window,
 // /api/lms-progress included (it shares the catalog's window of 100 a minute).
-t.test('/api/lms-progress answers 429 once the key\'s window is spent', async (t) => {
+t.test("/api/lms-progress answers 429 once the key's window is spent", async (t) => {
   const time = manualClock();
   const { app, db } = await buildTestApp(t, { deps: { clock: time.clock } });
   const teacher = await makeUser(db.db, { role: 'teacher' });

@@ -1,14 +1,4 @@
-import {
-  bundles,
-  categories,
-  certificates,
-  chapters,
-  courses,
-  type Db,
-  enrollments,
-  modules,
-  purchases,
-} from '@lms/db';
+import { bundles, categories, certificates, chapters, courses, type Db, enrollments, modules, purchases } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { recordChapterCompletion } from '../../src/domain/learning/chapter-completions.js';
@@ -57,7 +47,10 @@ async function makeCourse(
     .returning();
   const chapterIds: number[] = [];
   for (const [m, count] of chaptersPerModule.entries()) {
-    const [mod] = await db.insert(modules).values({ courseId: course!.id, name: `module ${m}`, orderIndex: m }).returning();
+    const [mod] = await db
+      .insert(modules)
+      .values({ courseId: course!.id, name: `module ${m}`, orderIndex: m })
+      .returning();
     for (let i = 0; i < count; i++) {
       const [ch] = await db
         .insert(chapters)
@@ -181,8 +174,13 @@ t.test('GET /api/lms-progress', async (t) => {
       // A bundle of two category-B courses, filed under category A: its purchase counts for A.
       .values({ name: 'B pair', categoryId: catA!.id, courseOneId: c3.id, courseTwoId: c4.id, price: '300000' })
       .returning();
-    const buy = (userId: string, what: { courseId?: number; bundleId?: number }, amount: string, status: 'paid' | 'pending' | 'refunded', paidAt: Date | null) =>
-      db.db.insert(purchases).values({ userId, ...what, amount, status, paidAt, createdAt: ago(90 * DAY) });
+    const buy = (
+      userId: string,
+      what: { courseId?: number; bundleId?: number },
+      amount: string,
+      status: 'paid' | 'pending' | 'refunded',
+      paidAt: Date | null,
+    ) => db.db.insert(purchases).values({ userId, ...what, amount, status, paidAt, createdAt: ago(90 * DAY) });
     await buy(s1!.id, { courseId: c1.id }, '100000.25', 'paid', ago(DAY)); // p1: A, in window
     await buy(s2!.id, { courseId: c1.id }, '150000.50', 'paid', BOUNDARY); // p2: A, exactly now−30d: outside
     await buy(s2!.id, { courseId: c3.id }, '200000', 'paid', justInside); // p3: B, 1 ms inside

@@ -108,18 +108,14 @@ export const courses = pgTable(
     /** Paid purchases of this course (status = 'paid'). */
     paidPurchaseCount: integer().notNull().default(0),
     /** What catalog search matches, minus the category (joined): trigram-indexed. */
-    searchText: text().generatedAlwaysAs(
-      sql`name || chr(31) || description || chr(31) || instructor || chr(31) || course_code`,
-    ),
+    searchText: text().generatedAlwaysAs(sql`name || chr(31) || description || chr(31) || instructor || chr(31) || course_code`),
     ...timestamps,
   },
   (t) => [
     index('courses_teacher_idx').on(t.teacherId),
     index('courses_category_idx').on(t.categoryId),
     index('courses_institution_idx').on(t.institutionId),
-    index('courses_buyer_visible_idx')
-      .on(t.id.desc())
-      .where(sql`${t.isPublished} and ${t.eventCode} is not null`),
+    index('courses_buyer_visible_idx').on(t.id.desc()).where(sql`${t.isPublished} and ${t.eventCode} is not null`),
     index('courses_search_trgm_idx').using('gin', sql`${t.searchText} gin_trgm_ops`),
     check('courses_price_nonnegative', sql`${t.price} >= 0`),
     check('courses_price_non_member_nonnegative', sql`${t.priceNonMember} >= 0`),
@@ -156,8 +152,9 @@ export const chapters = pgTable(
     ...timestamps,
   },
   (t) => [
-    foreignKey({ name: 'chapters_module_fk', columns: [t.moduleId, t.courseId], foreignColumns: [modules.id, modules.courseId] })
-      .onDelete('cascade'),
+    foreignKey({ name: 'chapters_module_fk', columns: [t.moduleId, t.courseId], foreignColumns: [modules.id, modules.courseId] }).onDelete(
+      'cascade',
+    ),
     foreignKey({ name: 'chapters_course_fk', columns: [t.courseId], foreignColumns: [courses.id] }).onDelete('cascade'),
     index('chapters_module_order_idx').on(t.moduleId, t.orderIndex),
     index('chapters_course_idx').on(t.courseId),

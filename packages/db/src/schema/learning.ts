@@ -35,10 +35,7 @@ export const enrollments = pgTable(
      */
     completedChapters: integer().notNull().default(0),
   },
-  (t) => [
-    uniqueIndex('enrollments_user_course_key').on(t.userId, t.courseId),
-    index('enrollments_course_idx').on(t.courseId),
-  ],
+  (t) => [uniqueIndex('enrollments_user_course_key').on(t.userId, t.courseId), index('enrollments_course_idx').on(t.courseId)],
 );
 
 /**
@@ -135,9 +132,7 @@ export const certificates = pgTable(
       .references(() => courses.id, { onDelete: 'cascade' }),
     issuedAt: tstz().notNull().defaultNow(),
     /** Unguessable verification code (122 random bits) for the public /certificates/{code} page. */
-    code: text()
-      .notNull()
-      .default(sql`replace(gen_random_uuid()::text, '-', '')`),
+    code: text().notNull().default(sql`replace(gen_random_uuid()::text, '-', '')`),
     /** The course's KUM when the certificate was issued (the certificate keeps it if the course changes). */
     kum: numeric({ precision: 8, scale: 2, mode: 'number' }),
   },
@@ -178,15 +173,17 @@ export const purchases = pgTable(
     index('purchases_user_idx').on(t.userId),
     uniqueIndex('purchases_reference_key').on(t.reference),
     // One open purchase per buyer and item: a second click returns the first.
-    uniqueIndex('purchases_one_pending_course_key').on(t.userId, t.courseId).where(sql`${t.status} = 'pending' and ${t.courseId} is not null`),
-    uniqueIndex('purchases_one_pending_bundle_key').on(t.userId, t.bundleId).where(sql`${t.status} = 'pending' and ${t.bundleId} is not null`),
+    uniqueIndex('purchases_one_pending_course_key')
+      .on(t.userId, t.courseId)
+      .where(sql`${t.status} = 'pending' and ${t.courseId} is not null`),
+    uniqueIndex('purchases_one_pending_bundle_key')
+      .on(t.userId, t.bundleId)
+      .where(sql`${t.status} = 'pending' and ${t.bundleId} is not null`),
     index('purchases_course_idx').on(t.courseId),
     index('purchases_bundle_idx').on(t.bundleId),
     index('purchases_paid_at_idx').on(t.paidAt).where(sql`${t.status} = 'paid'`),
     // Paid purchases whose course or bundle was deleted (both set null): still counted overall.
-    index('purchases_paid_orphan_idx')
-      .on(t.id)
-      .where(sql`${t.status} = 'paid' and ${t.courseId} is null and ${t.bundleId} is null`),
+    index('purchases_paid_orphan_idx').on(t.id).where(sql`${t.status} = 'paid' and ${t.courseId} is null and ${t.bundleId} is null`),
   ],
 );
 

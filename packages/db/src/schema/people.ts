@@ -12,9 +12,7 @@ export const institutions = pgTable('institutions', {
 export const users = pgTable(
   'users',
   {
-    id: text()
-      .primaryKey()
-      .default(sql`gen_random_uuid()::text`),
+    id: text().primaryKey().default(sql`gen_random_uuid()::text`),
     /** Stored lower-cased; unique. */
     email: text().notNull(),
     name: text().notNull(),
@@ -30,10 +28,7 @@ export const users = pgTable(
     isActive: boolean().notNull().default(true),
     ...timestamps,
   },
-  (t) => [
-    uniqueIndex('users_email_key').on(t.email),
-    index('users_institution_idx').on(t.institutionId),
-  ],
+  (t) => [uniqueIndex('users_email_key').on(t.email), index('users_institution_idx').on(t.institutionId)],
 );
 
 /**

@@ -67,6 +67,7 @@ const I = {
   maya: 'Maya Sari, S.Psi., M.M.',
 };
 
+// biome-ignore format: one course per line, read as a table
 export const DEMO_COURSES: DemoCourse[] = [
   { code: 'AKT-101', name: 'Dasar-Dasar Akuntansi Keuangan', category: 'AKT', instructor: I.budi, teacher: 1, price: 350000, priceNonMember: 450000, priceMahasiswa: 200000, nilaiKum: 6, state: 'live', modules: ['Persamaan Dasar Akuntansi', 'Siklus Akuntansi', 'Penyusunan Laporan Keuangan'] },
   { code: 'AKT-201', name: 'Penerapan PSAK 73: Sewa', category: 'AKT', instructor: I.siti, teacher: 1, price: 500000, priceNonMember: 650000, priceMahasiswa: 300000, nilaiKum: 8, state: 'live', modules: ['Ruang Lingkup PSAK 73', 'Pengukuran Aset Hak Guna', 'Pengungkapan'] },
@@ -101,6 +102,7 @@ export const DEMO_COURSES: DemoCourse[] = [
 ];
 
 /** Bundles: two course codes each, in the first course's category. */
+// biome-ignore format: one bundle per line, read as a table
 export const DEMO_BUNDLES = [
   { name: 'Paket Akuntan Publik Muda', description: 'Dasar akuntansi lalu analisis laporan keuangan.', category: 'AKT', courses: ['AKT-101', 'AKT-302'], price: 650000, priceNonMember: 800000 },
   { name: 'Paket Audit Terpadu', description: 'Audit internal dan audit sistem informasi dalam satu paket.', category: 'AKT', courses: ['AKT-301', 'TI-301'], price: 1350000, priceNonMember: null },
@@ -112,8 +114,48 @@ export const DEMO_BUNDLES = [
   { name: 'Paket Regulasi Digital (belum tayang)', description: 'UU PDP dan Coretax: satu kursus belum punya kode acara.', category: 'TI', courses: ['TI-302', 'PJK-302'], price: 700000, priceNonMember: 850000 },
 ] as const;
 
-const FIRST_NAMES = ['Adi', 'Ayu', 'Bayu', 'Citra', 'Dimas', 'Eka', 'Fajar', 'Gita', 'Hadi', 'Indah', 'Joko', 'Kartika', 'Lukman', 'Mega', 'Nanda', 'Okta', 'Putri', 'Rizky', 'Sari', 'Taufik', 'Umi', 'Wahyu', 'Yuni', 'Zainal'];
-const LAST_NAMES = ['Pratama', 'Saputra', 'Wulandari', 'Hidayat', 'Nugroho', 'Kusuma', 'Siregar', 'Nasution', 'Simanjuntak', 'Harahap', 'Setiawan', 'Purnomo', 'Handayani', 'Syahputra'];
+const FIRST_NAMES = [
+  'Adi',
+  'Ayu',
+  'Bayu',
+  'Citra',
+  'Dimas',
+  'Eka',
+  'Fajar',
+  'Gita',
+  'Hadi',
+  'Indah',
+  'Joko',
+  'Kartika',
+  'Lukman',
+  'Mega',
+  'Nanda',
+  'Okta',
+  'Putri',
+  'Rizky',
+  'Sari',
+  'Taufik',
+  'Umi',
+  'Wahyu',
+  'Yuni',
+  'Zainal',
+];
+const LAST_NAMES = [
+  'Pratama',
+  'Saputra',
+  'Wulandari',
+  'Hidayat',
+  'Nugroho',
+  'Kusuma',
+  'Siregar',
+  'Nasution',
+  'Simanjuntak',
+  'Harahap',
+  'Setiawan',
+  'Purnomo',
+  'Handayani',
+  'Syahputra',
+];
 
 export interface DemoStudent {
   email: string;
@@ -142,10 +184,9 @@ export const DEMO_STUDENTS: DemoStudent[] = Array.from({ length: 40 }, (_, i) =>
 });
 
 /** Detail sections for buyer-visible courses: the same shape, a few course-specific words. */
-export function detailSectionsFor(course: DemoCourse): Record<
-  'admissions' | 'academics' | 'tuitionAndFinancing' | 'careers' | 'studentExperience',
-  DetailSection | null
-> {
+export function detailSectionsFor(
+  course: DemoCourse,
+): Record<'admissions' | 'academics' | 'tuitionAndFinancing' | 'careers' | 'studentExperience', DetailSection | null> {
   if (course.state === 'draft') {
     return { admissions: null, academics: null, tuitionAndFinancing: null, careers: null, studentExperience: null };
   }

@@ -53,17 +53,43 @@ export async function insertQuickCourse(
     .insert(chapters)
     .values(
       [
-        ['Apa itu etika profesi', 'Etika profesi adalah aturan perilaku yang disepakati anggota suatu profesi.\n\nIntinya: jujur, cermat, dan menjaga kepercayaan klien.'],
-        ['Konflik kepentingan', 'Konflik kepentingan terjadi ketika kepentingan pribadi dapat memengaruhi penilaian profesional.\n\nUngkapkan, lalu hindari.'],
-        ['Menjaga kerahasiaan', 'Informasi klien hanya dipakai untuk tujuan penugasan.\n\nJangan membagikannya tanpa izin, kecuali diwajibkan hukum.'],
+        [
+          'Apa itu etika profesi',
+          'Etika profesi adalah aturan perilaku yang disepakati anggota suatu profesi.\n\nIntinya: jujur, cermat, dan menjaga kepercayaan klien.',
+        ],
+        [
+          'Konflik kepentingan',
+          'Konflik kepentingan terjadi ketika kepentingan pribadi dapat memengaruhi penilaian profesional.\n\nUngkapkan, lalu hindari.',
+        ],
+        [
+          'Menjaga kerahasiaan',
+          'Informasi klien hanya dipakai untuk tujuan penugasan.\n\nJangan membagikannya tanpa izin, kecuali diwajibkan hukum.',
+        ],
       ].map(([name, content], i) => ({ moduleId: mod.id, courseId, name, content, orderIndex: i + 1 })),
     )
     .returning({ id: chapters.id });
   const [chapterQuiz, moduleQuiz, finalExam] = await tx
     .insert(quizzes)
     .values([
-      { courseId, scope: 'chapter' as const, moduleId: mod.id, chapterId: chapterRows[0].id, name: 'Kuis: Apa itu etika profesi', minimumScore: 100, timeLimit: 10, maxAttempts: 3 },
-      { courseId, scope: 'module' as const, moduleId: mod.id, name: 'Kuis Modul: Etika Sehari-hari', minimumScore: 50, timeLimit: 10, maxAttempts: 3 },
+      {
+        courseId,
+        scope: 'chapter' as const,
+        moduleId: mod.id,
+        chapterId: chapterRows[0].id,
+        name: 'Kuis: Apa itu etika profesi',
+        minimumScore: 100,
+        timeLimit: 10,
+        maxAttempts: 3,
+      },
+      {
+        courseId,
+        scope: 'module' as const,
+        moduleId: mod.id,
+        name: 'Kuis Modul: Etika Sehari-hari',
+        minimumScore: 50,
+        timeLimit: 10,
+        maxAttempts: 3,
+      },
       { courseId, scope: 'final' as const, name: 'Ujian Akhir Etika Profesi', minimumScore: 70, timeLimit: 10, maxAttempts: 3 },
     ])
     .returning({ id: quizzes.id });

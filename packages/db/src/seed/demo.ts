@@ -85,9 +85,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
       .onConflictDoNothing()
       .returning({ id: institutions.id });
     count('institutions', inst.length);
-    await tx.execute(
-      sql`select setval(pg_get_serial_sequence('institutions', 'id'), (select max(id) from institutions))`,
-    );
+    await tx.execute(sql`select setval(pg_get_serial_sequence('institutions', 'id'), (select max(id) from institutions))`);
 
     // People.
     const staffRows = await tx
@@ -120,7 +118,11 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
 
     // Partner, bound to the demo institution, with the SSO identities of its members and the
     // operator's links to the demo staff.
-    const partnerRows = await tx.insert(partners).values({ ...DEMO_PARTNER }).onConflictDoNothing().returning({ id: partners.id });
+    const partnerRows = await tx
+      .insert(partners)
+      .values({ ...DEMO_PARTNER })
+      .onConflictDoNothing()
+      .returning({ id: partners.id });
     count('partners', partnerRows.length);
     const [partner] = await tx.select({ id: partners.id }).from(partners).where(eq(partners.issuer, DEMO_PARTNER.issuer));
     const bound = await tx
@@ -150,19 +152,33 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
     count('identities', identityRows.length);
 
     // Categories.
-    const catRows = await tx.insert(categories).values([...DEMO_CATEGORIES]).onConflictDoNothing().returning({ id: categories.id });
+    const catRows = await tx
+      .insert(categories)
+      .values([...DEMO_CATEGORIES])
+      .onConflictDoNothing()
+      .returning({ id: categories.id });
     count('categories', catRows.length);
     const cats = await tx
       .select({ id: categories.id, code: categories.code })
       .from(categories)
-      .where(inArray(categories.code, DEMO_CATEGORIES.map((c) => c.code)));
+      .where(
+        inArray(
+          categories.code,
+          DEMO_CATEGORIES.map((c) => c.code),
+        ),
+      );
     const categoryId = new Map(cats.map((c) => [c.code, c.id]));
 
     // Courses, each with its modules, chapters, quizzes and questions; skipped when its code exists.
     const existing = await tx
       .select({ id: courses.id, code: courses.courseCode })
       .from(courses)
-      .where(inArray(courses.courseCode, DEMO_COURSES.map((c) => c.code)));
+      .where(
+        inArray(
+          courses.courseCode,
+          DEMO_COURSES.map((c) => c.code),
+        ),
+      );
     const courseId = new Map(existing.map((c) => [c.code, c.id]));
     for (const [index, course] of DEMO_COURSES.entries()) {
       if (courseId.has(course.code)) continue;
@@ -177,14 +193,25 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
 
     // The short course the demo member can take end to end (README "Try it").
     for (const [table, n] of Object.entries(
-      await insertQuickCourse(tx, { teacherId: teacherIds[1], institutionId: DEMO_INSTITUTION.id, categoryId: categoryId.get('MNJ') ?? null, now }),
-    )) count(table, n);
+      await insertQuickCourse(tx, {
+        teacherId: teacherIds[1],
+        institutionId: DEMO_INSTITUTION.id,
+        categoryId: categoryId.get('MNJ') ?? null,
+        now,
+      }),
+    ))
+      count(table, n);
 
     // Bundles, matched by name.
     const existingBundles = await tx
       .select({ id: bundles.id, name: bundles.name })
       .from(bundles)
-      .where(inArray(bundles.name, DEMO_BUNDLES.map((b) => b.name)));
+      .where(
+        inArray(
+          bundles.name,
+          DEMO_BUNDLES.map((b) => b.name),
+        ),
+      );
     const bundleId = new Map(existingBundles.map((b) => [b.name, b.id]));
     const newBundles = DEMO_BUNDLES.filter((b) => !bundleId.has(b.name));
     if (newBundles.length > 0) {
@@ -365,14 +392,24 @@ function questionsFor(quizId: number, topic: string, final: boolean) {
     mc(
       1,
       `Apa tujuan utama mempelajari "${topic}"?`,
-      ['Menghafal istilah tanpa konteks', 'Menerapkan prinsipnya dalam pekerjaan', 'Menghindari kewajiban pelaporan', 'Mengganti peran auditor eksternal'],
+      [
+        'Menghafal istilah tanpa konteks',
+        'Menerapkan prinsipnya dalam pekerjaan',
+        'Menghindari kewajiban pelaporan',
+        'Mengganti peran auditor eksternal',
+      ],
       1,
       `Materi "${topic}" dirancang agar dapat langsung diterapkan dalam praktik.`,
     ),
     mc(
       2,
       `Manakah langkah pertama yang paling tepat dalam ${topic.toLowerCase()}?`,
-      ['Mengidentifikasi ketentuan yang berlaku', 'Langsung menyusun laporan akhir', 'Meminta persetujuan direksi', 'Mengabaikan dokumentasi'],
+      [
+        'Mengidentifikasi ketentuan yang berlaku',
+        'Langsung menyusun laporan akhir',
+        'Meminta persetujuan direksi',
+        'Mengabaikan dokumentasi',
+      ],
       0,
       'Setiap penerapan dimulai dengan memahami ketentuan yang berlaku.',
     ),
@@ -471,7 +508,12 @@ async function insertActivity(
     const done = roll < 0.15 ? 0 : roll > 0.75 ? list.length : Math.floor(random() * list.length);
     const span = now.getTime() - enrolledAt.getTime();
     for (let i = 0; i < done; i++) {
-      completionValues.push({ userId, chapterId: list[i], courseId, completedAt: new Date(enrolledAt.getTime() + (span * (i + 1)) / (done + 2)) });
+      completionValues.push({
+        userId,
+        chapterId: list[i],
+        courseId,
+        completedAt: new Date(enrolledAt.getTime() + (span * (i + 1)) / (done + 2)),
+      });
     }
     if (done === list.length && done > 0) {
       certificateValues.push({ userId, courseId, issuedAt: new Date(enrolledAt.getTime() + (span * (done + 1)) / (done + 2)) });
@@ -517,7 +559,11 @@ async function insertActivity(
 
   const enr = await tx.insert(enrollments).values(enrollmentValues).onConflictDoNothing().returning({ id: enrollments.id });
   ctx.count('enrollments', enr.length);
-  const comp = await tx.insert(chapterCompletions).values(completionValues).onConflictDoNothing().returning({ u: chapterCompletions.userId });
+  const comp = await tx
+    .insert(chapterCompletions)
+    .values(completionValues)
+    .onConflictDoNothing()
+    .returning({ u: chapterCompletions.userId });
   ctx.count('chapter_completions', comp.length);
   if (certificateValues.length > 0) {
     const cert = await tx.insert(certificates).values(certificateValues).onConflictDoNothing().returning({ id: certificates.id });

@@ -119,9 +119,7 @@ export async function seedSynthetic(
       await tx.execute(sql`set local maintenance_work_mem = '256MB'`);
     }
     try {
-      await tx.execute(
-        sql`insert into institutions (id, name) values (1, 'Ikatan Profesi Nusantara (Demo)') on conflict do nothing`,
-      );
+      await tx.execute(sql`insert into institutions (id, name) values (1, 'Ikatan Profesi Nusantara (Demo)') on conflict do nothing`);
       await tx.execute(sql`select setval(pg_get_serial_sequence('institutions', 'id'), (select max(id) from institutions))`);
       const [teacher] = (
         await tx.execute<{ id: string }>(sql`

@@ -42,11 +42,11 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
       validatorCompiler: () => (value: unknown) => ({ value }),
       schema: {
         tags: ['courses'],
-        summary: 'Create a course (draft) on the partner\'s LMS',
+        summary: "Create a course (draft) on the partner's LMS",
         description:
-          'Called by a partner\'s backend with `Authorization: Bearer <JWT>`, a course-creation token signed with the ' +
-          'partner\'s SSO key: header `alg` RS256, `typ` JWT, `kid` of one of the partner\'s keys; claims `iss` (the ' +
-          'registered partner domain), `aud` exactly `terang.ai`, `sub` (the partner\'s name for the calling system, 1–100 ' +
+          "Called by a partner's backend with `Authorization: Bearer <JWT>`, a course-creation token signed with the " +
+          "partner's SSO key: header `alg` RS256, `typ` JWT, `kid` of one of the partner's keys; claims `iss` (the " +
+          "registered partner domain), `aud` exactly `terang.ai`, `sub` (the partner's name for the calling system, 1–100 " +
           'characters; not a member tier), `iat`, `exp` at most 300 s after `iat`, and a `jti` (at most 64 characters) ' +
           'never used before. It must not carry `email` or `membershipId`: a sign-in (SSO) token is refused here (401), ' +
           'as this token is refused at sign-in. The gateway checks the issuer and the caller IP, then forwards to the ' +
@@ -80,9 +80,12 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           409: ErrorResponse.meta({ description: 'A request with the same Idempotency-Key is still being processed' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
-          502: ErrorResponse.meta({ description: 'The partner\'s LMS could not be reached' }),
-          503: ErrorResponse.meta({ description: 'Course creation is not configured on this gateway (no GATEWAY_SECRET), or the LMS\'s own 503 relayed with its `Retry-After` (its database is unavailable)' }),
-          504: ErrorResponse.meta({ description: 'The partner\'s LMS did not answer in time' }),
+          502: ErrorResponse.meta({ description: "The partner's LMS could not be reached" }),
+          503: ErrorResponse.meta({
+            description:
+              "Course creation is not configured on this gateway (no GATEWAY_SECRET), or the LMS's own 503 relayed with its `Retry-After` (its database is unavailable)",
+          }),
+          504: ErrorResponse.meta({ description: "The partner's LMS did not answer in time" }),
         },
       },
     },

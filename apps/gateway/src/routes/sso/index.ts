@@ -30,9 +30,11 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['sso'],
         summary: 'Partner SSO entry: check the issuer and the caller IP, redirect to the LMS',
         description:
-          'Called by the partner\'s backend (never the browser: the caller IP is checked) with redirects disabled. ' +
-          'The token\'s signature is not checked here; the LMS verifies it after the redirect. The redirect carries, ' +
-          'next to the token, the gateway\'s proof that the token came through here (`' + GATEWAY_PROOF_PARAM + '`: an HMAC ' +
+          "Called by the partner's backend (never the browser: the caller IP is checked) with redirects disabled. " +
+          "The token's signature is not checked here; the LMS verifies it after the redirect. The redirect carries, " +
+          "next to the token, the gateway's proof that the token came through here (`" +
+          GATEWAY_PROOF_PARAM +
+          '`: an HMAC ' +
           'bound to the token, valid 120 s): the partner forwards the `Location` as it is. ' +
           'Errors are JSON `{error}` with the exact texts below.',
         querystring: SsoVerifyQuery,

@@ -20,13 +20,17 @@ const bothBuyerVisible: SQL = and(buyerVisibleWhere(courseOne), buyerVisibleWher
  * statement is prepared once (the bundles' in four variants: public or not, one category or all).
  */
 export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQuery): Promise<CourseBundle[]> {
-  const rows = await bundleStatement(db, { onlyPublic: query.public === true, oneCategory: query.categoryId !== undefined }).execute({ categoryId: query.categoryId ?? 0 });
+  const rows = await bundleStatement(db, { onlyPublic: query.public === true, oneCategory: query.categoryId !== undefined }).execute({
+    categoryId: query.categoryId ?? 0,
+  });
   if (rows.length === 0) return [];
 
   const ids = [...new Set(rows.flatMap((r) => [r.courseOneId, r.courseTwoId]))];
   const courseRows = await bundleCoursesStatement(db).execute({ ids });
   // A bundle's course shows no final exam (bundleCourse), so its questions are not loaded.
-  const summaries = new Map((await buildPublicCourses(db, courseRows, learnerOf(viewer), { finalQuestions: false })).map((c) => [Number(c.id), c]));
+  const summaries = new Map(
+    (await buildPublicCourses(db, courseRows, learnerOf(viewer), { finalQuestions: false })).map((c) => [Number(c.id), c]),
+  );
 
   return rows.map((r) => ({
     id: r.id,
@@ -84,7 +88,10 @@ interface BundleVariant {
 }
 
 function buildBundleStatement(db: Db, { onlyPublic, oneCategory }: BundleVariant, name: string) {
-  const where = and(onlyPublic ? bothBuyerVisible : undefined, oneCategory ? eq(bundles.categoryId, sql.placeholder('categoryId')) : undefined);
+  const where = and(
+    onlyPublic ? bothBuyerVisible : undefined,
+    oneCategory ? eq(bundles.categoryId, sql.placeholder('categoryId')) : undefined,
+  );
   const pairSum = sql`${courseOne.price} + ${courseTwo.price}`;
   return db
     .select({

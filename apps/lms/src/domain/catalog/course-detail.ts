@@ -7,9 +7,7 @@ import { isBuyerVisible } from './buyer-visible.js';
 import { categoryOf, publicOptionsOf } from './public-fields.js';
 import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
 
-export type CourseDetailView =
-  | { withAnswerKeys: false; course: CourseDetail }
-  | { withAnswerKeys: true; course: CourseDetailWithAnswers };
+export type CourseDetailView = { withAnswerKeys: false; course: CourseDetail } | { withAnswerKeys: true; course: CourseDetailWithAnswers };
 
 /**
  * A course's detail page for a viewer, or null when it does not exist or the viewer may not see

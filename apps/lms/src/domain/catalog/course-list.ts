@@ -1,10 +1,4 @@
-import {
-  type CourseListQuery,
-  PAGE_SIZE_DEFAULT,
-  type Pagination,
-  type PublicCourse,
-  UNPAGINATED_CAP,
-} from '@lms/contracts';
+import { type CourseListQuery, PAGE_SIZE_DEFAULT, type Pagination, type PublicCourse, UNPAGINATED_CAP } from '@lms/contracts';
 import { categories, courses, type Db, genericPlanName, type UserRole } from '@lms/db';
 import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
@@ -115,7 +109,11 @@ function buildPageStatement(db: Db, shape: PageShape, name: string) {
   const order = ordering(shape.sortBy);
   const pageIds = sql`(select ${courses.id} from ${courses} where ${filtered} order by ${sql.join(order, sql`, `)} limit ${value('limit')} offset ${value('offset')})`;
   return from
-    .select({ ...courseSummaryColumns, enrollmentCode: enrolmentCodeFor(viewer), total: sql<number>`(select count(*)::int from ${courses} where ${filtered})` })
+    .select({
+      ...courseSummaryColumns,
+      enrollmentCode: enrolmentCodeFor(viewer),
+      total: sql<number>`(select count(*)::int from ${courses} where ${filtered})`,
+    })
     .from(courses)
     .leftJoin(categories, eq(categories.id, courses.categoryId))
     .where(sql`${courses.id} in ${pageIds}`)

@@ -1,12 +1,4 @@
-import type {
-  ChapterSummary,
-  DetailSection,
-  FinalExam,
-  ModuleSummary,
-  PublicCourse,
-  Question,
-  QuizSummary,
-} from '@lms/contracts';
+import type { ChapterSummary, DetailSection, FinalExam, ModuleSummary, PublicCourse, Question, QuizSummary } from '@lms/contracts';
 import { categories, courses, type Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from './public-fields.js';
@@ -219,7 +211,9 @@ const learnerStatement = preparedOnce((db: Db) => {
   return db
     .select({
       courseId: sql<number>`c.id`,
-      completedChapters: sql<number | null>`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = c.id)`,
+      completedChapters: sql<
+        number | null
+      >`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = c.id)`,
       completedChapterIds: sql<number[]>`coalesce((
         select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = c.id
       ), '[]'::json)`,
@@ -245,7 +239,13 @@ const learnerStatement = preparedOnce((db: Db) => {
 
 async function loadLearner(db: Db, userId: string, ids: number[]): Promise<LearnerRecords> {
   const rows = await learnerStatement(db).execute({ userId, ids });
-  const records: LearnerRecords = { completedChapters: new Map(), completedChapterIds: new Set(), finalAttempts: new Map(), passedQuizIds: new Set(), certificates: new Set() };
+  const records: LearnerRecords = {
+    completedChapters: new Map(),
+    completedChapterIds: new Set(),
+    finalAttempts: new Map(),
+    passedQuizIds: new Set(),
+    certificates: new Set(),
+  };
   for (const row of rows) {
     if (row.completedChapters !== null) records.completedChapters.set(row.courseId, row.completedChapters);
     for (const id of row.completedChapterIds) records.completedChapterIds.add(id);

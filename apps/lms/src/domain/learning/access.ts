@@ -69,7 +69,8 @@ export async function loadCourseProgress(db: Db, userId: string, courseId: numbe
   }
   // Chapter quizzes: the first one of each chapter (the catalog shows the first too).
   const chapterQuiz = new Map<number, number>();
-  for (const q of row.quizzes) if (q.scope === 'chapter' && q.chapterId !== null && !chapterQuiz.has(q.chapterId)) chapterQuiz.set(q.chapterId, q.id);
+  for (const q of row.quizzes)
+    if (q.scope === 'chapter' && q.chapterId !== null && !chapterQuiz.has(q.chapterId)) chapterQuiz.set(q.chapterId, q.id);
   const tree: UnlockTree = {
     modules: row.modules.map((m) => ({ id: m.id, quizId: m.quizId, chapters: chaptersByModule.get(m.id) ?? [] })),
     chapterQuiz,

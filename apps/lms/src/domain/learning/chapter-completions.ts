@@ -16,12 +16,7 @@ export type ChapterCompletionResult = 'recorded' | 'already-completed' | 'unknow
  * inside a REPEATABLE READ or SERIALIZABLE transaction, whose older snapshot could miss an
  * enrollment committed while the lock was awaited, the database refuses the write (SQLSTATE 0A000).
  */
-export async function recordChapterCompletion(
-  db: Db,
-  userId: string,
-  chapterId: number,
-  at: Date,
-): Promise<ChapterCompletionResult> {
+export async function recordChapterCompletion(db: Db, userId: string, chapterId: number, at: Date): Promise<ChapterCompletionResult> {
   // FOR KEY SHARE: a chapter deleted concurrently is either waited for and then skipped (no row:
   // 'unknown-chapter') or kept until we commit, so the foreign-key check of the insert cannot fail
   // (a caught failure would leave a caller's transaction aborted).

@@ -57,7 +57,12 @@ export function codesMatch(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-async function insertEnrollment(db: Db, userId: string, courseId: number, at: Date): Promise<{ created: boolean; enrollment: EnrollmentBody }> {
+async function insertEnrollment(
+  db: Db,
+  userId: string,
+  courseId: number,
+  at: Date,
+): Promise<{ created: boolean; enrollment: EnrollmentBody }> {
   const [inserted] = await db
     .insert(enrollments)
     .values({ userId, courseId, enrolledAt: at })
@@ -106,7 +111,9 @@ export async function enrol(
       enrollmentType: courses.enrollmentType,
       enrollmentCode: courses.enrollmentCode,
       ...coursePriceForBuyerColumns(userId),
-      enrolledAt: sql<string | null>`(select e.enrolled_at from ${enrollments} e where e.user_id = ${userId} and e.course_id = ${courseId})`,
+      enrolledAt: sql<
+        string | null
+      >`(select e.enrolled_at from ${enrollments} e where e.user_id = ${userId} and e.course_id = ${courseId})`,
       paid: sql<boolean>`${paidPurchaseOf(userId, courseId)}`,
     })
     // (Parameters, not ${courses.id}, in the subqueries: a one-table select renders columns unqualified.)
@@ -146,7 +153,9 @@ export async function enrol(
       const [pending] = await db
         .select()
         .from(enrollmentRequests)
-        .where(and(eq(enrollmentRequests.userId, userId), eq(enrollmentRequests.courseId, courseId), eq(enrollmentRequests.status, 'pending')));
+        .where(
+          and(eq(enrollmentRequests.userId, userId), eq(enrollmentRequests.courseId, courseId), eq(enrollmentRequests.status, 'pending')),
+        );
       if (pending) return { kind: 'requested', created: false, request: pending };
       // The pending one was decided between the two statements: ask again.
       return enrol(db, userId, courseId, code, limitCodeAttempt, at);
@@ -192,13 +201,18 @@ export async function decideEnrollmentRequest(
 ): Promise<{ request: EnrollmentRequestRow; enrollment: EnrollmentBody | null }> {
   return inTransaction(db, async (tx) => {
     const [found] = await tx
-      .select({ id: enrollmentRequests.id, status: enrollmentRequests.status, mayDecide: sql<boolean>`coalesce(${coursesDecidedBy(decider) ?? sql`true`}, false)` })
+      .select({
+        id: enrollmentRequests.id,
+        status: enrollmentRequests.status,
+        mayDecide: sql<boolean>`coalesce(${coursesDecidedBy(decider) ?? sql`true`}, false)`,
+      })
       .from(enrollmentRequests)
       .innerJoin(courses, eq(courses.id, enrollmentRequests.courseId))
       .where(eq(enrollmentRequests.id, requestId))
       .for('update', { of: enrollmentRequests });
     if (!found) throw new NotFoundError('Enrolment request not found');
-    if (!found.mayDecide) throw new ForbiddenError("Only the course's teacher, an admin of its institution or a super_admin decides this request");
+    if (!found.mayDecide)
+      throw new ForbiddenError("Only the course's teacher, an admin of its institution or a super_admin decides this request");
     if (found.status !== 'pending') throw new ConflictError(`This request was already ${found.status}`);
     const [request] = await tx
       .update(enrollmentRequests)
@@ -254,7 +268,6 @@ export async function latestRequest(db: Db, userId: string, courseId: number): P
   return row ?? null;
 }
 
-
 /** What the course page's enrol section shows a person: where they stand with this course. */
 export interface EnrolmentState {
   enrolledAt: Date | null;
@@ -271,7 +284,9 @@ export async function enrolmentState(db: Db, userId: string, courseId: number): 
   const [row] = await db
     .select({
       ...coursePriceForBuyerColumns(userId),
-      enrolledAt: sql<string | null>`(select e.enrolled_at from ${enrollments} e where e.user_id = ${userId} and e.course_id = ${courseId})`,
+      enrolledAt: sql<
+        string | null
+      >`(select e.enrolled_at from ${enrollments} e where e.user_id = ${userId} and e.course_id = ${courseId})`,
       paid: sql<boolean>`${paidPurchaseOf(userId, courseId)}`,
       open: sql<boolean>`${buyerVisible}`,
     })

@@ -4,7 +4,14 @@ import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
-import { bundlePriceColumns, bundleTierPrice, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, type Tier } from '../catalog/tier-prices.js';
+import {
+  bundlePriceColumns,
+  bundleTierPrice,
+  coursePriceForBuyerColumns,
+  courseTierPrice,
+  isPositiveAmount,
+  type Tier,
+} from '../catalog/tier-prices.js';
 import { ConflictError } from '../../errors.js';
 import type { Decider } from './enrollment.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
@@ -109,7 +116,15 @@ async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Pr
     .innerJoin(one, eq(one.id, bundles.courseOneId))
     .innerJoin(two, eq(two.id, bundles.courseTwoId))
     // A bundle is for sale only while both of its courses are buyer-visible.
-    .where(and(eq(bundles.id, bundleId), eq(one.isPublished, true), sql`${one.eventCode} is not null`, eq(two.isPublished, true), sql`${two.eventCode} is not null`));
+    .where(
+      and(
+        eq(bundles.id, bundleId),
+        eq(one.isPublished, true),
+        sql`${one.eventCode} is not null`,
+        eq(two.isPublished, true),
+        sql`${two.eventCode} is not null`,
+      ),
+    );
   if (!row) throw new NotFoundError('Bundle not found');
   if (row.enrolledInBoth) throw new ConflictError('You are already enrolled in both courses of this bundle');
   if (row.paid) throw new ConflictError('You already paid for this bundle');
@@ -144,7 +159,12 @@ export async function startPurchase(
   const done = (created: boolean, purchase: PurchaseView) => ({
     created,
     purchase,
-    instructions: provider.begin({ id: purchase.id, amount: purchase.amount, currency: purchase.currency, reference: purchase.reference ?? '' }),
+    instructions: provider.begin({
+      id: purchase.id,
+      amount: purchase.amount,
+      currency: purchase.currency,
+      reference: purchase.reference ?? '',
+    }),
   });
   if (existing) return done(false, existing);
   const price = what.courseId !== undefined ? await priceCourse(db, userId, what.courseId) : await priceBundle(db, userId, what.bundleId);

@@ -32,7 +32,16 @@ export interface LearnerQuestion {
 
 export interface AttemptView {
   attemptId: number;
-  quiz: { id: number; courseId: number; name: string; description: string; scope: 'chapter' | 'module' | 'final'; passMark: number; timeLimit: number; maxAttempts: number };
+  quiz: {
+    id: number;
+    courseId: number;
+    name: string;
+    description: string;
+    scope: 'chapter' | 'module' | 'final';
+    passMark: number;
+    timeLimit: number;
+    maxAttempts: number;
+  };
   attemptNumber: number;
   startedAt: Date;
   expiresAt: Date | null;
@@ -72,15 +81,20 @@ async function reachableQuiz(db: Db, userId: string, quizId: number): Promise<Qu
     quiz.scope === 'final'
       ? progress.state.finalUnlocked
       : quiz.scope === 'chapter'
-        // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
-        ? (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
-        // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
-        : (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
+        ? // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
+          (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
+        : // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
+          (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
   if (!unlocked) throw lockedError(quiz.scope === 'final' ? 'final exam' : 'quiz', progress);
   return quiz;
 }
 
-function view(quiz: QuizRow, attempt: { id: number; attemptedAt: Date; expiresAt: Date | null }, number: number, questions: LearnerQuestion[]): AttemptView {
+function view(
+  quiz: QuizRow,
+  attempt: { id: number; attemptedAt: Date; expiresAt: Date | null },
+  number: number,
+  questions: LearnerQuestion[],
+): AttemptView {
   return {
     attemptId: attempt.id,
     quiz: {
@@ -147,7 +161,16 @@ export async function findOwnAttempt(db: Db, userId: string, attemptId: number) 
       (select count(*)::int from quiz_attempts b where b.user_id = a.user_id and b.quiz_id = a.quiz_id and b.id <= a.id) as number
     from quiz_attempts a where id = ${attemptId} and user_id = ${userId}`);
   const row = rows[0] as
-    | { id: number; quizId: number; attemptedAt: Date; expiresAt: Date | null; submittedAt: Date | null; score: number | null; passed: boolean | null; number: number }
+    | {
+        id: number;
+        quizId: number;
+        attemptedAt: Date;
+        expiresAt: Date | null;
+        submittedAt: Date | null;
+        score: number | null;
+        passed: boolean | null;
+        number: number;
+      }
     | undefined;
   if (!row) throw new NotFoundError('Quiz attempt not found');
   // biome-ignore lint/style/noNonNullAssertion: an attempt's quiz exists (a foreign key).
@@ -197,7 +220,8 @@ export function scoreAnswers(
     const right = q.options.filter(optionIsRight).map((o) => String(o.id));
     let isRight: boolean;
     if (right.length > 0) isRight = answer !== undefined && right.includes(answer);
-    else if (q.correctAnswer !== null && q.correctAnswer.trim() !== '') isRight = answer !== undefined && normalise(answer) === normalise(q.correctAnswer);
+    else if (q.correctAnswer !== null && q.correctAnswer.trim() !== '')
+      isRight = answer !== undefined && normalise(answer) === normalise(q.correctAnswer);
     else continue;
     scored += 1;
     total += q.points;
@@ -213,7 +237,13 @@ export function scoreAnswers(
  * and the answer is 409. A passed final exam, or any passed quiz of a course whose chapters are
  * all completed, checks the certificate.
  */
-export async function submitAttempt(db: Db, userId: string, attemptId: number, answers: Record<string, string>, now: Date): Promise<SubmissionResult> {
+export async function submitAttempt(
+  db: Db,
+  userId: string,
+  attemptId: number,
+  answers: Record<string, string>,
+  now: Date,
+): Promise<SubmissionResult> {
   const { attempt, quiz } = await findOwnAttempt(db, userId, attemptId);
   if (attempt.submittedAt !== null) throw new ConflictError('This attempt was already submitted');
   if (attempt.expiresAt !== null && now.getTime() > new Date(attempt.expiresAt).getTime() + SUBMISSION_GRACE_MS) {
@@ -236,7 +266,9 @@ export async function submitAttempt(db: Db, userId: string, attemptId: number, a
     returning id`);
   if (updated.rows.length === 0) throw new ConflictError('This attempt was already submitted');
   const certificateCode = passed ? await issueCertificateIfEarned(db, userId, quiz.courseId, now) : null;
-  const { rows: used } = await db.execute(sql`select count(*)::int as n from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id}`);
+  const { rows: used } = await db.execute(
+    sql`select count(*)::int as n from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id}`,
+  );
   return {
     attemptId,
     quizId: quiz.id,

@@ -50,8 +50,10 @@ interface ApiKeyJson {
 
   /** A message with its `{name}` placeholders filled in (as the server's `fill`). */
   function fill(template: string, values: Record<string, string>): string {
-    // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this script targets ES2020 browsers.
-    return template.replace(/\{(\w+)\}/g, (placeholder, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : placeholder));
+    return template.replace(/\{(\w+)\}/g, (placeholder, name: string) =>
+      // biome-ignore lint/suspicious/noPrototypeBuiltins: Object.hasOwn is ES2022; this script targets ES2020 browsers.
+      Object.prototype.hasOwnProperty.call(values, name) ? values[name] : placeholder,
+    );
   }
 
   /** What a failed call means to the person, by its status. */

@@ -68,7 +68,8 @@ export function en(f: Format): Messages {
           'If it is your account, ask our support to connect it to your organisation.',
         accountCreationFailed: 'We could not open your account just now. Please try again in a few minutes.',
         sessionCreationFailed: 'We could not sign you in just now. Please try again in a few minutes.',
-        temporarilyUnavailable: 'Our service is having a temporary problem, so we could not sign you in. Please try again in a few minutes.',
+        temporarilyUnavailable:
+          'Our service is having a temporary problem, so we could not sign you in. Please try again in a few minutes.',
         failed: `Signing in did not work. ${again}`,
         expired: `The sign-in link has expired (links work for a few minutes only), or your organisation's clock is off. ${again}`,
         alreadyUsed: `This sign-in link has already been used; each link works once. ${again}`,
@@ -259,7 +260,7 @@ export function en(f: Format): Messages {
         start: 'Start',
         submit: 'Submit answers',
         answerText: 'Your answer',
-        until: (date: DateInput) => `Submit before ${f.dateTime(date) ?? ""}`,
+        until: (date: DateInput) => `Submit before ${f.dateTime(date) ?? ''}`,
         result: 'Result',
         score: (score: number) => `Score: ${f.number(score)}`,
         passed: 'Passed',

@@ -46,7 +46,15 @@ export class Format {
     this.#number = new Intl.NumberFormat(tag, { maximumFractionDigits: 2 });
     this.#percent = new Intl.NumberFormat(tag, { style: 'percent', maximumFractionDigits: 2 });
     // The zone's name (WIB, UTC, GMT+7) with every time: a reader elsewhere knows what it means.
-    this.dateTimeOptions = { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' };
+    this.dateTimeOptions = {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone,
+      timeZoneName: 'short',
+    };
     this.#dateTime = new Intl.DateTimeFormat(tag, this.dateTimeOptions);
     this.#day = new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'long', year: 'numeric', timeZone });
     this.#plural = new Intl.PluralRules(tag);

@@ -79,14 +79,16 @@ export function id(f: Format) {
           'Organisasi Anda tidak mengirimkan alamat e-mail Anda, padahal kami memerlukannya untuk membuka akun Anda. Silakan hubungi organisasi Anda.',
         missingMembershipId:
           'Organisasi Anda tidak mengirimkan nomor anggota Anda, padahal kami memerlukannya untuk membuka akun Anda. Silakan hubungi organisasi Anda.',
-        memberInactive: 'Akun Anda sedang tidak aktif sehingga Anda tidak dapat masuk. Silakan hubungi organisasi Anda atau tim dukungan kami.',
+        memberInactive:
+          'Akun Anda sedang tidak aktif sehingga Anda tidak dapat masuk. Silakan hubungi organisasi Anda atau tim dukungan kami.',
         emailInUse:
           'Di sini sudah ada akun dengan alamat e-mail Anda, tetapi akun itu tidak terhubung dengan layanan masuk organisasi Anda. ' +
           'Karena itu Anda tidak dimasukkan ke akun tersebut dan tidak ada yang diubah di dalamnya. ' +
           'Jika itu memang akun Anda, mintalah tim dukungan kami untuk menghubungkannya dengan organisasi Anda.',
         accountCreationFailed: 'Akun Anda belum dapat dibuat saat ini. Silakan coba lagi dalam beberapa menit.',
         sessionCreationFailed: 'Anda belum dapat masuk saat ini. Silakan coba lagi dalam beberapa menit.',
-        temporarilyUnavailable: 'Layanan kami sedang mengalami gangguan sementara sehingga Anda belum dapat masuk. Silakan coba lagi dalam beberapa menit.',
+        temporarilyUnavailable:
+          'Layanan kami sedang mengalami gangguan sementara sehingga Anda belum dapat masuk. Silakan coba lagi dalam beberapa menit.',
         failed: `Proses masuk tidak berhasil. ${again}`,
         expired: `Tautan masuk sudah kedaluwarsa (tautan hanya berlaku beberapa menit), atau jam di sistem organisasi Anda tidak tepat. ${again}`,
         alreadyUsed: `Tautan masuk ini sudah pernah dipakai; setiap tautan hanya berlaku satu kali. ${again}`,
@@ -229,7 +231,8 @@ export function id(f: Format) {
       submit: 'Buat kunci',
       newKey: html`Kunci baru Anda <span id="new-key-name"></span>:`,
       copy: 'Salin kunci',
-      shownOnce: 'Salin kunci ini sekarang: kunci tidak akan ditampilkan lagi. Kami hanya menyimpan hash-nya; jika kunci hilang, cabut lalu buat kunci baru.',
+      shownOnce:
+        'Salin kunci ini sekarang: kunci tidak akan ditampilkan lagi. Kami hanya menyimpan hash-nya; jika kunci hilang, cabut lalu buat kunci baru.',
       yourKeys: 'Kunci Anda',
       column: { name: 'Nama', prefix: 'Awalan', created: 'Dibuat', lastUsed: 'Terakhir dipakai', state: 'Status' },
       none: 'Anda belum memiliki kunci API.',
@@ -281,7 +284,7 @@ export function id(f: Format) {
         start: 'Mulai mengerjakan',
         submit: 'Kirim jawaban',
         answerText: 'Jawaban Anda',
-        until: (date: DateInput) => `Kirim sebelum ${f.dateTime(date) ?? ""}`,
+        until: (date: DateInput) => `Kirim sebelum ${f.dateTime(date) ?? ''}`,
         result: 'Hasil',
         score: (score: number) => `Nilai: ${f.number(score)}`,
         passed: 'Lulus',

@@ -45,13 +45,15 @@ export async function staffLearningSections(app: FastifyInstance, ctx: PageConte
   );
   const requestSection = html`<section aria-labelledby="requests">
 <h2 id="requests">${r.heading}</h2>
-${requests.length === 0
-  ? html`<p class="muted">${r.none}</p>`
-  : html`<div class="table-wrap"><table class="responsive">
+${
+  requests.length === 0
+    ? html`<p class="muted">${r.none}</p>`
+    : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">${r.learner}</th><th scope="col">${r.course}</th><th scope="col">${r.requested}</th><th scope="col">${r.actions}</th></tr></thead>
 <tbody>
 ${requestRows}</tbody>
-</table></div>`}
+</table></div>`
+}
 </section>`;
   if (!admin) return html`${flash(ctx, query)}${requestSection}`;
 
@@ -69,13 +71,15 @@ ${requestRows}</tbody>
   );
   const transferSection = html`<section aria-labelledby="transfers">
 <h2 id="transfers">${p.heading}</h2>
-${transfers.length === 0
-  ? html`<p class="muted">${p.none}</p>`
-  : html`<div class="table-wrap"><table class="responsive">
+${
+  transfers.length === 0
+    ? html`<p class="muted">${p.none}</p>`
+    : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">${p.buyer}</th><th scope="col">${p.item}</th><th scope="col" class="num">${p.amount}</th><th scope="col">${p.reference}</th><th scope="col">${p.created}</th><th scope="col">${p.action}</th></tr></thead>
 <tbody>
 ${transferRows}</tbody>
-</table></div>`}
+</table></div>`
+}
 </section>`;
   return html`${flash(ctx, query)}${requestSection}${transferSection}`;
 }

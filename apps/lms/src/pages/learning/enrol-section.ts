@@ -21,7 +21,13 @@ function flashOf(ctx: PageContext, query: unknown): Html | false {
  * request, a pending transfer with its instructions) and the one form that moves them on (enrol,
  * enter the code, ask to join, buy). Plain forms posting to ./forms.ts, which answer 303 back here.
  */
-export async function enrolSection(app: FastifyInstance, ctx: PageContext, userId: string, course: PublicCourse, query: unknown): Promise<Html> {
+export async function enrolSection(
+  app: FastifyInstance,
+  ctx: PageContext,
+  userId: string,
+  course: PublicCourse,
+  query: unknown,
+): Promise<Html> {
   const { t, f } = ctx;
   const courseId = Number(course.id);
   const state = await enrolmentState(app.db, userId, courseId);
@@ -38,8 +44,15 @@ export async function enrolSection(app: FastifyInstance, ctx: PageContext, userI
     const price = t.purchase.money(state.price.amount, state.price.currency);
     const open = await findOpenPurchase(app.db, userId, { courseId });
     if (open) {
-      const steps = paymentProvider(app).begin({ id: open.id, amount: open.amount, currency: open.currency, reference: open.reference ?? '' });
-      const account = steps.accountNumber ? [steps.bankName, steps.accountNumber, steps.accountName].filter(Boolean).join(' · ') : t.purchase.institutionAccount;
+      const steps = paymentProvider(app).begin({
+        id: open.id,
+        amount: open.amount,
+        currency: open.currency,
+        reference: open.reference ?? '',
+      });
+      const account = steps.accountNumber
+        ? [steps.bankName, steps.accountNumber, steps.accountName].filter(Boolean).join(' · ')
+        : t.purchase.institutionAccount;
       return section(html`<h3>${t.purchase.pendingHeading}</h3>
 <dl>
 <dt>${t.purchase.transfer(t.purchase.money(open.amount, open.currency))}</dt><dd>${t.purchase.money(open.amount, open.currency)}</dd>
@@ -58,7 +71,8 @@ export async function enrolSection(app: FastifyInstance, ctx: PageContext, userI
 <form method="post" action="${action('enrol')}"><label for="enrol-code">${t.enrol.codeLabel}</label>
 <input id="enrol-code" name="code" autocomplete="off" required maxlength="200"> <button type="submit">${t.enrol.enrolButton}</button></form>`);
     case 'approval': {
-      if (state.request?.status === 'pending') return section(html`<p>${t.enrol.pendingRequest(f.dateTime(state.request.requestedAt) ?? '')}</p>`);
+      if (state.request?.status === 'pending')
+        return section(html`<p>${t.enrol.pendingRequest(f.dateTime(state.request.requestedAt) ?? '')}</p>`);
       const rejected = state.request?.status === 'rejected' && html`<p class="muted">${t.enrol.rejectedRequest}</p>`;
       return section(html`<p>${t.enrol.approvalText}</p>${rejected}
 <form method="post" action="${action('enrol')}"><button type="submit">${t.enrol.askButton}</button></form>`);

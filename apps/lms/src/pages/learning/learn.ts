@@ -32,13 +32,16 @@ const learnPages: FastifyPluginAsyncZod = async (app) => {
     throw err;
   });
 
-  app.get('/chapters/:id', { config: { auth: true }, schema: { ...PAGE, params: ChapterIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } }, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
-    const { t } = ctx;
-    const ch = await openChapter(app.db, session.caller.userId, request.params.id);
-    const paragraphs = ch.content.split(/\n{2,}/).map((p) => html`<p>${p}</p>`);
-    const body = html`<p><a href="${href('/dashboard/courses', ch.courseId)}">${t.learn.chapter.backToCourse}</a></p>
+  app.get(
+    '/chapters/:id',
+    { config: { auth: true }, schema: { ...PAGE, params: ChapterIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t } = ctx;
+      const ch = await openChapter(app.db, session.caller.userId, request.params.id);
+      const paragraphs = ch.content.split(/\n{2,}/).map((p) => html`<p>${p}</p>`);
+      const body = html`<p><a href="${href('/dashboard/courses', ch.courseId)}">${t.learn.chapter.backToCourse}</a></p>
 <p class="muted">${t.learn.chapter.ofCourse(ch.courseName, ch.moduleName)}</p>
 <h1>${ch.name}</h1>
 <article class="card">${paragraphs}</article>
@@ -49,8 +52,9 @@ ${
 }
 ${ch.quizId !== null && html`<p><a href="${href('/learn/quizzes', ch.quizId)}">${t.learn.chapter.takeQuiz}</a></p>`}
 ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nextChapterId)}">${t.learn.chapter.next}</a></p>`}`;
-    return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }));
-  });
+      return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }));
+    },
+  );
 
   app.post(
     '/chapters/:id/complete',
@@ -62,20 +66,24 @@ ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nex
     },
   );
 
-  app.get('/quizzes/:id', { config: { auth: true }, schema: { ...PAGE, params: QuizIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } }, async (request, reply) => {
-    // Starting is a POST (it spends an attempt); this page only offers it.
-    const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
-    const { t } = ctx;
-    const quiz = await findQuiz(app.db, request.params.id);
-    if (!quiz) throw new NotFoundError('Quiz not found');
-    const body = html`<p><a href="${href('/dashboard/courses', quiz.courseId)}">${t.learn.chapter.backToCourse}</a></p>
+  app.get(
+    '/quizzes/:id',
+    { config: { auth: true }, schema: { ...PAGE, params: QuizIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
+    async (request, reply) => {
+      // Starting is a POST (it spends an attempt); this page only offers it.
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t } = ctx;
+      const quiz = await findQuiz(app.db, request.params.id);
+      if (!quiz) throw new NotFoundError('Quiz not found');
+      const body = html`<p><a href="${href('/dashboard/courses', quiz.courseId)}">${t.learn.chapter.backToCourse}</a></p>
 <h1>${quiz.name}</h1>
 ${quiz.description && html`<p>${quiz.description}</p>`}
 <p class="muted">${t.learn.quiz.passMark(passMark(quiz))} · ${t.learn.quiz.timeLimit(quiz.timeLimit)} · ${t.learn.quiz.maxAttempts(quiz.maxAttempts)}</p>
 <form method="post" action="${href('/learn/quizzes', quiz.id, 'start')}"><button type="submit">${t.learn.quiz.start}</button></form>`;
-    return sendPage(reply, page(ctx, quiz.name, body, { user: session.user, current: '/dashboard/catalog' }));
-  });
+      return sendPage(reply, page(ctx, quiz.name, body, { user: session.user, current: '/dashboard/catalog' }));
+    },
+  );
 
   app.post(
     '/quizzes/:id/start',
@@ -138,7 +146,10 @@ ${main}`;
 
   app.post(
     '/quiz-attempts/:id/submit',
-    { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: AttemptIdParams, body: QuizAnswers, response: { 303: RedirectResponse } } },
+    {
+      config: { auth: true, csrf: 'form' },
+      schema: { ...PAGE, params: AttemptIdParams, body: QuizAnswers, response: { 303: RedirectResponse } },
+    },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const answers: Record<string, string> = {};

@@ -134,7 +134,20 @@ export function href(base: string, ...segments: Segment[]): Url {
 
 type AttributeKind = 'url' | 'forbidden' | 'plain';
 
-const URL_ATTRIBUTES = new Set(['href', 'src', 'srcset', 'action', 'formaction', 'xlink:href', 'poster', 'cite', 'data', 'ping', 'manifest', 'background']);
+const URL_ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'srcset',
+  'action',
+  'formaction',
+  'xlink:href',
+  'poster',
+  'cite',
+  'data',
+  'ping',
+  'manifest',
+  'background',
+]);
 
 function attributeKind(name: string): AttributeKind {
   const n = name.toLowerCase();
@@ -143,7 +156,11 @@ function attributeKind(name: string): AttributeKind {
 }
 
 /** What a slot accepts. `invalid` carries the reason the template is wrong. */
-type Slot = { kind: 'text' } | { kind: 'tag' } | { kind: 'attribute'; name: string; attribute: AttributeKind } | { kind: 'invalid'; reason: string };
+type Slot =
+  | { kind: 'text' }
+  | { kind: 'tag' }
+  | { kind: 'attribute'; name: string; attribute: AttributeKind }
+  | { kind: 'invalid'; reason: string };
 
 type State =
   | { s: 'text' }
@@ -257,7 +274,8 @@ function slotFor(state: State): Slot {
       return { kind: 'tag' };
     case 'double-quoted': {
       const attribute = attributeKind(state.name);
-      if (attribute === 'forbidden') return { kind: 'invalid', reason: `inside the ${state.name} attribute, which takes nothing from a template` };
+      if (attribute === 'forbidden')
+        return { kind: 'invalid', reason: `inside the ${state.name} attribute, which takes nothing from a template` };
       return { kind: 'attribute', name: state.name, attribute };
     }
     case 'single-quoted':
@@ -285,8 +303,12 @@ function slotsOf(strings: TemplateStringsArray): Slot[] {
     state = scan(state, chunk);
     if (index < strings.length - 1) slots.push(slotFor(state));
   });
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal `${…}` marks each interpolation in the message.
-  if (state.s !== 'text') throw new TypeError(`html: the template ends inside a tag, attribute, comment or <script>/<style>: ${JSON.stringify(strings.join('${…}'))}`);
+  if (state.s !== 'text') {
+    // A literal `${…}` marks each interpolation in the message.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder is the text itself, not a template slot.
+    const shown = JSON.stringify(strings.join('${…}'));
+    throw new TypeError(`html: the template ends inside a tag, attribute, comment or <script>/<style>: ${shown}`);
+  }
   slotCache.set(strings, slots);
   return slots;
 }

@@ -19,7 +19,7 @@ const WHO =
   'Without credentials: 401.';
 const CSRF =
   ' Being cookie-authenticated and state-changing, the request must carry the `x-requested-with` ' +
-  'header (any value) and, if it sends `Origin`, come from this service\'s own origin; otherwise 403.';
+  "header (any value) and, if it sends `Origin`, come from this service's own origin; otherwise 403.";
 const errors = {
   401: ErrorResponse,
   403: ErrorResponse,

@@ -67,8 +67,8 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'List courses',
         description:
           'The catalog, one page at a time. Visibility: API keys see buyer-visible courses only (published with an ' +
-          'event code); a teacher\'s session sees the teacher\'s own courses, drafts included; an admin or super_admin ' +
-          'session sees every course; a student\'s session sees buyer-visible courses with the student\'s own progress. ' +
+          "event code); a teacher's session sees the teacher's own courses, drafts included; an admin or super_admin " +
+          "session sees every course; a student's session sees buyer-visible courses with the student's own progress. " +
           `Without page and limit at most ${UNPAGINATED_CAP} courses are returned; pagination is always present. ` +
           `Learner fields (totalProgress, status, completionPercentage, isUnlocked, finalExam, certificate) are the ` +
           `session user's; API-key callers get not-started defaults. ${UNLOCK_RULE} ` +
@@ -143,7 +143,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Recommended course bundles',
         description:
           'Pairs of courses sold together, in id order. totalPrice is the sum of the two course prices; price falls ' +
-          'back to totalPrice and priceNonMember to price; kum adds up both courses\' nilaiKum. `public=true` keeps only ' +
+          "back to totalPrice and priceNonMember to price; kum adds up both courses' nilaiKum. `public=true` keeps only " +
           'bundles whose two courses are both buyer-visible; it is not implied by an API key.',
         security,
         querystring: BundleQuery,

@@ -3,7 +3,13 @@ import { CLOCK_TOLERANCE_SECONDS } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
-import { type CreationWork, CREATION_LOCK_WAIT_MS, hashRequestBody, runIdempotent, runInCreationTransaction } from '../../domain/idempotency.js';
+import {
+  type CreationWork,
+  CREATION_LOCK_WAIT_MS,
+  hashRequestBody,
+  runIdempotent,
+  runInCreationTransaction,
+} from '../../domain/idempotency.js';
 import { spendTokenId } from '../../domain/partner-tokens.js';
 import { BadRequestError, UnauthorizedError } from '../../errors.js';
 
@@ -25,23 +31,23 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['courses'],
         summary: 'Create a course as a draft (partners, through the gateway only)',
         description:
-          'Reached through the gateway only: requests without the gateway\'s credential get 403. ' +
-          '`Authorization: Bearer <JWT>`, a course-creation token: RS256, `typ` JWT, a `kid` of the partner\'s keys; ' +
-          'claims `iss` (a registered partner), `aud` exactly `terang.ai`, `sub` (the partner\'s name for the calling ' +
+          "Reached through the gateway only: requests without the gateway's credential get 403. " +
+          "`Authorization: Bearer <JWT>`, a course-creation token: RS256, `typ` JWT, a `kid` of the partner's keys; " +
+          "claims `iss` (a registered partner), `aud` exactly `terang.ai`, `sub` (the partner's name for the calling " +
           'system, 1–100 characters; no member tier), `iat`, `exp` at most 300 s after ' +
           `\`iat\` (clock tolerance ${CLOCK_TOLERANCE_SECONDS} s), and a \`jti\` never used before. A token carrying ` +
           '`email` or `membershipId` is a sign-in (SSO) token and is refused (401), as a course-creation token is refused ' +
           'at sign-in. Unknown body fields are refused (400). The institution must be one an operator bound to the ' +
           'partner (`lms-admin partner bind`) and `teacherId` an active teacher of that institution; otherwise 403 naming ' +
           'the institution (an unknown institution or teacher reads the same). The course is created unpublished. The ' +
-          'created record follows the spec\'s types, settled as the catalog list settles them: `startDate` is the ' +
+          "created record follows the spec's types, settled as the catalog list settles them: `startDate` is the " +
           'creation time when none was given, `endDate` the start date when none was given, `coverPicture` an empty ' +
           'string when none was given. ' +
           '`Idempotency-Key` (optional, 1–255 visible ASCII characters): the same key with the same body from the same ' +
           'partner within 24 h returns the first response (with `Idempotency-Replayed: true`) and creates nothing; ' +
           'the same key with another body is a 422; a concurrent retry waits for the first and then replays its answer ' +
           `(409 with \`Retry-After\` if the first still holds the key after ${CREATION_LOCK_WAIT_MS / 1000} s). Success, 400 and ` +
-          '422 answers are kept; any other answer frees the key. The key, the token\'s `jti`, the course and the kept answer ' +
+          "422 answers are kept; any other answer frees the key. The key, the token's `jti`, the course and the kept answer " +
           'are committed together: if the LMS fails before the commit, nothing was kept and a retry with the key does the ' +
           'work; after it, a retry gets the kept answer. A retried request may carry the same token: a replayed response ' +
           'does not spend the `jti` again.',
@@ -63,7 +69,9 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
           413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
-          503: ErrorResponse.meta({ description: 'GATEWAY_SECRET is not configured on this LMS, or the database is unavailable (with `Retry-After`)' }),
+          503: ErrorResponse.meta({
+            description: 'GATEWAY_SECRET is not configured on this LMS, or the database is unavailable (with `Retry-After`)',
+          }),
         },
       },
     },
@@ -90,7 +98,9 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
       const result =
         key === undefined
           ? { ...(await runInCreationTransaction(app.db, create)), replayed: false }
-          : await app.metrics.countIdempotent(runIdempotent(app.db, { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() }, create));
+          : await app.metrics.countIdempotent(
+              runIdempotent(app.db, { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() }, create),
+            );
       if (result.replayed) reply.header('idempotency-replayed', 'true');
       else if (result.statusCode === 201) {
         const { course } = result.body as z.infer<typeof CreateCourseResponse>;

@@ -59,7 +59,9 @@ const chapterRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const done = await completeChapter(app.db, sessionLearner(request), request.params.id, app.clock());
-      return reply.code(done.created ? 201 : 200).send({ success: true as const, chapter: done.chapter, certificateCode: done.certificateCode });
+      return reply
+        .code(done.created ? 201 : 200)
+        .send({ success: true as const, chapter: done.chapter, certificateCode: done.certificateCode });
     },
   );
 };

@@ -56,11 +56,11 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
           'The course must be buyer-visible (published with an event code), else 404. Already enrolled: 200 with the ' +
-          'same enrollment. A purchasable course whose price for the caller\'s tier (anggota → price, umum → ' +
+          "same enrollment. A purchasable course whose price for the caller's tier (anggota → price, umum → " +
           'priceNonMember or else price, mahasiswa → priceMahasiswa or else price; no tier → price) is above 0 needs a ' +
           'paid purchase first: without one, 402 with the price and how to buy it; with one (of the course or of a ' +
           'bundle holding it), 201, whatever the enrolment type (the payment, confirmed by an admin, is the admission). ' +
-          'Otherwise by `enrollmentType`: `open` → 201; `code` → `code` must equal the course\'s enrolment code ' +
+          "Otherwise by `enrollmentType`: `open` → 201; `code` → `code` must equal the course's enrolment code " +
           '(compared in constant time): missing → 400, wrong → 400 `The enrolment code is wrong`; every code attempt ' +
           `counts, at most ${CODE_ATTEMPTS} per learner and course in any sliding ${CODE_WINDOW_MS / 60_000} minutes: ` +
           'past that 429 with `Retry-After`, whatever the code; `approval` → 202 with a pending request for the ' +

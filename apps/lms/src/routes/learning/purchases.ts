@@ -68,8 +68,8 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
           "The amount is the caller's tier price when the purchase starts. A course (buyer-visible and purchasable): " +
           'anggota → price, umum → priceNonMember or else price, mahasiswa → priceMahasiswa or else price, an ' +
-          'account without a tier → price. A bundle (both courses buyer-visible), with the catalog\'s bundle prices ' +
-          '(price: the bundle\'s own or the two course prices added up; priceNonMember: its own or else price): umum → ' +
+          "account without a tier → price. A bundle (both courses buyer-visible), with the catalog's bundle prices " +
+          "(price: the bundle's own or the two course prices added up; priceNonMember: its own or else price): umum → " +
           'priceNonMember; anggota, mahasiswa (bundles have no student price) and no tier → price. 201 with a pending ' +
           'purchase, a unique transfer reference and the bank-transfer instructions; while one is pending for the same ' +
           'item, 200 with that one (its amount and reference unchanged). An admin confirms the transfer ' +
@@ -84,7 +84,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           ...common,
           404: ErrorResponse.describe('No such course or bundle, or not buyer-visible.'),
           409: ErrorResponse.describe(
-            'Nothing to buy: not for sale, free at the caller\'s tier, already enrolled (a bundle: in both), or already paid.',
+            "Nothing to buy: not for sale, free at the caller's tier, already enrolled (a bundle: in both), or already paid.",
           ),
         },
       },

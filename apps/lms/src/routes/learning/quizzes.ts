@@ -65,7 +65,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
           "Passed: at or above the quiz's minimumScore, or the course's minPassingScore for the final exam. " +
           'The answer says the score and whether it passed, never which answers were right nor any explanation ' +
           '(the learner may try again). An attempt is submitted once (409 for the second); after expiresAt plus ' +
-          '30 seconds the answer is 409 and the attempt closes as failed with score 0. Another person\'s attempt ' +
+          "30 seconds the answer is 409 and the attempt closes as failed with score 0. Another person's attempt " +
           'is 404. Passing the final exam with every chapter completed issues the certificate, exactly once.',
         security: [{ session: [] }],
         params: AttemptIdParams,

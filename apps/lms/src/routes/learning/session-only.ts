@@ -3,7 +3,7 @@ import type { AuthRequirement, Caller, Role } from '../../plugins/auth.js';
 import { ForbiddenError } from '../../errors.js';
 
 export const SESSION_ONLY =
-  'Session only: a signed-in person\'s browser session (any role may learn). An API key gets 403; no credentials, 401.';
+  "Session only: a signed-in person's browser session (any role may learn). An API key gets 403; no credentials, 401.";
 export const CSRF_RULE =
   ' Being cookie-authenticated and state-changing, the request must carry the `x-requested-with` header (any value) ' +
   "and, if it sends `Origin`, come from this service's own origin; otherwise 403.";

@@ -3,25 +3,26 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { computeProgressMetrics } from '../../domain/progress.js';
 
 /** The route's description; the API-key limit is the deployment's (RATE_LIMIT_PER_MINUTE). */
-const descriptionFor = (perMinute: number) => [
-  'Platform-wide and per-category learner progress, enrollment and financial metrics, for teacher and admin dashboards.',
-  '',
-  'Who may call: a teacher (or admin) API key in `x-api-key`, or a session cookie of a teacher, admin or super_admin (200). ',
-  'A student gets 403; missing or invalid credentials get 401. An API-key call counts against that key\'s sliding ' +
-    `window like every other API-key call (${perMinute} a minute, RATE_LIMIT_PER_MINUTE, shared with the catalog endpoints)` +
-    ': past it, 429 with ' +
-    '`Retry-After`. Session callers are not limited.',
-  '',
-  '"Trailing 30 days" is the window (now − 30 days, now]: exactly 30 days ago is outside.',
-  '',
-  'Definitions (overall: over every course; perCategory: one item per category, also categories without courses (zeros), ' +
-    "over that category's courses):",
-  ...Object.entries(PROGRESS_METRIC_DEFINITIONS).map(([name, text]) => `- \`${name}\`: ${text}`),
-  '',
-  'Purchases count toward the category of what was bought: a course purchase toward its course\'s category, a bundle ' +
-    "purchase (one purchase with its own amount) toward the bundle's category. Overall counts each purchase once; " +
-    'time of a purchase in the window is its payment time (`paidAt`), of a certificate its issue time.',
-].join('\n');
+const descriptionFor = (perMinute: number) =>
+  [
+    'Platform-wide and per-category learner progress, enrollment and financial metrics, for teacher and admin dashboards.',
+    '',
+    'Who may call: a teacher (or admin) API key in `x-api-key`, or a session cookie of a teacher, admin or super_admin (200). ',
+    "A student gets 403; missing or invalid credentials get 401. An API-key call counts against that key's sliding " +
+      `window like every other API-key call (${perMinute} a minute, RATE_LIMIT_PER_MINUTE, shared with the catalog endpoints)` +
+      ': past it, 429 with ' +
+      '`Retry-After`. Session callers are not limited.',
+    '',
+    '"Trailing 30 days" is the window (now − 30 days, now]: exactly 30 days ago is outside.',
+    '',
+    'Definitions (overall: over every course; perCategory: one item per category, also categories without courses (zeros), ' +
+      "over that category's courses):",
+    ...Object.entries(PROGRESS_METRIC_DEFINITIONS).map(([name, text]) => `- \`${name}\`: ${text}`),
+    '',
+    "Purchases count toward the category of what was bought: a course purchase toward its course's category, a bundle " +
+      "purchase (one purchase with its own amount) toward the bundle's category. Overall counts each purchase once; " +
+      'time of a purchase in the window is its payment time (`paidAt`), of a certificate its issue time.',
+  ].join('\n');
 
 /** GET /api/lms-progress: the metrics of DESIGN.md §5. */
 const progressRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -39,7 +40,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
           401: ErrorResponse,
           403: ErrorResponse,
           429: ErrorResponse.describe(
-            'The API key\'s window is spent (`Rate limit exceeded`), or too many failed credentials from the client IP; with Retry-After.',
+            "The API key's window is spent (`Rate limit exceeded`), or too many failed credentials from the client IP; with Retry-After.",
           ),
           500: ErrorResponse,
         },

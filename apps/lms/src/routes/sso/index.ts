@@ -66,7 +66,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['sso'],
         summary: 'Entry of the SSO hand-off (the gateway points the browser here)',
         description:
-          '307 to `/api/auth/sso/callback?token=<token>&proof=<proof>`, carrying the gateway\'s proof as it came; ' +
+          "307 to `/api/auth/sso/callback?token=<token>&proof=<proof>`, carrying the gateway's proof as it came; " +
           'without a token, 307 to `/sign-in?error=missing_token`.',
         querystring: SsoTokenQuery,
         response: { 307: RedirectResponse },
@@ -94,13 +94,13 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           'Success: session cookie set, 302 to `/dashboard`. Failure: 307 to `/sign-in?error=<code>&reason=<text>` ' +
           '(`missing_token`; `invalid_token` for anything wrong with the token, a replayed `jti` included, and for a ' +
-          'token without the gateway\'s valid `proof` (missing, forged, another token\'s, or older than ' +
+          "token without the gateway's valid `proof` (missing, forged, another token's, or older than " +
           `${GATEWAY_PROOF_TTL_SECONDS} s): reason "The sign-in did not come through the gateway: ...", checked before ` +
           'anything else about the token; on an LMS without GATEWAY_SECRET every sign-in is refused so; a ' +
           'course-creation (bearer) token is refused too (its `sub` is no tier, or it lacks `email`); ' +
           '`sso_failed` with `missing_email`, `missing_membership_id`, `member_inactive`, `email_in_use`, `account_creation_failed`, ' +
           '`session_creation_failed`, or `temporarily_unavailable` when the database cannot answer: nothing is ' +
-          'kept, not even the token\'s `jti`, and the member may try again shortly) and no cookie. Every `invalid_token` refusal ' +
+          "kept, not even the token's `jti`, and the member may try again shortly) and no cookie. Every `invalid_token` refusal " +
           'counts as a failed credential of the client IP: past FAILED_AUTH_PER_MINUTE of them in a minute, 429 ' +
           '`{success:false, error}` with `Retry-After` before the token is looked at. The token signs in the account of its identity (`iss`, `membershipId`), ' +
           "made by the partner's first sign-in or linked by an operator; without one a student account is created, unless the " +

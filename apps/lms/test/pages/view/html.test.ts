@@ -21,14 +21,8 @@ t.test('each special character is escaped, in element content and in a double-qu
   t.equal(s(html`<p>${'&amp;'}</p>`), '<p>&amp;amp;</p>', 'an entity in text is text, escaped again');
   const harmless = 'a/b=c `d` é 中 \u00a0 -- 100%';
   t.equal(s(html`<p>${harmless}</p>`), `<p>${harmless}</p>`, 'everything else is left as it is');
-  t.equal(
-    s(html`<p>${'<script>alert(1)</script>'}</p>`),
-    '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>',
-  );
-  t.equal(
-    s(html`<input value="${'"><img src=x onerror=alert(1)>'}">`),
-    '<input value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;">',
-  );
+  t.equal(s(html`<p>${'<script>alert(1)</script>'}</p>`), '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>');
+  t.equal(s(html`<input value="${'"><img src=x onerror=alert(1)>'}">`), '<input value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;">');
 });
 
 t.test('numbers are text; null, undefined and false render nothing; true and objects are refused', async (t) => {
@@ -60,20 +54,41 @@ t.test('raw() and nested templates go in as they are; arrays join; join() separa
 t.test('href() builds paths of this site only', async (t) => {
   t.equal(String(href('/dashboard')), '/dashboard');
   t.equal(String(href('/dashboard/courses', 12)), '/dashboard/courses/12');
-  t.equal(String(href('/dashboard/courses', '../../api/x?y=1#z')), '/dashboard/courses/..%2F..%2Fapi%2Fx%3Fy%3D1%23z', 'a segment is encoded');
+  t.equal(
+    String(href('/dashboard/courses', '../../api/x?y=1#z')),
+    '/dashboard/courses/..%2F..%2Fapi%2Fx%3Fy%3D1%23z',
+    'a segment is encoded',
+  );
   t.equal(String(href('/dashboard/courses', 'javascript:alert(1)')), '/dashboard/courses/javascript%3Aalert(1)');
-  for (const base of ['javascript:alert(1)', 'https://evil.example/', '//evil.example', '/\\evil.example', 'dashboard', '', '/a b', '/a"b', '/a?x=<1>']) {
+  for (const base of [
+    'javascript:alert(1)',
+    'https://evil.example/',
+    '//evil.example',
+    '/\\evil.example',
+    'dashboard',
+    '',
+    '/a b',
+    '/a"b',
+    '/a?x=<1>',
+  ]) {
     t.throws(() => href(base), TypeError, `refused: ${JSON.stringify(base)}`);
   }
   const page2 = href('/dashboard/catalog').withQuery({ search: 'a&b "c"', categoryId: undefined, sortBy: '', page: 2 });
   t.equal(String(page2), '/dashboard/catalog?search=a%26b+%22c%22&page=2');
-  t.equal(s(html`<a href="${page2}">next</a>`), '<a href="/dashboard/catalog?search=a%26b+%22c%22&amp;page=2">next</a>', 'escaped in the attribute');
+  t.equal(
+    s(html`<a href="${page2}">next</a>`),
+    '<a href="/dashboard/catalog?search=a%26b+%22c%22&amp;page=2">next</a>',
+    'escaped in the attribute',
+  );
   t.equal(String(href('/x').withQuery({})), '/x');
 });
 
 t.test('a URL attribute takes only a Url', async (t) => {
   t.equal(s(html`<a href="${href('/dashboard')}">d</a>`), '<a href="/dashboard">d</a>');
-  t.equal(s(html`<script src="${href('/dashboard/assets/dashboard.js')}" defer></script>`), '<script src="/dashboard/assets/dashboard.js" defer></script>');
+  t.equal(
+    s(html`<script src="${href('/dashboard/assets/dashboard.js')}" defer></script>`),
+    '<script src="/dashboard/assets/dashboard.js" defer></script>',
+  );
   for (const value of ['javascript:alert(1)', '/dashboard', 'https://evil.example', 7, null]) {
     t.throws(() => html`<a href="${value}">x</a>`, TypeError, `href refuses ${String(value)}`);
   }
@@ -81,7 +96,11 @@ t.test('a URL attribute takes only a Url', async (t) => {
   t.throws(() => html`<form action="${'/x'}"></form>`, TypeError);
   t.throws(() => html`<img src="${'x'}">`, TypeError);
   t.throws(() => html`<svg><a xlink:href="${'javascript:alert(1)'}"></a></svg>`, TypeError);
-  t.throws(() => html`<a href="/dashboard/courses/${'1'}">x</a>`, TypeError, 'also after a literal start: build the whole path with href()');
+  t.throws(
+    () => html`<a href="/dashboard/courses/${'1'}">x</a>`,
+    TypeError,
+    'also after a literal start: build the whole path with href()',
+  );
   t.throws(() => html`<a href="${href('/a')}${'b'}">x</a>`, TypeError, 'every slot of the attribute');
 });
 
@@ -98,7 +117,11 @@ t.test('attributes that run or style something take nothing; other quoting is re
   t.throws(() => html`<script>var a = ${'1'};</script>`, /<script>/);
   t.throws(() => html`<style>p { color: ${'red'} }</style>`, /<style>/);
   t.throws(() => html`<!-- ${'x'} -->`, /comment/);
-  t.equal(s(html`<script src="${href('/a.js')}"></script><p>${'<after>'}</p>`), '<script src="/a.js"></script><p>&lt;after&gt;</p>', 'text again after </script>');
+  t.equal(
+    s(html`<script src="${href('/a.js')}"></script><p>${'<after>'}</p>`),
+    '<script src="/a.js"></script><p>&lt;after&gt;</p>',
+    'text again after </script>',
+  );
   t.equal(s(html`<!-- a note --><p>${'<x>'}</p>`), '<!-- a note --><p>&lt;x&gt;</p>', 'text again after a comment');
   t.equal(s(html`<!doctype html><title>${'<t>'}</title>`), '<!doctype html><title>&lt;t&gt;</title>');
 });

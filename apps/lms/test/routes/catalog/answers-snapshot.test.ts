@@ -20,9 +20,11 @@ await seedDemo(db, { now: new Date('2026-03-01T08:00:00Z') });
 const idOf = async (email: string) => (await db.select({ id: users.id }).from(users).where(eq(users.email, email)))[0]!.id;
 const teacher = await idOf('teacher@demo.lms');
 // A student with progress, so the learner fields are filled in (chosen by e-mail: ids are random).
-const [learner] = (await db.execute<{ user_id: string }>(
-  sql`select e.user_id from enrollments e join users u on u.id = e.user_id group by e.user_id, u.email order by count(*) desc, u.email limit 1`,
-)).rows;
+const [learner] = (
+  await db.execute<{ user_id: string }>(
+    sql`select e.user_id from enrollments e join users u on u.id = e.user_id group by e.user_id, u.email order by count(*) desc, u.email limit 1`,
+  )
+).rows;
 
 const callers: Record<string, Record<string, string>> = {
   apiKey: { 'x-api-key': await apiKeyFor(db, teacher) },
@@ -89,7 +91,11 @@ for (const [who, headers] of Object.entries(callers)) {
       const res = await app.inject({ url, headers });
       t.equal(res.statusCode, 200, url);
       t.matchSnapshot(stable(res.json()), url);
-      t.equal(res.body, wholeAnswer[url.startsWith('/api/courses') ? 'list' : 'bundles'](res.json()), `${url}: the whole-answer serializer's text`);
+      t.equal(
+        res.body,
+        wholeAnswer[url.startsWith('/api/courses') ? 'list' : 'bundles'](res.json()),
+        `${url}: the whole-answer serializer's text`,
+      );
     }
   });
   t.test(`${who}: course details`, async (t) => {
@@ -102,7 +108,8 @@ for (const [who, headers] of Object.entries(callers)) {
         t.equal(res.body, serialize(body), `course ${id}: the whole-answer serializer's text`);
       }
       // Only a teacher (the owner) or a super_admin by session gets answer keys, at any depth.
-      if (res.statusCode === 200 && findAnswerKeys(body).length > 0) t.ok(['teacher', 'otherTeacher', 'superAdmin'].includes(who), `keys for ${who} on ${id}`);
+      if (res.statusCode === 200 && findAnswerKeys(body).length > 0)
+        t.ok(['teacher', 'otherTeacher', 'superAdmin'].includes(who), `keys for ${who} on ${id}`);
     }
   });
 }

@@ -14,7 +14,14 @@ const finance = await makeCategory(db, { code: 'FIN', name: 'Finance' });
 const law = await makeCategory(db, { code: 'LAW', name: 'Law' });
 
 const base = { institutionId, teacherId: teacher.id };
-const one = await makeCourse(db, { ...base, name: 'One', price: '100000.10', nilaiKum: 1.5, categoryId: finance.id, coverPicture: 'https://x.test/1.png' });
+const one = await makeCourse(db, {
+  ...base,
+  name: 'One',
+  price: '100000.10',
+  nilaiKum: 1.5,
+  categoryId: finance.id,
+  coverPicture: 'https://x.test/1.png',
+});
 const two = await makeCourse(db, { ...base, name: 'Two', price: '200000.20', nilaiKum: 2.25, priceNonMember: '250000.00' });
 const three = await makeCourse(db, { ...base, name: 'Three', price: '50000.00', nilaiKum: null });
 const draft = await makeCourse(db, { ...base, name: 'Draft', price: '10.00', isPublished: false });
@@ -23,7 +30,13 @@ const tree = await makeCourseTree(db, one.id, [2]);
 
 // Price fallbacks: none set, price only, both set; and bundles holding a hidden course.
 const noPrices = await makeBundle(db, { categoryId: finance.id, courseOneId: one.id, courseTwoId: two.id, name: 'No prices' });
-const priceOnly = await makeBundle(db, { categoryId: finance.id, courseOneId: two.id, courseTwoId: three.id, price: '220000.00', name: 'Price only' });
+const priceOnly = await makeBundle(db, {
+  categoryId: finance.id,
+  courseOneId: two.id,
+  courseTwoId: three.id,
+  price: '220000.00',
+  name: 'Price only',
+});
 const bothPrices = await makeBundle(db, {
   categoryId: law.id,
   courseOneId: one.id,
@@ -33,7 +46,12 @@ const bothPrices = await makeBundle(db, {
   name: 'Both prices',
 });
 const withDraft = await makeBundle(db, { categoryId: law.id, courseOneId: one.id, courseTwoId: draft.id, name: 'With draft' });
-const withEventless = await makeBundle(db, { categoryId: finance.id, courseOneId: eventless.id, courseTwoId: two.id, name: 'With eventless' });
+const withEventless = await makeBundle(db, {
+  categoryId: finance.id,
+  courseOneId: eventless.id,
+  courseTwoId: two.id,
+  name: 'With eventless',
+});
 
 await enroll(db, student.id, one.id);
 await completeChapter(db, student.id, tree.modules[0]!.chapters[0]!);
@@ -60,7 +78,14 @@ t.test('price fallbacks, totals and kum', async (t) => {
   const res = await get('', key);
   t.equal(res.statusCode, 200);
   const byName = Object.fromEntries(res.json().recommendedCourses.map((b: { name: string }) => [b.name, b]));
-  t.match(byName['No prices'], { id: noPrices.id, totalPrice: 300000.3, price: 300000.3, priceNonMember: 300000.3, kum: 3.75, currency: 'IDR' });
+  t.match(byName['No prices'], {
+    id: noPrices.id,
+    totalPrice: 300000.3,
+    price: 300000.3,
+    priceNonMember: 300000.3,
+    kum: 3.75,
+    currency: 'IDR',
+  });
   t.match(byName['Price only'], { id: priceOnly.id, totalPrice: 250000.2, price: 220000, priceNonMember: 220000, kum: 2.25 });
   t.match(byName['Both prices'], { id: bothPrices.id, totalPrice: 150000.1, price: 120000, priceNonMember: 140000, kum: 1.5 });
   t.equal(byName['With draft'].kum, 1.5, 'a course without nilaiKum counts 0');
@@ -108,7 +133,7 @@ t.test('CourseBundle and BundleCourse fields', async (t) => {
   t.equal(b.courseTwo.categoryId, null);
 });
 
-t.test('the session learner\'s progress shows in bundle courses', async (t) => {
+t.test("the session learner's progress shows in bundle courses", async (t) => {
   const [b] = (await get('', studentSession)).json().recommendedCourses;
   t.match(b.courseOne, { totalProgress: 50, status: 'in-progress' });
   t.match(b.courseTwo, { totalProgress: 0, status: 'not-started' });
@@ -145,7 +170,10 @@ t.test('no answer key anywhere in lists and bundles, whoever asks', async (t) =>
     t.same(findAnswerKeys(bundles.json()), [], `bundles for ${who}`);
     const courses = await app.inject({ url: '/api/courses', headers });
     t.equal(courses.statusCode, 200);
-    t.ok(courses.json().courses.some((c: { finalExam: { questions: unknown[] } }) => c.finalExam.questions.length > 0), 'final exam questions are there');
+    t.ok(
+      courses.json().courses.some((c: { finalExam: { questions: unknown[] } }) => c.finalExam.questions.length > 0),
+      'final exam questions are there',
+    );
     t.same(findAnswerKeys(courses.json()), [], `course list for ${who}`);
   }
 });

@@ -41,7 +41,13 @@ const alpha = await makeCourse(db, {
 const draft = await makeCourse(db, { ...base, teacherId: teacher.id, name: 'Draft Zeta', isPublished: false, categoryId: finance.id });
 const noEvent = await makeCourse(db, { ...base, teacherId: otherTeacher.id, name: 'Eventless Eta', eventCode: null });
 const beta = await makeCourse(db, { ...base, teacherId: otherTeacher.id, name: 'beta Biology', description: 'Cells and QUASARS of life' });
-const gamma = await makeCourse(db, { ...base, teacherId: otherTeacher.id, name: 'Gamma Geology', instructor: 'Dr. Hildegard', categoryId: medicine.id });
+const gamma = await makeCourse(db, {
+  ...base,
+  teacherId: otherTeacher.id,
+  name: 'Gamma Geology',
+  instructor: 'Dr. Hildegard',
+  categoryId: medicine.id,
+});
 const delta = await makeCourse(db, { ...base, teacherId: teacher.id, name: 'Delta Dynamics', courseCode: 'XKCD-42' });
 const pct = await makeCourse(db, { ...base, teacherId: otherTeacher.id, name: 'Save 50% now' });
 const pctDecoy = await makeCourse(db, { ...base, teacherId: otherTeacher.id, name: 'Save 500 now' });
@@ -71,7 +77,10 @@ await attemptQuiz(db, student.id, alphaTree.finalQuizId, 40, false);
 
 /** A passed attempt at the chapter's quiz (the next chapter waits for it: the unlock rule). */
 async function passChapterQuiz(userId: string, chapterId: number) {
-  const [quiz] = await db.select({ id: quizzes.id }).from(quizzes).where(and(eq(quizzes.chapterId, chapterId), eq(quizzes.scope, 'chapter')));
+  const [quiz] = await db
+    .select({ id: quizzes.id })
+    .from(quizzes)
+    .where(and(eq(quizzes.chapterId, chapterId), eq(quizzes.scope, 'chapter')));
   await attemptQuiz(db, userId, quiz!.id, 100, true);
 }
 
@@ -111,12 +120,8 @@ t.test('visibility by caller kind', async (t) => {
   t.same(await names(asKey()), newestFirst(visible), 'API key: buyer-visible only, even its own drafts hidden');
   t.same(await names(asKey(), 'public=false'), newestFirst(visible), 'API key: public=false changes nothing');
   t.same(await names(asKey(), 'public=true'), newestFirst(visible), 'API key: public=true, same dataset');
-  t.same(await names(asKey(otherTeacherKey)), newestFirst(visible), 'another teacher\'s key: same dataset');
-  t.same(
-    await names(asSession(cookies.teacher)),
-    newestFirst([alpha, draft, delta]),
-    'teacher session: own courses, drafts included',
-  );
+  t.same(await names(asKey(otherTeacherKey)), newestFirst(visible), "another teacher's key: same dataset");
+  t.same(await names(asSession(cookies.teacher)), newestFirst([alpha, draft, delta]), 'teacher session: own courses, drafts included');
   t.same(await names(asSession(cookies.teacher), 'public=true'), newestFirst([alpha, draft, delta]), 'public has no effect on a session');
   t.same(await names(asSession(cookies.admin)), newestFirst(everything), 'admin session: everything');
   t.same(await names(asSession(cookies.superAdmin)), newestFirst(everything), 'super_admin session: everything');
@@ -179,7 +184,12 @@ t.test('every PublicCourse field with the spec types; not-started defaults for A
     ],
     'API key: first chapter of the first module unlocked, nothing completed',
   );
-  t.match(m1.chapters[0], { title: alphaTree.modules[0]!.chapters[0]!.name, order: 1, contents: [], quiz: { type: 'chapter', questionCount: 1 } });
+  t.match(m1.chapters[0], {
+    title: alphaTree.modules[0]!.chapters[0]!.name,
+    order: 1,
+    contents: [],
+    quiz: { type: 'chapter', questionCount: 1 },
+  });
   t.match(m2, { isUnlocked: false, completionPercentage: 0 });
   t.match(c.finalExam, {
     id: String(alphaTree.finalQuizId),
@@ -248,7 +258,11 @@ t.test('learner fields come from the session learner', async (t) => {
   t.equal(mine.totalProgress, 66.67);
   await completeChapter(db, learner.id, alphaTree.modules[1]!.chapters[0]!);
   [mine] = (await list(asSession(cookie), `courseId=${alpha.id}`)).json().courses;
-  t.match(mine, { totalProgress: 100, status: 'in-progress', certificate: { isEligible: false, isGenerated: false } }, 'final not passed yet');
+  t.match(
+    mine,
+    { totalProgress: 100, status: 'in-progress', certificate: { isEligible: false, isGenerated: false } },
+    'final not passed yet',
+  );
   await attemptQuiz(db, learner.id, alphaTree.finalQuizId, 90, true);
   [mine] = (await list(asSession(cookie), `courseId=${alpha.id}`)).json().courses;
   t.match(mine, { status: 'completed', certificate: { isEligible: true, isGenerated: false }, finalExam: { attempts: 1, isPassed: true } });
@@ -259,15 +273,23 @@ t.test('learner fields come from the session learner', async (t) => {
 
 t.test('sort orders, each with an id tiebreak', async (t) => {
   const byName = [...visible].sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || b.id - a.id);
-  t.same(await names(asKey(), 'sortBy=name'), byName.map((c) => c.name), 'name: case-insensitive A to Z');
+  t.same(
+    await names(asKey(), 'sortBy=name'),
+    byName.map((c) => c.name),
+    'name: case-insensitive A to Z',
+  );
   t.same(
     await names(asKey(), 'sortBy=students'),
-    [gamma, delta, alpha, ...newestFirst(visible.filter((c) => ![gamma, delta, alpha].includes(c))).map((n) => ({ name: n }))].map((c) => c.name),
+    [gamma, delta, alpha, ...newestFirst(visible.filter((c) => ![gamma, delta, alpha].includes(c))).map((n) => ({ name: n }))].map(
+      (c) => c.name,
+    ),
     'students: most enrolled first, ties newest first',
   );
   t.same(
     await names(asKey(), 'sortBy=modules'),
-    [beta, alpha, gamma, ...newestFirst(visible.filter((c) => ![beta, alpha, gamma].includes(c))).map((n) => ({ name: n }))].map((c) => c.name),
+    [beta, alpha, gamma, ...newestFirst(visible.filter((c) => ![beta, alpha, gamma].includes(c))).map((n) => ({ name: n }))].map(
+      (c) => c.name,
+    ),
     'modules: most modules first, ties newest first',
   );
   t.same(await names(asKey()), newestFirst(visible), 'default: newest first');
@@ -307,10 +329,7 @@ t.test('search: %, _ and \\ are literal characters', async (t) => {
 t.test('categoryId: a number or uncategorized', async (t) => {
   t.same(await names(asKey(), `categoryId=${finance.id}`), ['Alpha Accounting']);
   t.same(await names(asKey(), `categoryId=${medicine.id}`), ['Gamma Geology']);
-  t.same(
-    await names(asKey(), 'categoryId=uncategorized'),
-    newestFirst(visible.filter((c) => c.categoryId === null)),
-  );
+  t.same(await names(asKey(), 'categoryId=uncategorized'), newestFirst(visible.filter((c) => c.categoryId === null)));
   t.same(await names(asKey(), 'categoryId=999999'), []);
   for (const bad of ['abc', '-1', '0', '1.5', 'Uncategorized', '']) {
     const res = await list(asKey(), `categoryId=${bad}`);
@@ -323,10 +342,16 @@ t.test('categoryId: a number or uncategorized', async (t) => {
 t.test('pagination: totals, slices, defaults, the unpaginated cap', async (t) => {
   const all = newestFirst(visible);
   const p1 = (await list(asKey(), 'page=1&limit=4')).json();
-  t.same(p1.courses.map((c: { name: string }) => c.name), all.slice(0, 4));
+  t.same(
+    p1.courses.map((c: { name: string }) => c.name),
+    all.slice(0, 4),
+  );
   t.same(p1.pagination, { page: 1, limit: 4, total: 10, totalPages: 3 });
   const p3 = (await list(asKey(), 'page=3&limit=4')).json();
-  t.same(p3.courses.map((c: { name: string }) => c.name), all.slice(8));
+  t.same(
+    p3.courses.map((c: { name: string }) => c.name),
+    all.slice(8),
+  );
   t.same(p3.pagination, { page: 3, limit: 4, total: 10, totalPages: 3 });
   const past = (await list(asKey(), 'page=9&limit=4')).json();
   t.same(past.courses, []);
@@ -335,7 +360,11 @@ t.test('pagination: totals, slices, defaults, the unpaginated cap', async (t) =>
   t.same((await list(asKey(), 'limit=3')).json().pagination, { page: 1, limit: 3, total: 10, totalPages: 4 }, 'page defaults to 1');
   t.same((await list(asKey(), 'limit=50')).json().pagination.limit, 50);
   t.same((await list(asKey(), 'limit=1')).json().courses.length, 1);
-  t.same((await list(asKey())).json().pagination, { page: 1, limit: 200, total: 10, totalPages: 1 }, 'no page or limit: the cap, pagination included');
+  t.same(
+    (await list(asKey())).json().pagination,
+    { page: 1, limit: 200, total: 10, totalPages: 1 },
+    'no page or limit: the cap, pagination included',
+  );
   const filtered = (await list(asKey(), `search=save&limit=1`)).json();
   t.same(filtered.pagination, { page: 1, limit: 1, total: 2, totalPages: 2 }, 'total counts the same filter as the data');
   const empty = (await list(asKey(), 'search=zzzz-none&page=1')).json();
@@ -367,7 +396,13 @@ t.test('the unpaginated cap is 200', async (t) => {
   const owner = await makeUser(capDb, { role: 'teacher' });
   const { courses } = await import('@lms/db');
   await capDb.insert(courses).values(
-    Array.from({ length: 205 }, (_, i) => ({ name: `Bulk ${i}`, teacherId: owner.id, institutionId: inst, isPublished: true, eventCode: `B${i}` })),
+    Array.from({ length: 205 }, (_, i) => ({
+      name: `Bulk ${i}`,
+      teacherId: owner.id,
+      institutionId: inst,
+      isPublished: true,
+      eventCode: `B${i}`,
+    })),
   );
   const key = await apiKeyFor(capDb, owner.id);
   const res = await cap.app.inject({ url: '/api/courses', headers: { 'x-api-key': key } });
@@ -386,7 +421,7 @@ t.test('public and courseId parameters', async (t) => {
   const hidden = (await list(asKey(), `courseId=${draft.id}`)).json();
   t.same(hidden.courses, [], 'deep link to a course the caller may not see: empty');
   t.equal(hidden.pagination.total, 0);
-  t.same(await names(asSession(cookies.teacher), `courseId=${draft.id}`), ['Draft Zeta'], 'the owner\'s session reaches its draft');
+  t.same(await names(asSession(cookies.teacher), `courseId=${draft.id}`), ['Draft Zeta'], "the owner's session reaches its draft");
   t.same(await names(asKey(), `courseId=${noEvent.id}`), []);
   for (const bad of ['abc', '0', '-3', '2.5', '99999999999']) {
     const res = await list(asKey(), `courseId=${bad}`);

@@ -57,7 +57,11 @@ t.test('the same searches as plain patterns would have matched the decoys', asyn
   for (const [label, search, , decoyFields] of cases) {
     const asPattern = new RegExp(
       // LIKE semantics: `\` escapes the next character, `%` is any text, `_` any one character.
-      search.replace(/\\/g, '').replace(/[.*+?^${}()|[\]]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.'),
+      search
+        .replace(/\\/g, '')
+        .replace(/[.*+?^${}()|[\]]/g, '\\$&')
+        .replace(/%/g, '.*')
+        .replace(/_/g, '.'),
       'i',
     );
     const decoyText = Object.values(decoyFields).join(' ');

@@ -22,7 +22,13 @@ const student = await makeUser(db, { role: 'student', institutionId: home });
 const category = await makeCategory(db);
 const CODE = 'SECRET-ENROL-7731';
 const COLLEAGUE_CODE = 'COLLEAGUE-ENROL-5512';
-const course = await makeCourse(db, { teacherId: owner.id, institutionId: home, categoryId: category.id, enrollmentType: 'code', enrollmentCode: CODE });
+const course = await makeCourse(db, {
+  teacherId: owner.id,
+  institutionId: home,
+  categoryId: category.id,
+  enrollmentType: 'code',
+  enrollmentCode: CODE,
+});
 const colleagues = await makeCourse(db, {
   teacherId: colleague.id,
   institutionId: elsewhere,
@@ -96,11 +102,15 @@ for (const who of ['owner', 'homeAdmin', 'superAdmin'] as const) {
   });
 }
 
-t.test('decided per course: a manager of one course reads no other course\'s code', async (t) => {
+t.test("decided per course: a manager of one course reads no other course's code", async (t) => {
   const res = await app.inject({ url: '/api/recommended-courses', headers: headers.owner });
   t.notMatch(res.body, COLLEAGUE_CODE, "the owner's bundles: the other course (another teacher, another institution) stays hidden");
   const homeAdminList = await app.inject({ url: `/api/courses?courseId=${colleagues.id}`, headers: headers.homeAdmin });
-  t.equal((homeAdminList.json() as { courses: Summary[] }).courses[0]?.enrollmentCode, '', "an admin does not read another institution's code");
+  t.equal(
+    (homeAdminList.json() as { courses: Summary[] }).courses[0]?.enrollmentCode,
+    '',
+    "an admin does not read another institution's code",
+  );
   const theirs = await app.inject({ url: `/api/courses?courseId=${colleagues.id}`, headers: headers.colleague });
   t.equal((theirs.json() as { courses: Summary[] }).courses[0]?.enrollmentCode, COLLEAGUE_CODE, 'its own teacher does');
 });

@@ -26,9 +26,21 @@ const category = await makeCategory(db);
 const CODE_A = 'NORTH-CODE-1181';
 const CODE_B = 'SOUTH-CODE-2292';
 const draftA = await makeCourse(db, { teacherId: teacherA.id, institutionId: north, name: 'Draft of A', isPublished: false });
-const codedA = await makeCourse(db, { teacherId: teacherA.id, institutionId: north, categoryId: category.id, enrollmentType: 'code', enrollmentCode: CODE_A });
+const codedA = await makeCourse(db, {
+  teacherId: teacherA.id,
+  institutionId: north,
+  categoryId: category.id,
+  enrollmentType: 'code',
+  enrollmentCode: CODE_A,
+});
 const draftB = await makeCourse(db, { teacherId: teacherB.id, institutionId: south, name: 'Draft of B', isPublished: false });
-const codedB = await makeCourse(db, { teacherId: teacherB.id, institutionId: south, categoryId: category.id, enrollmentType: 'code', enrollmentCode: CODE_B });
+const codedB = await makeCourse(db, {
+  teacherId: teacherB.id,
+  institutionId: south,
+  categoryId: category.id,
+  enrollmentType: 'code',
+  enrollmentCode: CODE_B,
+});
 const shared = await makeCourse(db, { teacherId: teacherA.id, institutionId: north, categoryId: category.id });
 const tree = await makeCourseTree(db, shared.id, [2]);
 await makeBundle(db, { categoryId: category.id, courseOneId: shared.id, courseTwoId: codedB.id });
@@ -76,13 +88,24 @@ t.test('two teachers share the page statement and each reads only their own cour
   const a = await statementsOf(as.teacherA, '/api/courses?limit=12');
   const b = await statementsOf(as.teacherB, '/api/courses?limit=12');
   t.same(b, a, 'the same statement texts for both teachers: one prepared statement serves both');
-  t.notOk(a.some((text) => text.includes(teacherA.id) || text.includes(teacherB.id)), "no teacher's id is in a statement's text");
+  t.notOk(
+    a.some((text) => text.includes(teacherA.id) || text.includes(teacherB.id)),
+    "no teacher's id is in a statement's text",
+  );
 
   for (let round = 0; round < 3; round++) {
     const forA = await listOf(as.teacherA);
     const forB = await listOf(as.teacherB);
-    t.same(ids(forA.courses), [draftA.id, codedA.id, shared.id].sort((x, y) => x - y), `round ${round}: A lists A's courses, the draft too`);
-    t.same(ids(forB.courses), [draftB.id, codedB.id].sort((x, y) => x - y), `round ${round}: B lists B's courses, the draft too`);
+    t.same(
+      ids(forA.courses),
+      [draftA.id, codedA.id, shared.id].sort((x, y) => x - y),
+      `round ${round}: A lists A's courses, the draft too`,
+    );
+    t.same(
+      ids(forB.courses),
+      [draftB.id, codedB.id].sort((x, y) => x - y),
+      `round ${round}: B lists B's courses, the draft too`,
+    );
     t.equal(codeOf(forA.courses, codedA.id), CODE_A, `round ${round}: A reads A's code`);
     t.equal(codeOf(forB.courses, codedB.id), CODE_B, `round ${round}: B reads B's code`);
     t.notMatch(forA.body, CODE_B, `round ${round}: B's code is nowhere in A's answer`);
@@ -95,7 +118,11 @@ t.test('two teachers share the page statement and each reads only their own cour
   const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => listOf(i % 2 === 0 ? as.teacherA : as.teacherB)));
   for (const [i, answer] of answers.entries()) {
     const mine = i % 2 === 0 ? [draftA.id, codedA.id, shared.id] : [draftB.id, codedB.id];
-    t.same(ids(answer.courses), mine.sort((x, y) => x - y), `concurrent ${i}: only the caller's own courses`);
+    t.same(
+      ids(answer.courses),
+      mine.sort((x, y) => x - y),
+      `concurrent ${i}: only the caller's own courses`,
+    );
     t.notMatch(answer.body, i % 2 === 0 ? CODE_B : CODE_A, `concurrent ${i}: not the other teacher's code`);
   }
 });
@@ -115,7 +142,7 @@ t.test("two admins list every course and each reads only their own institution's
   }
 });
 
-t.test("two learners read their own progress from the shared learner statement, on the list and the bundles", async (t) => {
+t.test('two learners read their own progress from the shared learner statement, on the list and the bundles', async (t) => {
   const progressOf = (courses: Summary[]) => {
     const course = courses.find((c) => c.id === String(shared.id));
     return course?.modules[0]?.chapters.map((c) => c.completionPercentage);
@@ -133,7 +160,9 @@ t.test("two learners read their own progress from the shared learner statement, 
       t.same(progressOf([bundle!.courseOne]), expected, `${who}, round ${round}: the bundle shows the learner's own chapters`);
     }
   }
-  const together = await Promise.all([as.learnerA, as.learnerB, as.learnerA, as.learnerB].map((h) => listOf(h, `/api/courses?limit=12&categoryId=${category.id}`)));
+  const together = await Promise.all(
+    [as.learnerA, as.learnerB, as.learnerA, as.learnerB].map((h) => listOf(h, `/api/courses?limit=12&categoryId=${category.id}`)),
+  );
   t.same(
     together.map((answer) => progressOf(answer.courses)),
     [
@@ -152,7 +181,11 @@ t.test('one shape, two values: the category is a value of the statement, not rem
   for (let round = 0; round < 2; round++) {
     const first = await listOf(as.learnerA, `/api/courses?limit=12&categoryId=${category.id}`);
     const second = await listOf(as.learnerA, `/api/courses?limit=12&categoryId=${other.id}`);
-    t.same(ids(first.courses), [codedA.id, codedB.id, shared.id].sort((x, y) => x - y), `round ${round}: the first category's courses`);
+    t.same(
+      ids(first.courses),
+      [codedA.id, codedB.id, shared.id].sort((x, y) => x - y),
+      `round ${round}: the first category's courses`,
+    );
     t.same(ids(second.courses), [lone.id], `round ${round}: the second category's course only`);
   }
 });

@@ -38,7 +38,9 @@ const moduleRows = await db
   .returning({ id: modules.id, courseId: modules.courseId });
 const chapterRows = await db
   .insert(chapters)
-  .values(moduleRows.flatMap((m) => [1, 2].map((orderIndex) => ({ moduleId: m.id, courseId: m.courseId, name: `C${orderIndex}`, orderIndex }))))
+  .values(
+    moduleRows.flatMap((m) => [1, 2].map((orderIndex) => ({ moduleId: m.id, courseId: m.courseId, name: `C${orderIndex}`, orderIndex }))),
+  )
   .returning({ id: chapters.id, courseId: chapters.courseId });
 const quizRows = await db
   .insert(quizzes)
@@ -49,13 +51,26 @@ const quizRows = await db
   ])
   .returning({ id: quizzes.id, scope: quizzes.scope });
 await db.insert(questions).values(
-  quizRows.flatMap((q) => [1, 2].map((orderIndex) => ({ quizId: q.id, questionText: `Q${orderIndex}`, orderIndex, options: [{ id: 'a', text: 'A', isCorrect: true }] }))),
+  quizRows.flatMap((q) =>
+    [1, 2].map((orderIndex) => ({
+      quizId: q.id,
+      questionText: `Q${orderIndex}`,
+      orderIndex,
+      options: [{ id: 'a', text: 'A', isCorrect: true }],
+    })),
+  ),
 );
 await db.insert(enrollments).values(courseRows.map((c) => ({ userId: student.id, courseId: c.id })));
-await db.insert(chapterCompletions).values(chapterRows.filter((_, i) => i % 3 === 0).map((c) => ({ userId: student.id, chapterId: c.id, courseId: c.courseId })));
+await db
+  .insert(chapterCompletions)
+  .values(chapterRows.filter((_, i) => i % 3 === 0).map((c) => ({ userId: student.id, chapterId: c.id, courseId: c.courseId })));
 await db
   .insert(quizAttempts)
-  .values(quizRows.filter((q) => q.scope === 'final').map((q) => ({ userId: student.id, quizId: q.id, score: 50, passed: false, submittedAt: new Date() })));
+  .values(
+    quizRows
+      .filter((q) => q.scope === 'final')
+      .map((q) => ({ userId: student.id, quizId: q.id, score: 50, passed: false, submittedAt: new Date() })),
+  );
 for (let i = 0; i + 1 < COURSES; i += 2) {
   await makeBundle(db, { categoryId: category.id, courseOneId: courseRows[i]!.id, courseTwoId: courseRows[i + 1]!.id });
 }
@@ -100,7 +115,11 @@ t.test('the course list: the same statements for 1 course as for 50, learner inc
   const searched = await statementsFor('/api/courses?limit=50&search=course&sortBy=name', studentSession);
   t.equal(searched.count, plain.count, 'search and sort add no statement');
   const page = searched.statements.find((s) => /count\(\*\)/i.test(s));
-  t.match(page, /\(select count\(\*\)::int from "courses" where .*\) .*limit/is, 'the total is a scalar count subquery of the page statement');
+  t.match(
+    page,
+    /\(select count\(\*\)::int from "courses" where .*\) .*limit/is,
+    'the total is a scalar count subquery of the page statement',
+  );
   t.notMatch(searched.statements.join('\n'), /over\s*\(/i, 'no window function counts the rows');
   const pastTheEnd = await statementsFor('/api/courses?limit=50&page=9', studentSession);
   t.same(pastTheEnd.body.courses, []);
@@ -124,7 +143,9 @@ t.test('the course detail: a fixed number of statements', async (t) => {
     .insert(quizzes)
     .values(extraChapters.map((c) => ({ courseId: big, scope: 'chapter' as const, chapterId: c.id, name: 'q' })))
     .returning({ id: quizzes.id });
-  await db.insert(questions).values(extraQuizzes.flatMap((q) => [1, 2, 3].map((orderIndex) => ({ quizId: q.id, questionText: 'x', orderIndex }))));
+  await db
+    .insert(questions)
+    .values(extraQuizzes.flatMap((q) => [1, 2, 3].map((orderIndex) => ({ quizId: q.id, questionText: 'x', orderIndex }))));
   const large = await statementsFor(`/api/courses/${big}`, ownerSession);
   t.equal(large.body.course.modules.length, 12);
   t.equal(large.count, small.count, `${small.count} statements for a small course and for a large one`);

@@ -40,7 +40,11 @@ t.test('catalog endpoints count against one per-key window and answer 429 past 1
   t.equal((await app.inject({ url: urls[0]!, headers: { cookie } })).statusCode, 200, 'sessions are not rate limited');
 
   time.at(110);
-  t.equal((await app.inject({ url: urls[1]!, headers: { 'x-api-key': key } })).statusCode, 200, 'allowed again once the oldest request left the window');
+  t.equal(
+    (await app.inject({ url: urls[1]!, headers: { 'x-api-key': key } })).statusCode,
+    200,
+    'allowed again once the oldest request left the window',
+  );
 });
 
 // RATE_LIMIT_PER_MINUTE: the deployment's limit, enforced on every rate-limited route and quoted
@@ -77,7 +81,11 @@ t.test('RATE_LIMIT_PER_MINUTE=3: the 4th request of a key is refused, and the Op
   for (let i = 1; i <= 3; i += 1) {
     t.equal((await app.inject({ url: '/api/lms-progress', headers: { 'x-api-key': progressKey } })).statusCode, 200, `progress ${i}`);
   }
-  t.equal((await app.inject({ url: '/api/lms-progress', headers: { 'x-api-key': progressKey } })).statusCode, 429, 'progress: the 4th is refused');
+  t.equal(
+    (await app.inject({ url: '/api/lms-progress', headers: { 'x-api-key': progressKey } })).statusCode,
+    429,
+    'progress: the 4th is refused',
+  );
 
   const doc = (await app.inject({ url: '/docs/json' })).json() as {
     info: { description: string };

@@ -53,7 +53,11 @@ t.test('sessions are never served a shared answer', async (t) => {
   time.at(100);
   t.same(names(await list('/api/courses?limit=10', keyA)), ['Pajak Lanjutan', 'Audit Dasar']);
   await db.update(courses).set({ name: 'Audit Dasar (edisi 2)' }).where(eq(courses.id, first.id));
-  t.same(names(await list('/api/courses?limit=10', studentSession)), ['Pajak Lanjutan', 'Audit Dasar (edisi 2)'], 'a student sees the change at once');
+  t.same(
+    names(await list('/api/courses?limit=10', studentSession)),
+    ['Pajak Lanjutan', 'Audit Dasar (edisi 2)'],
+    'a student sees the change at once',
+  );
   t.same(names(await list('/api/courses?limit=10', keyA)), ['Pajak Lanjutan', 'Audit Dasar'], 'keys keep the shared answer for its 2 s');
 });
 

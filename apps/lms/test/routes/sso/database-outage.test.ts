@@ -14,7 +14,10 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A token of the partner, with the claims it carries. */
 function member(key: Awaited<ReturnType<typeof makePartnerKey>>, issuer: string, overrides: Record<string, unknown> = {}) {
   const claims = ssoClaims(issuer, nowSeconds(), overrides);
-  return { claims: claims as { email: string; membershipId: string; jti: string }, token: signRaw({ alg: 'RS256', typ: 'JWT', kid: key.kid }, claims, key) };
+  return {
+    claims: claims as { email: string; membershipId: string; jti: string },
+    token: signRaw({ alg: 'RS256', typ: 'JWT', kid: key.kid }, claims, key),
+  };
 }
 
 t.test('SSO during an outage: temporarily_unavailable, nothing kept, the same token works afterwards', async (t) => {
@@ -76,7 +79,10 @@ t.test('SSO during an outage: temporarily_unavailable, nothing kept, the same to
     const debugLines = env.logs.filter((l) => l.level === DEBUG && /database unavailable/.test(l.msg ?? ''));
     t.ok(debugLines.length > 0, 'the failed sign-ins were logged, at debug');
     const leaks = env.logs.filter((l) => l.level > DEBUG && /@example\.test|"M-[0-9a-f-]{36}/.test(l.text));
-    t.same(leaks.map((l) => l.msg), []);
+    t.same(
+      leaks.map((l) => l.msg),
+      [],
+    );
   });
 
   t.test('the sign-in page tells the member to try again shortly', async (t) => {

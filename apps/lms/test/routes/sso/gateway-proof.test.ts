@@ -50,7 +50,10 @@ t.test("through the LMS's own /sso/verify without a proof: the 307 carries none 
   t.equal(location.pathname, '/sign-in');
   t.equal(location.searchParams.get('error'), 'invalid_token');
   t.match(location.searchParams.get('reason'), NOT_THROUGH_GATEWAY);
-  t.notOk(res.cookies.some((c) => c.value !== ''), 'no cookie');
+  t.notOk(
+    res.cookies.some((c) => c.value !== ''),
+    'no cookie',
+  );
 });
 
 t.test('a forged proof, one under another secret, and one of another token are refused', async (t) => {
@@ -65,9 +68,15 @@ t.test('a forged proof, one under another secret, and one of another token are r
   const [, mac] = gatewayProof(app, token).split('.');
   refused(t, await callback(app, token, { proof: `${exp + 3600}.${mac}` }), mismatch);
   for (const malformed of ['yes', `${exp}`, `${exp}.${mac}.extra`, 'x'.repeat(5000)]) {
-    refused(t, await callback(app, token, { proof: malformed }), 'The sign-in did not come through the gateway: the gateway proof is malformed.');
+    refused(
+      t,
+      await callback(app, token, { proof: malformed }),
+      'The sign-in did not come through the gateway: the gateway proof is malformed.',
+    );
   }
-  const twice = await app.inject(`/api/auth/sso/callback?token=${token}&proof=${gatewayProof(app, token)}&proof=${gatewayProof(app, token)}`);
+  const twice = await app.inject(
+    `/api/auth/sso/callback?token=${token}&proof=${gatewayProof(app, token)}&proof=${gatewayProof(app, token)}`,
+  );
   t.match(new URL(twice.headers.location as string, 'http://lms.test').searchParams.get('reason'), /malformed/, 'a repeated proof');
   accepted(t, await callback(app, token));
 });

@@ -1,6 +1,15 @@
 import t, { type Test } from 'tap';
 import { buildTestApp } from '../../helpers/app.js';
-import { callback, type CallbackResult, jwksServer, localServer, makePartnerKey, registerPartner, ssoToken, withKid } from '../../helpers/sso.js';
+import {
+  callback,
+  type CallbackResult,
+  jwksServer,
+  localServer,
+  makePartnerKey,
+  registerPartner,
+  ssoToken,
+  withKid,
+} from '../../helpers/sso.js';
 
 // Partner JWKS against real HTTP servers on the loopback (port 0). The app's clock drives the
 // cache (max age 1 h, kid-miss cooldown 30 s); the fetch timeout is shortened to 2000 ms.
@@ -142,7 +151,11 @@ t.test('a refused connection with a cold cache is refused with the cause', async
   const gone = await localServer(t, () => {});
   await new Promise<void>((resolve) => gone.server.close(() => resolve()));
   await registerPartner(db, { issuer: 'gone.test', jwksUrl: `${gone.url}/jwks.json` });
-  refused(t, await callback(app, ssoToken(key1, 'gone.test', nowS())), /^The JWKS of SSO issuer gone\.test could not be fetched: request failed \(.*ECONNREFUSED/);
+  refused(
+    t,
+    await callback(app, ssoToken(key1, 'gone.test', nowS())),
+    /^The JWKS of SSO issuer gone\.test could not be fetched: request failed \(.*ECONNREFUSED/,
+  );
 });
 
 t.test('a JWKS URL answering 500 with a cold cache is refused with the status', async (t) => {
@@ -150,7 +163,11 @@ t.test('a JWKS URL answering 500 with a cold cache is refused with the status', 
     res.writeHead(500).end('oops');
   });
   await registerPartner(db, { issuer: 'broken.test', jwksUrl: `${broken.url}/jwks.json` });
-  refused(t, await callback(app, ssoToken(key1, 'broken.test', nowS())), 'The JWKS of SSO issuer broken.test could not be fetched: HTTP 500.');
+  refused(
+    t,
+    await callback(app, ssoToken(key1, 'broken.test', nowS())),
+    'The JWKS of SSO issuer broken.test could not be fetched: HTTP 500.',
+  );
 });
 
 t.test('keys in the JWKS that are not RS256 signing keys are not trusted', async (t) => {

@@ -27,11 +27,19 @@ const key = await makePartnerKey('a-1');
 await registerPartner(app.db, { issuer: 'partner-a.test', pemKeys: [key] });
 const sessionUser = async (cookie: string | undefined) =>
   cookie
-    ? (await app.db.select({ userId: sessions.userId }).from(sessions).where(eq(sessions.tokenHash, hashToken(cookie.slice(cookie.indexOf('=') + 1)))))[0]?.userId
+    ? (
+        await app.db
+          .select({ userId: sessions.userId })
+          .from(sessions)
+          .where(eq(sessions.tokenHash, hashToken(cookie.slice(cookie.indexOf('=') + 1))))
+      )[0]?.userId
     : undefined;
 
 t.test('a member who signed in before the migration signs in to the same account', async (t) => {
-  const res = await callback(app, ssoToken(key, 'partner-a.test', NOW_S, { email: 'old.member@example.test', membershipId: 'A-7', sub: 'mahasiswa' }));
+  const res = await callback(
+    app,
+    ssoToken(key, 'partner-a.test', NOW_S, { email: 'old.member@example.test', membershipId: 'A-7', sub: 'mahasiswa' }),
+  );
   t.equal(res.status, 302);
   t.equal(await sessionUser(res.sessionCookie), 'old-member');
   const [row] = await app.db.select().from(users).where(eq(users.id, 'old-member'));

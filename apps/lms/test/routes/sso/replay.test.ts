@@ -63,7 +63,11 @@ t.test('the used jti is kept until exp + tolerance, then purged (purgeUsedTokenI
   const [row] = await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'));
   t.equal(row?.expiresAt.toISOString(), new Date((NOW_S + 120 + 30) * 1000).toISOString());
   await purgeUsedTokenIds(app.db, new Date((NOW_S + 149) * 1000));
-  t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length, 1, 'kept while the token could still pass');
+  t.equal(
+    (await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length,
+    1,
+    'kept while the token could still pass',
+  );
   await purgeUsedTokenIds(app.db, new Date((NOW_S + 151) * 1000));
   t.equal((await app.db.select().from(usedTokenIds).where(eq(usedTokenIds.jti, 'kept-jti'))).length, 0, 'purged once it cannot');
 });
@@ -83,7 +87,11 @@ t.test('a sign-in costs 2 statements for a returning member and 3 for a new one;
   t.equal(first.length, 3, `new member: ${first.length} statements (find, create, token + session)`);
   const again = await statements(ssoToken(key, 'replay.test', NOW_S, claims));
   t.equal(again.length, 2, `returning member, nothing changed: ${again.length} statements (find, token + session)`);
-  t.match(again[1], /insert into "used_token_ids".*insert into "sessions".*from spent/is, 'the jti is spent and the session opened by one statement');
+  t.match(
+    again[1],
+    /insert into "used_token_ids".*insert into "sessions".*from spent/is,
+    'the jti is spent and the session opened by one statement',
+  );
 });
 
 t.test('a deactivated member is refused before the token is spent', async (t) => {

@@ -41,12 +41,18 @@ await makeCourseTree(db, draft.id, [1]);
 const userRow = async (id: string) => (await db.select().from(users).where(eq(users.id, id)))[0];
 const userByEmail = async (email: string) => (await db.select().from(users).where(eq(users.email, email)))[0];
 const identitiesOf = (userId: string) =>
-  db.select({ issuer: identities.issuer, membershipId: identities.membershipId, origin: identities.origin }).from(identities).where(eq(identities.userId, userId));
+  db
+    .select({ issuer: identities.issuer, membershipId: identities.membershipId, origin: identities.origin })
+    .from(identities)
+    .where(eq(identities.userId, userId));
 const sessionCount = async (userId: string) => (await db.select().from(sessions).where(eq(sessions.userId, userId))).length;
 /** The account a session cookie ("name=token") opened a session for. */
 async function sessionUser(cookie: string | undefined): Promise<string | undefined> {
   if (!cookie) return undefined;
-  const [row] = await db.select({ userId: sessions.userId }).from(sessions).where(eq(sessions.tokenHash, hashToken(cookie.slice(cookie.indexOf('=') + 1))));
+  const [row] = await db
+    .select({ userId: sessions.userId })
+    .from(sessions)
+    .where(eq(sessions.tokenHash, hashToken(cookie.slice(cookie.indexOf('=') + 1))));
   return row?.userId;
 }
 /** What the draft's detail gives to whoever holds the callback's cookie (nothing is sent without one). */
@@ -80,7 +86,15 @@ t.test('(a) a registered partner puts a staff e-mail in its token: refused, the 
     }
   }
   // The account list is unchanged too: no look-alike account was created for the token.
-  t.equal((await db.select().from(users).where(inArray(users.membershipId, ['EVIL-1']))).length, 0);
+  t.equal(
+    (
+      await db
+        .select()
+        .from(users)
+        .where(inArray(users.membershipId, ['EVIL-1']))
+    ).length,
+    0,
+  );
 });
 
 t.test('(a) the refusal lands on a sign-in page that says why in plain words', async (t) => {
@@ -88,7 +102,7 @@ t.test('(a) the refusal lands on a sign-in page that says why in plain words', a
   // In English, by the language cookie (the page is Indonesian by default: test/pages/languages.test.ts).
   const page = await app.inject({ url: res.location!, headers: { cookie: 'lms_lang=en' } });
   t.equal(page.statusCode, 200);
-  t.match(page.body, "An account with your e-mail address already exists here, but it is not connected to your organisation");
+  t.match(page.body, 'An account with your e-mail address already exists here, but it is not connected to your organisation');
   t.match(page.body, 'nothing about it was changed');
 });
 
@@ -131,7 +145,11 @@ t.test('(c) a staff account linked by an operator signs in through that partner 
   t.equal(res.status, 302);
   t.equal(res.location, '/dashboard');
   t.equal(await sessionUser(res.sessionCookie), teacher.id, 'signed in as the teacher');
-  t.match(await userRow(teacher.id), { role: 'teacher', name: 'Guru Pemilik', tier: 'mahasiswa', email: teacher.email }, 'role and name kept, tier from sub');
+  t.match(
+    await userRow(teacher.id),
+    { role: 'teacher', name: 'Guru Pemilik', tier: 'mahasiswa', email: teacher.email },
+    'role and name kept, tier from sub',
+  );
   const detail = await draftWith(res);
   t.equal(detail.statusCode, 200, 'a real session: the owner sees the draft');
   t.ok(findAnswerKeys(detail.json()).length > 0, 'with its answer keys');
@@ -230,11 +248,18 @@ t.test('(f) concurrent first sign-ins with one e-mail under different membership
   const results = await Promise.all(ids.map((membershipId) => callback(app, tokenA({ email: 'same@members-a.test', membershipId }))));
   const winners = results.filter((r) => r.status === 302);
   t.equal(winners.length, 1, 'one signed in');
-  t.equal(results.filter((r) => r.status === 307 && r.error === 'sso_failed' && r.reason === 'email_in_use' && !r.sessionCookie).length, 9, 'the others refused with email_in_use');
+  t.equal(
+    results.filter((r) => r.status === 307 && r.error === 'sso_failed' && r.reason === 'email_in_use' && !r.sessionCookie).length,
+    9,
+    'the others refused with email_in_use',
+  );
   const accounts = await db.select().from(users).where(eq(users.email, 'same@members-a.test'));
   t.equal(accounts.length, 1, 'one account');
   t.equal(await sessionUser(winners[0]!.sessionCookie), accounts[0]!.id);
-  const made = await db.select().from(identities).where(and(eq(identities.issuer, A), inArray(identities.membershipId, ids)));
+  const made = await db
+    .select()
+    .from(identities)
+    .where(and(eq(identities.issuer, A), inArray(identities.membershipId, ids)));
   t.equal(made.length, 1, 'one identity, of that account');
   t.equal(made[0]!.userId, accounts[0]!.id);
   t.equal(accounts[0]!.membershipId, made[0]!.membershipId, "the account's member number is the winning token's");

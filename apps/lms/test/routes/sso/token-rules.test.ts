@@ -164,7 +164,12 @@ t.test('an unknown kid is refused', async (t) => {
 });
 
 t.test("a token signed by partner A with iss = partner B is refused (B's keys only)", async (t) => {
-  refused(t, await callback(app, ssoToken(keyA, A, NOW_S, { iss: B })), 'invalid_token', 'No key with kid "a-1" for SSO issuer: partner-b.test.');
+  refused(
+    t,
+    await callback(app, ssoToken(keyA, A, NOW_S, { iss: B })),
+    'invalid_token',
+    'No key with kid "a-1" for SSO issuer: partner-b.test.',
+  );
   // Even naming one of B's kids, A's signature does not verify with B's key.
   refused(t, await callback(app, ssoToken(withKid(keyA, 'b-1'), A, NOW_S, { iss: B })), 'invalid_token', 'signature verification failed');
 });
@@ -260,11 +265,21 @@ t.test('iat in the future beyond the tolerance is refused; within it, accepted',
 });
 
 t.test('sub = admin is refused', async (t) => {
-  refused(t, await callback(app, ssoToken(keyA, A, NOW_S, { sub: 'admin' })), 'invalid_token', 'The "sub" claim must be one of: member, umum, mahasiswa.');
+  refused(
+    t,
+    await callback(app, ssoToken(keyA, A, NOW_S, { sub: 'admin' })),
+    'invalid_token',
+    'The "sub" claim must be one of: member, umum, mahasiswa.',
+  );
 });
 
 t.test('sub = Member (wrong case) is refused', async (t) => {
-  refused(t, await callback(app, ssoToken(keyA, A, NOW_S, { sub: 'Member' })), 'invalid_token', 'The "sub" claim must be one of: member, umum, mahasiswa.');
+  refused(
+    t,
+    await callback(app, ssoToken(keyA, A, NOW_S, { sub: 'Member' })),
+    'invalid_token',
+    'The "sub" claim must be one of: member, umum, mahasiswa.',
+  );
 });
 
 t.test('sub as a number is refused', async (t) => {
@@ -293,7 +308,12 @@ t.test('no membershipId: sso_failed / missing_membership_id', async (t) => {
 });
 
 t.test('an email that is not an address is refused', async (t) => {
-  refused(t, await callback(app, ssoToken(keyA, A, NOW_S, { email: 'not-an-address' })), 'invalid_token', '"email" claim is not an e-mail address');
+  refused(
+    t,
+    await callback(app, ssoToken(keyA, A, NOW_S, { email: 'not-an-address' })),
+    'invalid_token',
+    '"email" claim is not an e-mail address',
+  );
 });
 
 // Each field at its maximum length is accepted; one character more is refused.
@@ -346,7 +366,12 @@ t.test('each claim at its max length is accepted, one over is refused', async (t
   // sub can only be one of three words (the longest, mahasiswa, is accepted above); past its
   // 100-character limit the length rule names the field.
   await t.test('sub (100)', async (t) => {
-    refused(t, await callback(app, ssoToken(keyA, A, NOW_S, { sub: 's'.repeat(101) })), 'invalid_token', '"sub" claim is longer than 100 characters');
+    refused(
+      t,
+      await callback(app, ssoToken(keyA, A, NOW_S, { sub: 's'.repeat(101) })),
+      'invalid_token',
+      '"sub" claim is longer than 100 characters',
+    );
   });
   // aud, alg and typ have exact values, which are their maximum lengths (9, 5, 3).
   await t.test('aud (9)', async (t) => {

@@ -19,7 +19,10 @@ await registerPartner(db, { issuer: 'uni.test', pemKeys: [key] });
 const userByEmail = async (email: string) => (await db.select().from(users).where(eq(users.email, email)))[0];
 
 t.test('a new member gets a user with the name, tier and membershipId of the token, and the identity (issuer, membershipId)', async (t) => {
-  const res = await callback(app, ssoToken(key, 'assoc.test', NOW_S, { email: 'New.Member@Example.test', name: 'Budi Santoso', membershipId: 'IAI-0001', sub: 'member' }));
+  const res = await callback(
+    app,
+    ssoToken(key, 'assoc.test', NOW_S, { email: 'New.Member@Example.test', name: 'Budi Santoso', membershipId: 'IAI-0001', sub: 'member' }),
+  );
   t.equal(res.status, 302);
   t.equal(res.location, '/dashboard');
   const user = await userByEmail('new.member@example.test');
@@ -46,7 +49,10 @@ t.test('without a name, the name is the local part of the e-mail', async (t) => 
 });
 
 t.test('a returning member is matched by (issuer, membershipId): same user, name kept, tier updated', async (t) => {
-  await callback(app, ssoToken(key, 'assoc.test', NOW_S, { email: 'first@example.test', name: 'First Name', membershipId: 'RET-1', sub: 'member' }));
+  await callback(
+    app,
+    ssoToken(key, 'assoc.test', NOW_S, { email: 'first@example.test', name: 'First Name', membershipId: 'RET-1', sub: 'member' }),
+  );
   const before = await userByEmail('first@example.test');
   const res = await callback(
     app,
@@ -72,7 +78,10 @@ t.test('the same membershipId from another partner is another person', async (t)
 t.test('an existing account with the e-mail but no identity of the partner is refused (email_in_use) and left as it was', async (t) => {
   const local = await makeUser(db, { email: 'teacher.local@example.test', name: 'Local Teacher', role: 'teacher' });
   const before = await userByEmail('teacher.local@example.test');
-  const res = await callback(app, ssoToken(key, 'assoc.test', NOW_S, { email: 'Teacher.Local@example.test', name: 'Ignored', membershipId: 'T-9', sub: 'umum' }));
+  const res = await callback(
+    app,
+    ssoToken(key, 'assoc.test', NOW_S, { email: 'Teacher.Local@example.test', name: 'Ignored', membershipId: 'T-9', sub: 'umum' }),
+  );
   t.equal(res.status, 307);
   t.equal(res.error, 'sso_failed');
   t.equal(res.reason, 'email_in_use');

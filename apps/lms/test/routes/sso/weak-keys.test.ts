@@ -59,7 +59,12 @@ t.test('keys under 2048 bits are ignored, and say so in the log', async (t) => {
     const strong = await callback(app, ssoToken(strongJwks, 'jwks.weak.example', nowS()));
     t.equal(strong.status, 302, 'the 2048-bit key of the same set still works');
     const warning = lines.find((l) => l.kid === 'weak-jwks');
-    t.match(warning, { level: 40, bits: 1024, jwksUrl: jwks.jwksUrl, msg: /skipping a JWKS key: the RSA key has 1024 bits; at least 2048 are required/ });
+    t.match(warning, {
+      level: 40,
+      bits: 1024,
+      jwksUrl: jwks.jwksUrl,
+      msg: /skipping a JWKS key: the RSA key has 1024 bits; at least 2048 are required/,
+    });
   });
 
   t.test('SSO and course creation with a 1024-bit PEM key from the database', async (t) => {
