@@ -2,9 +2,9 @@ import type { PublicCourse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import { enrolmentState } from '../../domain/learning/enrollment.js';
 import { findOpenPurchase } from '../../domain/learning/purchases.js';
-import { paymentProvider } from '../../routes/learning/purchases.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
+import { transferInstructions } from './transfer.js';
 
 /** The outcomes a form of ./forms.ts comes back with (`?enrol=`), each with its sentence. */
 export type EnrolFlash = keyof PageContext['t']['enrol']['flash'];
@@ -43,24 +43,7 @@ export async function enrolSection(
   if (state.price && !state.paid) {
     const price = t.purchase.money(state.price.amount, state.price.currency);
     const open = await findOpenPurchase(app.db, userId, { courseId });
-    if (open) {
-      const steps = paymentProvider(app).begin({
-        id: open.id,
-        amount: open.amount,
-        currency: open.currency,
-        reference: open.reference ?? '',
-      });
-      const account = steps.accountNumber
-        ? [steps.bankName, steps.accountNumber, steps.accountName].filter(Boolean).join(' · ')
-        : t.purchase.institutionAccount;
-      return section(html`<h3>${t.purchase.pendingHeading}</h3>
-<dl>
-<dt>${t.purchase.transfer(t.purchase.money(open.amount, open.currency))}</dt><dd>${t.purchase.money(open.amount, open.currency)}</dd>
-<dt>${t.purchase.toAccount}</dt><dd>${account}</dd>
-<dt>${t.purchase.reference}</dt><dd><code>${open.reference ?? ''}</code></dd>
-</dl>
-<p class="muted">${t.purchase.waiting}</p>`);
-    }
+    if (open) return section(transferInstructions(app, ctx, open));
     return section(html`<p>${t.purchase.priceForYou(price)}</p><p class="muted">${t.purchase.buyText}</p>
 <form method="post" action="${action('purchase')}"><button type="submit">${t.purchase.buyButton}</button></form>`);
   }
