@@ -1,4 +1,15 @@
-import { categories, chapterCompletions, chapters, courses, enrollments, generateSessionToken, modules, sessions, users } from '@lms/db';
+import {
+  bundles,
+  categories,
+  chapterCompletions,
+  chapters,
+  courses,
+  enrollments,
+  generateSessionToken,
+  modules,
+  sessions,
+  users,
+} from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -24,6 +35,7 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
     .values({ email: 'hostile.learner@example.test', name: `${PAYLOADS[0]} learner`, role: 'student', membershipId: PAYLOADS[1] })
     .returning();
   const courseIds: number[] = [];
+  const categoryIds: number[] = [];
   for (const [i, payload] of PAYLOADS.entries()) {
     const [category] = await db
       .insert(categories)
@@ -55,7 +67,19 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
     await db.insert(enrollments).values({ userId: learner!.id, courseId: course!.id });
     await db.insert(chapterCompletions).values({ userId: learner!.id, chapterId: chapterRows[0]!.id, courseId: course!.id });
     courseIds.push(course!.id);
+    categoryIds.push(category!.id);
   }
+  // A bundle per payload (its name, description and currency), each of two of these courses.
+  await db.insert(bundles).values(
+    PAYLOADS.map((payload, i) => ({
+      name: `${payload} bundle`,
+      description: `${payload} description`,
+      categoryId: categoryIds[i]!,
+      courseOneId: courseIds[i]!,
+      courseTwoId: courseIds[(i + 1) % PAYLOADS.length]!,
+      currency: payload,
+    })),
+  );
   await db
     .update(users)
     .set({ name: `${PAYLOADS[1]} teacher` })
@@ -128,6 +152,9 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
       await learnerPage.getByRole('heading', { level: 1, name: `${PAYLOADS[i]} course` }).waitFor();
     }
     if (!bypassCSP) await screenshot(learnerPage, 'hostile-1-course');
+    await visit(learnerPage, '/dashboard/bundles', `${mode}, bundles`);
+    for (const payload of PAYLOADS) await learnerPage.getByRole('heading', { level: 2, name: `${payload} bundle` }).waitFor();
+    t.equal(await learnerPage.locator('.course-list > li').count(), PAYLOADS.length, 'every bundle, as text');
 
     const teacherPage = watch(await (await signedIn(teacherId, bypassCSP)).newPage());
     await visit(teacherPage, '/dashboard', `${mode}, teacher dashboard`);

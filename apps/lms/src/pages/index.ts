@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { retryLaterError } from '../plugins/error-handler.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
+import bundlesPage from './bundles.js';
 import catalogPage from './catalog.js';
 import coursePage from './course.js';
 import dashboardPage from './dashboard.js';
@@ -52,6 +53,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(dashboardPage);
   await app.register(catalogPage);
   await app.register(coursePage);
+  await app.register(bundlesPage);
   await app.register(apiKeysPage);
   await app.register(learningForms);
   await app.register(assetRoutes);

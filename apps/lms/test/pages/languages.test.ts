@@ -168,6 +168,7 @@ t.test('every page has the language switch, a form that names each language in i
     ['/dashboard', cookies.teacher],
     ['/dashboard/catalog?search=xylo&sortBy=name', cookies.learner],
     [`/dashboard/courses/${xylo.id}`, cookies.learner],
+    ['/dashboard/bundles?purchase=started', cookies.learner],
     ['/dashboard/api-keys', cookies.teacher],
     ['/dashboard/nothing-here', cookies.learner],
   ] as const) {

@@ -15,6 +15,7 @@ export function en(f: Format): Messages {
       mainNav: 'Main',
       dashboard: 'Dashboard',
       catalog: 'Catalog',
+      bundles: 'Bundles',
       apiKeys: 'API keys',
       signedInAs: (name): Html => html`<span class="sr-only">Signed in as </span>${name}`,
       signOut: 'Sign out',

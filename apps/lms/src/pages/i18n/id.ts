@@ -26,6 +26,7 @@ export function id(f: Format) {
       mainNav: 'Menu utama',
       dashboard: 'Dasbor',
       catalog: 'Katalog',
+      bundles: 'Paket',
       apiKeys: 'Kunci API',
       signedInAs: (name: string): Html => html`<span class="sr-only">Masuk sebagai </span>${name}`,
       signOut: 'Keluar',

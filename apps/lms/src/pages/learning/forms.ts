@@ -10,6 +10,7 @@ import { acceptFormBodies } from '../form-body.js';
 import { paymentProvider } from '../../routes/learning/purchases.js';
 import { pageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
+import type { BundleFlash } from '../bundles.js';
 import type { EnrolFlash } from './enrol-section.js';
 
 const EnrolForm = z.object({ code: text().max(200).optional() });
@@ -18,7 +19,7 @@ const EmptyForm = z.object({}).passthrough().nullish();
 /**
  * The forms of enrolment and purchases on the pages: plain HTML forms (no JavaScript) that post
  * here and come back with 303 to the page they were on, with the outcome in the query string
- * (`?enrol=`, `?decided=`, `?confirmed=`) for the page to say in the person's language.
+ * (`?enrol=`, `?purchase=`, `?decided=`, `?confirmed=`) for the page to say in the person's language.
  *
  * Cross-site requests: a form cannot send the `x-requested-with` header the CSRF plugin asks of
  * the JSON routes, so these routes take its form rule (`csrf: 'form'`): the browser's `Origin` (or
@@ -83,6 +84,24 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         flash = 'nothing-to-buy';
       }
       return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
+    },
+  );
+
+  app.post(
+    '/bundles/:id/purchase',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Buy form of the bundles page', EmptyForm) },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const bundleId = (request.params as { id: number }).id;
+      let flash: BundleFlash = 'started';
+      try {
+        // Not for sale (a course no longer buyer-visible, or no such bundle): the 404 page.
+        await startPurchase(app.db, paymentProvider(app), session.caller.userId, { bundleId }, app.clock());
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        flash = 'nothing';
+      }
+      return back(reply, `/dashboard/bundles?purchase=${flash}#bundle-${bundleId}`);
     },
   );
 

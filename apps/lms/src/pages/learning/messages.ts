@@ -1,8 +1,9 @@
 import type { Format } from '../i18n/format.js';
 
 // The words of enrolment and purchases on the pages (the course page's enrol section, the
-// dashboard's approval and transfer lists), in Bahasa Indonesia (the reference) and English.
-// Spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `enrol` and `purchase` blocks.
+// dashboard's approval and transfer lists, the bundles page), in Bahasa Indonesia (the reference)
+// and English. Spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `enrol`,
+// `purchase` and `bundles` blocks.
 
 export function enrolMessagesId(f: Format) {
   return {
@@ -76,6 +77,25 @@ export function enrolMessagesId(f: Format) {
         already: 'Pembelian ini sudah dikonfirmasi sebelumnya.',
       },
       money: (amount: string, currency: string) => f.money(Number(amount), currency),
+    },
+    bundles: {
+      title: 'Paket kursus',
+      intro: 'Dua kursus dalam satu paket, sering lebih hemat. Setelah pembayaran dikonfirmasi, Anda terdaftar di kedua kursus.',
+      none: 'Belum ada paket yang dapat dibeli.',
+      contains: 'Berisi',
+      category: (name: string) => `Kategori: ${name}`,
+      priceForYou: (price: string) => `Harga paket untuk Anda: ${price}`,
+      separately: (price: string) => `Dibeli terpisah: ${price}`,
+      enrolledInBoth: 'Anda sudah terdaftar di kedua kursus paket ini.',
+      enrolledInOne: 'Anda sudah terdaftar di salah satu kursusnya; paket ini mendaftarkan Anda di keduanya.',
+      paid: 'Paket ini sudah Anda bayar.',
+      free: 'Paket ini gratis untuk Anda: daftar langsung di kedua kursusnya.',
+      buyButton: 'Beli paket (transfer bank)',
+      buyLabel: (name: string) => `Beli paket ${name} (transfer bank)`,
+      flash: {
+        started: 'Pembelian dibuat. Lakukan transfer sesuai petunjuk pada paketnya.',
+        nothing: 'Tidak ada yang perlu dibayar untuk paket ini.',
+      },
     },
   };
 }
@@ -154,6 +174,25 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         already: 'This purchase was already confirmed.',
       },
       money: (amount, currency) => f.money(Number(amount), currency),
+    },
+    bundles: {
+      title: 'Course bundles',
+      intro: 'Two courses in one bundle, often for less. Once the payment is confirmed, you are enrolled in both courses.',
+      none: 'There are no bundles to buy yet.',
+      contains: 'Contains',
+      category: (name) => `Category: ${name}`,
+      priceForYou: (price) => `Your bundle price: ${price}`,
+      separately: (price) => `Bought separately: ${price}`,
+      enrolledInBoth: 'You are enrolled in both courses of this bundle.',
+      enrolledInOne: 'You are already enrolled in one of its courses; the bundle enrols you in both.',
+      paid: 'You have paid for this bundle.',
+      free: 'This bundle is free for you: enrol in both of its courses directly.',
+      buyButton: 'Buy the bundle (bank transfer)',
+      buyLabel: (name) => `Buy the bundle ${name} (bank transfer)`,
+      flash: {
+        started: 'Purchase created. Make the transfer as shown on the bundle.',
+        nothing: 'There is nothing to pay for this bundle.',
+      },
     },
   };
 }

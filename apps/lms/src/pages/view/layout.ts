@@ -22,6 +22,7 @@ function nav(ctx: PageContext, user: NavUser, current: string | undefined): Html
   const links: [string, string][] = [
     ['/dashboard', t.layout.dashboard],
     ['/dashboard/catalog', t.layout.catalog],
+    ['/dashboard/bundles', t.layout.bundles],
   ];
   if (user.role === 'teacher') links.push(['/dashboard/api-keys', t.layout.apiKeys]);
   const items = links.map(([path, label]) => html`<a href="${href(path)}"${attr('aria-current', path === current && 'page')}>${label}</a>`);

@@ -1,0 +1,83 @@
+import { bundles, categories, courses, type Db, enrollments, purchases, users } from '@lms/db';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
+import { bundlePriceColumns, bundleTierPrice, isPositiveAmount, type Tier } from '../catalog/tier-prices.js';
+
+/** A bundle as one buyer sees it on the bundles page: what it holds, their price, where they stand. */
+export interface BundleOffer {
+  id: number;
+  name: string;
+  description: string;
+  categoryName: string;
+  courses: [{ id: number; name: string }, { id: number; name: string }];
+  /** The two courses' prices added up (decimal text): what the bundle saves against. */
+  separatePrice: string;
+  /** The buyer's price at their tier (bundleTierPrice), decimal text. */
+  price: string;
+  currency: string;
+  /** Whether there is anything to pay: false when the buyer's price is zero. */
+  forSale: boolean;
+  /** How many of the two courses the buyer is enrolled in. */
+  enrolledIn: 0 | 1 | 2;
+  paid: boolean;
+  /** The buyer's pending purchase of the bundle (bank transfer not yet confirmed), if any. */
+  pending: { id: number; amount: string; currency: string; reference: string | null } | null;
+}
+
+const one = alias(courses, 'offer_course_one');
+const two = alias(courses, 'offer_course_two');
+
+/**
+ * The bundles a buyer can buy (both courses buyer-visible, as a purchase requires: purchases.ts),
+ * in id order, each with the buyer's tier price and their enrolments, payment and pending
+ * purchase. One statement; not a hot path (a page a learner opens to shop).
+ */
+export async function findBundleOffers(db: Db, userId: string): Promise<BundleOffer[]> {
+  const rows = await db
+    .select({
+      id: bundles.id,
+      name: bundles.name,
+      description: bundles.description,
+      categoryName: categories.name,
+      courseOneId: one.id,
+      courseOneName: one.name,
+      courseTwoId: two.id,
+      courseTwoName: two.name,
+      separatePrice: sql<string>`(${one.price} + ${two.price})::text`,
+      ...bundlePriceColumns(one, two),
+      currency: bundles.currency,
+      tier: sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`,
+      enrolledIn: sql<number>`(select count(*)::int from ${enrollments} e
+        where e.user_id = ${userId} and e.course_id in (${bundles.courseOneId}, ${bundles.courseTwoId}))`,
+      paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'paid')`,
+      pending: sql<BundleOffer['pending']>`(select json_build_object('id', p.id, 'amount', p.amount::text, 'currency', p.currency,
+        'reference', p.reference) from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'pending')`,
+    })
+    .from(bundles)
+    .innerJoin(categories, eq(categories.id, bundles.categoryId))
+    .innerJoin(one, eq(one.id, bundles.courseOneId))
+    .innerJoin(two, eq(two.id, bundles.courseTwoId))
+    .where(and(buyerVisibleWhere(one), buyerVisibleWhere(two)))
+    .orderBy(asc(bundles.id));
+  return rows.map((r) => {
+    const price = Number(bundleTierPrice(r, r.tier)).toFixed(2);
+    return {
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      categoryName: r.categoryName,
+      courses: [
+        { id: r.courseOneId, name: r.courseOneName },
+        { id: r.courseTwoId, name: r.courseTwoName },
+      ],
+      separatePrice: r.separatePrice,
+      price,
+      currency: r.currency,
+      forSale: isPositiveAmount(price),
+      enrolledIn: Math.min(2, Math.max(0, r.enrolledIn)) as 0 | 1 | 2,
+      paid: r.paid,
+      pending: r.pending,
+    };
+  });
+}

@@ -1,0 +1,187 @@
+import { enrollments, purchases } from '@lms/db';
+import { and, eq, inArray } from 'drizzle-orm';
+import t from 'tap';
+import { buildTestApp } from '../helpers/app.js';
+import { makeUser, sessionCookieFor } from '../helpers/fixtures.js';
+import { makeBundle, makeCast, makeCourse, setTier } from './enrolment-fixtures.js';
+
+const NOW = new Date('2026-07-01T08:00:00.000Z');
+/** testConfig()'s PUBLIC_URL: what a browser sends as Origin on our own forms. */
+const OWN_ORIGIN = 'http://localhost:3000';
+const FORM = 'application/x-www-form-urlencoded';
+
+t.test('the bundles page and its buy form', async (t) => {
+  const { app, db } = await buildTestApp(t, {
+    deps: { clock: () => NOW },
+    config: { BANK_TRANSFER_BANK: 'Bank Contoh', BANK_TRANSFER_ACCOUNT_NUMBER: '123-456-789' },
+  });
+  const cast = await makeCast(app, db.db);
+  const { teacher, admin } = cast;
+  const page = (url: string, cookie: string, lang: 'id' | 'en' = 'id') =>
+    app.inject({ method: 'GET', url, headers: { cookie: `${cookie}; lms_lang=${lang}` } });
+  const post = (url: string, cookie: string, headers: Record<string, string> = { origin: OWN_ORIGIN }) =>
+    app.inject({ method: 'POST', url, headers: { cookie, 'content-type': FORM, ...headers }, payload: '' });
+  const pendingOf = (userId: string) =>
+    db.db
+      .select()
+      .from(purchases)
+      .where(and(eq(purchases.userId, userId), eq(purchases.status, 'pending')));
+  const enrolledIn = async (userId: string, courseIds: number[]) =>
+    (
+      await db.db
+        .select()
+        .from(enrollments)
+        .where(and(eq(enrollments.userId, userId), inArray(enrollments.courseId, courseIds)))
+    ).length;
+  const newLearner = async (name: string) => {
+    const user = await makeUser(db.db, { role: 'student', name });
+    return { ...user, cookie: await sessionCookieFor(app, user.id) };
+  };
+
+  const paid = { isPurchasable: true, price: '150000', priceNonMember: '200000' };
+  const one = await makeCourse(db.db, teacher, { ...paid, name: 'Audit Dasar' });
+  const two = await makeCourse(db.db, teacher, { ...paid, name: 'Audit Lanjut' });
+  const discounted = await makeBundle(db.db, one.id, two.id, {
+    name: 'Paket Audit',
+    description: 'Dua kursus audit.',
+    price: '250000',
+    priceNonMember: '275000',
+  });
+  const draft = await makeCourse(db.db, teacher, { ...paid, name: 'Belum tayang', isPublished: false });
+  const hidden = await makeBundle(db.db, one.id, draft.id, { name: 'Paket dengan draf' });
+  const noEventCode = await makeCourse(db.db, teacher, { ...paid, name: 'Tanpa kode acara', eventCode: null });
+  const hiddenToo = await makeBundle(db.db, noEventCode.id, two.id, { name: 'Paket tanpa kode acara' });
+  const freeOne = await makeCourse(db.db, teacher, { name: 'Gratis satu', price: '0' });
+  const freeTwo = await makeCourse(db.db, teacher, { name: 'Gratis dua', price: '0' });
+  const free = await makeBundle(db.db, freeOne.id, freeTwo.id, { name: 'Paket gratis' });
+
+  await t.test('without a session: the sign-in page, for the page and the form', async (t) => {
+    const res = await app.inject({ method: 'GET', url: '/dashboard/bundles' });
+    t.equal(res.statusCode, 302);
+    t.equal(res.headers.location, '/sign-in');
+    const form = await app.inject({
+      method: 'POST',
+      url: `/dashboard/bundles/${discounted.id}/purchase`,
+      headers: { origin: OWN_ORIGIN, 'content-type': FORM },
+    });
+    t.equal(form.statusCode, 302);
+    t.equal(form.headers.location, '/sign-in');
+    t.equal((await db.db.select().from(purchases)).length, 0, 'nothing bought');
+  });
+
+  await t.test('lists only what can be bought, at the tier price, in both languages, with a link in the nav', async (t) => {
+    const learner = await newLearner('Pembeli umum');
+    await setTier(db.db, learner.id, 'umum');
+    const id = await page('/dashboard/bundles', learner.cookie, 'id');
+    t.equal(id.statusCode, 200);
+    t.match(id.headers['content-type'], /text\/html/);
+    t.match(id.body, '<h1>Paket kursus</h1>');
+    t.match(id.body, `<h2 id="bundle-${discounted.id}-name">Paket Audit</h2>`);
+    t.match(id.body, 'Dua kursus audit.');
+    t.match(id.body, `<a href="/dashboard/courses/${one.id}">Audit Dasar</a>`);
+    t.match(id.body, `<a href="/dashboard/courses/${two.id}">Audit Lanjut</a>`);
+    t.match(id.body, /Harga paket untuk Anda: Rp\s?275\.000/, 'umum: the non-member bundle price');
+    t.match(id.body, /Dibeli terpisah: Rp\s?300\.000/, 'against the two course prices added up');
+    t.match(id.body, `<a href="/dashboard/bundles" aria-current="page">Paket</a>`, 'the nav entry, current');
+    t.notMatch(id.body, 'Paket dengan draf', 'a bundle with a draft course is not offered');
+    t.notMatch(id.body, 'Paket tanpa kode acara', 'nor one with a course without an event code');
+    t.match(id.body, 'Paket gratis');
+    t.match(id.body, 'Paket ini gratis untuk Anda');
+    t.notMatch(id.body, `/dashboard/bundles/${free.id}/purchase`, 'a free bundle has no buy form');
+    t.match(id.body, `<form method="post" action="/dashboard/bundles/${discounted.id}/purchase">`);
+    t.match(id.body, 'aria-label="Beli paket Paket Audit (transfer bank)"', 'each buy button names its bundle');
+
+    const en = await page('/dashboard/bundles', learner.cookie, 'en');
+    t.match(en.body, '<h1>Course bundles</h1>');
+    t.match(en.body, /Your bundle price: IDR\s?275,000/);
+    t.match(en.body, '>Buy the bundle (bank transfer)</button>');
+
+    const member = await newLearner('Anggota');
+    await setTier(db.db, member.id, 'anggota');
+    t.match((await page('/dashboard/bundles', member.cookie)).body, /Harga paket untuk Anda: Rp\s?250\.000/, 'anggota: the bundle price');
+    t.match((await page('/dashboard', member.cookie, 'en')).body, '<a href="/dashboard/bundles">Bundles</a>', 'the nav on other pages');
+  });
+
+  await t.test('the buy form: CSRF refused, then a pending purchase with its transfer instructions, confirmed by an admin', async (t) => {
+    const buyer = await newLearner('Pembeli');
+    const action = `/dashboard/bundles/${discounted.id}/purchase`;
+    t.equal((await post(action, buyer.cookie, {})).statusCode, 403, 'no Origin: 403');
+    const foreign = await post(action, buyer.cookie, { origin: 'https://evil.example' });
+    t.equal(foreign.statusCode, 403, 'a foreign Origin: 403');
+    t.match(foreign.body, 'Formulir ini harus dikirim dari halaman LMS sendiri.');
+    t.equal((await post(action, buyer.cookie, { 'sec-fetch-site': 'cross-site' })).statusCode, 403, 'Sec-Fetch-Site: cross-site: 403');
+    t.equal((await pendingOf(buyer.id)).length, 0, 'none of them bought');
+
+    const bought = await post(action, buyer.cookie);
+    t.equal(bought.statusCode, 303);
+    t.equal(bought.headers.location, `/dashboard/bundles?purchase=started#bundle-${discounted.id}`);
+    t.equal(bought.headers['cache-control'], 'no-store');
+    const [purchase] = await pendingOf(buyer.id);
+    t.match(purchase, { bundleId: discounted.id, courseId: null, amount: '250000.00', status: 'pending' });
+    const again = await post(action, buyer.cookie);
+    t.equal(again.headers.location, `/dashboard/bundles?purchase=started#bundle-${discounted.id}`, 'a second click');
+    t.equal((await pendingOf(buyer.id)).length, 1, 'still one pending purchase');
+
+    const shown = await page(bought.headers.location as string, buyer.cookie, 'en');
+    t.match(shown.body, '<p class="notice" role="status">Purchase created. Make the transfer as shown on the bundle.</p>');
+    t.match(shown.body, `<code>${purchase!.reference}</code>`);
+    t.match(shown.body, 'Bank Contoh · 123-456-789');
+    t.match(shown.body, /Transfer exactly IDR\s?250,000/);
+    t.notMatch(shown.body, action, 'no second buy button while pending');
+
+    const confirmAction = `/dashboard/purchases/${purchase!.id}/confirm`;
+    t.match((await page('/dashboard', admin.cookie, 'en')).body, `action="${confirmAction}"`, 'on the admin dashboard');
+    t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard?confirmed=done#transfers');
+    t.equal(await enrolledIn(buyer.id, [one.id, two.id]), 2, 'confirmed: enrolled in both courses');
+    const after = await page('/dashboard/bundles', buyer.cookie, 'en');
+    t.match(after.body, 'You are enrolled in both courses of this bundle.');
+    t.notMatch(after.body, action, 'no buy form once enrolled');
+    const late = await post(action, buyer.cookie);
+    t.equal(late.headers.location, `/dashboard/bundles?purchase=nothing#bundle-${discounted.id}`, 'buying again: nothing to pay');
+    t.match((await page(late.headers.location as string, buyer.cookie, 'id')).body, 'Tidak ada yang perlu dibayar untuk paket ini.');
+    t.equal((await pendingOf(buyer.id)).length, 0);
+  });
+
+  await t.test('a learner enrolled in one course is told the bundle enrols them in both, and may still buy it', async (t) => {
+    const learner = await newLearner('Setengah');
+    await db.db.insert(enrollments).values({ userId: learner.id, courseId: one.id });
+    const res = await page('/dashboard/bundles', learner.cookie, 'en');
+    t.match(res.body, 'You are already enrolled in one of its courses; the bundle enrols you in both.');
+    t.match(res.body, `/dashboard/bundles/${discounted.id}/purchase`);
+  });
+
+  await t.test('what cannot be bought is a 404 page and leaves nothing behind', async (t) => {
+    const learner = await newLearner('Penyerang');
+    for (const id of [hidden.id, hiddenToo.id, 999999, 2147483647]) {
+      const res = await post(`/dashboard/bundles/${id}/purchase`, learner.cookie);
+      t.equal(res.statusCode, 404, `bundle ${id}: 404`);
+      t.match(res.headers['content-type'], /text\/html/, 'as a page');
+    }
+    for (const id of ['0', '-1', 'abc', '1e3x', '99999999999999999999', '%00']) {
+      const res = await post(`/dashboard/bundles/${id}/purchase`, learner.cookie);
+      t.equal(res.statusCode, 404, `id ${JSON.stringify(id)}: 404, not a 400 or 500`);
+    }
+    const freeRes = await post(`/dashboard/bundles/${free.id}/purchase`, learner.cookie);
+    t.equal(freeRes.headers.location, `/dashboard/bundles?purchase=nothing#bundle-${free.id}`, 'a free bundle: nothing to pay');
+    t.equal((await db.db.select().from(purchases).where(eq(purchases.userId, learner.id))).length, 0, 'no purchase row');
+  });
+
+  await t.test('an unknown or hostile flash shows nothing; names are escaped', async (t) => {
+    const learner = await newLearner('<b>Nama</b>');
+    const odd = await page('/dashboard/bundles?purchase=%3Cscript%3Ealert(1)%3C/script%3E&purchase=started', learner.cookie);
+    t.equal(odd.statusCode, 200, 'a repeated parameter is no error');
+    t.notMatch(odd.body, '<script>alert(1)</script>');
+    const proto = await page('/dashboard/bundles?purchase=constructor', learner.cookie);
+    t.equal(proto.statusCode, 200);
+    t.notMatch(proto.body, 'class="notice" role="status"', 'no flash for a prototype key');
+
+    const evil = await makeCourse(db.db, teacher, { ...paid, name: '<img src=x onerror=alert(1)>' });
+    await makeBundle(db.db, evil.id, two.id, { name: '"><script>alert(2)</script>', description: '<iframe src=//evil.example>' });
+    const res = await page('/dashboard/bundles', learner.cookie);
+    t.notMatch(res.body, '<script>alert(2)', 'bundle name escaped');
+    t.match(res.body, '&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;');
+    t.notMatch(res.body, '<iframe', 'description escaped');
+    t.notMatch(res.body, '<img src=x', 'course name escaped');
+    t.notMatch(res.body, '<b>Nama</b>', 'the person name escaped in the nav');
+  });
+});
