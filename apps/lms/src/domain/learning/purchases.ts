@@ -3,6 +3,7 @@ import { bundles, courses, type Db, enrollments, inTransaction, purchases, users
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
 import { buyerVisible } from '../catalog/viewer.js';
 import {
   bundlePriceColumns,
@@ -116,15 +117,7 @@ async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Pr
     .innerJoin(one, eq(one.id, bundles.courseOneId))
     .innerJoin(two, eq(two.id, bundles.courseTwoId))
     // A bundle is for sale only while both of its courses are buyer-visible.
-    .where(
-      and(
-        eq(bundles.id, bundleId),
-        eq(one.isPublished, true),
-        sql`${one.eventCode} is not null`,
-        eq(two.isPublished, true),
-        sql`${two.eventCode} is not null`,
-      ),
-    );
+    .where(and(eq(bundles.id, bundleId), buyerVisibleWhere(one), buyerVisibleWhere(two)));
   if (!row) throw new NotFoundError('Bundle not found');
   if (row.enrolledInBoth) throw new ConflictError('You are already enrolled in both courses of this bundle');
   if (row.paid) throw new ConflictError('You already paid for this bundle');
