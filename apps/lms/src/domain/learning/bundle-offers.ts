@@ -2,7 +2,7 @@ import { bundles, categories, courses, type Db, enrollments, purchases, users } 
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
-import { bundlePriceColumns, bundleTierPrice, isPositiveAmount, type Tier } from '../catalog/tier-prices.js';
+import { bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount, type Tier } from '../catalog/tier-prices.js';
 
 /** A bundle as one buyer sees it on the bundles page: what it holds, their price, where they stand. */
 export interface BundleOffer {
@@ -11,7 +11,7 @@ export interface BundleOffer {
   description: string;
   categoryName: string;
   courses: [{ id: number; name: string }, { id: number; name: string }];
-  /** The two courses' prices added up (decimal text): what the bundle saves against. */
+  /** The two courses bought separately at the buyer's tier (courseTierPrice each), decimal text: what the bundle saves against. */
   separatePrice: string;
   /** The buyer's price at their tier (bundleTierPrice), decimal text. */
   price: string;
@@ -44,7 +44,8 @@ export async function findBundleOffers(db: Db, userId: string): Promise<BundleOf
       courseOneName: one.name,
       courseTwoId: two.id,
       courseTwoName: two.name,
-      separatePrice: sql<string>`(${one.price} + ${two.price})::text`,
+      courseOnePrices: { price: one.price, priceNonMember: one.priceNonMember, priceMahasiswa: one.priceMahasiswa },
+      courseTwoPrices: { price: two.price, priceNonMember: two.priceNonMember, priceMahasiswa: two.priceMahasiswa },
       ...bundlePriceColumns(one, two),
       currency: bundles.currency,
       tier: sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`,
@@ -62,6 +63,9 @@ export async function findBundleOffers(db: Db, userId: string): Promise<BundleOf
     .orderBy(asc(bundles.id));
   return rows.map((r) => {
     const price = Number(bundleTierPrice(r, r.tier)).toFixed(2);
+    // In cents: two numeric(14,2) amounts added without a binary fraction's rounding.
+    const cents = (amount: string) => Math.round(Number(amount) * 100);
+    const separately = cents(courseTierPrice(r.courseOnePrices, r.tier)) + cents(courseTierPrice(r.courseTwoPrices, r.tier));
     return {
       id: r.id,
       name: r.name,
@@ -71,7 +75,7 @@ export async function findBundleOffers(db: Db, userId: string): Promise<BundleOf
         { id: r.courseOneId, name: r.courseOneName },
         { id: r.courseTwoId, name: r.courseTwoName },
       ],
-      separatePrice: r.separatePrice,
+      separatePrice: (separately / 100).toFixed(2),
       price,
       currency: r.currency,
       forSale: isPositiveAmount(price),
