@@ -115,3 +115,41 @@ export async function measure(
   for (let i = 0; i < plan.repetitions; i++) reps.push(await run(plan.seconds));
   return { median: medianOf(reps), reps };
 }
+
+/** One of two loads measured in alternation: its runner, and around every measured run, a hook (the served process's CPU). */
+export interface AlternatingSide {
+  run: (seconds: number) => Promise<Measurement>;
+  around?: <T>(run: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Two loads measured in alternation: both warm-ups, then the repetitions in the order A B, B A,
+ * A B, ... On a shared machine whose speed drifts during a run (other tenants), both loads see
+ * the same drift, so their ratio keeps what differs between them; measured one after the other,
+ * minutes apart, the ratio also carries the drift. The median of each figure per load.
+ */
+export async function measureAlternating(
+  a: AlternatingSide,
+  b: AlternatingSide,
+  plan: Plan,
+): Promise<{ a: { median: Measurement; reps: Measurement[] }; b: { median: Measurement; reps: Measurement[] } }> {
+  if (plan.warmupSeconds > 0) {
+    await a.run(plan.warmupSeconds);
+    await b.run(plan.warmupSeconds);
+  }
+  const reps = { a: [] as Measurement[], b: [] as Measurement[] };
+  const once = async (side: AlternatingSide, into: Measurement[]) => {
+    const run = () => side.run(plan.seconds);
+    into.push(await (side.around ? side.around(run) : run()));
+  };
+  for (let i = 0; i < plan.repetitions; i++) {
+    if (i % 2 === 0) {
+      await once(a, reps.a);
+      await once(b, reps.b);
+    } else {
+      await once(b, reps.b);
+      await once(a, reps.a);
+    }
+  }
+  return { a: { median: medianOf(reps.a), reps: reps.a }, b: { median: medianOf(reps.b), reps: reps.b } };
+}

@@ -31,7 +31,7 @@ import {
   type RunFixtures,
 } from './fill.js';
 import { type CapturedStatement, type ChildReply, type ParentRequest, waves } from './ipc.js';
-import { type HttpLoad, measure, type Plan, runHttp, runLoop } from './load.js';
+import { type AlternatingSide, type HttpLoad, measure, measureAlternating, type Plan, runHttp, runLoop } from './load.js';
 import { formatTable, makeRow, type Measurement, type RatioKind, type Row, type Target } from './report.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -126,6 +126,24 @@ async function withCpu<T extends Measurement>(child: Child | undefined, run: () 
   return responses > 0 ? { ...m, cpuMs: (after.cpuMicros - before.cpuMicros) / 1000 / responses } : m;
 }
 
+/** The served process's CPU milliseconds per response over the runs it was put around (warm-ups left out). */
+function cpuMeter(child: Child | undefined) {
+  let micros = 0;
+  let responses = 0;
+  return {
+    around: async <T>(run: () => Promise<T>): Promise<T> => {
+      if (!child) return run();
+      const before = await ask(child, { type: 'stats' }, 'stats');
+      const result = await run();
+      const after = await ask(child, { type: 'stats' }, 'stats');
+      micros += after.cpuMicros - before.cpuMicros;
+      responses += after.responses - before.responses;
+      return result;
+    },
+    add: (m: Measurement): Measurement => (responses > 0 ? { ...m, cpuMs: micros / 1000 / responses } : m),
+  };
+}
+
 function stopChild(child: Child | null) {
   if (child && child.proc.exitCode === null) child.proc.kill('SIGTERM');
 }
@@ -212,6 +230,60 @@ async function compare(
   record(spec, t.m, b.m, t.why ?? b.why ?? undefined);
 }
 
+/** A load of a paired measurement: how to check it answers (null: it does), and how to run it. */
+interface PairSide {
+  key: string;
+  ready: () => Promise<{ status: 'missing' | 'error'; note: string } | null>;
+  side: () => AlternatingSide & { child?: Child };
+}
+
+const httpSide = (key: string, load: HttpLoad): PairSide => ({
+  key,
+  ready: () => probe(load),
+  side: () => ({ run: (s) => runHttp(load, s), child: children.get(load.url) }),
+});
+
+/** Paired measurements by `target | baseline`, so that a second row of the same pair (6p) reads the first's. */
+const pairs = new Map<string, { target: Measurement; base: Measurement }>();
+
+/**
+ * A row with a target: the route and its baseline measured in alternation (measureAlternating),
+ * so that the machine's drift between them does not enter the ratio. Both are measured afresh for
+ * the pair, even when one of them was measured alone for another row (then the two figures of the
+ * same load in the table can differ by that drift). Each load's CPU per response covers its
+ * measured runs.
+ */
+async function comparePaired(spec: Spec, target: PairSide, base: PairSide) {
+  const pairKey = `${target.key} | ${base.key}`;
+  let pair = pairs.get(pairKey);
+  if (!pair) {
+    try {
+      const why = (await target.ready()) ?? (await base.ready());
+      if (why) return record(spec, null, null, why);
+      log(
+        `measuring ${target.key} and ${base.key} in alternation (warm-up ${plan.warmupSeconds} s each, ${plan.repetitions} x ${plan.seconds} s each)`,
+      );
+      const [a, b] = [target.side(), base.side()];
+      const [cpuA, cpuB] = [cpuMeter(a.child), cpuMeter(b.child)];
+      const measuredPair = await measureAlternating({ ...a, around: cpuA.around }, { ...b, around: cpuB.around }, plan);
+      pair = { target: cpuA.add(measuredPair.a.median), base: cpuB.add(measuredPair.b.median) };
+      pairs.set(pairKey, pair);
+      for (const [key, m] of [
+        [target.key, pair.target],
+        [base.key, pair.base],
+      ] as const) {
+        if (!measured.has(key)) {
+          measured.set(key, m);
+          loads[key] = load1();
+        }
+      }
+    } catch (err) {
+      return record(spec, null, null, { status: 'error', note: (err as Error).message });
+    }
+  }
+  record(spec, pair.target, pair.base);
+}
+
 /** How each route's recorded SQL was shaped, for the report (key: the baseline's name). */
 const sqlShapes: Record<string, string> = {};
 
@@ -228,39 +300,43 @@ interface SqlPools {
  * ratio of the route to it is what our process adds: HTTP, hooks, validation, row mapping,
  * serialization. Recorded after one unrecorded request, so caches are as warm as under load.
  */
-async function sqlBaseline(name: string, load: HttpLoad, pools: SqlPools) {
-  const known = measured.get(name);
-  if (known) return { m: known };
-  try {
-    const child = children.get(load.url);
-    if (!child) throw new Error(`no app under test at ${load.url}`);
-    const warm = await probe(load);
-    if (warm) return { m: null, why: warm };
-    await ask(child, { type: 'record-sql' }, 'recording');
-    const why = await probe(load);
-    const { statements } = await ask(child, { type: 'recorded-sql' }, 'recorded');
-    if (why) return { m: null, why };
-    if (statements.length === 0) throw new Error('the route sent no SQL');
-    const plan = waves(statements);
-    sqlShapes[name] = `${statements.length} statements in ${plan.length} waves`;
-    log(`${name}: ${sqlShapes[name]}`);
-    const send = (s: CapturedStatement) =>
-      (plansGenerically(s.name) ? pools.generic : pools.main).query({
-        text: s.text,
-        values: s.values,
-        ...(s.name ? { name: s.name } : {}),
-        ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}),
-      });
-    return measureLoop(
-      name,
-      async () => {
+function sqlSide(name: string, load: HttpLoad, pools: SqlPools): PairSide {
+  let op: (() => Promise<void>) | null = null;
+  return {
+    key: name,
+    ready: async () => {
+      const child = children.get(load.url);
+      if (!child) throw new Error(`no app under test at ${load.url}`);
+      const warm = await probe(load);
+      if (warm) return warm;
+      await ask(child, { type: 'record-sql' }, 'recording');
+      const why = await probe(load);
+      const { statements } = await ask(child, { type: 'recorded-sql' }, 'recorded');
+      if (why) return why;
+      if (statements.length === 0) throw new Error('the route sent no SQL');
+      const plan = waves(statements);
+      sqlShapes[name] = `${statements.length} statements in ${plan.length} waves`;
+      log(`${name}: ${sqlShapes[name]}`);
+      const send = (s: CapturedStatement) =>
+        (plansGenerically(s.name) ? pools.generic : pools.main).query({
+          text: s.text,
+          values: s.values,
+          ...(s.name ? { name: s.name } : {}),
+          ...(s.rowMode === 'array' ? { rowMode: 'array' as const } : {}),
+        });
+      const replay = async () => {
         for (const wave of plan) await Promise.all(wave.map(send));
-      },
-      load.connections,
-    );
-  } catch (err) {
-    return { m: null, why: { status: 'error' as const, note: (err as Error).message } };
-  }
+      };
+      await replay(); // once outside the measured runs: a statement that fails is an error row, not a count
+      op = replay;
+      return null;
+    },
+    side: () => {
+      const replay = op;
+      if (!replay) throw new Error(`${name}: not recorded`);
+      return { run: (seconds) => runLoop(replay, load.connections, seconds) };
+    },
+  };
 }
 
 /**
@@ -446,18 +522,25 @@ async function main() {
       // The same number of bytes from a ready string on the same process: what sending them costs.
       const bytes = (await (await fetch(`${lms.url}/api/courses?limit=${limit}`, { headers: rotateKey().headers })).arrayBuffer())
         .byteLength;
-      await compare(
-        {
-          id: `${id}s`,
-          scenario: `GET /api/courses?limit=${limit} against a ready answer of its size (${(bytes / 1024).toFixed(0)} KB)`,
-          baselineName: `ready ${(bytes / 1024).toFixed(0)} KB answer`,
-          kind: 'throughput',
-          target: limit === 50 ? { minRatio: 0.8 } : undefined,
-        },
-        measureHttp(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)),
-        // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
-        () => measureHttp(`bytes ${bytes}`, { url: lms!.url, path: `/bench/bytes/${bytes}`, connections: CONNECTIONS, expect: 200 }),
-      );
+      const ready: Spec = {
+        id: `${id}s`,
+        scenario: `GET /api/courses?limit=${limit} against a ready answer of its size (${(bytes / 1024).toFixed(0)} KB)`,
+        baselineName: `ready ${(bytes / 1024).toFixed(0)} KB answer`,
+        kind: 'throughput',
+        target: limit === 50 ? { minRatio: 0.8 } : undefined,
+      };
+      const readyLoad: HttpLoad = { url: lms.url, path: `/bench/bytes/${bytes}`, connections: CONNECTIONS, expect: 200 };
+      if (ready.target) {
+        await comparePaired(
+          ready,
+          httpSide(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)),
+          httpSide(`bytes ${bytes}`, readyLoad),
+        );
+      } else {
+        await compare(ready, measureHttp(`list${limit}`, catalog(lms.url, `/api/courses?limit=${limit}`)), () =>
+          measureHttp(`bytes ${bytes}`, readyLoad),
+        );
+      }
       await compare(
         {
           id: `${id}u`,
@@ -470,7 +553,7 @@ async function main() {
       );
     }
     // 4-5. Search and a deep page against page 1, all three not shared.
-    await compare(
+    await comparePaired(
       {
         id: '4',
         scenario: 'GET /api/courses?limit=12&search=pengajar 42, not shared',
@@ -478,8 +561,8 @@ async function main() {
         kind: 'throughput',
         target: { minRatio: 0.7 },
       },
-      measureHttp('search', catalog(uncachedUrl, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`)),
-      uncached12,
+      httpSide('search', catalog(uncachedUrl, `/api/courses?limit=12&search=${encodeURIComponent('pengajar 42')}`)),
+      httpSide('uncached list12', catalog(uncachedUrl, '/api/courses?limit=12')),
     );
     // Page 500 when there are that many pages (not on the quick data set: its last full page then).
     const deepPage = Math.min(500, Math.floor(size.courses / 12));
@@ -547,12 +630,12 @@ async function main() {
       ];
       for (const [id, scenario, key, load] of reads) {
         const baselineName = `its SQL through pg (${key})`;
-        const base = () => sqlBaseline(baselineName, load, sqlPools);
-        await compare({ id, scenario, baselineName, kind: 'throughput', target: { minRatio: 0.6 } }, measureHttp(key, load), base);
+        const [route, base] = [httpSide(key, load), sqlSide(baselineName, load, sqlPools)];
+        await comparePaired({ id, scenario, baselineName, kind: 'throughput', target: { minRatio: 0.6 } }, route, base);
         if (key === 'detail') {
-          await compare(
+          await comparePaired(
             { id: '6p', scenario: 'GET /api/courses/{id} p50 (10 connections)', baselineName, kind: 'latency', target: { maxRatio: 2 } },
-            measureHttp(key, load),
+            route,
             base,
           );
         }
@@ -645,12 +728,10 @@ async function main() {
     const verifyPool = new TokenPool(fixtures, (i) => ssoClaims(i));
     await verifyPool.fill(1);
     const verifyToken = verifyPool.take();
-    // biome-ignore lint/style/noNonNullAssertion: started above, before any scenario runs.
-    const gwEmpty = () => measureHttp('gateway R0', { url: gateway!.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 });
-    await compare(
+    await comparePaired(
       { id: '9a', scenario: 'gateway GET /sso/verify', baselineName: 'gateway R0', kind: 'throughput', target: { minRatio: 0.7 } },
-      measureHttp('gateway verify', { url: gateway.url, path: `/sso/verify?token=${verifyToken}`, connections: CONNECTIONS, expect: 302 }),
-      gwEmpty,
+      httpSide('gateway verify', { url: gateway.url, path: `/sso/verify?token=${verifyToken}`, connections: CONNECTIONS, expect: 302 }),
+      httpSide('gateway R0', { url: gateway.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 }),
     );
     const createBody = JSON.stringify({
       institutionId: BENCH_INSTITUTION_ID,
@@ -755,7 +836,8 @@ async function main() {
     `${size.completions.toLocaleString('en-US')} completions (database ${dbName}, ${filled.reused ? 'reused' : 'filled this run'})\n` +
     `Machine: ${machine.nproc} CPUs (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ` +
     `load average ${machine.loadavgStart.join(' ')} at start, ${machine.loadavgEnd.join(' ')} at end (shared machine)\n` +
-    `Warm-up ${plan.warmupSeconds} s, then ${plan.repetitions} x ${plan.seconds} s per scenario, median; autocannon, no pipelining.`;
+    `Warm-up ${plan.warmupSeconds} s, then ${plan.repetitions} x ${plan.seconds} s per scenario, median; autocannon, no pipelining. ` +
+    `Rows 3s, 4, 6q, 6p, 2q, 3q, 4q, 11q, 12q and 9a measure their route and baseline in alternation (A B, B A, A B): the machine's drift stays out of their ratios.`;
   process.stdout.write(`\n${header}\n\n${table}\n`);
 
   const resultsDir = path.join(benchDir, 'results');
