@@ -19,6 +19,11 @@ export function courseTierPrice(
   return course.price;
 }
 
+/** The buyer's tier as a parameter subquery (a one-table select renders columns unqualified). */
+export function buyerTier(userId: string) {
+  return sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`;
+}
+
 /**
  * The columns courseTierPrice() reads, with the buyer's tier, for a select from `courses`: what
  * enrolment, the course page's enrol section and a purchase all ask before anything else. The
@@ -31,7 +36,7 @@ export function coursePriceForBuyerColumns(userId: string) {
     priceNonMember: courses.priceNonMember,
     priceMahasiswa: courses.priceMahasiswa,
     currency: courses.currency,
-    tier: sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`,
+    tier: buyerTier(userId),
   };
 }
 

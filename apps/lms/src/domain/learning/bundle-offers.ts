@@ -1,8 +1,8 @@
-import { bundles, categories, courses, type Db, enrollments, purchases, users } from '@lms/db';
+import { bundles, categories, courses, type Db, enrollments, purchases } from '@lms/db';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
-import { bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount, type Tier } from '../catalog/tier-prices.js';
+import { buyerTier, bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
 
 /** A bundle as one buyer sees it on the bundles page: what it holds, their price, where they stand. */
 export interface BundleOffer {
@@ -29,11 +29,12 @@ const one = alias(courses, 'offer_course_one');
 const two = alias(courses, 'offer_course_two');
 
 /**
- * The bundles a buyer can buy (both courses buyer-visible, as a purchase requires: purchases.ts),
- * in id order, each with the buyer's tier price and their enrolments, payment and pending
- * purchase. One statement; not a hot path (a page a learner opens to shop).
+ * The bundles a buyer can buy (both courses buyer-visible), in id order, each with the buyer's tier
+ * price and their enrolments, payment and pending purchase; one bundle when `bundleId` is given. The
+ * bundles page shows these, and a bundle purchase is priced and refused by the same one (purchases.ts).
+ * One statement; not a hot path.
  */
-export async function findBundleOffers(db: Db, userId: string): Promise<BundleOffer[]> {
+export async function findBundleOffers(db: Db, userId: string, bundleId?: number): Promise<BundleOffer[]> {
   const rows = await db
     .select({
       id: bundles.id,
@@ -48,7 +49,7 @@ export async function findBundleOffers(db: Db, userId: string): Promise<BundleOf
       courseTwoPrices: { price: two.price, priceNonMember: two.priceNonMember, priceMahasiswa: two.priceMahasiswa },
       ...bundlePriceColumns(one, two),
       currency: bundles.currency,
-      tier: sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`,
+      tier: buyerTier(userId),
       enrolledIn: sql<number>`(select count(*)::int from ${enrollments} e
         where e.user_id = ${userId} and e.course_id in (${bundles.courseOneId}, ${bundles.courseTwoId}))`,
       paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'paid')`,
@@ -59,7 +60,7 @@ export async function findBundleOffers(db: Db, userId: string): Promise<BundleOf
     .innerJoin(categories, eq(categories.id, bundles.categoryId))
     .innerJoin(one, eq(one.id, bundles.courseOneId))
     .innerJoin(two, eq(two.id, bundles.courseTwoId))
-    .where(and(buyerVisibleWhere(one), buyerVisibleWhere(two)))
+    .where(and(bundleId === undefined ? undefined : eq(bundles.id, bundleId), buyerVisibleWhere(one), buyerVisibleWhere(two)))
     .orderBy(asc(bundles.id));
   return rows.map((r) => {
     const price = Number(bundleTierPrice(r, r.tier)).toFixed(2);
@@ -79,7 +80,8 @@ export async function findBundleOffers(db: Db, userId: string): Promise<BundleOf
       price,
       currency: r.currency,
       forSale: isPositiveAmount(price),
-      enrolledIn: Math.min(2, Math.max(0, r.enrolledIn)) as 0 | 1 | 2,
+      // Enrolments are unique per (user, course): counted over the bundle's two courses, 0 to 2.
+      enrolledIn: r.enrolledIn as 0 | 1 | 2,
       paid: r.paid,
       pending: r.pending,
     };

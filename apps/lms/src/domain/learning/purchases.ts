@@ -2,18 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
-import {
-  bundlePriceColumns,
-  bundleTierPrice,
-  coursePriceForBuyerColumns,
-  courseTierPrice,
-  isPositiveAmount,
-  type Tier,
-} from '../catalog/tier-prices.js';
-import { ConflictError } from '../../errors.js';
+import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
+import { findBundleOffers } from './bundle-offers.js';
 import type { Decider } from './enrollment.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
@@ -41,8 +33,6 @@ export interface PurchaseView {
   confirmedBy: string | null;
 }
 
-const one = alias(courses, 'bundle_course_one');
-const two = alias(courses, 'bundle_course_two');
 const item = alias(courses, 'purchased_course');
 
 const purchaseColumns = {
@@ -102,28 +92,17 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
   return { amount, currency: row.currency };
 }
 
-/** What a bundle costs this buyer (the catalog's bundle prices), or why it cannot be bought. */
+/**
+ * What a bundle costs this buyer, or why it cannot be bought: the bundle as the bundles page shows
+ * it to them (findBundleOffers: both courses buyer-visible, the catalog's bundle price at their tier).
+ */
 async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Priced> {
-  const [row] = await db
-    .select({
-      ...bundlePriceColumns(one, two),
-      currency: bundles.currency,
-      tier: sql<Tier | null>`(select ${users.tier} from ${users} where ${users.id} = ${userId})`,
-      enrolledInBoth: sql<boolean>`(select count(*) from ${enrollments} e where e.user_id = ${userId}
-        and e.course_id in (${bundles.courseOneId}, ${bundles.courseTwoId})) = 2`,
-      paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'paid')`,
-    })
-    .from(bundles)
-    .innerJoin(one, eq(one.id, bundles.courseOneId))
-    .innerJoin(two, eq(two.id, bundles.courseTwoId))
-    // A bundle is for sale only while both of its courses are buyer-visible.
-    .where(and(eq(bundles.id, bundleId), buyerVisibleWhere(one), buyerVisibleWhere(two)));
-  if (!row) throw new NotFoundError('Bundle not found');
-  if (row.enrolledInBoth) throw new ConflictError('You are already enrolled in both courses of this bundle');
-  if (row.paid) throw new ConflictError('You already paid for this bundle');
-  const amount = bundleTierPrice(row, row.tier);
-  if (!isPositiveAmount(amount)) throw new ConflictError('This bundle costs nothing: enrol in its courses directly');
-  return { amount: Number(amount).toFixed(2), currency: row.currency };
+  const [offer] = await findBundleOffers(db, userId, bundleId);
+  if (!offer) throw new NotFoundError('Bundle not found');
+  if (offer.enrolledIn === 2) throw new ConflictError('You are already enrolled in both courses of this bundle');
+  if (offer.paid) throw new ConflictError('You already paid for this bundle');
+  if (!offer.forSale) throw new ConflictError('This bundle costs nothing: enrol in its courses directly');
+  return { amount: offer.price, currency: offer.currency };
 }
 
 /** The buyer's pending purchase of the item, if any. */
