@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
-import { confirmPurchase, startPurchase } from '../../domain/learning/purchases.js';
+import { confirmPurchase, type PurchaseItem, startPurchase } from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
@@ -41,6 +41,20 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
     return id;
   };
+  /**
+   * The buy forms' one step: the person's pending purchase of the item, started or found again
+   * (startPurchase). False when there is nothing to pay (enrolled, paid, free: a ConflictError);
+   * an item not for sale (not buyer-visible, or none) is a NotFoundError, so the 404 page.
+   */
+  const buy = async (userId: string, what: PurchaseItem): Promise<boolean> => {
+    try {
+      await startPurchase(app.db, paymentProvider(app), userId, what, app.clock());
+      return true;
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      return false;
+    }
+  };
   const formSchema = (summary: string, body: z.ZodType, params: z.ZodType = LearningIdParams) => ({
     hide: true,
     tags: ['pages'],
@@ -76,13 +90,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = courseIdOf(request);
-      let flash: EnrolFlash = 'purchase-started';
-      try {
-        await startPurchase(app.db, paymentProvider(app), session.caller.userId, { courseId }, app.clock());
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        flash = 'nothing-to-buy';
-      }
+      const flash: EnrolFlash = (await buy(session.caller.userId, { courseId })) ? 'purchase-started' : 'nothing-to-buy';
       return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
     },
   );
@@ -93,14 +101,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const session = await pageSession(app, request);
       const bundleId = (request.params as { id: number }).id;
-      let flash: BundleFlash = 'started';
-      try {
-        // Not for sale (a course no longer buyer-visible, or no such bundle): the 404 page.
-        await startPurchase(app.db, paymentProvider(app), session.caller.userId, { bundleId }, app.clock());
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        flash = 'nothing';
-      }
+      const flash: BundleFlash = (await buy(session.caller.userId, { bundleId })) ? 'started' : 'nothing';
       return back(reply, `/dashboard/bundles?purchase=${flash}#bundle-${bundleId}`);
     },
   );
