@@ -131,6 +131,16 @@ t.test('the bundles page and its buy form', async (t) => {
     t.match(shown.body, /Transfer exactly IDR\s?250,000/);
     t.notMatch(shown.body, action, 'no second buy button while pending');
 
+    // Another member sees their own standing only: not the buyer's pending purchase or its reference.
+    const other = await newLearner('Tetangga');
+    const otherPage = await page('/dashboard/bundles', other.cookie, 'en');
+    t.notMatch(otherPage.body, purchase!.reference!, "another member's page does not show the buyer's reference");
+    t.notMatch(otherPage.body, 'Waiting for payment');
+    t.match(otherPage.body, `action="${action}"`, 'and offers them the buy form');
+    // The buyer cannot confirm their own transfer with the dashboard's form.
+    t.equal((await post(`/dashboard/purchases/${purchase!.id}/confirm`, buyer.cookie)).statusCode, 403, 'the buyer confirming: 403');
+    t.equal((await pendingOf(buyer.id)).length, 1, 'still pending');
+
     const confirmAction = `/dashboard/purchases/${purchase!.id}/confirm`;
     t.match((await page('/dashboard', admin.cookie, 'en')).body, `action="${confirmAction}"`, 'on the admin dashboard');
     t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard?confirmed=done#transfers');
