@@ -6,7 +6,7 @@ import { listCategories } from '../domain/categories.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
-import { progressBar, statusBadge } from './view/components.js';
+import { ignoredNote, pager, progressBar, statusBadge } from './view/components.js';
 import { attr, type Html, href, html, join } from './view/html.js';
 import { page } from './view/layout.js';
 
@@ -102,13 +102,6 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
           sortBy: query.sortBy,
           page: p,
         });
-      const pager =
-        pagination.totalPages > 1 &&
-        html`<nav class="pager" aria-label="${t.catalog.pages}">${
-          pagination.page > 1 && html`<a href="${link(pagination.page - 1)}" rel="prev">${t.catalog.previous}</a>`
-        }<span>${t.catalog.pageOf(pagination.page, pagination.totalPages)}</span>${
-          pagination.page < pagination.totalPages && html`<a href="${link(pagination.page + 1)}" rel="next">${t.catalog.next}</a>`
-        }</nav>`;
       const list =
         result.courses.length === 0
           ? html`<p class="muted" role="status">${t.catalog.noMatch}</p>`
@@ -117,8 +110,10 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
               result.courses.map((c) => courseCard(ctx, c, learner)),
               '\n',
             )}</ul>`;
-      const note =
-        ignored.length > 0 && html`<p class="warning" role="alert">${t.catalog.ignored(ignored.map((name) => t.catalog.field[name]))}</p>`;
+      const note = ignoredNote(
+        ctx,
+        ignored.map((name) => t.catalog.field[name]),
+      );
       const body = html`<h1>${t.catalog.title}</h1>
 <form class="filters card" method="get" action="/dashboard/catalog" role="search">
 <label>${t.catalog.search} <input type="search" name="search" value="${query.search ?? ''}" maxlength="200" placeholder="${t.catalog.searchPlaceholder}"></label>
@@ -128,7 +123,7 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
 </form>
 ${note}
 ${list}
-${pager}`;
+${pager(ctx, pagination, link)}`;
       return sendPage(reply, page(ctx, t.catalog.title, body, { user: session.user, current: '/dashboard/catalog' }));
     },
   );

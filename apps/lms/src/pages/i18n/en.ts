@@ -48,6 +48,13 @@ export function en(f: Format): Messages {
       chapters: (n) => f.plural(n, { one: '# chapter', other: '# chapters' }),
       students: (n) => f.plural(n, { one: '# student', other: '# students' }),
       questions: (n) => f.plural(n, { one: '# question', other: '# questions' }),
+      ignored: (fields) => `Ignored an invalid value for: ${f.list(fields)}.`,
+      pager: {
+        label: 'Pages',
+        previous: 'Previous',
+        next: 'Next',
+        pageOf: (page, pages) => `Page ${f.number(page)} of ${f.number(pages)}`,
+      },
     },
 
     signIn: {
@@ -161,11 +168,6 @@ export function en(f: Format): Messages {
       noMatch: 'No course matches.',
       list: 'Courses',
       field: { search: 'search', categoryId: 'category', sortBy: 'sort order', page: 'page' },
-      ignored: (fields) => `Ignored an invalid value for: ${f.list(fields)}.`,
-      pages: 'Pages',
-      previous: 'Previous',
-      next: 'Next',
-      pageOf: (page, pages) => `Page ${f.number(page)} of ${f.number(pages)}`,
     },
 
     course: {

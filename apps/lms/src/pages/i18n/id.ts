@@ -65,6 +65,14 @@ export function id(f: Format) {
       chapters: (n: number) => f.plural(n, { other: '# bab' }),
       students: (n: number) => f.plural(n, { other: '# peserta' }),
       questions: (n: number) => f.plural(n, { other: '# soal' }),
+      /** The note on a page's query parameters that were not valid and were ignored. */
+      ignored: (fields: string[]) => `Nilai yang tidak valid diabaikan untuk: ${f.list(fields)}.`,
+      pager: {
+        label: 'Halaman',
+        previous: 'Sebelumnya',
+        next: 'Berikutnya',
+        pageOf: (page: number, pages: number) => `Halaman ${f.number(page)} dari ${f.number(pages)}`,
+      },
     },
 
     signIn: {
@@ -181,11 +189,6 @@ export function id(f: Format) {
       list: 'Daftar kursus',
       /** The page's parameters, as the note on ignored values names them. */
       field: { search: 'pencarian', categoryId: 'kategori', sortBy: 'urutan', page: 'halaman' },
-      ignored: (fields: string[]) => `Nilai yang tidak valid diabaikan untuk: ${f.list(fields)}.`,
-      pages: 'Halaman',
-      previous: 'Sebelumnya',
-      next: 'Berikutnya',
-      pageOf: (page: number, pages: number) => `Halaman ${f.number(page)} dari ${f.number(pages)}`,
     },
 
     course: {
