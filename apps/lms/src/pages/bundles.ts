@@ -1,19 +1,45 @@
-import { HtmlPage, RedirectResponse } from '@lms/contracts';
+import { HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
+import type { Db } from '@lms/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type BundleOffer, findBundleOffers } from '../domain/learning/bundle-offers.js';
+import { type BundleOffer, type BundleOfferFilter, countBundleOffers, findBundleOffers } from '../domain/learning/bundle-offers.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { transferInstructions } from './learning/transfer.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
+import { ignoredNote, pager } from './view/components.js';
 import { type Html, href, html } from './view/html.js';
 import { page } from './view/layout.js';
 
 /** The outcomes of the buy form (./learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
 export type BundleFlash = keyof PageContext['t']['bundles']['flash'];
 
-/** Loose: an unknown or repeated `purchase` value shows nothing; it is not an error page. */
-const PageQuery = z.object({ purchase: z.unknown().optional() });
+/** Bundles per page: each is a card with two courses, a price and a form. */
+export const BUNDLES_PAGE_SIZE = 10;
+/** Far beyond any real list; a larger page number is not a number this page takes. */
+const MAX_PAGE = 100_000;
+
+/**
+ * Loose: an unknown or repeated `purchase` value shows nothing, and a `courseId` or `page` that is
+ * not a whole number in range is ignored with a note; none of them is an error page.
+ */
+const PageQuery = z.object({ purchase: z.unknown().optional(), courseId: z.unknown().optional(), page: z.unknown().optional() });
+
+/**
+ * Where the buy form comes back to: the page of the whole list (id order) that shows the bundle,
+ * with the outcome to say, at the bundle's card.
+ */
+export async function bundlePageLink(db: Db, bundleId: number, flash: BundleFlash): Promise<string> {
+  const position = await countBundleOffers(db, { upToId: bundleId });
+  return `/dashboard/bundles?page=${Math.max(1, Math.ceil(position / BUNDLES_PAGE_SIZE))}&purchase=${flash}#bundle-${bundleId}`;
+}
+
+/** A positive whole number up to `max`, written plainly (no sign, exponent or leading zero), or undefined. */
+function wholeNumber(value: unknown, max: number): number | undefined {
+  if (typeof value !== 'string' || !/^[1-9][0-9]{0,15}$/.test(value)) return undefined;
+  const n = Number(value);
+  return n <= max ? n : undefined;
+}
 
 function flashOf(ctx: PageContext, value: unknown): Html | false {
   if (typeof value !== 'string' || !Object.hasOwn(ctx.t.bundles.flash, value)) return false;
@@ -32,7 +58,8 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false): 
 }
 
 /**
- * GET /dashboard/bundles: the bundles the person can buy (both courses buyer-visible), each with
+ * GET /dashboard/bundles: the bundles the person can buy (both courses buyer-visible), ten to a
+ * page (`?page=`), all of them or those holding one course (`?courseId=`, the course page's link), each with
  * its two courses, their price at their tier against the two bought separately, and where they
  * stand: enrolled in both, paid, a pending transfer with its instructions, free, or the buy form
  * (a plain form posting to ./learning/forms.ts, which comes back here with 303).
@@ -54,7 +81,26 @@ const bundlesPage: FastifyPluginAsyncZod = async (app) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
       const { t } = ctx;
-      const offers = await findBundleOffers(app.db, session.caller.userId);
+      const userId = session.caller.userId;
+      const given = request.query;
+      const ignored: ('courseId' | 'page')[] = [];
+      const read = (name: 'courseId' | 'page', max: number) => {
+        const value = given[name];
+        if (value === undefined || value === '') return undefined;
+        const n = wholeNumber(value, max);
+        if (n === undefined) ignored.push(name);
+        return n;
+      };
+      const filter: BundleOfferFilter = { courseId: read('courseId', MAX_ID) };
+      const asked = read('page', MAX_PAGE) ?? 1;
+      const total = await countBundleOffers(app.db, filter);
+      // A page past the end shows the last one: the list may have shrunk since the link was made.
+      const totalPages = Math.max(1, Math.ceil(total / BUNDLES_PAGE_SIZE));
+      const at = { page: Math.min(asked, totalPages), totalPages };
+      const offers =
+        total === 0
+          ? []
+          : await findBundleOffers(app.db, userId, filter, { offset: (at.page - 1) * BUNDLES_PAGE_SIZE, limit: BUNDLES_PAGE_SIZE });
       const cards = offers.map((offer) => {
         const price = t.purchase.money(offer.price, offer.currency);
         const separately = t.purchase.money(offer.separatePrice, offer.currency);
@@ -70,10 +116,22 @@ ${standing(ctx, offer, pending)}
 </article></li>
 `;
       });
+      // The course the list is narrowed to, named as the bundles show it (no name when none holds it).
+      const course = filter.courseId !== undefined && offers.flatMap((o) => o.courses).find((c) => c.id === filter.courseId);
+      const narrowed =
+        filter.courseId !== undefined &&
+        html`<p role="status">${course ? t.bundles.forCourse(course.name) : t.bundles.noneForCourse} <a href="/dashboard/bundles">${t.bundles.showAll}</a></p>`;
+      const link = (p: number) => href('/dashboard/bundles').withQuery({ courseId: filter.courseId, page: p });
       const body = html`<h1>${t.bundles.title}</h1>
 <p class="muted">${t.bundles.intro}</p>
-${flashOf(ctx, request.query.purchase)}
-${offers.length > 0 ? html`<ul class="course-list" aria-label="${t.bundles.title}">${cards}</ul>` : html`<p class="muted" role="status">${t.bundles.none}</p>`}`;
+${flashOf(ctx, given.purchase)}
+${ignoredNote(
+  ctx,
+  ignored.map((name) => t.bundles.field[name]),
+)}
+${narrowed}
+${offers.length > 0 ? html`<ul class="course-list" aria-label="${t.bundles.title}">${cards}</ul>` : filter.courseId === undefined && html`<p class="muted" role="status">${t.bundles.none}</p>`}
+${pager(ctx, at, link)}`;
       return sendPage(reply, page(ctx, t.bundles.title, body, { user: session.user, current: '/dashboard/bundles' }));
     },
   );

@@ -8,6 +8,7 @@ import { pageSession } from './session.js';
 import { progressBar, statusBadge } from './view/components.js';
 import { href, html } from './view/html.js';
 import { page } from './view/layout.js';
+import { bundlesSection } from './learning/bundles-section.js';
 import { enrolSection } from './learning/enrol-section.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
@@ -78,7 +79,10 @@ ${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.modu
       const exam =
         course.finalExam.id !== '' &&
         html`<p><a href="${href('/learn/quizzes', course.finalExam.id)}">${t.course.finalExam(course.finalExam.title, course.finalExam.questions.length, course.finalExam.minimumScore)}</a></p>`;
-      const enrol = await enrolSection(app, ctx, session.caller.userId, course, request.query);
+      const [enrol, inBundles] = await Promise.all([
+        enrolSection(app, ctx, session.caller.userId, course, request.query),
+        bundlesSection(app.db, ctx, session.caller.userId, id),
+      ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
 <div class="card">
@@ -96,6 +100,7 @@ ${progress}
 </dl>
 </div>
 ${enrol}
+${inBundles}
 <section aria-labelledby="modules">
 <h2 id="modules">${t.course.modules}</h2>
 ${course.modules.length > 0 ? html`<ol class="modules">${modules}</ol>` : html`<p class="muted">${t.course.noModules}</p>`}

@@ -116,12 +116,12 @@ t.test('the bundles page and its buy form', async (t) => {
 
     const bought = await post(action, buyer.cookie);
     t.equal(bought.statusCode, 303);
-    t.equal(bought.headers.location, `/dashboard/bundles?purchase=started#bundle-${discounted.id}`);
+    t.equal(bought.headers.location, `/dashboard/bundles?page=1&purchase=started#bundle-${discounted.id}`);
     t.equal(bought.headers['cache-control'], 'no-store');
     const [purchase] = await pendingOf(buyer.id);
     t.match(purchase, { bundleId: discounted.id, courseId: null, amount: '250000.00', status: 'pending' });
     const again = await post(action, buyer.cookie);
-    t.equal(again.headers.location, `/dashboard/bundles?purchase=started#bundle-${discounted.id}`, 'a second click');
+    t.equal(again.headers.location, `/dashboard/bundles?page=1&purchase=started#bundle-${discounted.id}`, 'a second click');
     t.equal((await pendingOf(buyer.id)).length, 1, 'still one pending purchase');
 
     const shown = await page(bought.headers.location as string, buyer.cookie, 'en');
@@ -149,7 +149,7 @@ t.test('the bundles page and its buy form', async (t) => {
     t.match(after.body, 'You are enrolled in both courses of this bundle.');
     t.notMatch(after.body, action, 'no buy form once enrolled');
     const late = await post(action, buyer.cookie);
-    t.equal(late.headers.location, `/dashboard/bundles?purchase=nothing#bundle-${discounted.id}`, 'buying again: nothing to pay');
+    t.equal(late.headers.location, `/dashboard/bundles?page=1&purchase=nothing#bundle-${discounted.id}`, 'buying again: nothing to pay');
     t.match((await page(late.headers.location as string, buyer.cookie, 'id')).body, 'Tidak ada yang perlu dibayar untuk paket ini.');
     t.equal((await pendingOf(buyer.id)).length, 0);
   });
@@ -174,7 +174,7 @@ t.test('the bundles page and its buy form', async (t) => {
       t.equal(res.statusCode, 404, `id ${JSON.stringify(id)}: 404, not a 400 or 500`);
     }
     const freeRes = await post(`/dashboard/bundles/${free.id}/purchase`, learner.cookie);
-    t.equal(freeRes.headers.location, `/dashboard/bundles?purchase=nothing#bundle-${free.id}`, 'a free bundle: nothing to pay');
+    t.equal(freeRes.headers.location, `/dashboard/bundles?page=1&purchase=nothing#bundle-${free.id}`, 'a free bundle: nothing to pay');
     t.equal((await db.db.select().from(purchases).where(eq(purchases.userId, learner.id))).length, 0, 'no purchase row');
   });
 
@@ -195,5 +195,158 @@ t.test('the bundles page and its buy form', async (t) => {
     t.notMatch(res.body, '<iframe', 'description escaped');
     t.notMatch(res.body, '<img src=x', 'course name escaped');
     t.notMatch(res.body, '<b>Nama</b>', 'the person name escaped in the nav');
+  });
+});
+
+t.test('the bundles page in pages, narrowed to a course, and the course page naming its bundles', async (t) => {
+  const { app, db } = await buildTestApp(t, { deps: { clock: () => NOW } });
+  const { teacher } = await makeCast(app, db.db);
+  const learner = await makeUser(db.db, { role: 'student', name: 'Peserta' });
+  const cookie = await sessionCookieFor(app, learner.id);
+  const page = (url: string, lang: 'id' | 'en' = 'id') =>
+    app.inject({ method: 'GET', url, headers: { cookie: `${cookie}; lms_lang=${lang}` } });
+  const paid = { isPurchasable: true, price: '100000' };
+  const names = (body: string) => [...body.matchAll(/<h2 id="bundle-\d+-name">([^<]*)<\/h2>/g)].map((m) => m[1]);
+
+  // 22 bundles in a chain of 23 courses (c0+c1, c1+c2, ...), 11 more around one hub course, and one
+  // with a draft course that no learner may see: 33 to list, ten to a page.
+  const chain: Awaited<ReturnType<typeof makeCourse>>[] = [];
+  for (let i = 0; i < 23; i++) chain.push(await makeCourse(db.db, teacher, { ...paid, name: `Kursus ${i}` }, 0));
+  const chained: Awaited<ReturnType<typeof makeBundle>>[] = [];
+  for (let i = 0; i < 22; i++) chained.push(await makeBundle(db.db, chain[i]!.id, chain[i + 1]!.id, { name: `Rantai ${i}` }));
+  const hub = await makeCourse(db.db, teacher, { ...paid, name: 'Kursus Pusat' }, 0);
+  const spokes: Awaited<ReturnType<typeof makeBundle>>[] = [];
+  for (let i = 0; i < 11; i++) spokes.push(await makeBundle(db.db, hub.id, chain[i]!.id, { name: `Pusat ${i}`, price: '150000' }));
+  const draft = await makeCourse(db.db, teacher, { ...paid, name: 'Draf', isPublished: false }, 0);
+  await makeBundle(db.db, chain[0]!.id, draft.id, { name: 'Paket dengan draf' });
+  const alone = await makeCourse(db.db, teacher, { ...paid, name: 'Sendirian' }, 0);
+  const all = [...chained, ...spokes];
+
+  await t.test('ten to a page, in id order, with a pager; a page past the end shows the last one', async (t) => {
+    const first = await page('/dashboard/bundles');
+    t.equal(first.statusCode, 200);
+    t.same(
+      names(first.body),
+      all.slice(0, 10).map((b) => b.name),
+    );
+    t.match(
+      first.body,
+      '<nav class="pager" aria-label="Halaman"><span>Halaman 1 dari 4</span><a href="/dashboard/bundles?page=2" rel="next">Berikutnya</a></nav>',
+    );
+    const second = await page('/dashboard/bundles?page=2', 'en');
+    t.same(
+      names(second.body),
+      all.slice(10, 20).map((b) => b.name),
+    );
+    t.match(
+      second.body,
+      '<a href="/dashboard/bundles?page=1" rel="prev">Previous</a><span>Page 2 of 4</span><a href="/dashboard/bundles?page=3" rel="next">Next</a>',
+    );
+    const last = await page('/dashboard/bundles?page=4');
+    t.same(
+      names(last.body),
+      all.slice(30).map((b) => b.name),
+      'the last three',
+    );
+    t.notMatch(last.body, 'rel="next"');
+    t.notMatch(last.body, 'Paket dengan draf', 'the bundle with a draft course is on no page');
+    const past = await page('/dashboard/bundles?page=99');
+    t.equal(past.statusCode, 200);
+    t.same(names(past.body), names(last.body), 'page 99: the last page');
+    t.match(past.body, 'Halaman 4 dari 4');
+  });
+
+  await t.test('a page or course that is not a whole number in range is ignored, with a note, never an error page', async (t) => {
+    for (const value of ['0', '-1', 'abc', '1e1', '01', '2.0', '99999999999999999999', '%00', '<script>']) {
+      const res = await page(`/dashboard/bundles?page=${value}`);
+      t.equal(res.statusCode, 200, `page=${value}: 200`);
+      t.same(
+        names(res.body),
+        all.slice(0, 10).map((b) => b.name),
+        `page=${value}: the first page`,
+      );
+      t.match(res.body, 'Nilai yang tidak valid diabaikan untuk: halaman.', `page=${value}: the note`);
+      t.notMatch(res.body, '<script>', 'nothing of it written back unescaped');
+    }
+    const repeated = await page('/dashboard/bundles?page=2&page=3');
+    t.equal(repeated.statusCode, 200, 'a repeated page: 200');
+    t.match(repeated.body, 'Halaman 1 dari 4');
+    const badCourse = await page('/dashboard/bundles?courseId=x&page=0', 'en');
+    t.match(badCourse.body, 'Ignored an invalid value for: course and page.');
+    t.same(
+      names(badCourse.body),
+      all.slice(0, 10).map((b) => b.name),
+      'the whole list',
+    );
+    const huge = await page('/dashboard/bundles?courseId=2147483648');
+    t.match(huge.body, 'Nilai yang tidak valid diabaikan untuk: kursus.', 'beyond the largest id: ignored');
+  });
+
+  await t.test('narrowed to a course: only the bundles that hold it, paged with the course kept', async (t) => {
+    const res = await page(`/dashboard/bundles?courseId=${chain[5]!.id}`);
+    t.same(names(res.body), ['Rantai 4', 'Rantai 5', 'Pusat 5'], 'either of the two courses');
+    t.match(res.body, '<p role="status">Paket yang berisi kursus Kursus 5. <a href="/dashboard/bundles">Tampilkan semua paket</a></p>');
+    t.notMatch(res.body, 'class="pager"', 'one page: no pager');
+    const hubPage = await page(`/dashboard/bundles?courseId=${hub.id}`, 'en');
+    t.same(
+      names(hubPage.body),
+      spokes.slice(0, 10).map((b) => b.name),
+    );
+    t.match(
+      hubPage.body,
+      `<a href="/dashboard/bundles?courseId=${hub.id}&amp;page=2" rel="next">Next</a>`,
+      'the next page keeps the course',
+    );
+    t.same(names((await page(`/dashboard/bundles?courseId=${hub.id}&page=2`)).body), ['Pusat 10']);
+    for (const id of [draft.id, alone.id, 999999]) {
+      const none = await page(`/dashboard/bundles?courseId=${id}`);
+      t.equal(none.statusCode, 200);
+      t.same(names(none.body), [], `course ${id}: no bundle`);
+      t.match(none.body, 'Tidak ada paket yang berisi kursus ini.');
+      t.notMatch(none.body, 'Paket dengan draf', 'not even through its draft course');
+    }
+  });
+
+  await t.test('the buy form comes back to the page that shows the bundle', async (t) => {
+    const target = spokes[3]!; // the 26th bundle listed: page 3
+    const res = await app.inject({
+      method: 'POST',
+      url: `/dashboard/bundles/${target.id}/purchase`,
+      headers: { cookie, origin: OWN_ORIGIN, 'content-type': FORM },
+      payload: '',
+    });
+    t.equal(res.statusCode, 303);
+    t.equal(res.headers.location, `/dashboard/bundles?page=3&purchase=started#bundle-${target.id}`);
+    const shown = await page(res.headers.location as string, 'en');
+    t.match(shown.body, `id="bundle-${target.id}"`, 'the bundle is on that page');
+    t.match(shown.body, 'Purchase created. Make the transfer as shown on the bundle.');
+  });
+
+  await t.test('the course page names the bundles that hold it, with the price, and links to them', async (t) => {
+    const res = await page(`/dashboard/courses/${chain[5]!.id}`);
+    t.equal(res.statusCode, 200);
+    t.match(res.body, '<h2 id="bundles">Juga dalam paket</h2>');
+    t.match(res.body, 'Kursus ini juga dijual dalam 3 paket:');
+    t.match(
+      res.body,
+      /<li>Rantai 4 <span class="muted">· Harga paket untuk Anda: Rp\s?200\.000<\/span><\/li>/,
+      'no bundle price: the two courses',
+    );
+    t.match(res.body, `<a href="/dashboard/bundles?courseId=${chain[5]!.id}">Lihat paket dengan kursus ini</a>`);
+    const hubPage = await page(`/dashboard/courses/${hub.id}`, 'en');
+    t.match(hubPage.body, 'This course is also sold in 11 bundles:');
+    t.equal([...hubPage.body.matchAll(/<li>Pusat \d+ /g)].length, 3, 'three named; the link shows the rest');
+    t.match(hubPage.body, /Pusat 0 <span class="muted">· Your bundle price: IDR\s?150,000/);
+    t.notMatch((await page(`/dashboard/courses/${alone.id}`)).body, 'id="bundles"', 'in no bundle: no section');
+    const teacherCookie = await sessionCookieFor(app, teacher.id);
+    const draftPage = await app.inject({ method: 'GET', url: `/dashboard/courses/${draft.id}`, headers: { cookie: teacherCookie } });
+    t.equal(draftPage.statusCode, 200, 'its teacher sees the draft course');
+    t.notMatch(draftPage.body, 'Paket dengan draf', 'but no bundle with it is offered');
+
+    const evil = await makeCourse(db.db, teacher, { ...paid, name: 'Jahat' }, 0);
+    await makeBundle(db.db, evil.id, alone.id, { name: '"><script>alert(3)</script>' });
+    const evilPage = await page(`/dashboard/courses/${evil.id}`);
+    t.notMatch(evilPage.body, '<script>alert(3)', 'a bundle name is escaped on the course page');
+    t.match(evilPage.body, '&quot;&gt;&lt;script&gt;alert(3)&lt;/script&gt;');
   });
 });

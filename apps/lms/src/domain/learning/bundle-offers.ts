@@ -1,5 +1,5 @@
 import { bundles, categories, courses, type Db, enrollments, purchases } from '@lms/db';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, lte, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
 import { buyerTier, bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
@@ -28,14 +28,55 @@ export interface BundleOffer {
 const one = alias(courses, 'offer_course_one');
 const two = alias(courses, 'offer_course_two');
 
+/** Which bundles: one by id, those that hold a course (either of its two), or those up to an id (where one stands in the list). */
+export interface BundleOfferFilter {
+  bundleId?: number;
+  courseId?: number;
+  upToId?: number;
+}
+
+/** A page of them: at most `limit`, after `offset` (in id order). */
+export interface BundleOfferWindow {
+  offset: number;
+  limit: number;
+}
+
+function offerWhere(filter: BundleOfferFilter) {
+  const { bundleId, courseId, upToId } = filter;
+  return and(
+    bundleId === undefined ? undefined : eq(bundles.id, bundleId),
+    upToId === undefined ? undefined : lte(bundles.id, upToId),
+    courseId === undefined ? undefined : or(eq(bundles.courseOneId, courseId), eq(bundles.courseTwoId, courseId)),
+    buyerVisibleWhere(one),
+    buyerVisibleWhere(two),
+  );
+}
+
+/** How many bundles findBundleOffers would list for this filter without a window (no buyer state needed). */
+export async function countBundleOffers(db: Db, filter: BundleOfferFilter = {}): Promise<number> {
+  const [row] = await db
+    .select({ total: count() })
+    .from(bundles)
+    .innerJoin(one, eq(one.id, bundles.courseOneId))
+    .innerJoin(two, eq(two.id, bundles.courseTwoId))
+    .where(offerWhere(filter));
+  return row?.total ?? 0;
+}
+
 /**
  * The bundles a buyer can buy (both courses buyer-visible), in id order, each with the buyer's tier
- * price and their enrolments, payment and pending purchase; one bundle when `bundleId` is given. The
- * bundles page shows these, and a bundle purchase is priced and refused by the same one (purchases.ts).
+ * price and their enrolments, payment and pending purchase: one bundle (`bundleId`), those holding a
+ * course (`courseId`), or all; a window of them when one is given. The bundles page and the course
+ * page show these, and a bundle purchase is priced and refused by the same one (purchases.ts).
  * One statement; not a hot path.
  */
-export async function findBundleOffers(db: Db, userId: string, bundleId?: number): Promise<BundleOffer[]> {
-  const rows = await db
+export async function findBundleOffers(
+  db: Db,
+  userId: string,
+  filter: BundleOfferFilter = {},
+  window?: BundleOfferWindow,
+): Promise<BundleOffer[]> {
+  const query = db
     .select({
       id: bundles.id,
       name: bundles.name,
@@ -60,8 +101,10 @@ export async function findBundleOffers(db: Db, userId: string, bundleId?: number
     .innerJoin(categories, eq(categories.id, bundles.categoryId))
     .innerJoin(one, eq(one.id, bundles.courseOneId))
     .innerJoin(two, eq(two.id, bundles.courseTwoId))
-    .where(and(bundleId === undefined ? undefined : eq(bundles.id, bundleId), buyerVisibleWhere(one), buyerVisibleWhere(two)))
-    .orderBy(asc(bundles.id));
+    .where(offerWhere(filter))
+    .orderBy(asc(bundles.id))
+    .$dynamic();
+  const rows = await (window ? query.limit(window.limit).offset(window.offset) : query);
   return rows.map((r) => {
     const price = Number(bundleTierPrice(r, r.tier)).toFixed(2);
     // In cents: two numeric(14,2) amounts added without a binary fraction's rounding.

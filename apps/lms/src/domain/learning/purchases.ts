@@ -97,7 +97,7 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
  * it to them (findBundleOffers: both courses buyer-visible, the catalog's bundle price at their tier).
  */
 async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Priced> {
-  const [offer] = await findBundleOffers(db, userId, bundleId);
+  const [offer] = await findBundleOffers(db, userId, { bundleId });
   if (!offer) throw new NotFoundError('Bundle not found');
   if (offer.enrolledIn === 2) throw new ConflictError('You are already enrolled in both courses of this bundle');
   if (offer.paid) throw new ConflictError('You already paid for this bundle');

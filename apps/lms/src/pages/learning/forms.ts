@@ -10,7 +10,7 @@ import { acceptFormBodies } from '../form-body.js';
 import { paymentProvider } from '../../routes/learning/purchases.js';
 import { pageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
-import type { BundleFlash } from '../bundles.js';
+import { type BundleFlash, bundlePageLink } from '../bundles.js';
 import type { EnrolFlash } from './enrol-section.js';
 
 const EnrolForm = z.object({ code: text().max(200).optional() });
@@ -102,7 +102,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       const session = await pageSession(app, request);
       const bundleId = (request.params as { id: number }).id;
       const flash: BundleFlash = (await buy(session.caller.userId, { bundleId })) ? 'started' : 'nothing';
-      return back(reply, `/dashboard/bundles?purchase=${flash}#bundle-${bundleId}`);
+      return back(reply, await bundlePageLink(app.db, bundleId, flash));
     },
   );
 

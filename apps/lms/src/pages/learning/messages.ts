@@ -92,6 +92,15 @@ export function enrolMessagesId(f: Format) {
       free: 'Paket ini gratis untuk Anda: daftar langsung di kedua kursusnya.',
       buyButton: 'Beli paket (transfer bank)',
       buyLabel: (name: string) => `Beli paket ${name} (transfer bank)`,
+      /** The page's parameters, as the note on ignored values names them. */
+      field: { courseId: 'kursus', page: 'halaman' },
+      forCourse: (name: string) => `Paket yang berisi kursus ${name}.`,
+      noneForCourse: 'Tidak ada paket yang berisi kursus ini.',
+      showAll: 'Tampilkan semua paket',
+      /** The course page's section on the bundles that hold it. */
+      inBundles: 'Juga dalam paket',
+      inBundlesText: (n: number) => f.plural(n, { other: 'Kursus ini juga dijual dalam # paket:' }),
+      seeBundles: 'Lihat paket dengan kursus ini',
       flash: {
         started: 'Pembelian dibuat. Lakukan transfer sesuai petunjuk pada paketnya.',
         nothing: 'Tidak ada yang perlu dibayar untuk paket ini.',
@@ -189,6 +198,13 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
       free: 'This bundle is free for you: enrol in both of its courses directly.',
       buyButton: 'Buy the bundle (bank transfer)',
       buyLabel: (name) => `Buy the bundle ${name} (bank transfer)`,
+      field: { courseId: 'course', page: 'page' },
+      forCourse: (name) => `Bundles that hold the course ${name}.`,
+      noneForCourse: 'No bundle holds this course.',
+      showAll: 'Show all bundles',
+      inBundles: 'Also in a bundle',
+      inBundlesText: (n) => f.plural(n, { one: 'This course is also sold in # bundle:', other: 'This course is also sold in # bundles:' }),
+      seeBundles: 'See the bundles with this course',
       flash: {
         started: 'Purchase created. Make the transfer as shown on the bundle.',
         nothing: 'There is nothing to pay for this bundle.',
