@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from '@lms/partner-auth';
+import { ConfigError, deriveSetting, parseEnv } from '@lms/server-kit';
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -47,21 +48,10 @@ export const DEPLOYMENT_VARIABLES: readonly string[] = ['PUBLIC_URL', 'PARTNERS_
 
 export type GatewayConfig = z.output<typeof Env> & { trustProxy: string[] };
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
+/** Parses the environment once. A bad value throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  let trustProxy: string[];
-  try {
-    trustProxy = parseTrustProxy(parsed.data.TRUST_PROXY);
-  } catch (err) {
-    throw new ConfigError(`Invalid configuration:\n  ${(err as Error).message.split('\n').join('\n  ')}`);
-  }
-  return { ...parsed.data, trustProxy };
+  const data = parseEnv(Env, env);
+  return { ...data, trustProxy: deriveSetting(() => parseTrustProxy(data.TRUST_PROXY)) };
 }

@@ -1,5 +1,6 @@
 import type { DbConfig } from '@lms/db';
 import { parseTrustProxy } from '@lms/partner-auth';
+import { ConfigError, deriveSetting, parseEnv } from '@lms/server-kit';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
@@ -117,25 +118,13 @@ export const DEPLOYMENT_VARIABLES: readonly string[] = ['DATABASE_URL', 'PUBLIC_
 
 export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Parses the environment once. A bad value throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): LmsConfig {
-  const parsed = Env.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  let trustProxy: string[];
-  try {
-    trustProxy = parseTrustProxy(parsed.data.TRUST_PROXY);
-  } catch (err) {
-    throw new ConfigError(`Invalid configuration:\n  ${(err as Error).message.split('\n').join('\n  ')}`);
-  }
-  const SEED_DEMO_ON_EMPTY = parsed.data.SEED_DEMO_ON_EMPTY ?? !parsed.data.DATABASE_URL;
-  return { ...parsed.data, SEED_DEMO_ON_EMPTY, trustProxy };
+  const data = parseEnv(Env, env);
+  const trustProxy = deriveSetting(() => parseTrustProxy(data.TRUST_PROXY));
+  return { ...data, SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL, trustProxy };
 }
 
 /** Where the database is and how long a call to it may take; the server and the admin CLI open it with these. */

@@ -1,35 +1,16 @@
 import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
-import { stopOnSignals } from '@lms/server-kit';
-import { buildApp, type LmsApp } from './app.js';
+import { orExit, serveMetrics, stopOnSignals } from '@lms/server-kit';
+import { buildApp } from './app.js';
 import { ConfigError, databaseSettings, type LmsConfig, loadConfig } from './config.js';
 import { DEMO_SEED_LOCK_ID, readDemoKey, saveDemoKey } from './demo-key.js';
 
 /** The only file that listens: config, database, app, signals. */
 async function main() {
-  let config: LmsConfig;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
-
-  let db: DbHandle;
-  try {
-    db = createDb(databaseSettings(config));
-  } catch (err) {
-    // Another LMS or an lms-admin command holds the embedded database: say who, no stack trace.
-    if (err instanceof DataDirLockedError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = await orExit(() => loadConfig(), ConfigError);
+  // Another LMS or an lms-admin command holding the embedded database is an operator's mistake too: say who, no stack trace.
+  const db = await orExit(() => createDb(databaseSettings(config)), DataDirLockedError);
   if (config.MIGRATE_ON_START) await migrate(db);
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
 
@@ -43,7 +24,7 @@ async function main() {
 
   stopOnSignals(app, config.SHUTDOWN_DRAIN_MS);
 
-  if (config.METRICS_PORT !== 0) await serveMetrics(app, config);
+  if (config.METRICS_PORT !== 0) await serveMetrics(app, app.metrics, config);
   await app.listen({ port: config.PORT, host: config.HOST });
   const where = db.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.DATA_DIR}`;
   const base = config.PUBLIC_URL.replace(/\/$/, '');
@@ -59,24 +40,6 @@ async function main() {
       '',
     ].join('\n'),
   );
-}
-
-/**
- * The Prometheus endpoint on its own listener (closed with the app). A port already taken stops
- * the start: another process there would answer the scrape with its own numbers.
- */
-async function serveMetrics(app: LmsApp, config: LmsConfig) {
-  try {
-    const metrics = await app.metrics.listen({ host: config.METRICS_HOST, port: config.METRICS_PORT });
-    app.log.info({ url: metrics.url }, 'metrics: Prometheus endpoint listening');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    console.error(
-      `Cannot serve metrics on ${config.METRICS_HOST}:${config.METRICS_PORT} (${code}): set METRICS_PORT to a free port, or 0 for no metrics listener.`,
-    );
-    await app.close();
-    process.exit(1);
-  }
 }
 
 /**
