@@ -150,7 +150,13 @@ t.test('hostile names, ids and currencies are text on every page', async (t) => 
     for (const [i, id] of courseIds.entries()) {
       await visit(learnerPage, `/dashboard/courses/${id}`, `${mode}, course page`);
       await learnerPage.getByRole('heading', { level: 1, name: `${PAYLOADS[i]} course` }).waitFor();
+      // The bundles holding it (its own payload's and the one before), named as text with their currency.
+      const inBundles = await learnerPage.locator('section[aria-labelledby="bundles"]').innerText();
+      t.ok(inBundles.includes(`${PAYLOADS[i]} bundle`), `${mode}: the course page names its bundle, as text`);
+      t.ok(inBundles.replaceAll('\u00a0', ' ').includes(`${PAYLOADS[i]} `), 'with its currency, as text');
     }
+    await visit(learnerPage, `/dashboard/bundles?courseId=${courseIds[0]}`, `${mode}, bundles of one course`);
+    t.equal(await learnerPage.locator('.course-list > li').count(), 2, 'the two bundles holding the course');
     if (!bypassCSP) await screenshot(learnerPage, 'hostile-1-course');
     await visit(learnerPage, '/dashboard/bundles', `${mode}, bundles`);
     for (const payload of PAYLOADS) await learnerPage.getByRole('heading', { level: 2, name: `${payload} bundle` }).waitFor();
