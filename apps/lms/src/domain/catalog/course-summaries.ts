@@ -6,7 +6,7 @@ import { learnerStanding, round2 } from './learner-status.js';
 import { toIso } from './viewer.js';
 import { computeUnlock } from '../learning/unlock-rule.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
-import { preparedOnce, preparedPer } from '../../lib/prepared.js';
+import { preparedPer } from '../../lib/prepared.js';
 
 /**
  * The course columns (and its category) that a catalog summary is built from. The enrolment code
@@ -110,10 +110,11 @@ interface LearnerRecords {
 
 /**
  * Catalog summaries (PublicCourse) of the given course rows, in their order, with the learner's
- * progress (null: an API key, not-started defaults). One statement for the course trees and one
- * more for a learner, whatever the number of courses. `finalQuestions: false` leaves the final
- * exams' questions out (the summaries' finalExam.questions are then empty): for a caller that
- * does not show them (the bundles), so PostgreSQL does not build them for nothing.
+ * progress (null: an API key, not-started defaults). One statement whatever the number of
+ * courses: their trees, and for a learner their records on each course in the same rows.
+ * `finalQuestions: false` leaves the final exams' questions out (the summaries' finalExam.questions
+ * are then empty): for a caller that does not show them (the bundles), so PostgreSQL does not
+ * build them for nothing.
  */
 export async function buildPublicCourses(
   db: Db,
@@ -122,8 +123,12 @@ export async function buildPublicCourses(
   { finalQuestions = true }: { finalQuestions?: boolean } = {},
 ): Promise<PublicCourse[]> {
   if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id);
-  const [tree, learner] = await Promise.all([loadTrees(db, ids, finalQuestions), learnerId ? loadLearner(db, learnerId, ids) : null]);
+  const { tree, learner } = await loadTrees(
+    db,
+    rows.map((r) => r.id),
+    learnerId,
+    finalQuestions,
+  );
   const grouped: GroupedTree = {
     modules: groupBy(tree.modules, (m) => m.courseId),
     chapters: groupBy(tree.chapters, (c) => c.moduleId),
@@ -149,49 +154,108 @@ const finalQuestionsOf = sql<Question[]>`coalesce((
   where fq.course_id = c.id and fq.scope = 'final'
 ), '[]'::json)`;
 
+/** The shape of the trees statement: with the final exams' questions or not, with a learner's records or not. */
+interface TreesShape {
+  finalQuestions: boolean;
+  learner: boolean;
+}
+
 /**
  * The trees of the given courses in one statement: per course, its modules, chapters, quizzes
  * (with their question counts) and final-exam questions, each as a JSON array built by
- * PostgreSQL in the order the summaries need. One round trip whatever the number of courses: on
- * this service's hot path a statement costs more in the driver and the socket than in SQL. The
- * ids are one array parameter, so the text never changes and the statement is prepared once per
- * connection (no parse, no re-planning, no query building per request).
+ * PostgreSQL in the order the summaries need, and for a learner, in the same row, their records
+ * on that course (learnerColumns). One round trip whatever the number of courses and whoever
+ * asks: on this service's hot path a statement costs more in the driver and the socket than in
+ * SQL (a learner's records were a second statement until then: 4 statements for a student's list
+ * of 12, now 3). The ids and the user are placeholders, so the text never changes and the
+ * statement is prepared once per connection and shape (no parse, no re-planning, no query
+ * building per request).
  */
 const treesStatement = preparedPer(
-  (finalQuestions: boolean) => (finalQuestions ? 'catalog_course_trees' : 'catalog_course_trees_without_final_questions'),
-  (db, finalQuestions, name) => buildTreesStatement(db, finalQuestions, name),
+  ({ finalQuestions, learner }: TreesShape) =>
+    `catalog_course_trees${finalQuestions ? '' : '_without_final_questions'}${learner ? '_with_learner' : ''}`,
+  (db, shape, name) => buildTreesStatement(db, shape, name),
 );
 
-function buildTreesStatement(db: Db, withFinalQuestions: boolean, name: string) {
+const treeColumns = {
+  modules: sql<CourseTree['modules']>`coalesce((
+    select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
+      'orderIndex', m.order_index) order by m.order_index, m.id)
+    from modules m where m.course_id = c.id
+  ), '[]'::json)`,
+  chapters: sql<CourseTree['chapters']>`coalesce((
+    select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'courseId', ch.course_id, 'name', ch.name,
+      'orderIndex', ch.order_index) order by ch.module_id, ch.order_index, ch.id)
+    from chapters ch where ch.course_id = c.id
+  ), '[]'::json)`,
+  quizzes: sql<CourseTree['quizzes']>`coalesce((
+    select json_agg(json_build_object('id', q.id, 'courseId', q.course_id, 'scope', q.scope, 'moduleId', q.module_id,
+      'chapterId', q.chapter_id, 'name', q.name, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
+      'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
+    from quizzes q where q.course_id = c.id
+  ), '[]'::json)`,
+};
+
+/** A learner's records on course `c` (the user is the `userId` placeholder), as columns of its tree row. */
+function learnerColumns() {
+  const userId = sql.placeholder('userId');
+  return {
+    completedChapters: sql<
+      LearnerRow['completedChapters']
+    >`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = c.id)`,
+    completedChapterIds: sql<LearnerRow['completedChapterIds']>`coalesce((
+      select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = c.id
+    ), '[]'::json)`,
+    finalAttempts: sql<LearnerRow['finalAttempts']>`coalesce((
+      select json_agg(json_build_object('quizId', a.quiz_id, 'attempts', a.attempts, 'passed', a.passed))
+      from (
+        select qa.quiz_id, count(*)::int as attempts, bool_or(qa.passed) as passed
+        from quiz_attempts qa join quizzes fq on fq.id = qa.quiz_id
+        where qa.user_id = ${userId} and fq.course_id = c.id and fq.scope = 'final'
+        group by qa.quiz_id
+      ) a
+    ), '[]'::json)`,
+    passedQuizIds: sql<LearnerRow['passedQuizIds']>`coalesce((
+      select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
+      where pq.user_id = ${userId} and gq.course_id = c.id and gq.scope <> 'final' and pq.passed
+    ), '[]'::json)`,
+    certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = c.id)`,
+  };
+}
+
+function buildTreesStatement(db: Db, shape: TreesShape, name: string) {
   // Written with explicit table names and aliases throughout: in a one-table select Drizzle
   // renders its columns unqualified, which inside these subqueries would bind to the inner tables.
   return db
     .select({
-      modules: sql<CourseTree['modules']>`coalesce((
-        select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
-          'orderIndex', m.order_index) order by m.order_index, m.id)
-        from modules m where m.course_id = c.id
-      ), '[]'::json)`,
-      chapters: sql<CourseTree['chapters']>`coalesce((
-        select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'courseId', ch.course_id, 'name', ch.name,
-          'orderIndex', ch.order_index) order by ch.module_id, ch.order_index, ch.id)
-        from chapters ch where ch.course_id = c.id
-      ), '[]'::json)`,
-      quizzes: sql<CourseTree['quizzes']>`coalesce((
-        select json_agg(json_build_object('id', q.id, 'courseId', q.course_id, 'scope', q.scope, 'moduleId', q.module_id,
-          'chapterId', q.chapter_id, 'name', q.name, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
-          'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
-        from quizzes q where q.course_id = c.id
-      ), '[]'::json)`,
-      finalQuestions: withFinalQuestions ? finalQuestionsOf : sql<Question[]>`'[]'::json`,
+      courseId: sql<number>`c.id`,
+      ...treeColumns,
+      finalQuestions: shape.finalQuestions ? finalQuestionsOf : sql<Question[]>`'[]'::json`,
+      ...(shape.learner ? learnerColumns() : {}),
     })
     .from(sql`courses c`)
     .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
     .prepare(name);
 }
 
-async function loadTrees(db: Db, ids: number[], finalQuestions: boolean): Promise<CourseTree> {
-  const rows = await treesStatement(db, finalQuestions).execute({ ids });
+/** A tree row's learner columns (learnerColumns), with its course. */
+interface LearnerRow {
+  courseId: number;
+  completedChapters: number | null;
+  completedChapterIds: number[];
+  finalAttempts: { quizId: number; attempts: number; passed: boolean }[];
+  passedQuizIds: number[];
+  certified: boolean;
+}
+
+async function loadTrees(
+  db: Db,
+  ids: number[],
+  learnerId: string | null,
+  finalQuestions: boolean,
+): Promise<{ tree: CourseTree; learner: LearnerRecords | null }> {
+  const statement = treesStatement(db, { finalQuestions, learner: learnerId !== null });
+  const rows = await statement.execute(learnerId === null ? { ids } : { ids, userId: learnerId });
   const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
   for (const row of rows) {
     tree.modules.push(...row.modules);
@@ -199,46 +263,11 @@ async function loadTrees(db: Db, ids: number[], finalQuestions: boolean): Promis
     tree.quizzes.push(...row.quizzes);
     tree.finalQuestions.push(...row.finalQuestions);
   }
-  return tree;
+  return { tree, learner: learnerId === null ? null : learnerRecords(rows as unknown as LearnerRow[]) };
 }
 
-/**
- * A learner's records on the given courses, one row per course: prepared once (the user and the
- * ids are placeholders), so a request builds no SQL.
- */
-const learnerStatement = preparedOnce((db: Db) => {
-  const userId = sql.placeholder('userId');
-  return db
-    .select({
-      courseId: sql<number>`c.id`,
-      completedChapters: sql<
-        number | null
-      >`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = c.id)`,
-      completedChapterIds: sql<number[]>`coalesce((
-        select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = c.id
-      ), '[]'::json)`,
-      finalAttempts: sql<{ quizId: number; attempts: number; passed: boolean }[]>`coalesce((
-        select json_agg(json_build_object('quizId', a.quiz_id, 'attempts', a.attempts, 'passed', a.passed))
-        from (
-          select qa.quiz_id, count(*)::int as attempts, bool_or(qa.passed) as passed
-          from quiz_attempts qa join quizzes fq on fq.id = qa.quiz_id
-          where qa.user_id = ${userId} and fq.course_id = c.id and fq.scope = 'final'
-          group by qa.quiz_id
-        ) a
-      ), '[]'::json)`,
-      passedQuizIds: sql<number[]>`coalesce((
-        select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
-        where pq.user_id = ${userId} and gq.course_id = c.id and gq.scope <> 'final' and pq.passed
-      ), '[]'::json)`,
-      certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = c.id)`,
-    })
-    .from(sql`courses c`)
-    .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
-    .prepare('catalog_learner_records');
-});
-
-async function loadLearner(db: Db, userId: string, ids: number[]): Promise<LearnerRecords> {
-  const rows = await learnerStatement(db).execute({ userId, ids });
+/** The learner's records on the courses, from the learner columns of their tree rows. */
+function learnerRecords(rows: LearnerRow[]): LearnerRecords {
   const records: LearnerRecords = {
     completedChapters: new Map(),
     completedChapterIds: new Set(),
