@@ -730,6 +730,18 @@ async function main() {
       httpSide('gateway verify', { url: gateway.url, path: `/sso/verify?token=${verifyToken}`, connections: CONNECTIONS, expect: 302 }),
       httpSide('gateway R0', { url: gateway.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 }),
     );
+    // The same 302 (Location, headers, query schema) ready, without the three checks: what the
+    // HTTP part of /sso/verify costs, so the gap between 9a and R0 is seen to be the checks'.
+    await comparePaired(
+      { id: '9f', scenario: 'gateway 302 of /sso/verify, ready (no checks)', baselineName: 'gateway R0', kind: 'throughput' },
+      httpSide('gateway ready 302', {
+        url: gateway.url,
+        path: `/bench/redirect?token=${verifyToken}`,
+        connections: CONNECTIONS,
+        expect: 302,
+      }),
+      httpSide('gateway R0', { url: gateway.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 }),
+    );
     const createBody = JSON.stringify({
       institutionId: BENCH_INSTITUTION_ID,
       name: 'Kursus dari Mitra (bench)',
@@ -834,7 +846,7 @@ async function main() {
     `Machine: ${machine.nproc} CPUs (${machine.cpu}), ${machine.memoryGiB} GiB, Node ${machine.node}; ` +
     `load average ${machine.loadavgStart.join(' ')} at start, ${machine.loadavgEnd.join(' ')} at end (shared machine)\n` +
     `Warm-up ${plan.warmupSeconds} s, then ${plan.repetitions} x ${plan.seconds} s per scenario, median; autocannon, no pipelining. ` +
-    `Rows 3s, 4, 6q, 6p, 2q, 3q, 4q, 11q, 12q and 9a measure their route and baseline in alternation (A B, B A, A B): the machine's drift stays out of their ratios.`;
+    `Rows 3s, 4, 6q, 6p, 2q, 3q, 4q, 11q, 12q, 9a and 9f measure their route and baseline in alternation (A B, B A, A B): the machine's drift stays out of their ratios.`;
   process.stdout.write(`\n${header}\n\n${table}\n`);
 
   const resultsDir = path.join(benchDir, 'results');

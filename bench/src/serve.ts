@@ -2,7 +2,8 @@
  * One app under test, in its own process (so the load generator does not share its event loop):
  * the built LMS (`@lms/lms/app`) or gateway (`@lms/gateway/app`), exactly as the servers build
  * them, plus one empty route with a response schema (`GET /bench/empty`, the R0 baseline of the
- * same process setup). Listens on 127.0.0.1 port 0 and tells the parent its URL over IPC.
+ * same process setup), and for the gateway `/bench/redirect` (the SSO redirect ready: see
+ * addReadyRedirect). Listens on 127.0.0.1 port 0 and tells the parent its URL over IPC.
  *
  * Settings come from the parent in BENCH_* variables (this is a bench tool, not a configured app):
  * - `lms`: BENCH_DATABASE_URL, BENCH_GATEWAY_SECRET, BENCH_CATALOG_CACHE_MS (default: the server's)
@@ -17,7 +18,9 @@
 import { readFile } from 'node:fs/promises';
 import { apiKeys, createDb, type DbHandle, migrate } from '@lms/db';
 import { seedSynthetic } from '@lms/db/seed';
-import { buildGateway } from '@lms/gateway/app';
+import { SsoVerifyQuery, SsoVerifyResponses } from '@lms/contracts';
+import { buildGateway, type GatewayApp } from '@lms/gateway/app';
+import { GATEWAY_PROOF_PARAM, readUnverifiedToken, signGatewayProof } from '@lms/partner-auth';
 import { testConfig as gatewayConfig } from '@lms/gateway/testing';
 import { buildApp } from '@lms/lms/app';
 import { loadConfig as loadLmsConfig } from '@lms/lms/config';
@@ -54,6 +57,42 @@ const env = process.env;
 // Production logs at info; the bench keeps errors only (request logs would measure pino, not the code).
 const logger = { level: 'error' } as const;
 
+/**
+ * `GET /bench/redirect?token=`: the gateway's 302 for that token as `/sso/verify` sends it (same
+ * Location, cache-control and query schema), from an answer made once per token: what `/sso/verify`
+ * costs without its three checks (the issuer read from the token, the caller IP, the proof's
+ * HMAC). The route's floor, so the bench shows which part of the gap to R0 the checks are.
+ */
+function addReadyRedirect(app: GatewayApp) {
+  const ready = new Map<string, string>();
+  app.get(
+    '/bench/redirect',
+    {
+      attachValidation: true,
+      onRequest: async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      },
+      schema: { querystring: SsoVerifyQuery, response: SsoVerifyResponses },
+    },
+    async (request, reply) => {
+      const token = request.query.token ?? '';
+      let location = ready.get(token);
+      if (location === undefined) {
+        const partner = app.partners.find(readUnverifiedIssuer(token));
+        const proof = signGatewayProof(app.gatewayConfig.GATEWAY_SECRET ?? '', token, Math.floor(Date.now() / 1000));
+        location = `${partner?.lmsUrl ?? ''}/sso/verify?token=${token}&${GATEWAY_PROOF_PARAM}=${proof}`;
+        ready.set(token, location);
+      }
+      return reply.redirect(location, 302);
+    },
+  );
+}
+
+function readUnverifiedIssuer(token: string): string {
+  const read = readUnverifiedToken(token);
+  return read.ok ? read.issuer : '';
+}
+
 /** The LMS's database handle (null for the gateway): statements are recorded at its driver. */
 let lmsDb: DbHandle | null = null;
 
@@ -66,6 +105,7 @@ async function start(mode: string): Promise<FastifyInstance> {
       partnersWatch: { watch: false, pollIntervalMs: 3_600_000 },
     });
     addEmptyRoute(app as unknown as FastifyInstance);
+    addReadyRedirect(app);
     return app as unknown as FastifyInstance;
   }
   if (mode === 'lms' || mode === 'lms-pglite') {
