@@ -4,9 +4,9 @@ import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from './buyer-visible.js';
 import { bundlePriceColumns } from './tier-prices.js';
-import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
+import { loadPublicCourses } from './course-summaries.js';
 import { type CatalogViewer, learnerOf, toIso } from './viewer.js';
-import { preparedOnce, preparedPer } from '../../lib/prepared.js';
+import { preparedPer } from '../../lib/prepared.js';
 
 const courseOne = alias(courses, 'course_one');
 const courseTwo = alias(courses, 'course_two');
@@ -26,11 +26,9 @@ export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQu
   if (rows.length === 0) return [];
 
   const ids = [...new Set(rows.flatMap((r) => [r.courseOneId, r.courseTwoId]))];
-  const courseRows = await bundleCoursesStatement(db).execute({ ids });
-  // A bundle's course shows no final exam (bundleCourse), so its questions are not loaded.
-  const summaries = new Map(
-    (await buildPublicCourses(db, courseRows, learnerOf(viewer), { finalQuestions: false })).map((c) => [Number(c.id), c]),
-  );
+  // The two courses' rows come with their trees, in one statement. A bundle's course shows no
+  // final exam (bundleCourse), so its questions are not loaded.
+  const summaries = new Map((await loadPublicCourses(db, ids, learnerOf(viewer), { finalQuestions: false })).map((c) => [Number(c.id), c]));
 
   return rows.map((r) => ({
     id: r.id,
@@ -123,14 +121,4 @@ function buildBundleStatement(db: Db, { onlyPublic, oneCategory }: BundleVariant
 const bundleStatement = preparedPer(
   (v: BundleVariant) => `catalog_bundles${v.onlyPublic ? '_public' : ''}${v.oneCategory ? '_category' : ''}`,
   (db, v, name) => buildBundleStatement(db, v, name),
-);
-
-/** The bundles' courses as catalog summary rows (their enrolment code is never shown here). */
-const bundleCoursesStatement = preparedOnce((db: Db) =>
-  db
-    .select(courseSummaryColumns)
-    .from(courses)
-    .leftJoin(categories, eq(categories.id, courses.categoryId))
-    .where(sql`${courses.id} = any(${sql.placeholder('ids')}::int[])`)
-    .prepare('catalog_bundle_courses'),
 );

@@ -1,6 +1,6 @@
 import type { ChapterSummary, DetailSection, FinalExam, ModuleSummary, PublicCourse, Question, QuizSummary } from '@lms/contracts';
 import { categories, courses, type Db } from '@lms/db';
-import { sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from './public-fields.js';
 import { learnerStanding, round2 } from './learner-status.js';
 import { toIso } from './viewer.js';
@@ -123,18 +123,54 @@ export async function buildPublicCourses(
   { finalQuestions = true }: { finalQuestions?: boolean } = {},
 ): Promise<PublicCourse[]> {
   if (rows.length === 0) return [];
-  const { tree, learner } = await loadTrees(
-    db,
-    rows.map((r) => r.id),
-    learnerId,
-    finalQuestions,
+  const treeRows = await treesStatement(db, { finalQuestions, learner: learnerId !== null, rows: false }).execute(
+    valuesOf(
+      rows.map((r) => r.id),
+      learnerId,
+    ),
   );
+  return summariesOf(rows, treeRows, learnerId);
+}
+
+/**
+ * Catalog summaries of the courses with these ids, as buildPublicCourses makes them, in the ids'
+ * order (an id with no course is left out): for a caller that knows the ids but not the rows
+ * (the bundles), the rows come in the same statement as the trees, so it is still one statement.
+ */
+export async function loadPublicCourses(
+  db: Db,
+  ids: number[],
+  learnerId: string | null,
+  { finalQuestions = true }: { finalQuestions?: boolean } = {},
+): Promise<PublicCourse[]> {
+  if (ids.length === 0) return [];
+  const treeRows = await treesStatement(db, { finalQuestions, learner: learnerId !== null, rows: true }).execute(valuesOf(ids, learnerId));
+  const byId = new Map(treeRows.map((row) => [row.courseId, row as unknown as CourseSummaryRow]));
+  const rows = ids.flatMap((id) => byId.get(id) ?? []);
+  return summariesOf(rows, treeRows, learnerId);
+}
+
+/** The trees statement's values: the ids, and the learner when there is one. */
+function valuesOf(ids: number[], learnerId: string | null) {
+  return learnerId === null ? { ids } : { ids, userId: learnerId };
+}
+
+/** The summaries of `rows` from their tree rows (and the learner's records in them, for a learner). */
+function summariesOf(rows: CourseSummaryRow[], treeRows: TreeRow[], learnerId: string | null): PublicCourse[] {
+  const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
+  for (const row of treeRows) {
+    tree.modules.push(...row.modules);
+    tree.chapters.push(...row.chapters);
+    tree.quizzes.push(...row.quizzes);
+    tree.finalQuestions.push(...row.finalQuestions);
+  }
   const grouped: GroupedTree = {
     modules: groupBy(tree.modules, (m) => m.courseId),
     chapters: groupBy(tree.chapters, (c) => c.moduleId),
     quizzes: groupBy(tree.quizzes, (q) => q.courseId),
     finalQuestions: groupBy(tree.finalQuestions, (q) => q.quizId),
   };
+  const learner = learnerId === null ? null : learnerRecords(treeRows as unknown as LearnerRow[]);
   return rows.map((row) => summarize(row, grouped, learner));
 }
 
@@ -145,97 +181,123 @@ interface GroupedTree {
   finalQuestions: Map<number, Question[]>;
 }
 
-/** Per course (`c`), its final exams' questions, never with answer keys: the catalog is public. */
-const finalQuestionsOf = sql<Question[]>`coalesce((
+/** Per course (`course`: its id in the outer statement), its final exams' questions, never with answer keys: the catalog is public. */
+function finalQuestionsOf(course: SQL) {
+  return sql<Question[]>`coalesce((
   select json_agg(json_build_object('id', qu.id, 'quizId', qu.quiz_id, 'questionText', qu.question_text,
     'questionType', qu.question_type, 'options', ${publicOptionsOf(sql`qu.options`)}, 'orderIndex', qu.order_index,
     'points', qu.points) order by qu.quiz_id, qu.order_index, qu.id)
   from questions qu join quizzes fq on fq.id = qu.quiz_id
-  where fq.course_id = c.id and fq.scope = 'final'
+  where fq.course_id = ${course} and fq.scope = 'final'
 ), '[]'::json)`;
+}
 
-/** The shape of the trees statement: with the final exams' questions or not, with a learner's records or not. */
+/**
+ * The shape of the trees statement: with the final exams' questions or not, with a learner's
+ * records or not, with the courses' summary rows (courseSummaryColumns) or not.
+ */
 interface TreesShape {
   finalQuestions: boolean;
   learner: boolean;
+  rows: boolean;
 }
 
 /**
  * The trees of the given courses in one statement: per course, its modules, chapters, quizzes
  * (with their question counts) and final-exam questions, each as a JSON array built by
- * PostgreSQL in the order the summaries need, and for a learner, in the same row, their records
- * on that course (learnerColumns). One round trip whatever the number of courses and whoever
- * asks: on this service's hot path a statement costs more in the driver and the socket than in
- * SQL (a learner's records were a second statement until then: 4 statements for a student's list
- * of 12, now 3). The ids and the user are placeholders, so the text never changes and the
- * statement is prepared once per connection and shape (no parse, no re-planning, no query
- * building per request).
+ * PostgreSQL in the order the summaries need; for a learner, in the same row, their records on
+ * that course (learnerColumns); for a caller that has only the ids, the course's summary row.
+ * One round trip whatever the number of courses and whoever asks: on this service's hot path a
+ * statement costs more in the driver and the socket than in SQL (a learner's records and the
+ * bundles' course rows were statements of their own until 49f0cdd and the commit after it). The
+ * ids and the user are placeholders, so the text never changes and the statement is prepared
+ * once per connection and shape (no parse, no re-planning, no query building per request).
  */
 const treesStatement = preparedPer(
-  ({ finalQuestions, learner }: TreesShape) =>
-    `catalog_course_trees${finalQuestions ? '' : '_without_final_questions'}${learner ? '_with_learner' : ''}`,
+  ({ finalQuestions, learner, rows }: TreesShape) =>
+    `catalog_course${rows ? 's_with' : ''}_trees${finalQuestions ? '' : '_without_final_questions'}${learner ? '_with_learner' : ''}`,
   (db, shape, name) => buildTreesStatement(db, shape, name),
 );
 
-const treeColumns = {
-  modules: sql<CourseTree['modules']>`coalesce((
+/** A course's modules, chapters and quizzes as JSON arrays (`course`: its id in the outer statement). */
+function treeColumnsOf(course: SQL) {
+  return {
+    modules: sql<CourseTree['modules']>`coalesce((
     select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
       'orderIndex', m.order_index) order by m.order_index, m.id)
-    from modules m where m.course_id = c.id
+    from modules m where m.course_id = ${course}
   ), '[]'::json)`,
-  chapters: sql<CourseTree['chapters']>`coalesce((
+    chapters: sql<CourseTree['chapters']>`coalesce((
     select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'courseId', ch.course_id, 'name', ch.name,
       'orderIndex', ch.order_index) order by ch.module_id, ch.order_index, ch.id)
-    from chapters ch where ch.course_id = c.id
+    from chapters ch where ch.course_id = ${course}
   ), '[]'::json)`,
-  quizzes: sql<CourseTree['quizzes']>`coalesce((
+    quizzes: sql<CourseTree['quizzes']>`coalesce((
     select json_agg(json_build_object('id', q.id, 'courseId', q.course_id, 'scope', q.scope, 'moduleId', q.module_id,
       'chapterId', q.chapter_id, 'name', q.name, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
       'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
-    from quizzes q where q.course_id = c.id
+    from quizzes q where q.course_id = ${course}
   ), '[]'::json)`,
-};
+  };
+}
 
-/** A learner's records on course `c` (the user is the `userId` placeholder), as columns of its tree row. */
-function learnerColumns() {
+/** A learner's records on a course (`course`: its id in the outer statement; the user is the `userId` placeholder), as columns of its tree row. */
+function learnerColumnsOf(course: SQL) {
   const userId = sql.placeholder('userId');
   return {
     completedChapters: sql<
       LearnerRow['completedChapters']
-    >`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = c.id)`,
+    >`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = ${course})`,
     completedChapterIds: sql<LearnerRow['completedChapterIds']>`coalesce((
-      select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = c.id
+      select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = ${course}
     ), '[]'::json)`,
     finalAttempts: sql<LearnerRow['finalAttempts']>`coalesce((
       select json_agg(json_build_object('quizId', a.quiz_id, 'attempts', a.attempts, 'passed', a.passed))
       from (
         select qa.quiz_id, count(*)::int as attempts, bool_or(qa.passed) as passed
         from quiz_attempts qa join quizzes fq on fq.id = qa.quiz_id
-        where qa.user_id = ${userId} and fq.course_id = c.id and fq.scope = 'final'
+        where qa.user_id = ${userId} and fq.course_id = ${course} and fq.scope = 'final'
         group by qa.quiz_id
       ) a
     ), '[]'::json)`,
     passedQuizIds: sql<LearnerRow['passedQuizIds']>`coalesce((
       select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
-      where pq.user_id = ${userId} and gq.course_id = c.id and gq.scope <> 'final' and pq.passed
+      where pq.user_id = ${userId} and gq.course_id = ${course} and gq.scope <> 'final' and pq.passed
     ), '[]'::json)`,
-    certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = c.id)`,
+    certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${course})`,
   };
 }
 
 function buildTreesStatement(db: Db, shape: TreesShape, name: string) {
-  // Written with explicit table names and aliases throughout: in a one-table select Drizzle
-  // renders its columns unqualified, which inside these subqueries would bind to the inner tables.
-  return db
-    .select({
-      courseId: sql<number>`c.id`,
-      ...treeColumns,
-      finalQuestions: shape.finalQuestions ? finalQuestionsOf : sql<Question[]>`'[]'::json`,
-      ...(shape.learner ? learnerColumns() : {}),
-    })
-    .from(sql`courses c`)
-    .where(sql`c.id = any(${sql.placeholder('ids')}::int[])`)
-    .prepare(name);
+  const ids = sql.placeholder('ids');
+  const columnsOf = (course: SQL) => ({
+    courseId: sql<number>`${course}`,
+    ...treeColumnsOf(course),
+    finalQuestions: shape.finalQuestions ? finalQuestionsOf(course) : sql<Question[]>`'[]'::json`,
+    ...(shape.learner ? learnerColumnsOf(course) : {}),
+  });
+  if (shape.rows) {
+    // A join, so Drizzle qualifies every column ("courses"."id"): the subqueries' own tables all
+    // have aliases of their own, so the outer course is never shadowed.
+    return db
+      .select({ ...courseSummaryColumns, ...columnsOf(sql`${courses.id}`) })
+      .from(courses)
+      .leftJoin(categories, eq(categories.id, courses.categoryId))
+      .where(sql`${courses.id} = any(${ids}::int[])`)
+      .prepare(name);
+  }
+  // The course as `c`, written out: in a one-table select Drizzle renders its columns
+  // unqualified, which inside these subqueries would bind to the inner tables.
+  return db.select(columnsOf(sql`c.id`)).from(sql`courses c`).where(sql`c.id = any(${ids}::int[])`).prepare(name);
+}
+
+/** A row of the trees statement: the course, its tree (and the learner's columns, LearnerRow, for a learner). */
+interface TreeRow {
+  courseId: number;
+  modules: CourseTree['modules'];
+  chapters: CourseTree['chapters'];
+  quizzes: CourseTree['quizzes'];
+  finalQuestions: Question[];
 }
 
 /** A tree row's learner columns (learnerColumns), with its course. */
@@ -246,24 +308,6 @@ interface LearnerRow {
   finalAttempts: { quizId: number; attempts: number; passed: boolean }[];
   passedQuizIds: number[];
   certified: boolean;
-}
-
-async function loadTrees(
-  db: Db,
-  ids: number[],
-  learnerId: string | null,
-  finalQuestions: boolean,
-): Promise<{ tree: CourseTree; learner: LearnerRecords | null }> {
-  const statement = treesStatement(db, { finalQuestions, learner: learnerId !== null });
-  const rows = await statement.execute(learnerId === null ? { ids } : { ids, userId: learnerId });
-  const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
-  for (const row of rows) {
-    tree.modules.push(...row.modules);
-    tree.chapters.push(...row.chapters);
-    tree.quizzes.push(...row.quizzes);
-    tree.finalQuestions.push(...row.finalQuestions);
-  }
-  return { tree, learner: learnerId === null ? null : learnerRecords(rows as unknown as LearnerRow[]) };
 }
 
 /** The learner's records on the courses, from the learner columns of their tree rows. */
