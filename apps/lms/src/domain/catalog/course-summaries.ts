@@ -209,7 +209,7 @@ interface TreesShape {
  * that course (learnerColumns); for a caller that has only the ids, the course's summary row.
  * One round trip whatever the number of courses and whoever asks: on this service's hot path a
  * statement costs more in the driver and the socket than in SQL (a learner's records and the
- * bundles' course rows were statements of their own until 49f0cdd and the commit after it). The
+ * bundles' course rows were statements of their own until 49f0cdd and 55d46f4). The
  * ids and the user are placeholders, so the text never changes and the statement is prepared
  * once per connection and shape (no parse, no re-planning, no query building per request).
  */
