@@ -123,11 +123,11 @@ export async function buildPublicCourses(
   { finalQuestions = true }: { finalQuestions?: boolean } = {},
 ): Promise<PublicCourse[]> {
   if (rows.length === 0) return [];
-  const treeRows = await treesStatement(db, { finalQuestions, learner: learnerId !== null, rows: false }).execute(
-    valuesOf(
-      rows.map((r) => r.id),
-      learnerId,
-    ),
+  const treeRows = await loadTreeRows(
+    db,
+    rows.map((r) => r.id),
+    learnerId,
+    { finalQuestions, rows: false },
   );
   return summariesOf(rows, treeRows, learnerId);
 }
@@ -144,15 +144,16 @@ export async function loadPublicCourses(
   { finalQuestions = true }: { finalQuestions?: boolean } = {},
 ): Promise<PublicCourse[]> {
   if (ids.length === 0) return [];
-  const treeRows = await treesStatement(db, { finalQuestions, learner: learnerId !== null, rows: true }).execute(valuesOf(ids, learnerId));
+  const treeRows = await loadTreeRows(db, ids, learnerId, { finalQuestions, rows: true });
   const byId = new Map(treeRows.map((row) => [row.courseId, row as unknown as CourseSummaryRow]));
   const rows = ids.flatMap((id) => byId.get(id) ?? []);
   return summariesOf(rows, treeRows, learnerId);
 }
 
-/** The trees statement's values: the ids, and the learner when there is one. */
-function valuesOf(ids: number[], learnerId: string | null) {
-  return learnerId === null ? { ids } : { ids, userId: learnerId };
+/** The rows of the trees statement of this shape for these courses (and this learner's records, for a learner). */
+function loadTreeRows(db: Db, ids: number[], learnerId: string | null, shape: Omit<TreesShape, 'learner'>) {
+  const statement = treesStatement(db, { ...shape, learner: learnerId !== null });
+  return statement.execute(learnerId === null ? { ids } : { ids, userId: learnerId });
 }
 
 /** The summaries of `rows` from their tree rows (and the learner's records in them, for a learner). */
