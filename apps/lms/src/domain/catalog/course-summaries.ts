@@ -113,8 +113,8 @@ interface LearnerRecords {
  * progress (null: an API key, not-started defaults). One statement whatever the number of
  * courses: their trees, and for a learner their records on each course in the same rows.
  * `finalQuestions: false` leaves the final exams' questions out (the summaries' finalExam.questions
- * are then empty): for a caller that does not show them (the bundles), so PostgreSQL does not
- * build them for nothing.
+ * are then empty): for a caller that does not show them (the bundles, through loadPublicCourses),
+ * so PostgreSQL does not build them for nothing.
  */
 export async function buildPublicCourses(
   db: Db,
@@ -145,6 +145,8 @@ export async function loadPublicCourses(
 ): Promise<PublicCourse[]> {
   if (ids.length === 0) return [];
   const treeRows = await loadTreeRows(db, ids, learnerId, { finalQuestions, rows: true });
+  // The rows shape selects courseSummaryColumns (buildTreesStatement); Drizzle's type of the
+  // statement's rows is the same for every shape, so it does not know that here.
   const byId = new Map(treeRows.map((row) => [row.courseId, row as unknown as CourseSummaryRow]));
   const rows = ids.flatMap((id) => byId.get(id) ?? []);
   return summariesOf(rows, treeRows, learnerId);
@@ -171,7 +173,7 @@ function summariesOf(rows: CourseSummaryRow[], treeRows: TreeRow[], learnerId: s
     quizzes: groupBy(tree.quizzes, (q) => q.courseId),
     finalQuestions: groupBy(tree.finalQuestions, (q) => q.quizId),
   };
-  const learner = learnerId === null ? null : learnerRecords(treeRows as unknown as LearnerRow[]);
+  const learner = learnerId === null ? null : learnerRecords(treeRows);
   return rows.map((row) => summarize(row, grouped, learner));
 }
 
@@ -207,7 +209,7 @@ interface TreesShape {
  * The trees of the given courses in one statement: per course, its modules, chapters, quizzes
  * (with their question counts) and final-exam questions, each as a JSON array built by
  * PostgreSQL in the order the summaries need; for a learner, in the same row, their records on
- * that course (learnerColumns); for a caller that has only the ids, the course's summary row.
+ * that course (learnerColumnsOf); for a caller that has only the ids, the course's summary row.
  * One round trip whatever the number of courses and whoever asks: on this service's hot path a
  * statement costs more in the driver and the socket than in SQL (a learner's records and the
  * bundles' course rows were statements of their own until 49f0cdd and 55d46f4). The
@@ -292,16 +294,13 @@ function buildTreesStatement(db: Db, shape: TreesShape, name: string) {
   return db.select(columnsOf(sql`c.id`)).from(sql`courses c`).where(sql`c.id = any(${ids}::int[])`).prepare(name);
 }
 
-/** A row of the trees statement: the course, its tree (and the learner's columns, LearnerRow, for a learner). */
-interface TreeRow {
-  courseId: number;
-  modules: CourseTree['modules'];
-  chapters: CourseTree['chapters'];
-  quizzes: CourseTree['quizzes'];
-  finalQuestions: Question[];
-}
+/**
+ * A row of the trees statement, as Drizzle types it over every shape: the course and its tree,
+ * the learner's columns (LearnerRow) when the statement has them, the summary row when it has it.
+ */
+type TreeRow = Awaited<ReturnType<typeof loadTreeRows>>[number];
 
-/** A tree row's learner columns (learnerColumns), with its course. */
+/** A tree row's learner columns (learnerColumnsOf), with its course. */
 interface LearnerRow {
   courseId: number;
   completedChapters: number | null;
@@ -311,8 +310,8 @@ interface LearnerRow {
   certified: boolean;
 }
 
-/** The learner's records on the courses, from the learner columns of their tree rows. */
-function learnerRecords(rows: LearnerRow[]): LearnerRecords {
+/** The learner's records on the courses, from the learner columns of their tree rows (a statement with them: a learner's). */
+function learnerRecords(rows: TreeRow[]): LearnerRecords {
   const records: LearnerRecords = {
     completedChapters: new Map(),
     completedChapterIds: new Set(),
@@ -321,10 +320,10 @@ function learnerRecords(rows: LearnerRow[]): LearnerRecords {
     certificates: new Set(),
   };
   for (const row of rows) {
-    if (row.completedChapters !== null) records.completedChapters.set(row.courseId, row.completedChapters);
-    for (const id of row.completedChapterIds) records.completedChapterIds.add(id);
-    for (const a of row.finalAttempts) records.finalAttempts.set(a.quizId, { attempts: a.attempts, passed: a.passed });
-    for (const id of row.passedQuizIds) records.passedQuizIds.add(id);
+    if (row.completedChapters != null) records.completedChapters.set(row.courseId, row.completedChapters);
+    for (const id of row.completedChapterIds ?? []) records.completedChapterIds.add(id);
+    for (const a of row.finalAttempts ?? []) records.finalAttempts.set(a.quizId, { attempts: a.attempts, passed: a.passed });
+    for (const id of row.passedQuizIds ?? []) records.passedQuizIds.add(id);
     if (row.certified) records.certificates.add(row.courseId);
   }
   return records;
