@@ -725,10 +725,11 @@ async function main() {
     const verifyPool = new TokenPool(fixtures, (i) => ssoClaims(i));
     await verifyPool.fill(1);
     const verifyToken = verifyPool.take();
+    const gatewayR0 = httpSide('gateway R0', { url: gateway.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 });
     await comparePaired(
       { id: '9a', scenario: 'gateway GET /sso/verify', baselineName: 'gateway R0', kind: 'throughput', target: { minRatio: 0.7 } },
       httpSide('gateway verify', { url: gateway.url, path: `/sso/verify?token=${verifyToken}`, connections: CONNECTIONS, expect: 302 }),
-      httpSide('gateway R0', { url: gateway.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 }),
+      gatewayR0,
     );
     // The same 302 (Location, headers, query schema) ready, without the three checks: what the
     // HTTP part of /sso/verify costs, so the gap between 9a and R0 is seen to be the checks'.
@@ -740,7 +741,7 @@ async function main() {
         connections: CONNECTIONS,
         expect: 302,
       }),
-      httpSide('gateway R0', { url: gateway.url, path: '/bench/empty', connections: CONNECTIONS, expect: 200 }),
+      gatewayR0,
     );
     const createBody = JSON.stringify({
       institutionId: BENCH_INSTITUTION_ID,
