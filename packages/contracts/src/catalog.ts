@@ -135,7 +135,23 @@ const quizFields = {
   timeLimit: z.number().int().describe('Minutes.'),
 };
 
-export const Quiz = z.object({ ...quizFields, questions: z.array(Question) }).meta({ id: 'Quiz' });
+/**
+ * Who reads a course's content (the LMS's rules/content-access.ts): the catalog's answers say it
+ * in their descriptions, and the fields below point here.
+ */
+export const CONTENT_RULE =
+  'Content rule: chapter text and quiz questions are read by those who manage the course (its owner teacher, ' +
+  "an admin of its institution, a super_admin, by session); an enrolled learner reads the text of the chapters " +
+  'the unlock rule opens for them and the questions of the chapter and module quizzes it opens; everyone else ' +
+  '(every API key, members not enrolled, other teachers and other institutions\' staff) reads the outline: ' +
+  'titles, order and counts, with `content: ""` and `questions: []`. A course with previewMode on also shows ' +
+  'everyone who may see it the text of its first chapter in course order (never a question). The final exam\'s ' +
+  'questions appear only to those who manage the course, and to a learner inside an open attempt ' +
+  '(/api/learning). Answer keys: only the owner teacher and a super_admin, by session.';
+
+export const Quiz = z
+  .object({ ...quizFields, questions: z.array(Question).describe('Empty where the content rule withholds them (see the route).') })
+  .meta({ id: 'Quiz' });
 export type Quiz = z.infer<typeof Quiz>;
 export const QuizWithAnswers = z.object({ ...quizFields, questions: z.array(QuestionWithAnswers) }).meta({ id: 'QuizWithAnswers' });
 export type QuizWithAnswers = z.infer<typeof QuizWithAnswers>;
@@ -194,7 +210,9 @@ export const FinalExam = z
     id: z.string().describe('Empty when the course has no final exam.'),
     title: z.string(),
     type: z.literal('final'),
-    questions: z.array(Question).describe("The final exam's questions, never with answer keys."),
+    questions: z
+      .array(Question)
+      .describe("The final exam's questions, never with answer keys; only for those who manage the course, [] for everyone else."),
     minimumScore: z.number(),
     attempts: z.number().describe("The session learner's attempts; 0 for API-key callers."),
     maxAttempts: z.number(),
@@ -313,7 +331,7 @@ const chapterFields = {
   id: z.number().int(),
   moduleId: z.number().int(),
   name: z.string(),
-  content: z.string(),
+  content: z.string().describe('The chapter text; "" where the content rule withholds it (see the route).'),
   orderIndex: z.number().int(),
   createdAt: dateTime,
   updatedAt: dateTime,

@@ -78,7 +78,7 @@ ${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.modu
         }</dd>`;
       const exam =
         course.finalExam.id !== '' &&
-        html`<p><a href="${href('/learn/quizzes', course.finalExam.id)}">${t.course.finalExam(course.finalExam.title, course.finalExam.questions.length, course.finalExam.minimumScore)}</a></p>`;
+        html`<p><a href="${href('/learn/quizzes', course.finalExam.id)}">${t.course.finalExam(course.finalExam.title, course.finalExam.questionCount, course.finalExam.minimumScore)}</a></p>`;
       const [enrol, inBundles] = await Promise.all([
         enrolSection(app, ctx, session.caller.userId, course, request.query),
         bundlesSection(app.db, ctx, session.caller.userId, id),

@@ -16,7 +16,8 @@ const db = app.db;
 const institutionId = await makeInstitution(db);
 const teacher = await makeUser(db, { role: 'teacher', name: 'Bu <Guru>' });
 const otherTeacher = await makeUser(db, { role: 'teacher' });
-const admin = await makeUser(db, { role: 'admin' });
+const admin = await makeUser(db, { role: 'admin', institutionId });
+const foreignAdmin = await makeUser(db, { role: 'admin', institutionId: await makeInstitution(db, 'Elsewhere') });
 const student = await makeUser(db, { role: 'student', name: 'Student One' });
 const accounting = await makeCategory(db, { code: 'AKT', name: 'Akuntansi & Pajak' });
 const law = await makeCategory(db, { code: 'HKM', name: 'Hukum' });
@@ -95,12 +96,23 @@ t.test("a teacher's dashboard: metrics as figures and SVG charts, their courses 
   t.match(html, 'href="/dashboard/api-keys"');
 });
 
-t.test("an admin's dashboard: the metrics and every course, no key section", async (t) => {
+t.test("an admin's dashboard: the metrics and every course of the institution, no key section", async (t) => {
   const html = (await get('/dashboard', adminCookie)).body;
   t.match(html, 'Platform metrics');
   t.match(html, 'Hukum Kontrak');
   t.match(html, 'Draft Course Perpajakan');
   t.notMatch(html, 'href="/dashboard/api-keys"');
+});
+
+t.test("another institution's admin: not this institution's drafts, on the dashboard, the catalog or the course page", async (t) => {
+  const cookie = await sessionCookieFor(app, foreignAdmin.id);
+  const dashboard = (await get('/dashboard', cookie)).body;
+  t.match(dashboard, 'Hukum Kontrak', 'published courses of other institutions are listed');
+  t.notMatch(dashboard, 'Draft Course Perpajakan');
+  t.notMatch((await get('/dashboard/catalog?search=Perpajakan', cookie)).body, 'Draft Course Perpajakan');
+  const page = await get(`/dashboard/courses/${draft.id}`, cookie);
+  t.equal(page.statusCode, 404, "the draft's page is a 404");
+  t.notMatch(page.body, 'Draft Course Perpajakan');
 });
 
 t.test('the catalog page: search, category filter, sort, and bad values ignored', async (t) => {

@@ -28,7 +28,7 @@ export async function findBundles(db: Db, viewer: CatalogViewer, query: BundleQu
   const ids = [...new Set(rows.flatMap((r) => [r.courseOneId, r.courseTwoId]))];
   // The two courses' rows come with their trees, in one statement. A bundle's course shows no
   // final exam (bundleCourse), so its questions are not loaded.
-  const summaries = new Map((await loadPublicCourses(db, ids, learnerOf(viewer), { finalQuestions: false })).map((c) => [Number(c.id), c]));
+  const summaries = new Map((await loadPublicCourses(db, ids, learnerOf(viewer))).map((c) => [Number(c.id), c]));
 
   return rows.map((r) => ({
     id: r.id,

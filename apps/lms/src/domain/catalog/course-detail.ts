@@ -1,11 +1,13 @@
 import type { CourseDetail, CourseDetailWithAnswers } from '@lms/contracts';
 import { MAX_ID } from '@lms/contracts';
-import { categories, courses, type Db, users } from '@lms/db';
-import { eq, type SQL, sql } from 'drizzle-orm';
+import { categories, courses, type Db, enrollments, users } from '@lms/db';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { preparedOnce } from '../../lib/prepared.js';
+import { loadCourseProgress } from '../learning/access.js';
+import { type ContentAccess, contentAccessOf, isPreviewChapterSql, openParts, readsAnswerKeys } from '../rules/content-access.js';
 import { isBuyerVisible } from './buyer-visible.js';
 import { categoryOf, publicOptionsOf } from './public-fields.js';
-import { type CatalogViewer, mayViewAnswerKeys, mayViewHiddenCourse, toIso } from './viewer.js';
+import { type CatalogViewer, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView = { withAnswerKeys: false; course: CourseDetail } | { withAnswerKeys: true; course: CourseDetailWithAnswers };
 
@@ -13,19 +15,22 @@ export type CourseDetailView = { withAnswerKeys: false; course: CourseDetail } |
  * A course's detail page for a viewer, or null when it does not exist or the viewer may not see
  * it (a course that is not buyer-visible exists only for its owner and super_admins, by session).
  * Two prepared statements, whatever the size: the course row (which decides who may see what),
- * then its tree (modules, chapters, quizzes, questions) as one JSON document built by PostgreSQL.
- * Answer keys are selected only for those who may see them: the public tree statement does not
- * read them (options are rebuilt without isCorrect), and the public response schema does not
- * declare them either.
+ * then its tree (modules, chapters, quizzes, questions) as one JSON document built by PostgreSQL;
+ * a learner's answer reads their progress in between, to know which chapters are open to them.
+ * What the tree carries is the content rule's (rules/content-access.ts): answer keys are selected
+ * only for the course's authors (the other trees do not read them, options are rebuilt without
+ * isCorrect, and the public response schema does not declare them either); chapter text and quiz
+ * questions only where the rule opens them, so withheld content never leaves the database.
  */
 export async function findCourseDetail(db: Db, viewer: CatalogViewer, id: number): Promise<CourseDetailView | null> {
   if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) return null;
-  const [row] = await courseStatement(db).execute({ id });
+  const [row] = await courseStatement(db).execute({ id, userId: viewer.userId });
   if (!row) return null;
   const c = row.course;
   if (!isBuyerVisible(c) && !mayViewHiddenCourse(viewer, c.teacherId)) return null;
-  const withAnswerKeys = mayViewAnswerKeys(viewer, c.teacherId);
-  const [tree] = await (withAnswerKeys ? treeWithAnswerKeys(db) : publicTree(db)).execute({ id });
+  const access = contentAccessOf({ ...viewer, institutionId: row.viewerInstitutionId }, c, { enrolled: row.enrolled });
+  const withAnswerKeys = readsAnswerKeys(access);
+  const [tree] = await loadTree(db, access, id, viewer.userId);
   const course = {
     ...c,
     startDate: c.startDate ? toIso(c.startDate) : null,
@@ -84,6 +89,12 @@ const courseStatement = preparedOnce((db: Db) =>
       teacherEmail: users.email,
       categoryCode: categories.code,
       categoryName: categories.name,
+      // What the content rule asks of the viewer (an API key's owner is read and not used).
+      viewerInstitutionId: sql<number | null>`(select v.institution_id from users v where v.id = ${sql.placeholder('userId')})`,
+      enrolled: sql<boolean>`exists (select 1 from ${enrollments} where ${and(
+        eq(enrollments.courseId, courses.id),
+        eq(enrollments.userId, sql.placeholder('userId')),
+      )})`,
     })
     .from(courses)
     .innerJoin(users, eq(users.id, courses.teacherId))
@@ -92,6 +103,26 @@ const courseStatement = preparedOnce((db: Db) =>
     .limit(1)
     .prepare('catalog_course_detail'),
 );
+
+/**
+ * The tree this access reads: authors the keyed tree, managers the whole tree without keys,
+ * learners the tree with the parts their progress opens, everyone else the outline (and the
+ * preview chapter).
+ */
+async function loadTree(db: Db, access: ContentAccess, id: number, userId: string) {
+  switch (access) {
+    case 'author':
+      return treeWithAnswerKeys(db).execute({ id });
+    case 'manager':
+      return wholeTree(db).execute({ id });
+    case 'learner': {
+      const { chapterIds, moduleIds } = openParts((await loadCourseProgress(db, userId, id)).state);
+      return openTree(db).execute({ id, chapterIds, moduleIds });
+    }
+    default:
+      return openTree(db).execute({ id, chapterIds: [], moduleIds: [] });
+  }
+}
 
 /** A timestamp as JavaScript's toISOString writes it (UTC, milliseconds, `Z`). */
 const isoTime = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
@@ -105,13 +136,30 @@ function questionJson(withAnswerKeys: boolean): SQL {
     'questionType', qu.question_type, 'orderIndex', qu.order_index, 'points', qu.points${keys})`;
 }
 
+/**
+ * Which tree a statement builds: `keys` everything with the answer keys, `whole` everything
+ * without them, `open` the chapter text and quiz questions of the parts named by the
+ * `chapterIds` and `moduleIds` placeholders (and the preview chapter) only.
+ */
+type TreeKind = 'keys' | 'whole' | 'open';
+
 /** A quiz object (alias q) with its questions in order. */
-function quizJson(withAnswerKeys: boolean): SQL {
+function quizJson(kind: TreeKind): SQL {
+  const questions = sql`coalesce((
+      select json_agg(${questionJson(kind === 'keys')} order by qu.order_index, qu.id) from questions qu where qu.quiz_id = q.id
+    ), '[]'::json)`;
+  const opened = sql`((q.scope = 'chapter' and q.chapter_id = any(${sql.placeholder('chapterIds')}::int[]))
+      or (q.scope = 'module' and q.module_id = any(${sql.placeholder('moduleIds')}::int[])))`;
   return sql`json_build_object('id', q.id, 'chapterId', q.chapter_id, 'name', q.name, 'description', q.description,
     'quizType', q.quiz_type, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
-    'questions', coalesce((
-      select json_agg(${questionJson(withAnswerKeys)} order by qu.order_index, qu.id) from questions qu where qu.quiz_id = q.id
-    ), '[]'::json))`;
+    'questions', ${kind === 'open' ? sql`case when ${opened} then ${questions} else '[]'::json end` : questions})`;
+}
+
+/** A chapter's text as this tree reads it (alias ch of the course c). */
+function chapterContent(kind: TreeKind): SQL {
+  if (kind !== 'open') return sql`ch.content`;
+  const preview = isPreviewChapterSql({ id: sql`c.id`, previewMode: sql`c.preview_mode` }, sql`ch.id`);
+  return sql`case when ch.id = any(${sql.placeholder('chapterIds')}::int[]) or ${preview} then ch.content else '' end`;
 }
 
 /**
@@ -120,15 +168,15 @@ function quizJson(withAnswerKeys: boolean): SQL {
  * in module order then id order. Every subquery is bounded by the course id, so each reads the
  * course's own rows through its index (chapters_course_idx, quizzes_course_idx).
  */
-function treeStatement(db: Db, withAnswerKeys: boolean, name: string) {
-  const quiz = quizJson(withAnswerKeys);
+function treeStatement(db: Db, kind: TreeKind, name: string) {
+  const quiz = quizJson(kind);
   return db
     .select({
       modules: sql<CourseDetailWithAnswers['modules']>`coalesce((
         select json_agg(json_build_object('id', m.id, 'courseId', m.course_id, 'name', m.name, 'description', m.description,
           'orderIndex', m.order_index, 'createdAt', ${isoTime('m.created_at')}, 'updatedAt', ${isoTime('m.updated_at')},
           'chapters', coalesce((
-            select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'name', ch.name, 'content', ch.content,
+            select json_agg(json_build_object('id', ch.id, 'moduleId', ch.module_id, 'name', ch.name, 'content', ${chapterContent(kind)},
               'orderIndex', ch.order_index, 'createdAt', ${isoTime('ch.created_at')}, 'updatedAt', ${isoTime('ch.updated_at')},
               'quizzes', coalesce((
                 select json_agg(${quiz} order by q.id) from quizzes q
@@ -149,5 +197,6 @@ function treeStatement(db: Db, withAnswerKeys: boolean, name: string) {
     .prepare(name);
 }
 
-const publicTree = preparedOnce((db: Db) => treeStatement(db, false, 'catalog_course_tree_public'));
-const treeWithAnswerKeys = preparedOnce((db: Db) => treeStatement(db, true, 'catalog_course_tree_with_answer_keys'));
+const treeWithAnswerKeys = preparedOnce((db: Db) => treeStatement(db, 'keys', 'catalog_course_tree_with_answer_keys'));
+const wholeTree = preparedOnce((db: Db) => treeStatement(db, 'whole', 'catalog_course_tree_whole'));
+const openTree = preparedOnce((db: Db) => treeStatement(db, 'open', 'catalog_course_tree_open'));

@@ -1,13 +1,14 @@
-import { type CourseListQuery, PAGE_SIZE_DEFAULT, type Pagination, type PublicCourse, UNPAGINATED_CAP } from '@lms/contracts';
+import { type CourseListQuery, PAGE_SIZE_DEFAULT, type Pagination, UNPAGINATED_CAP } from '@lms/contracts';
 import { categories, courses, type Db, genericPlanName, type UserRole } from '@lms/db';
 import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import { buildPublicCourses, courseSummaryColumns } from './course-summaries.js';
+import { buildPublicCourses, type CatalogCourse, courseSummaryColumns } from './course-summaries.js';
 import { enrolmentCodeFor } from './enrolment-code.js';
+import { managesCourseColumn } from '../rules/course-managers.js';
 import { type CatalogViewer, escapeLike, learnerOf, listVisibility, type ViewerInSql } from './viewer.js';
 import { preparedPer } from '../../lib/prepared.js';
 
 export interface CourseListPage {
-  courses: PublicCourse[];
+  courses: CatalogCourse[];
   pagination: Pagination;
 }
 
@@ -112,6 +113,7 @@ function buildPageStatement(db: Db, shape: PageShape, name: string) {
     .select({
       ...courseSummaryColumns,
       enrollmentCode: enrolmentCodeFor(viewer),
+      readsContent: viewer.kind === 'session' ? managesCourseColumn(viewer) : courseSummaryColumns.readsContent,
       total: sql<number>`(select count(*)::int from ${courses} where ${filtered})`,
     })
     .from(courses)

@@ -1,4 +1,4 @@
-import type { ChapterSummary, DetailSection, FinalExam, ModuleSummary, PublicCourse, Question, QuizSummary } from '@lms/contracts';
+import type { ChapterSummary, DetailSection, ModuleSummary, PublicCourse, Question, QuizSummary } from '@lms/contracts';
 import { categories, courses, type Db } from '@lms/db';
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from './public-fields.js';
@@ -8,10 +8,16 @@ import { computeUnlock } from '../learning/unlock-rule.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
 import { preparedPer } from '../../lib/prepared.js';
 
+/** `readsContent` for a viewer who reads the outline only (rules/content-access.ts). */
+const READS_OUTLINE: SQL<boolean> = sql<boolean>`false`;
+
 /**
  * The course columns (and its category) that a catalog summary is built from. The enrolment code
  * is '' here: it gates enrolment, so only a caller who manages the course may read it, and a
  * caller that knows its viewer puts enrolmentCodeFor(viewer) in its place (enrolment-code.ts).
+ * Likewise `readsContent` is false here, and true in a viewer's page statement for the courses
+ * the viewer manages (the content rule: they read the final exam's questions; nobody else does
+ * in the catalog).
  */
 export const courseSummaryColumns = {
   id: courses.id,
@@ -24,6 +30,7 @@ export const courseSummaryColumns = {
   createdAt: courses.createdAt,
   enrollmentType: courses.enrollmentType,
   enrollmentCode: NO_ENROLMENT_CODE,
+  readsContent: READS_OUTLINE,
   isPurchasable: courses.isPurchasable,
   price: courses.price,
   priceNonMember: courses.priceNonMember,
@@ -47,6 +54,14 @@ export const courseSummaryColumns = {
   studentExperience: courses.studentExperience,
 };
 
+/**
+ * A catalog summary as the domain hands it over: the contract's PublicCourse, and the number of
+ * questions of the final exam, which the pages show to people who may not read the questions
+ * themselves. The JSON answers do not carry it: the contract's FinalExam declares no such field,
+ * and the compiled serializers write only declared fields.
+ */
+export type CatalogCourse = PublicCourse & { finalExam: PublicCourse['finalExam'] & { questionCount: number } };
+
 export interface CourseSummaryRow {
   id: number;
   name: string;
@@ -58,6 +73,8 @@ export interface CourseSummaryRow {
   createdAt: Date;
   enrollmentType: string;
   enrollmentCode: string | null;
+  /** Whether the viewer reads the course's whole content (manages it): then the final exam's questions are in the summary. */
+  readsContent: boolean;
   isPurchasable: boolean;
   price: string;
   priceNonMember: string | null;
@@ -111,40 +128,30 @@ interface LearnerRecords {
 /**
  * Catalog summaries (PublicCourse) of the given course rows, in their order, with the learner's
  * progress (null: an API key, not-started defaults). One statement whatever the number of
- * courses: their trees, and for a learner their records on each course in the same rows.
- * `finalQuestions: false` leaves the final exams' questions out (the summaries' finalExam.questions
- * are then empty): for a caller that does not show them (the bundles, through loadPublicCourses),
- * so PostgreSQL does not build them for nothing.
+ * courses: their trees, and for a learner their records on each course in the same rows. The
+ * final exams' questions are built only when a row's viewer reads them (`readsContent`): for a
+ * student's or an API key's page PostgreSQL does not build them at all.
  */
-export async function buildPublicCourses(
-  db: Db,
-  rows: CourseSummaryRow[],
-  learnerId: string | null,
-  { finalQuestions = true }: { finalQuestions?: boolean } = {},
-): Promise<PublicCourse[]> {
+export async function buildPublicCourses(db: Db, rows: CourseSummaryRow[], learnerId: string | null): Promise<CatalogCourse[]> {
   if (rows.length === 0) return [];
   const treeRows = await loadTreeRows(
     db,
     rows.map((r) => r.id),
     learnerId,
-    { finalQuestions, rows: false },
+    { finalQuestions: rows.some((r) => r.readsContent), rows: false },
   );
   return summariesOf(rows, treeRows, learnerId);
 }
 
 /**
- * Catalog summaries of the courses with these ids, as buildPublicCourses makes them, in the ids'
- * order (an id with no course is left out): for a caller that knows the ids but not the rows
- * (the bundles), the rows come in the same statement as the trees, so it is still one statement.
+ * Catalog summaries of the courses with these ids, as buildPublicCourses makes them for a viewer
+ * who reads their outline only (no final exam questions), in the ids' order (an id with no course
+ * is left out): for a caller that knows the ids but not the rows (the bundles), the rows come in
+ * the same statement as the trees, so it is still one statement.
  */
-export async function loadPublicCourses(
-  db: Db,
-  ids: number[],
-  learnerId: string | null,
-  { finalQuestions = true }: { finalQuestions?: boolean } = {},
-): Promise<PublicCourse[]> {
+export async function loadPublicCourses(db: Db, ids: number[], learnerId: string | null): Promise<CatalogCourse[]> {
   if (ids.length === 0) return [];
-  const treeRows = await loadTreeRows(db, ids, learnerId, { finalQuestions, rows: true });
+  const treeRows = await loadTreeRows(db, ids, learnerId, { finalQuestions: false, rows: true });
   // The rows shape selects courseSummaryColumns (buildTreesStatement); Drizzle's type of the
   // statement's rows is the same for every shape, so it does not know that here.
   const byId = new Map(treeRows.map((row) => [row.courseId, row as unknown as CourseSummaryRow]));
@@ -159,7 +166,7 @@ function loadTreeRows(db: Db, ids: number[], learnerId: string | null, shape: Om
 }
 
 /** The summaries of `rows` from their tree rows (and the learner's records in them, for a learner). */
-function summariesOf(rows: CourseSummaryRow[], treeRows: TreeRow[], learnerId: string | null): PublicCourse[] {
+function summariesOf(rows: CourseSummaryRow[], treeRows: TreeRow[], learnerId: string | null): CatalogCourse[] {
   const tree: CourseTree = { modules: [], chapters: [], quizzes: [], finalQuestions: [] };
   for (const row of treeRows) {
     tree.modules.push(...row.modules);
@@ -184,7 +191,7 @@ interface GroupedTree {
   finalQuestions: Map<number, Question[]>;
 }
 
-/** Per course (`course`: its id in the outer statement), its final exams' questions, never with answer keys: the catalog is public. */
+/** Per course (`course`: its id in the outer statement), its final exams' questions, never with answer keys (for the course's managers only: buildPublicCourses). */
 function finalQuestionsOf(course: SQL) {
   return sql<Question[]>`coalesce((
   select json_agg(json_build_object('id', qu.id, 'quizId', qu.quiz_id, 'questionText', qu.question_text,
@@ -341,7 +348,7 @@ function quizSummary(q: CourseTree['quizzes'][number]): QuizSummary {
   };
 }
 
-function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRecords | null): PublicCourse {
+function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRecords | null): CatalogCourse {
   const done = (chapterId: number) => learner?.completedChapterIds.has(chapterId) ?? false;
   const courseModules = tree.modules.get(row.id) ?? [];
   const courseQuizzes = tree.quizzes.get(row.id) ?? [];
@@ -405,20 +412,32 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
   const final = courseQuizzes.find((q) => q.scope === 'final');
   const finalRecord = final ? learner?.finalAttempts.get(final.id) : undefined;
   const finalPassed = finalRecord?.passed ?? false;
-  const finalExam: FinalExam = final
+  const finalExam: CatalogCourse['finalExam'] = final
     ? {
         id: String(final.id),
         title: final.name,
         type: 'final',
-        questions: tree.finalQuestions.get(final.id) ?? [],
+        // The content rule: only those who manage the course read its final exam in the catalog.
+        questions: row.readsContent ? (tree.finalQuestions.get(final.id) ?? []) : [],
         // The final exam's pass mark is the course's minPassingScore (DESIGN §5b; the learning
         // routes score it so), not the quiz row's own minimumScore.
         minimumScore: row.minPassingScore,
         attempts: finalRecord?.attempts ?? 0,
         maxAttempts: final.maxAttempts,
         isPassed: finalPassed,
+        questionCount: final.questionCount,
       }
-    : { id: '', title: '', type: 'final', questions: [], minimumScore: row.minPassingScore, attempts: 0, maxAttempts: 0, isPassed: false };
+    : {
+        id: '',
+        title: '',
+        type: 'final',
+        questions: [],
+        minimumScore: row.minPassingScore,
+        attempts: 0,
+        maxAttempts: 0,
+        isPassed: false,
+        questionCount: 0,
+      };
 
   const { totalProgress, status, certificate } = learnerStanding({
     enrolledChapters: learner?.completedChapters.get(row.id),
@@ -430,7 +449,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
   });
 
   const startDate = toIso(row.startDate ?? row.createdAt);
-  const course: PublicCourse = {
+  const course: CatalogCourse = {
     id: String(row.id),
     name: row.name,
     code: row.courseCode,

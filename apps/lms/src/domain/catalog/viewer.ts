@@ -1,5 +1,6 @@
 import { courses, type UserRole } from '@lms/db';
-import { eq, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { or, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { coursesManagedBy } from '../rules/course-managers.js';
 import { buyerVisibleWhere } from './buyer-visible.js';
 
 /** Who looks at the catalog, as far as the catalog cares: how they authenticated and who they are. */
@@ -20,17 +21,20 @@ export const buyerVisible: SQL = buyerVisibleWhere(courses);
 
 /**
  * Which courses the list shows a viewer. API keys: buyer-visible only (whatever `public` says);
- * a teacher's session: the teacher's own courses, drafts included; an admin or super_admin
- * session: everything; a student's session: buyer-visible. Undefined means no restriction.
+ * a teacher's session: the teacher's own courses, drafts included; an admin's session: the
+ * courses of the admin's institution, drafts included, and every other buyer-visible course; a
+ * super_admin's session: everything; a student's session: buyer-visible. Undefined means no
+ * restriction. Staff see drafts of the courses they manage only (rules/course-managers.ts).
  */
 export function listVisibility(viewer: ViewerInSql): SQL | undefined {
   if (viewer.kind === 'api-key') return buyerVisible;
   switch (viewer.role) {
-    case 'admin':
     case 'super_admin':
       return undefined;
+    case 'admin':
+      return or(buyerVisible, coursesManagedBy(viewer));
     case 'teacher':
-      return eq(courses.teacherId, viewer.userId);
+      return coursesManagedBy(viewer);
     default:
       return buyerVisible;
   }
@@ -46,11 +50,6 @@ export function learnerOf(viewer: CatalogViewer): string | null {
  * super_admin, both by session: an API key always gets the buyer-visible dataset, as on the list.
  */
 export function mayViewHiddenCourse(viewer: CatalogViewer, teacherId: string): boolean {
-  return viewer.kind === 'session' && (viewer.userId === teacherId || viewer.role === 'super_admin');
-}
-
-/** Answer keys: only the owner teacher or a super_admin, by session (spec, Authentication rule 4). */
-export function mayViewAnswerKeys(viewer: CatalogViewer, teacherId: string): boolean {
   return viewer.kind === 'session' && (viewer.userId === teacherId || viewer.role === 'super_admin');
 }
 

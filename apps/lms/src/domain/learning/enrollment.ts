@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { courses, type Db, enrollmentRequests, enrollments, inTransaction, purchases, users } from '@lms/db';
-import { and, asc, eq, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
 import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
+import { coursesManagedBy } from '../rules/course-managers.js';
 
 // Enrolment (DESIGN §5b): open courses at once, code courses with the course's code, approval
 // courses on a decision of the course's teacher (or an admin of its institution, or a
@@ -170,24 +171,6 @@ export interface Decider {
 }
 
 /**
- * Which courses a staff member answers for: a teacher their own courses, an admin the courses of
- * their institution, a super_admin every course; a student none. The id may be a placeholder
- * (the catalog's prepared statements).
- */
-export function coursesDecidedBy(decider: Omit<Decider, 'userId'> & { userId: string | SQLWrapper }): SQL | undefined {
-  switch (decider.role) {
-    case 'super_admin':
-      return undefined;
-    case 'admin':
-      return sql`${courses.institutionId} = (select ${users.institutionId} from ${users} where ${users.id} = ${decider.userId})`;
-    case 'teacher':
-      return eq(courses.teacherId, decider.userId);
-    default:
-      return sql`false`;
-  }
-}
-
-/**
  * Approves or rejects a pending request, in one transaction: the request is locked, the decider
  * checked against its course, the decision written only while it is still pending (a second
  * decision, or a concurrent one, is a 409), and on approval the enrollment created.
@@ -204,7 +187,7 @@ export async function decideEnrollmentRequest(
       .select({
         id: enrollmentRequests.id,
         status: enrollmentRequests.status,
-        mayDecide: sql<boolean>`coalesce(${coursesDecidedBy(decider) ?? sql`true`}, false)`,
+        mayDecide: sql<boolean>`coalesce(${coursesManagedBy(decider) ?? sql`true`}, false)`,
       })
       .from(enrollmentRequests)
       .innerJoin(courses, eq(courses.id, enrollmentRequests.courseId))
@@ -252,7 +235,7 @@ export async function listPendingRequests(db: Db, decider: Decider, limit = 200)
     .from(enrollmentRequests)
     .innerJoin(courses, eq(courses.id, enrollmentRequests.courseId))
     .innerJoin(users, eq(users.id, enrollmentRequests.userId))
-    .where(and(eq(enrollmentRequests.status, 'pending'), coursesDecidedBy(decider)))
+    .where(and(eq(enrollmentRequests.status, 'pending'), coursesManagedBy(decider)))
     .orderBy(asc(enrollmentRequests.requestedAt), asc(enrollmentRequests.id))
     .limit(limit);
 }

@@ -6,6 +6,7 @@ import {
   CourseIdParams,
   CourseListQuery,
   CourseListResponse,
+  CONTENT_RULE,
   ErrorResponse,
   UNLOCK_RULE,
   UNPAGINATED_CAP,
@@ -67,8 +68,11 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'List courses',
         description:
           'The catalog, one page at a time. Visibility: API keys see buyer-visible courses only (published with an ' +
-          "event code); a teacher's session sees the teacher's own courses, drafts included; an admin or super_admin " +
+          "event code); a teacher's session sees the teacher's own courses, drafts included; an admin's session sees " +
+          "the courses of the admin's institution, drafts included, and every other buyer-visible course; a super_admin's " +
           "session sees every course; a student's session sees buyer-visible courses with the student's own progress. " +
+          'finalExam.questions is filled only for those who manage the course (its owner teacher, an admin of its ' +
+          'institution, a super_admin) and is [] for everyone else. ' +
           `Without page and limit at most ${UNPAGINATED_CAP} courses are returned; pagination is always present. ` +
           `Learner fields (totalProgress, status, completionPercentage, isUnlocked, finalExam, certificate) are the ` +
           `session user's; API-key callers get not-started defaults. ${UNLOCK_RULE} ` +
@@ -112,7 +116,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
           'quizzes. A course that is not buyer-visible answers 404 except to its owner teacher and to a super_admin, ' +
           'both by session. Answer keys (correctAnswer, essayAnswer, explanation, and isCorrect on options) are sent ' +
           'only to the owner teacher or a super_admin by session (CourseDetailWithAnswers); everyone else gets ' +
-          'CourseDetail, which has no answer-key field at any depth.',
+          `CourseDetail, which has no answer-key field at any depth. ${CONTENT_RULE}`,
         security,
         params: CourseIdParams,
         response: {

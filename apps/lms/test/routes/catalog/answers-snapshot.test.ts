@@ -2,7 +2,7 @@ import { BundleListResponse, CourseDetailResponse, CourseDetailWithAnswersRespon
 import { users } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { eq, sql } from 'drizzle-orm';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { findAnswerKeys } from '../../helpers/answer-keys.js';
 import { compileSerializer } from '../../../src/lib/serializers.js';
 import { buildTestApp } from '../../helpers/app.js';
@@ -25,6 +25,25 @@ const [learner] = (
     sql`select e.user_id from enrollments e join users u on u.id = e.user_id group by e.user_id, u.email order by count(*) desc, u.email limit 1`,
   )
 ).rows;
+
+// Who each caller is, for the content rule (rules/content-access.ts): the people who manage a
+// course (its owner, an admin of its institution, a super_admin) read its whole content; a learner
+// the chapters the learning routes open to them; everyone else the outline and the preview chapter.
+const adminId = await idOf('admin@demo.lms');
+const [{ institution_id: adminInstitution }] = (
+  await db.execute<{ institution_id: number }>(sql`select institution_id from users where id = ${adminId}`)
+).rows as [{ institution_id: number }];
+const callerIds: Record<string, string | null> = {
+  apiKey: null,
+  teacher,
+  otherTeacher: await idOf('teacher2@demo.lms'),
+  admin: adminId,
+  superAdmin: await idOf('superadmin@demo.lms'),
+  student: learner!.user_id,
+};
+const manages = (who: string, course: { teacherId: string; institutionId: number }) =>
+  who !== 'apiKey' &&
+  (who === 'superAdmin' || (who === 'admin' && course.institutionId === Number(adminInstitution)) || course.teacherId === callerIds[who]);
 
 const callers: Record<string, Record<string, string>> = {
   apiKey: { 'x-api-key': await apiKeyFor(db, teacher) },
@@ -90,6 +109,11 @@ for (const [who, headers] of Object.entries(callers)) {
     for (const url of lists) {
       const res = await app.inject({ url, headers });
       t.equal(res.statusCode, 200, url);
+      // The final exam's questions: only for the course's managers, in every list.
+      for (const c of url.startsWith('/api/courses') ? res.json().courses : []) {
+        const detail = await app.inject({ url: `/api/courses/${c.id}`, headers: callers.superAdmin! });
+        if (!manages(who, detail.json().course)) t.same(c.finalExam.questions, [], `${url}: no final exam question of ${c.id} for ${who}`);
+      }
       t.matchSnapshot(stable(res.json()), url);
       t.equal(
         res.body,
@@ -103,6 +127,7 @@ for (const [who, headers] of Object.entries(callers)) {
       const res = await app.inject({ url: `/api/courses/${id}`, headers });
       const body = res.json();
       t.matchSnapshot({ status: res.statusCode, body: stable(body) }, `course ${id}`);
+      if (res.statusCode === 200) await assertContentRule(t, who, headers, body.course);
       if (res.statusCode === 200) {
         const serialize = findAnswerKeys(body).length > 0 ? wholeAnswer.detailWithAnswers : wholeAnswer.detail;
         t.equal(res.body, serialize(body), `course ${id}: the whole-answer serializer's text`);
@@ -112,4 +137,53 @@ for (const [who, headers] of Object.entries(callers)) {
         t.ok(['teacher', 'otherTeacher', 'superAdmin'].includes(who), `keys for ${who} on ${id}`);
     }
   });
+}
+
+interface DetailQuiz {
+  questions: unknown[];
+}
+interface DetailChapter {
+  id: number;
+  content: string;
+  quizzes: DetailQuiz[];
+}
+interface Detail {
+  id: number;
+  teacherId: string;
+  institutionId: number;
+  previewMode: boolean;
+  modules: { id: number; chapters: DetailChapter[] }[];
+  moduleQuizzes: DetailQuiz[];
+}
+
+/**
+ * The content rule on one detail answer: a caller who does not manage the course reads a chapter's
+ * text only where the learning routes open that chapter to them (or it is the preview chapter of
+ * a course in preview mode), and a quiz's questions only where the catalog shows that part
+ * unlocked to them; the fields keep their types.
+ */
+async function assertContentRule(t: Test, who: string, headers: Record<string, string>, course: Detail) {
+  if (manages(who, course)) return;
+  const chapters = course.modules.flatMap((m) => m.chapters);
+  const preview = course.previewMode ? chapters[0]?.id : undefined;
+  // The detail's module quizzes do not name their module: count them against the modules the
+  // catalog shows unlocked, with a module quiz, to this caller.
+  const [summary] = (await app.inject({ url: `/api/courses?courseId=${course.id}`, headers })).json().courses;
+  const openModuleQuizzes = (summary?.modules ?? []).filter(
+    (m: { isUnlocked: boolean; moduleQuiz: unknown }) => m.isUnlocked && m.moduleQuiz,
+  ).length;
+  for (const m of course.modules) {
+    for (const ch of m.chapters) {
+      t.type(ch.content, 'string');
+      const opened = who === 'apiKey' ? false : (await app.inject({ url: `/api/learning/chapters/${ch.id}`, headers })).statusCode === 200;
+      t.equal(ch.content !== '', opened || ch.id === preview, `${who}, course ${course.id}, chapter ${ch.id}: text only where it is open`);
+      for (const quiz of ch.quizzes)
+        t.ok(quiz.questions.length === 0 || opened, `${who}: questions of chapter ${ch.id}'s quiz only where open`);
+    }
+  }
+  const withQuestions = course.moduleQuizzes.filter((quiz) => quiz.questions.length > 0).length;
+  t.ok(
+    withQuestions === 0 || (who === 'student' && withQuestions <= openModuleQuizzes),
+    `${who}: module quiz questions only where unlocked`,
+  );
 }

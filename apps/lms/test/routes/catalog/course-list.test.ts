@@ -19,8 +19,10 @@ import { and, eq } from 'drizzle-orm';
 const { app, db: testDb } = await buildTestApp(t);
 const db = testDb.db;
 const institutionId = await makeInstitution(db);
-const { teacher, otherTeacher, admin, superAdmin, student } = await makeRoleCast(app, db);
+const { teacher, otherTeacher, admin, superAdmin, student } = await makeRoleCast(app, db, { institutionId });
 const otherStudent = await makeUser(db, { role: 'student' });
+// An admin of another institution: staff see the drafts of the courses they manage only.
+const foreignAdmin = await makeUser(db, { role: 'admin', institutionId: await makeInstitution(db, 'Elsewhere') });
 
 const finance = await makeCategory(db, { code: 'FINx', name: 'Finance Basics' });
 const medicine = await makeCategory(db, { code: 'MEDq', name: 'Clinical Medicine' });
@@ -89,6 +91,7 @@ const otherTeacherKey = await apiKeyFor(db, otherTeacher.id);
 const cookies = {
   teacher: teacher.cookie,
   admin: admin.cookie,
+  foreignAdmin: await sessionCookieFor(app, foreignAdmin.id),
   superAdmin: superAdmin.cookie,
   student: student.cookie,
   otherStudent: await sessionCookieFor(app, otherStudent.id),
@@ -123,7 +126,9 @@ t.test('visibility by caller kind', async (t) => {
   t.same(await names(asKey(otherTeacherKey)), newestFirst(visible), "another teacher's key: same dataset");
   t.same(await names(asSession(cookies.teacher)), newestFirst([alpha, draft, delta]), 'teacher session: own courses, drafts included');
   t.same(await names(asSession(cookies.teacher), 'public=true'), newestFirst([alpha, draft, delta]), 'public has no effect on a session');
-  t.same(await names(asSession(cookies.admin)), newestFirst(everything), 'admin session: everything');
+  t.same(await names(asSession(cookies.admin)), newestFirst(everything), "admin session: the institution's courses, drafts included");
+  t.same(await names(asSession(cookies.foreignAdmin)), newestFirst(visible), "another institution's admin: buyer-visible only");
+  t.same(await names(asSession(cookies.foreignAdmin), `courseId=${draft.id}`), [], "another institution's admin: not the draft by its id");
   t.same(await names(asSession(cookies.superAdmin)), newestFirst(everything), 'super_admin session: everything');
   t.same(await names(asSession(cookies.student)), newestFirst(visible), 'student session: buyer-visible');
 });
@@ -201,8 +206,19 @@ t.test('every PublicCourse field with the spec types; not-started defaults for A
     maxAttempts: 2,
     isPassed: false,
   });
-  t.same(Object.keys(c.finalExam.questions[0]).sort(), ['id', 'options', 'orderIndex', 'points', 'questionText', 'questionType', 'quizId']);
-  t.same(c.finalExam.questions[0].options, [
+  t.same(c.finalExam.questions, [], "an API key reads no final exam question (the content rule: its course's managers only)");
+  // The owner's session reads them, never with an answer key.
+  const [owned] = (await list(asSession(cookies.teacher), `courseId=${alpha.id}`)).json().courses;
+  t.same(Object.keys(owned.finalExam.questions[0]).sort(), [
+    'id',
+    'options',
+    'orderIndex',
+    'points',
+    'questionText',
+    'questionType',
+    'quizId',
+  ]);
+  t.same(owned.finalExam.questions[0].options, [
     { id: 'a', text: 'Right' },
     { id: 'b', text: 'Wrong' },
   ]);

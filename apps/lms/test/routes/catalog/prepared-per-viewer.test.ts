@@ -127,14 +127,17 @@ t.test('two teachers share the page statement and each reads only their own cour
   }
 });
 
-t.test("two admins list every course and each reads only their own institution's codes", async (t) => {
+t.test("two admins list their own institution's drafts and codes, and only those", async (t) => {
   for (let round = 0; round < 2; round++) {
-    for (const [who, own, other, ownCourse, otherCourse] of [
-      ['adminNorth', CODE_A, CODE_B, codedA, codedB],
-      ['adminSouth', CODE_B, CODE_A, codedB, codedA],
+    for (const [who, own, other, ownCourse, otherCourse, ownDraft, otherDraft] of [
+      ['adminNorth', CODE_A, CODE_B, codedA, codedB, draftA, draftB],
+      ['adminSouth', CODE_B, CODE_A, codedB, codedA, draftB, draftA],
     ] as const) {
       const { body, courses } = await listOf(as[who], '/api/courses?limit=50');
-      t.ok(ids(courses).includes(draftA.id) && ids(courses).includes(draftB.id), `${who}, round ${round}: both drafts listed`);
+      t.ok(ids(courses).includes(ownDraft.id), `${who}, round ${round}: its institution's draft listed`);
+      t.notOk(ids(courses).includes(otherDraft.id), `${who}, round ${round}: the other institution's draft is not`);
+      t.ok(ids(courses).includes(otherCourse.id), `${who}, round ${round}: the other institution's buyer-visible course is`);
+      t.notMatch(body, otherDraft.name, `${who}, round ${round}: the other draft is nowhere in the answer`);
       t.equal(codeOf(courses, ownCourse.id), own, `${who}, round ${round}: its institution's code`);
       t.equal(codeOf(courses, otherCourse.id), '', `${who}, round ${round}: the other institution's course has no code`);
       t.notMatch(body, other, `${who}, round ${round}: the other code is nowhere in the answer`);
