@@ -9,6 +9,7 @@ const id = (what: string) => z.coerce.number().int().min(1).max(MAX_ID).describe
 export const ChapterIdParams = z.object({ id: id('The chapter id') });
 export const QuizIdParams = z.object({ id: id('The quiz id') });
 export const AttemptIdParams = z.object({ id: id('The attempt id (from starting it)') });
+export const LearningCourseIdParams = z.object({ id: id('The course id') });
 
 export const LearnerChapter = z
   .object({

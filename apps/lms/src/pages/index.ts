@@ -23,7 +23,7 @@ export { explainSignInError } from './sign-in.js';
 
 /**
  * The pages under /dashboard, in their own scope so that their errors are pages too: without a
- * session, a redirect to /sign-in; a 403, 404, 429 or 500 as an HTML page with that status; a database
+ * session, a redirect to /sign-in; a 403, 404, 413, 429 or 500 as an HTML page with that status; a database
  * outage, or a transaction rolled back for a concurrent one, a 503 page with Retry-After. The JSON API keeps its JSON errors (this handler covers
  * only the routes registered here).
  */
@@ -36,7 +36,8 @@ function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
     if (status === 401) return reply.code(302).header('cache-control', 'no-store').redirect('/sign-in', 302);
     if (status >= 500) request.log.error({ err }, 'page failed');
     const user = await optionalSession(app, request);
-    const shown = status === 403 || status === 404 || status === 429 ? status : status >= 500 ? 500 : 404;
+    // 413: a form post over its scope's body limit (form-body.ts) says so rather than "not found".
+    const shown = status === 403 || status === 404 || status === 413 || status === 429 ? status : status >= 500 ? 500 : 404;
     // A 429 (failed credentials from this address) keeps its Retry-After.
     if (err instanceof AppError) reply.headers(err.headers);
     // A 403's message is the page's own (in the person's language: ./api-keys.ts).

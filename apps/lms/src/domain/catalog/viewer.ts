@@ -1,5 +1,5 @@
-import { courses, type UserRole } from '@lms/db';
-import { or, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { courses, type Db, enrollments, type UserRole } from '@lms/db';
+import { and, eq, or, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { coursesManagedBy } from '../rules/course-managers.js';
 import { buyerVisibleWhere } from './buyer-visible.js';
 
@@ -38,6 +38,24 @@ export function listVisibility(viewer: ViewerInSql): SQL | undefined {
     default:
       return buyerVisible;
   }
+}
+
+/**
+ * Whether a person may open a course's pages at all: the catalog shows it to them (listVisibility),
+ * or they are enrolled in it (a learner keeps a course that was unpublished since).
+ */
+export async function mayOpenCourse(db: Db, viewer: CatalogViewer, courseId: number): Promise<boolean> {
+  const shown = listVisibility(viewer) ?? sql`true`;
+  const [row] = await db
+    .select({
+      open: sql<boolean>`(${shown} or exists (select 1 from ${enrollments} where ${and(
+        eq(enrollments.courseId, courses.id),
+        eq(enrollments.userId, viewer.userId),
+      )}))`,
+    })
+    .from(courses)
+    .where(eq(courses.id, courseId));
+  return row?.open ?? false;
 }
 
 /** The learner whose progress the catalog shows: the session user; API keys have none. */

@@ -25,6 +25,7 @@ export function en(f: Format): Messages {
     errorPages: {
       403: { title: 'Not allowed', text: 'Your account may not open this page.' },
       404: { title: 'Page not found', text: 'There is nothing here, or it is not visible to you.' },
+      413: { title: 'Too much to send', text: 'What this form sent is larger than it accepts. Go back, shorten it and send it again.' },
       429: { title: 'Too many attempts', text: 'Too many failed requests came from your address. Please wait a moment, then try again.' },
       500: { title: 'Something went wrong', text: 'We could not show this page just now. Please try again in a moment.' },
       503: {

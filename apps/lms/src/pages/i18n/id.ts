@@ -37,6 +37,10 @@ export function id(f: Format) {
     errorPages: {
       403: { title: 'Tidak diizinkan', text: 'Akun Anda tidak dapat membuka halaman ini.' },
       404: { title: 'Halaman tidak ditemukan', text: 'Halaman ini tidak ada, atau tidak dapat Anda lihat.' },
+      413: {
+        title: 'Kiriman terlalu besar',
+        text: 'Isi formulir ini lebih besar dari yang dapat diterima. Kembali, persingkat, lalu kirim lagi.',
+      },
       429: {
         title: 'Terlalu banyak percobaan',
         text: 'Terlalu banyak permintaan gagal dari alamat Anda. Silakan tunggu sebentar, lalu coba lagi.',

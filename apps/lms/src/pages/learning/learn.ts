@@ -1,9 +1,18 @@
-import { AttemptIdParams, ChapterIdParams, CourseIdParams, HtmlPage, QuizAnswers, QuizIdParams, RedirectResponse } from '@lms/contracts';
+import {
+  AttemptIdParams,
+  ChapterIdParams,
+  HtmlPage,
+  LearningCourseIdParams,
+  QuizAnswers,
+  QuizIdParams,
+  RedirectResponse,
+} from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockedError, NotEnrolledError } from '../../domain/learning/access.js';
 import { completeChapter, openChapter } from '../../domain/learning/chapters.js';
 import { findOwnCertificate } from '../../domain/learning/certificates.js';
 import { findOwnAttempt, findQuiz, passMark, startAttempt, submitAttempt } from '../../domain/learning/quiz-attempts.js';
+import { mayOpenCourse } from '../../domain/catalog/viewer.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
@@ -75,7 +84,9 @@ ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nex
       const ctx = pageContext(app, request);
       const { t } = ctx;
       const quiz = await findQuiz(app.db, request.params.id);
-      if (!quiz) throw new NotFoundError('Quiz not found');
+      // A quiz of a course this person may not see (a draft, an unpublished course they are not
+      // enrolled in) does not exist for them.
+      if (!quiz || !(await mayOpenCourse(app.db, session.caller, quiz.courseId))) throw new NotFoundError('Quiz not found');
       const body = html`<p><a href="${href('/dashboard/courses', quiz.courseId)}">${t.learn.chapter.backToCourse}</a></p>
 <h1>${quiz.name}</h1>
 ${quiz.description && html`<p>${quiz.description}</p>`}
@@ -161,11 +172,12 @@ ${main}`;
 
   app.get(
     '/certificates/:id',
-    { config: { auth: true }, schema: { ...PAGE, params: CourseIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
+    // A course id past the int4 range is a 404 page (the schema bounds it), not a failed statement.
+    { config: { auth: true }, schema: { ...PAGE, params: LearningCourseIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
-      const cert = await findOwnCertificate(app.db, session.caller.userId, Number(request.params.id));
+      const cert = await findOwnCertificate(app.db, session.caller.userId, request.params.id);
       if (!cert) throw new NotFoundError('Certificate not found');
       const body = html`${certificateCard(ctx, cert, app.config.PUBLIC_URL, true)}
 <p class="muted">${ctx.t.learn.certificate.print}</p>`;

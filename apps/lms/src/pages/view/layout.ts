@@ -86,7 +86,7 @@ function isErrorPageStatus(ctx: PageContext, status: number): status is ErrorPag
   return Object.hasOwn(ctx.t.errorPages, status);
 }
 
-/** The page for a 403, 404, 500 or 503 on a page route (a 401 is a redirect to /sign-in). */
+/** The page for a 403, 404, 413, 429, 500 or 503 on a page route (a 401 is a redirect to /sign-in). */
 export function errorPage(ctx: PageContext, status: number, user: NavUser | null, detail?: string): Html {
   const { t } = ctx;
   const known = t.errorPages[isErrorPageStatus(ctx, status) ? status : 500];
