@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
+import { connectionLimitsOptions, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import type { GatewayConfig } from './config.js';
 import errorHandlerPlugin, { GatewayError } from './plugins/error-handler.js';
 import metricsPlugin from './plugins/metrics.js';
@@ -30,6 +30,8 @@ export async function buildGateway(deps: GatewayDeps) {
     // Only our own proxies' X-Forwarded-For is believed; none by default.
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A slow client is cut: its headers, its whole request, an idle keep-alive socket (server-kit).
+    ...connectionLimitsOptions(config),
     // On close: idle keep-alive sockets are closed, in-flight requests finish; a request arriving
     // meanwhile gets the lifecycle plugin's 503 rather than Fastify's own body.
     forceCloseConnections: 'idle',

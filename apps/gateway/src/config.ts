@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from '@lms/partner-auth';
-import { ConfigError, deriveSetting, parseEnv } from '@lms/server-kit';
+import { checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -38,6 +38,8 @@ const Env = z.object({
    * close` on every response) before it closes its listener. 0 on the one-command start.
    */
   SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(120_000)).default(5_000),
+  /** How long a client may take to send a request's headers, its whole body, and how long an idle socket is kept (@lms/server-kit). */
+  ...connectionLimitsEnv,
 });
 
 /** Every environment variable the gateway reads (tests check docker-compose.yml against it). */
@@ -53,5 +55,6 @@ export { ConfigError };
 /** Parses the environment once. A bad value throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const data = parseEnv(Env, env);
+  deriveSetting(() => checkConnectionLimits(data));
   return { ...data, trustProxy: deriveSetting(() => parseTrustProxy(data.TRUST_PROXY)) };
 }

@@ -41,3 +41,11 @@ t.test('a TRUST_PROXY range that holds every address is refused: every peer woul
   // Broad private ranges, where one's own proxies live, stay allowed.
   t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,fc00::/7' }).trustProxy, ['10.0.0.0/8', '172.16.0.0/12', 'fc00::/7']);
 });
+
+t.test('connection limits: defaults, and a headers timeout longer than the request timeout stops the start', async (t) => {
+  t.match(loadConfig({}), { HEADERS_TIMEOUT_MS: 10_000, REQUEST_TIMEOUT_MS: 30_000, KEEP_ALIVE_TIMEOUT_MS: 72_000 });
+  t.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }), {
+    name: 'ConfigError',
+    message: /HEADERS_TIMEOUT_MS \(20000\) must not exceed REQUEST_TIMEOUT_MS \(10000\)/,
+  });
+});

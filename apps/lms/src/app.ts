@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
-import { isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
+import { connectionLimitsOptions, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
@@ -56,6 +56,8 @@ export async function buildApp(deps: AppDeps) {
     genReqId: () => randomUUID(),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A slow client is cut: its headers, its whole request, an idle keep-alive socket (server-kit).
+    ...connectionLimitsOptions(config),
     // On close: idle keep-alive sockets are closed, in-flight requests finish; a request arriving
     // meanwhile gets the lifecycle plugin's JSON 503 rather than Fastify's own body.
     forceCloseConnections: 'idle',

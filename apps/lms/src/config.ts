@@ -1,6 +1,6 @@
 import type { DbConfig } from '@lms/db';
 import { parseTrustProxy } from '@lms/partner-auth';
-import { ConfigError, deriveSetting, parseEnv } from '@lms/server-kit';
+import { checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
@@ -65,14 +65,14 @@ const Env = z.object({
    */
   GATEWAY_SECRET: optional(z.string().min(16)),
   /**
-   * Failed credentials (unknown or revoked API keys, session cookies that match no session,
-   * refused SSO tokens) allowed per client IP in any sliding minute; past it, 429 without lookup.
-   */
-  /**
    * Requests one API key may make to the rate-limited routes (catalog, course detail, bundles,
    * progress) in any sliding minute; past it, 429 with Retry-After. The spec's 100 by default.
    */
   RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(100),
+  /**
+   * Failed credentials (unknown or revoked API keys, session cookies that match no session,
+   * refused SSO tokens) allowed per client IP in any sliding minute; past it, 429 without lookup.
+   */
   FAILED_AUTH_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(300),
   BODY_LIMIT_BYTES: optional(
     z.coerce
@@ -92,6 +92,8 @@ const Env = z.object({
    * it requests. 0 on the one-command start, where nothing balances.
    */
   SHUTDOWN_DRAIN_MS: optional(z.coerce.number().int().min(0).max(120_000)).default(5_000),
+  /** How long a client may take to send a request's headers, its whole body, and how long an idle socket is kept (@lms/server-kit). */
+  ...connectionLimitsEnv,
   /**
    * The time zone in which the pages show dates and times, with its name (WIB, WITA, UTC). Most
    * members are on Western Indonesian Time; the JSON API always speaks UTC (ISO 8601).
@@ -123,6 +125,7 @@ export { ConfigError };
 /** Parses the environment once. A bad value throws a ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): LmsConfig {
   const data = parseEnv(Env, env);
+  deriveSetting(() => checkConnectionLimits(data));
   const trustProxy = deriveSetting(() => parseTrustProxy(data.TRUST_PROXY));
   return { ...data, SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL, trustProxy };
 }

@@ -41,3 +41,12 @@ t.test('a TRUST_PROXY range that holds every address is refused: every peer woul
     );
   }
 });
+
+t.test('connection limits: defaults, and a headers timeout longer than the request timeout stops the start', async (t) => {
+  t.match(loadConfig({}), { HEADERS_TIMEOUT_MS: 10_000, REQUEST_TIMEOUT_MS: 30_000, KEEP_ALIVE_TIMEOUT_MS: 72_000 });
+  t.throws(() => loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '10000' }), {
+    name: 'ConfigError',
+    message: /HEADERS_TIMEOUT_MS \(20000\) must not exceed REQUEST_TIMEOUT_MS \(10000\)/,
+  });
+  t.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), { name: 'ConfigError', message: /REQUEST_TIMEOUT_MS/ }, '0 (no limit) is refused');
+});
