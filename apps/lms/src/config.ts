@@ -74,6 +74,18 @@ const Env = z.object({
    * refused SSO tokens) allowed per client IP in any sliding minute; past it, 429 without lookup.
    */
   FAILED_AUTH_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(300),
+  /**
+   * Requests one signed-in person may make in any sliding minute to the reads that cost most
+   * (unpaginated and paged course lists, bundles, metrics, the pages built on them); past it, 429.
+   */
+  SESSION_RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(60),
+  /** Requests one client IP may make to the API documents (/docs/json, /docs/yaml) in any sliding minute. */
+  DOCS_RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(30),
+  /**
+   * Enrolment-code attempts from one client address at one course in any sliding 15 minutes,
+   * whatever the accounts (a person: 5). A room enrolling from one NAT address shares it.
+   */
+  ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS: optional(z.coerce.number().int().min(1).max(100_000)).default(50),
   BODY_LIMIT_BYTES: optional(
     z.coerce
       .number()

@@ -9,7 +9,16 @@ export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
 /** A configuration for tests and tools: the defaults, a GATEWAY_SECRET, with overrides. */
 export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
   // Tests change data between requests and look at the result at once: no shared catalog answers
-  // unless a test asks for them (test/routes/catalog/shared-list.test.ts).
-  const env = { LOG_LEVEL: 'silent', MIGRATE_ON_START: 'false', CATALOG_CACHE_MS: '0', GATEWAY_SECRET: TEST_GATEWAY_SECRET };
+  // unless a test asks for them (test/routes/catalog/shared-list.test.ts). A test walks many
+  // answers as one person or from one address within a minute: the session and address budgets
+  // count every request but refuse none, unless a test asks (test/plugins/session-rate-limit.test.ts).
+  const env = {
+    LOG_LEVEL: 'silent',
+    MIGRATE_ON_START: 'false',
+    CATALOG_CACHE_MS: '0',
+    GATEWAY_SECRET: TEST_GATEWAY_SECRET,
+    SESSION_RATE_LIMIT_PER_MINUTE: '1000000',
+    DOCS_RATE_LIMIT_PER_MINUTE: '1000000',
+  };
   return { ...loadConfig(env), ...overrides };
 }

@@ -68,7 +68,7 @@ const bundlesPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/bundles',
     {
-      config: { auth: true },
+      config: { auth: true, sessionLimited: true },
       schema: {
         hide: true,
         tags: ['pages'],

@@ -57,7 +57,7 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/catalog',
     {
-      config: { auth: true },
+      config: { auth: true, sessionLimited: true },
       schema: {
         hide: true,
         tags: ['pages'],

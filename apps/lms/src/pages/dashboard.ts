@@ -215,7 +215,7 @@ const dashboardPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/',
     {
-      config: { auth: true },
+      config: { auth: true, sessionLimited: true },
       schema: {
         hide: true,
         tags: ['pages'],

@@ -1,14 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
-import type { RateLimitStats } from './rate-limit.js';
-import {
-  memorySlidingWindowStore,
-  type RateLimitPolicy,
-  redisSlidingWindowStore,
-  type SlidingWindowStore,
-  storeWithFallback,
-} from '../rate-limit/sliding-window.js';
+import type { RateLimitPolicy } from '../rate-limit/sliding-window.js';
+import { openWindowStore, type RateLimitStats } from '../rate-limit/window-store.js';
 
 export interface FailedCredentialsOptions {
   /** Prefix of the Redis keys (default `lms:failed-auth:`); tests use a unique one. */
@@ -57,20 +51,11 @@ export class TooManyFailuresError extends TooManyRequestsError {
 export default fp<FailedCredentialsOptions>(
   async (app, opts) => {
     const policy: RateLimitPolicy = { limit: app.config.FAILED_AUTH_PER_MINUTE, windowMs: WINDOW_MS };
-    const memory = memorySlidingWindowStore(policy);
-    let store: SlidingWindowStore = memory;
-    let stats: () => RateLimitStats = () => ({ store: 'memory' });
-    if (app.config.REDIS_URL) {
-      const redisStore = redisSlidingWindowStore(policy, {
-        url: app.config.REDIS_URL,
-        keyPrefix: opts.redisKeyPrefix ?? 'lms:failed-auth:',
-        commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
-        onConnectionError: (err) => app.log.debug({ err }, 'failed-credential limit: Redis connection error'),
-      });
-      const shared = storeWithFallback(redisStore, memory, app.log);
-      store = shared;
-      stats = () => ({ store: 'redis', ...shared.stats });
-    }
+    const { store, stats } = openWindowStore(app, policy, {
+      keyPrefix: opts.redisKeyPrefix ?? 'lms:failed-auth:',
+      commandTimeoutMs: opts.redisCommandTimeoutMs,
+      name: 'failed-credential limit',
+    });
     /** IP → time (ms) until which its credentials are refused unseen. */
     const blockedUntil = new Map<string, number>();
 
@@ -100,10 +85,7 @@ export default fp<FailedCredentialsOptions>(
       throw new TooManyFailuresError(Math.max(1, Math.ceil(result.resetMs / 1000)));
     }
 
-    app.decorate('failedCredentials', { refuseIfOver, record, stats: () => stats() });
-    app.addHook('onClose', async () => {
-      await store.close();
-    });
+    app.decorate('failedCredentials', { refuseIfOver, record, stats });
   },
   { name: 'failed-credentials', dependencies: ['metrics'] },
 );

@@ -5,11 +5,11 @@ import { Counter, Gauge } from 'prom-client';
 import { ssoReasonLabel } from '../metrics/sso-reasons.js';
 import type { RateLimitStats } from './rate-limit.js';
 
-export type Limiter = 'api_key' | 'failed_credentials';
+export type Limiter = 'api_key' | 'session' | 'address' | 'failed_credentials';
 export type SsoResult = 'signed_in' | SsoErrorCode;
 
 export interface LmsMetrics extends AppMetrics {
-  /** A rate limiter's decision: the API-key window, or the per-IP limit of failed credentials. */
+  /** A rate limiter's decision: the API-key, session or address window, or the per-IP limit of failed credentials. */
   rateLimitDecision(limiter: Limiter, allowed: boolean): void;
   /** How one SSO sign-in ended (the callback, or /sso/verify when it had no token). */
   ssoSignIn(result: SsoResult, reason?: string): void;
@@ -37,7 +37,7 @@ export default fp(
 
     const rateLimitDecisions = new Counter({
       name: 'lms_rate_limit_decisions_total',
-      help: 'Rate-limit decisions: limiter="api_key" per API key (refused = 429), limiter="failed_credentials" per client IP (allowed = a failed credential counted under the limit, refused = 429)',
+      help: 'Rate-limit decisions: limiter="api_key" per API key, "session" per signed-in person on the costly reads, "address" per client IP on the API documents (refused = 429); limiter="failed_credentials" per client IP (allowed = a failed credential counted under the limit, refused = 429)',
       labelNames: ['limiter', 'decision'] as const,
       registers,
     });

@@ -4,6 +4,9 @@ import { DOCS_UI_CSP } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
+/** The routes that write the whole OpenAPI document. */
+const DOCUMENTS = new Set(['/docs/json', '/docs/yaml']);
+
 /**
  * OpenAPI 3.1 generated from the routes' zod schemas (packages/contracts): the document at
  * /docs/json, a docs UI at /docs. Register before the routes so every route is collected.
@@ -23,13 +26,18 @@ export default fp(
             '**Rate limit.** Requests authenticated by an API key to the catalog, course detail, bundle and ' +
             'progress (`/api/lms-progress`) endpoints are limited to ' +
             `${app.config.RATE_LIMIT_PER_MINUTE} per key in any sliding 60-second window ` +
-            "(RATE_LIMIT_PER_MINUTE; keyed by the first 16 hex characters of the key's SHA-256; session callers are not limited). Refused requests do not count. " +
+            "(RATE_LIMIT_PER_MINUTE; keyed by the first 16 hex characters of the key's SHA-256). Refused requests do not count. " +
             'Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After` (whole seconds ' +
             'until a request is allowed again). Every API-key response of those endpoints carries the fields of ' +
             'draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=' +
             `${app.config.RATE_LIMIT_PER_MINUTE};w=60\` and ` +
             '`RateLimit: "default";r=<remaining>;t=<seconds until one more request is allowed>`. With several ' +
             'instances the window is shared through Redis; if Redis is unreachable each instance limits on its own.\n\n' +
+            `**Session budget.** A signed-in person may make ${app.config.SESSION_RATE_LIMIT_PER_MINUTE} requests in any sliding ` +
+            'minute to the reads that cost most: the course list, the bundles and the progress metrics ' +
+            '(SESSION_RATE_LIMIT_PER_MINUTE), with the same 429, Retry-After and RateLimit fields under the policy name ' +
+            '`session`. The API documents themselves (`/docs/json`, `/docs/yaml`) take ' +
+            `${app.config.DOCS_RATE_LIMIT_PER_MINUTE} requests per client IP and minute (policy \`address\`).\n\n` +
             '**Failed credentials.** Unknown, malformed or revoked API keys, session cookies that match no session ' +
             'and refused SSO tokens count per client IP: past FAILED_AUTH_PER_MINUTE (default 300) in any sliding ' +
             'minute, every request of that IP that carries a credential gets 429 `{success:false, error}` with ' +
@@ -54,8 +62,17 @@ export default fp(
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,
     });
-    // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files.
-    await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_UI_CSP });
+    // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files. The
+    // documents are public and a few milliseconds of CPU each to write: limited per client IP.
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: DOCS_UI_CSP,
+      uiHooks: {
+        onRequest: async (request, reply) => {
+          if (DOCUMENTS.has(request.routeOptions.url ?? '')) await app.limitPerAddress(request, reply);
+        },
+      },
+    });
   },
-  { name: 'openapi', dependencies: ['auth'] },
+  { name: 'openapi', dependencies: ['auth', 'rate-limit'] },
 );

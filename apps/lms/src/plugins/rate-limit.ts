@@ -1,17 +1,14 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
-import {
-  type CircuitOptions,
-  type FallbackStats,
-  memorySlidingWindowStore,
-  type RateLimitPolicy,
-  redisSlidingWindowStore,
-  type SlidingWindowStore,
-  storeWithFallback,
-} from '../rate-limit/sliding-window.js';
+import type { CircuitOptions, RateLimitDecision, RateLimitPolicy } from '../rate-limit/sliding-window.js';
+import { openWindowStore, type RateLimitStats } from '../rate-limit/window-store.js';
+import type { Limiter } from './metrics.js';
+
+export type { RateLimitStats } from '../rate-limit/window-store.js';
 
 export interface RateLimitOptions {
-  /** Prefix of the Redis keys (default `lms:ratelimit:`); tests use a unique one. */
+  /** Prefix of the Redis keys (default `lms:ratelimit:`, the limiters adding their own part); tests use a unique one. */
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
   redisCommandTimeoutMs?: number;
@@ -19,79 +16,86 @@ export interface RateLimitOptions {
   redisCircuit?: CircuitOptions;
 }
 
-export type RateLimitStats = { store: 'memory' } | ({ store: 'redis' } & FallbackStats);
-
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Count this route against the caller's session budget (per person, SESSION_RATE_LIMIT_PER_MINUTE):
+     * the reads that cost most (lists, bundles, metrics, the pages built on them).
+     */
+    sessionLimited?: boolean;
+  }
   interface FastifyInstance {
-    /** What the limiter did so far: with Redis, the circuit's state and how many requests waited on Redis. */
+    /** What the API-key limiter did so far: with Redis, the circuit's state and how many requests waited on Redis. */
     rateLimitStats(): RateLimitStats;
+    /** An onRequest hook limiting a scope's requests per client IP (DOCS_RATE_LIMIT_PER_MINUTE): the API documents. */
+    limitPerAddress(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   }
 }
 
-/** The policy's name in the RateLimit-Policy and RateLimit fields. */
-const POLICY_NAME = 'default';
-
-/** The window is a minute: the limit is RATE_LIMIT_PER_MINUTE (config), which the docs quote. */
+/** Every window is a minute: the limits are per minute (config), which the docs quote. */
 const WINDOW_MS = 60_000;
 
 /**
- * Per-API-key sliding-window rate limit on the routes that set `config: { rateLimited: true }`.
+ * The rate limits of requests that carry a credential, or of anonymous reads that cost:
  *
- * - Only callers identified by an API key count; session callers are not limited (the spec limits
- *   "requests for which the service identifies the caller by API key"). It runs in an onRequest
- *   hook registered after the auth plugin's, so `request.caller` is already resolved.
- * - RATE_LIMIT_PER_MINUTE requests (the spec's 100 by default) in any sliding minute.
- * - Keyed by the first 16 hex characters of the key's SHA-256, as the spec says.
- * - A true sliding window (see rate-limit/sliding-window.ts): refused requests do not count.
- * - Over the limit: 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After`, the
- *   whole seconds (rounded up) until the oldest counted request leaves the window.
- * - Every API-key response of these routes carries the fields of
- *   draft-ietf-httpapi-ratelimit-headers-11: `RateLimit-Policy: "default";q=<RATE_LIMIT_PER_MINUTE>;w=60` and
- *   `RateLimit: "default";r=<remaining>;t=<seconds until the oldest counted request leaves the
- *   window>`: in those t seconds no quota comes back, which is the draft's "effective window"
- *   (within it the client can use no more than r). On a 429, Retry-After equals t.
- * - In memory by default; with REDIS_URL, shared by every instance through a Redis sorted set per
- *   key (one atomic Lua script per request). If Redis is unreachable the limiter fails open to the
- *   in-memory window of each instance (a warning is logged; the client reconnects in the
- *   background, at most every 2 s): the catalog keeps answering and each instance still enforces
- *   the limit on its own. A Redis that is connected but stalled costs a few timeouts, then a
- *   circuit breaker answers from memory without asking it for a cooldown and probes it again
- *   with one request. See storeWithFallback.
+ * - **API keys** (`config: { rateLimited: true }`, the spec's limit): RATE_LIMIT_PER_MINUTE (100)
+ *   requests per key in any sliding minute, keyed by the first 16 hex characters of the key's
+ *   SHA-256, as the spec says. Policy name `default`.
+ * - **Sessions** (`config: { sessionLimited: true }`): SESSION_RATE_LIMIT_PER_MINUTE (60) requests
+ *   per person in any sliding minute on the reads that cost most (unpaginated lists of up to 200
+ *   courses with their trees, bundles, metrics, and the pages built on them). Without it, 16
+ *   concurrent unpaginated lists from one member took a bystander's p50 from 8 ms to 555 ms. A
+ *   person reading pages never comes near it. Policy name `session`.
+ * - **Addresses** (`app.limitPerAddress`, the API documents): DOCS_RATE_LIMIT_PER_MINUTE (30)
+ *   requests per client IP; the document is public and costs milliseconds to write. Policy `address`.
+ *
+ * For each: a true sliding window (rate-limit/sliding-window.ts; refused requests do not count);
+ * over the limit 429 `{success:false, error:"Rate limit exceeded"}` with `Retry-After`, the whole
+ * seconds (rounded up) until the oldest counted request leaves the window; every counted response
+ * carries the fields of draft-ietf-httpapi-ratelimit-headers-11, `RateLimit-Policy: "<name>";q=<limit>;w=60`
+ * and `RateLimit: "<name>";r=<remaining>;t=<seconds until the oldest counted request leaves the
+ * window>` (in those t seconds no quota comes back, the draft's "effective window"); on a 429,
+ * Retry-After equals t. The hooks run after the auth plugin's, so `request.caller` is resolved.
+ *
+ * In memory by default; with REDIS_URL, shared by every instance through a Redis sorted set per
+ * key (one atomic Lua script per request), failing open to each instance's memory while Redis is
+ * away or stalled (rate-limit/window-store.ts, storeWithFallback).
  */
 export default fp<RateLimitOptions>(
   async (app, opts) => {
-    const policy: RateLimitPolicy = { limit: app.config.RATE_LIMIT_PER_MINUTE, windowMs: WINDOW_MS };
-    const memory = memorySlidingWindowStore(policy);
-    let store: SlidingWindowStore = memory;
-    let stats: () => RateLimitStats = () => ({ store: 'memory' });
-    if (app.config.REDIS_URL) {
-      const redisStore = redisSlidingWindowStore(policy, {
-        url: app.config.REDIS_URL,
-        keyPrefix: opts.redisKeyPrefix ?? 'lms:ratelimit:',
-        commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
-        onConnectionError: (err) => app.log.debug({ err }, 'rate limit: Redis connection error'),
-      });
-      const shared = storeWithFallback(redisStore, memory, app.log, opts.redisCircuit);
-      store = shared;
-      stats = () => ({ store: 'redis', ...shared.stats });
-    }
-    app.decorate('rateLimitStats', () => stats());
-    const policyField = `"${POLICY_NAME}";q=${policy.limit};w=${Math.ceil(policy.windowMs / 1000)}`;
+    const prefix = opts.redisKeyPrefix ?? 'lms:ratelimit:';
+    const storeOptions = { commandTimeoutMs: opts.redisCommandTimeoutMs, circuit: opts.redisCircuit, name: 'rate limit' };
+    const window = (limit: number, name: string, metric: Limiter, keyPrefix: string) => {
+      const policy: RateLimitPolicy = { limit, windowMs: WINDOW_MS };
+      const { store, stats } = openWindowStore(app, policy, { ...storeOptions, keyPrefix });
+      const policyField = `"${name}";q=${limit};w=${Math.ceil(WINDOW_MS / 1000)}`;
+      /** Counts one request of `key`; the headers on the reply, 429 past the limit. */
+      async function count(key: string, reply: FastifyReply): Promise<RateLimitDecision> {
+        const result = await store.hit(key, app.clock().getTime());
+        app.metrics.rateLimitDecision(metric, result.allowed);
+        const resetSeconds = Math.ceil(result.resetMs / 1000);
+        reply.header('RateLimit-Policy', policyField);
+        reply.header('RateLimit', `"${name}";r=${result.remaining};t=${resetSeconds}`);
+        if (!result.allowed) throw new TooManyRequestsError(Math.max(1, resetSeconds));
+        return result;
+      }
+      return { count, stats };
+    };
+    // API keys keep the prefix they always had (their windows survive an upgrade).
+    const apiKeys = window(app.config.RATE_LIMIT_PER_MINUTE, 'default', 'api_key', prefix);
+    const sessions = window(app.config.SESSION_RATE_LIMIT_PER_MINUTE, 'session', 'session', `${prefix}session:`);
+    const addresses = window(app.config.DOCS_RATE_LIMIT_PER_MINUTE, 'address', 'address', `${prefix}address:`);
 
-    app.addHook('onRequest', async (request, reply) => {
-      if (!request.routeOptions.config?.rateLimited) return;
-      const caller = request.caller;
-      if (caller?.kind !== 'api-key') return;
-      const result = await store.hit(caller.keyHash.slice(0, 16), app.clock().getTime());
-      app.metrics.rateLimitDecision('api_key', result.allowed);
-      const resetSeconds = Math.ceil(result.resetMs / 1000);
-      reply.header('RateLimit-Policy', policyField);
-      reply.header('RateLimit', `"${POLICY_NAME}";r=${result.remaining};t=${resetSeconds}`);
-      if (!result.allowed) throw new TooManyRequestsError(Math.max(1, resetSeconds));
+    app.decorate('rateLimitStats', () => apiKeys.stats());
+    app.decorate('limitPerAddress', async (request: FastifyRequest, reply: FastifyReply) => {
+      await addresses.count(request.ip, reply);
     });
 
-    app.addHook('onClose', async () => {
-      await store.close();
+    app.addHook('onRequest', async (request, reply) => {
+      const config = request.routeOptions.config;
+      const caller = request.caller;
+      if (config?.rateLimited && caller?.kind === 'api-key') await apiKeys.count(caller.keyHash.slice(0, 16), reply);
+      else if (config?.sessionLimited && caller?.kind === 'session') await sessions.count(caller.userId, reply);
     });
   },
   { name: 'rate-limit', dependencies: ['auth', 'metrics'] },

@@ -11,7 +11,7 @@ import { coursesManagedBy } from '../rules/course-managers.js';
 // super_admin). A purchasable course with a price for the learner's tier needs a paid purchase
 // first (./purchases.ts); the payment, checked by an admin, is then the admission.
 
-/** How many wrong codes a learner may try per course in CODE_WINDOW_MS before 429. */
+/** How many codes a learner may try per course in CODE_WINDOW_MS before 429 (an address: ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS). */
 export const CODE_ATTEMPTS = 5;
 export const CODE_WINDOW_MS = 15 * 60_000;
 
@@ -46,10 +46,11 @@ export const WRONG_CODE = 'The enrolment code is wrong';
 export const CODE_REQUIRED = 'This course needs its enrolment code: send {"code": "..."}';
 
 /**
- * Counts one code attempt of (user, course) in a sliding window and says whether it is allowed;
- * `retryAfterMs` when not. The routes pass the app's sliding-window store (Redis, memory fallback).
+ * Counts one code attempt of a user at a course and says whether it is allowed; `retryAfterMs`
+ * when not. The routes pass the app's limiter for the request (routes/learning/code-limiter.ts:
+ * per person and per client address, sliding windows in Redis or memory).
  */
-export type CodeAttemptLimiter = (key: string) => Promise<{ allowed: boolean; retryAfterMs: number }>;
+export type CodeAttemptLimiter = (attempt: { userId: string; courseId: number }) => Promise<{ allowed: boolean; retryAfterMs: number }>;
 
 /** Constant-time comparison of two codes of any length (compared as SHA-256 digests). */
 export function codesMatch(given: string, expected: string): boolean {
@@ -139,7 +140,7 @@ export async function enrol(
       if (code === undefined || code === '') throw new BadRequestError(CODE_REQUIRED);
       // Counted before comparing: a right code after five wrong ones is refused too, so the
       // limit cannot be stepped around by telling a 429 from a 400.
-      const attempt = await limitCodeAttempt(`${userId}:${courseId}`);
+      const attempt = await limitCodeAttempt({ userId, courseId });
       if (!attempt.allowed) throw new TooManyWrongCodesError(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)));
       if (!codesMatch(code, row.enrollmentCode)) throw new BadRequestError(WRONG_CODE);
       return { kind: 'enrolled', ...(await insertEnrollment(db, userId, courseId, at)) };

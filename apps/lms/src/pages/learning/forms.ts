@@ -74,7 +74,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       let flash: EnrolFlash;
       try {
         const code = (request.body as z.infer<typeof EnrolForm> | null)?.code ?? undefined;
-        const outcome = await enrol(app.db, session.caller.userId, courseId, code, app.enrolmentCodeAttempt, app.clock());
+        const outcome = await enrol(app.db, session.caller.userId, courseId, code, app.enrolmentCodeAttempts(request), app.clock());
         flash = outcome.kind === 'enrolled' ? 'enrolled' : outcome.kind === 'requested' ? 'requested' : 'payment-required';
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;

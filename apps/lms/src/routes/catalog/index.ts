@@ -62,7 +62,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/courses',
     {
-      config: { auth: true, rateLimited: true },
+      config: { auth: true, rateLimited: true, sessionLimited: true },
       schema: {
         tags: ['catalog'],
         summary: 'List courses',
@@ -141,7 +141,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/recommended-courses',
     {
-      config: { auth: true, rateLimited: true },
+      config: { auth: true, rateLimited: true, sessionLimited: true },
       schema: {
         tags: ['catalog'],
         summary: 'Recommended course bundles',

@@ -1,46 +1,50 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { CODE_ATTEMPTS, CODE_WINDOW_MS, type CodeAttemptLimiter } from '../../domain/learning/enrollment.js';
-import {
-  memorySlidingWindowStore,
-  type RateLimitPolicy,
-  redisSlidingWindowStore,
-  type SlidingWindowStore,
-  storeWithFallback,
-} from '../../rate-limit/sliding-window.js';
+import { openWindowStore } from '../../rate-limit/window-store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Enrolment-code attempts per (user, course): CODE_ATTEMPTS in any CODE_WINDOW_MS. */
-    enrolmentCodeAttempt: CodeAttemptLimiter;
+    /** The enrolment-code limiter for a request: per (user, course) and per (client address, course). */
+    enrolmentCodeAttempts(request: FastifyRequest): CodeAttemptLimiter;
   }
 }
 
 /**
- * Enrolment codes are short secrets a person types, so guessing them is limited: at most
- * CODE_ATTEMPTS (5) code attempts per user and course in any sliding 15 minutes, through the
- * app's sliding-window store (shared through Redis when REDIS_URL is set, memory when it is
- * unset or failing). One store for the JSON route and the page form, so both count together.
+ * Enrolment codes are short secrets a person types, so guessing them is limited, in sliding
+ * windows of 15 minutes: at most CODE_ATTEMPTS (5) code attempts per user and course, and at most
+ * ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS (50) per client address and course, whatever the accounts
+ * (one address with ten accounts had fifty guesses when only the person counted). Every attempt
+ * counts, right or wrong, before the code is compared, so a refused guess cannot be told from a
+ * wrong one. The address limit is generous because a lecture hall or a workshop enrols from one
+ * NAT address; raise it for bigger rooms. Shared through Redis when REDIS_URL is set. One limiter
+ * for the JSON route and the page form, so both count together.
  */
 export default fp(
   async (app) => {
-    const policy: RateLimitPolicy = { limit: CODE_ATTEMPTS, windowMs: CODE_WINDOW_MS };
-    const memory = memorySlidingWindowStore(policy);
-    let store: SlidingWindowStore = memory;
-    if (app.config.REDIS_URL) {
-      const redis = redisSlidingWindowStore(policy, {
-        url: app.config.REDIS_URL,
-        keyPrefix: 'lms:enrolment-code:',
-        commandTimeoutMs: 250,
-        onConnectionError: (err) => app.log.debug({ err }, 'enrolment-code limit: Redis connection error'),
-      });
-      store = storeWithFallback(redis, memory, app.log);
-    }
-    app.decorate('enrolmentCodeAttempt', async (key: string) => {
-      const result = await store.hit(key, app.clock().getTime());
-      return { allowed: result.allowed, retryAfterMs: result.resetMs };
-    });
-    app.addHook('onClose', async () => {
-      await store.close();
+    const windowMs = CODE_WINDOW_MS;
+    const people = openWindowStore(
+      app,
+      { limit: CODE_ATTEMPTS, windowMs },
+      { keyPrefix: 'lms:enrolment-code:', name: 'enrolment-code limit' },
+    );
+    const addresses = openWindowStore(
+      app,
+      { limit: app.config.ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS, windowMs },
+      { keyPrefix: 'lms:enrolment-code-address:', name: 'enrolment-code limit' },
+    );
+    app.decorate('enrolmentCodeAttempts', (request: FastifyRequest): CodeAttemptLimiter => {
+      return async ({ userId, courseId }) => {
+        const now = app.clock().getTime();
+        for (const [store, key] of [
+          [people.store, `${userId}:${courseId}`],
+          [addresses.store, `${request.ip}:${courseId}`],
+        ] as const) {
+          const result = await store.hit(key, now);
+          if (!result.allowed) return { allowed: false, retryAfterMs: result.resetMs };
+        }
+        return { allowed: true, retryAfterMs: 0 };
+      };
     });
   },
   { name: 'enrolment-code-limiter' },

@@ -62,7 +62,8 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
           'bundle holding it), 201, whatever the enrolment type (the payment, confirmed by an admin, is the admission). ' +
           "Otherwise by `enrollmentType`: `open` → 201; `code` → `code` must equal the course's enrolment code " +
           '(compared in constant time): missing → 400, wrong → 400 `The enrolment code is wrong`; every code attempt ' +
-          `counts, at most ${CODE_ATTEMPTS} per learner and course in any sliding ${CODE_WINDOW_MS / 60_000} minutes: ` +
+          `counts, at most ${CODE_ATTEMPTS} per learner and course, and ${app.config.ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS} per ` +
+          `client address and course (however many accounts send them), in any sliding ${CODE_WINDOW_MS / 60_000} minutes: ` +
           'past that 429 with `Retry-After`, whatever the code; `approval` → 202 with a pending request for the ' +
           "course's teacher (again while pending: 202 with the same request).",
         security: [{ session: [] }],
@@ -83,7 +84,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const caller = sessionCaller(request);
       const courseId = request.params.id;
-      const outcome = await enrol(app.db, caller.userId, courseId, request.body?.code, app.enrolmentCodeAttempt, app.clock());
+      const outcome = await enrol(app.db, caller.userId, courseId, request.body?.code, app.enrolmentCodeAttempts(request), app.clock());
       switch (outcome.kind) {
         case 'enrolled':
           return reply.code(outcome.created ? 201 : 200).send({

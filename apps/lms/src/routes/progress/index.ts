@@ -29,7 +29,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/lms-progress',
     {
-      config: { auth: ['teacher', 'admin', 'super_admin'], rateLimited: true },
+      config: { auth: ['teacher', 'admin', 'super_admin'], rateLimited: true, sessionLimited: true },
       schema: {
         summary: 'Progress metrics, overall and per category',
         description: descriptionFor(app.config.RATE_LIMIT_PER_MINUTE),
