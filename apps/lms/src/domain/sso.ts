@@ -128,6 +128,16 @@ async function findSsoUser(db: Db, issuer: string, membershipId: string, email: 
   return rows[0] ?? null;
 }
 
+/** The account an identity (issuer, membershipId) signs in to, if one exists yet. */
+export async function identityOwner(db: Db, issuer: string, membershipId: string): Promise<{ id: string; name: string } | null> {
+  const [row] = await db
+    .select({ id: users.id, name: users.name })
+    .from(identities)
+    .innerJoin(users, eq(users.id, identities.userId))
+    .where(and(eq(identities.issuer, issuer), eq(identities.membershipId, membershipId)));
+  return row ?? null;
+}
+
 /**
  * A new student account with its identity, in one statement (both or neither). Null when a
  * concurrent sign-in took the e-mail or the identity first (the caller looks again).

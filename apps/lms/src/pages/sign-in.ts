@@ -3,7 +3,7 @@ import { Reasons } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type Messages, type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
-import { type Html, html } from './view/html.js';
+import { type Html, href, html } from './view/html.js';
 import { page } from './view/layout.js';
 
 /** The sign-in problems the pages can explain: the keys of the catalog's `signIn.problems`. */
@@ -94,6 +94,35 @@ function signInView(ctx: PageContext, explanation: string | null, reason: string
 ${errorBlock}
 <div class="card"><p>${t.signIn.intro}</p></div>`;
   return page(ctx, t.signIn.title, body);
+}
+
+/**
+ * The question a browser already signed in as someone else gets when it opens a partner's sign-in
+ * link: continue as the link's person (a form posting the token and the gateway's proof back to the
+ * callback, same-origin), or stay. Without it, anyone could hand a victim their own sign-in link
+ * and have the victim work, unknowingly, in the attacker's account (login CSRF).
+ */
+export function switchAccountView(
+  ctx: PageContext,
+  current: { name: string },
+  incoming: { name: string | null; email: string },
+  sso: { token: string; proof: readonly string[] },
+): Html {
+  const t = ctx.t.switchAccount;
+  const who = incoming.name ?? t.newAccount(incoming.email);
+  const body = html`<h1>${t.title}</h1>
+<div class="card">
+<p>${t.current(current.name)}</p>
+<p><strong>${t.incoming(who)}</strong></p>
+<p class="muted">${t.why}</p>
+<form method="post" action="${href('/api/auth/sso/callback')}">
+<input type="hidden" name="token" value="${sso.token}">
+${sso.proof.map((p) => html`<input type="hidden" name="proof" value="${p}">`)}
+<button type="submit">${t.continue(who)}</button>
+</form>
+<p><a href="/dashboard">${t.stay(current.name)}</a></p>
+</div>`;
+  return page(ctx, t.title, body);
 }
 
 export default signInPage;

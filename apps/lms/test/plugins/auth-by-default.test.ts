@@ -10,7 +10,7 @@ import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
  * plugin's onRoute hook saw it; an /api route must say `public: true` or what it accepts, and
  * the few public ones are named here, so making a route public is a visible change to this file.
  */
-const PUBLIC_API_ROUTES = ['GET /api/auth/sso/callback', 'POST /api/auth/sign-out'];
+const PUBLIC_API_ROUTES = ['GET /api/auth/sso/callback', 'POST /api/auth/sign-out', 'POST /api/auth/sso/callback'];
 
 /** /api routes (HEAD twins aside) that declare neither `public` nor `auth`. */
 function undeclaredApiRoutes(app: LmsApp): string[] {

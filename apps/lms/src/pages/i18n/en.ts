@@ -58,6 +58,15 @@ export function en(f: Format): Messages {
       },
     },
 
+    switchAccount: {
+      title: 'Switch accounts?',
+      current: (name) => `In this browser you are signed in as ${name}.`,
+      incoming: (who) => `The link you opened would sign you in as ${who}.`,
+      newAccount: (email) => `a new account for ${email}`,
+      why: "If you did not open a sign-in link from your own organisation's site, do not continue: someone may want you to work in their account.",
+      continue: (who) => `Continue as ${who}`,
+      stay: (name) => `Stay as ${name}`,
+    },
     signIn: {
       title: 'Sign in',
       intro:

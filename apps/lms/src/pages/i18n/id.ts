@@ -79,6 +79,16 @@ export function id(f: Format) {
       },
     },
 
+    /** A sign-in link opened in a browser where someone else is signed in (routes/sso: login CSRF). */
+    switchAccount: {
+      title: 'Ganti akun?',
+      current: (name: string) => `Di peramban ini Anda sedang masuk sebagai ${name}.`,
+      incoming: (who: string) => `Tautan yang Anda buka akan memasukkan Anda sebagai ${who}.`,
+      newAccount: (email: string) => `akun baru untuk ${email}`,
+      why: 'Jika Anda tidak membuka tautan masuk dari situs organisasi Anda sendiri, jangan lanjutkan: seseorang mungkin ingin Anda bekerja di akunnya.',
+      continue: (who: string) => `Lanjutkan sebagai ${who}`,
+      stay: (name: string) => `Tetap sebagai ${name}`,
+    },
     signIn: {
       title: 'Masuk',
       intro:

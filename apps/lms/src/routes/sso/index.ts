@@ -1,4 +1,4 @@
-import { ErrorResponse, RedirectResponse, SignOutResponse, type SsoErrorCode, SsoTokenQuery } from '@lms/contracts';
+import { ErrorResponse, HtmlPage, RedirectResponse, SignOutResponse, type SsoErrorCode, SsoTokenQuery } from '@lms/contracts';
 import { hashToken, isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
 import {
   CLOCK_TOLERANCE_SECONDS,
@@ -12,8 +12,12 @@ import {
 } from '@lms/partner-auth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { deleteSession } from '../../domain/sessions.js';
-import { SsoFailure, signInMember } from '../../domain/sso.js';
+import { deleteSession, findSession } from '../../domain/sessions.js';
+import { identityOwner, SsoFailure, signInMember } from '../../domain/sso.js';
+import { findUserProfile } from '../../domain/user-profile.js';
+import { pageContext } from '../../pages/i18n/index.js';
+import { sendPage } from '../../pages/send.js';
+import { switchAccountView } from '../../pages/sign-in.js';
 import { ForbiddenError } from '../../errors.js';
 import { REPLAYED_TOKEN_REASON, UNVERIFIABLE_TOKEN_REASON } from '../../metrics/sso-reasons.js';
 import { isSameOrigin } from '../../plugins/csrf.js';
@@ -53,11 +57,106 @@ function failSignInForNow(request: FastifyRequest, reply: FastifyReply, err: unk
  * failure is a 307 to `/sign-in` with DESIGN §5's code and reason, and sets no cookie.
  */
 const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
-  // The dashboard's sign-out button is a plain HTML form: browsers send it as an (empty)
-  // urlencoded body. Nothing in it is read; the parser only keeps Fastify from answering 415.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 1024 }, (_request, _body, done) =>
-    done(null, undefined),
-  );
+  // The sign-out button and the switch-account question are plain HTML forms (urlencoded bodies):
+  // sign-out reads nothing of its body; the question posts the token and the gateway's proof.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) => {
+    const params = new URLSearchParams(body as string);
+    done(null, { token: params.getAll('token'), proof: params.getAll(GATEWAY_PROOF_PARAM) });
+  });
+
+  /**
+   * The callback's work, for the link (GET) and for the switch-account question's answer (POST,
+   * `switching`): the gateway's proof, the token, then, unless switching, the question when this
+   * browser holds another person's session; then the sign-in itself.
+   */
+  async function signInWithToken(request: FastifyRequest, reply: FastifyReply, token: unknown, proof: unknown, switching: boolean) {
+    if (token === undefined || token === '' || (Array.isArray(token) && token.length === 0)) return failSignIn(reply, 'missing_token');
+    // A client that sent too many refused tokens is answered 429 before any partner or key lookup.
+    app.failedCredentials.refuseIfOver(request);
+    if (typeof token !== 'string') return failSignIn(reply, 'invalid_token', MALFORMED);
+
+    // The gateway's proof before anything else: no key lookup, no JWKS fetch for a token that
+    // did not come through the gateway (and so past the partner's IP allowlist).
+    const secret = app.config.GATEWAY_SECRET;
+    if (!secret) return failSignIn(reply, 'invalid_token', Reasons.gatewayNotConfigured);
+    const proven = verifyGatewayProof(secret, token, proof as string | string[] | undefined, app.clock().getTime() / 1000);
+    if (!proven.ok) {
+      // A token sent round the gateway is a refused credential like a forged one.
+      await app.failedCredentials.record(request);
+      request.log.info({ problem: proven.problem }, 'SSO token refused: not through the gateway');
+      return failSignIn(reply, 'invalid_token', proven.reason);
+    }
+
+    let claims: VerifiedSsoToken;
+    try {
+      claims = await verifyPartnerToken(token, { purpose: 'sso', registry: app.partnerKeys, now: app.clock });
+    } catch (err) {
+      if (err instanceof PartnerTokenError) {
+        // A forged or foreign token (unknown issuer, key or signature...) counts as a failed credential.
+        if (err.code === 'invalid_token') await app.failedCredentials.record(request);
+        request.log.info({ reason: err.reason }, 'SSO token refused');
+        return failSignIn(reply, err.code, err.reason);
+      }
+      // The partner's keys are looked up in the database: nothing is wrong with the token.
+      if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
+      request.log.error({ err }, 'SSO verification failed unexpectedly');
+      return failSignIn(reply, 'invalid_token', UNVERIFIABLE_TOKEN_REASON);
+    }
+    // verifyPartnerToken guarantees both for the sso purpose.
+    const email = claims.email;
+    const membershipId = claims.membershipId;
+
+    const now = app.clock();
+    const previous = await sessionOf(request, now);
+    if (previous && !switching) {
+      // Login CSRF: someone else's sign-in link opened in a browser where a person is signed in.
+      // The token is not spent: the person's answer (a same-origin form) brings it back.
+      const owner = await identityOwner(app.db, claims.issuer, membershipId).catch(() => null);
+      if (owner?.id !== previous.userId) {
+        const current = await findUserProfile(app.db, previous.userId);
+        const incoming = { name: owner?.name ?? null, email };
+        const proofs = [proof ?? []].flat().filter((p): p is string => typeof p === 'string');
+        return sendPage(reply, switchAccountView(pageContext(app, request), current ?? { name: '?' }, incoming, { token, proof: proofs }));
+      }
+    }
+    let signIn: Awaited<ReturnType<typeof signInMember>>;
+    try {
+      signIn = await signInMember(
+        app.db,
+        { ...claims, email, membershipId, keepTokenUntil: new Date((claims.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000) },
+        now,
+        app.config.SESSION_TTL_HOURS * 3_600_000,
+      );
+    } catch (err) {
+      // Each statement is all or nothing (the account with its identity; the jti with the
+      // session): unless the session statement committed and only its answer was lost, the jti
+      // is unspent and the same token works once the database is back. A statement PostgreSQL
+      // rolled back for a concurrent one (a deadlock) kept nothing either: the same answer.
+      if (isDatabaseUnavailable(err) || isTransactionConflict(err)) return failSignInForNow(request, reply, err);
+      const reason = err instanceof SsoFailure ? err.reason : 'session_creation_failed';
+      request.log.error({ err }, `SSO sign-in failed: ${reason}`);
+      return failSignIn(reply, 'sso_failed', reason);
+    }
+    if (signIn.outcome === 'replayed') {
+      request.log.warn({ issuer: claims.issuer, jti: claims.jti }, 'SSO token replayed');
+      return failSignIn(reply, 'invalid_token', REPLAYED_TOKEN_REASON);
+    }
+    if (signIn.outcome === 'refused') return failSignIn(reply, 'sso_failed', signIn.reason);
+    const { userId, session } = signIn;
+    // The person chose to switch: the other person's session ends here, not just its cookie.
+    if (previous && previous.userId !== userId) await deleteSession(app.db, previous.tokenHash);
+    app.setSessionCookie(reply, session.token, session.expiresAt);
+    request.log.info({ userId, issuer: claims.issuer }, 'signed in through SSO');
+    app.metrics.ssoSignIn('signed_in');
+    return reply.redirect('/dashboard', switching ? 303 : 302);
+  }
+
+  /** The session this browser's cookie opens, if any (a stale or unknown cookie is none). */
+  async function sessionOf(request: FastifyRequest, now: Date) {
+    const cookie = request.cookies[app.sessionCookieName];
+    if (!cookie) return null;
+    return findSession(app.db, hashToken(cookie), now).catch(() => null);
+  }
 
   app.get(
     '/sso/verify',
@@ -92,7 +191,8 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['sso'],
         summary: 'Verifies the partner token, signs the member in and redirects to the dashboard',
         description:
-          'Success: session cookie set, 302 to `/dashboard`. Failure: 307 to `/sign-in?error=<code>&reason=<text>` ' +
+          'Success: session cookie set, 302 to `/dashboard`; in a browser where another person is signed in, 200 with a ' +
+          'page asking whether to switch (see POST). Failure: 307 to `/sign-in?error=<code>&reason=<text>` ' +
           '(`missing_token`; `invalid_token` for anything wrong with the token, a replayed `jti` included, and for a ' +
           "token without the gateway's valid `proof` (missing, forged, another token's, or older than " +
           `${GATEWAY_PROOF_TTL_SECONDS} s): reason "The sign-in did not come through the gateway: ...", checked before ` +
@@ -107,76 +207,37 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
           "token's `email` is another account's: `email_in_use`, and that account is left unchanged. Clock tolerance on `exp` and `iat`: " +
           `${CLOCK_TOLERANCE_SECONDS} s.`,
         querystring: SsoTokenQuery,
-        response: { 302: RedirectResponse, 307: RedirectResponse, 429: ErrorResponse },
+        response: { 200: HtmlPage, 302: RedirectResponse, 307: RedirectResponse, 429: ErrorResponse },
+      },
+    },
+    async (request, reply) => signInWithToken(request, reply, request.query.token, request.query.proof, false),
+  );
+
+  app.post(
+    '/api/auth/sso/callback',
+    {
+      // The answer to the switch-account question: the token is the credential, the form's origin the guard.
+      config: { public: true },
+      schema: {
+        tags: ['sso'],
+        summary: 'Switch accounts: the answer to the question a signed-in browser gets from a sign-in link',
+        description:
+          'A sign-in link opened in a browser where another person is signed in does not switch accounts at once: ' +
+          "the callback answers 200 with a page asking whether to continue as the link's person (login CSRF: " +
+          "anyone could otherwise hand a victim their own link). This is that page's form (urlencoded `token` and " +
+          '`proof`), same-origin only (403 otherwise): the same checks as the link, then the other session ends, the ' +
+          'new one starts, and 303 to `/dashboard`.',
+        response: { 303: RedirectResponse, 307: RedirectResponse, 403: ErrorResponse, 429: ErrorResponse },
       },
     },
     async (request, reply) => {
-      const { token, proof } = request.query;
-      if (token === undefined || token === '') return failSignIn(reply, 'missing_token');
-      // A client that sent too many refused tokens is answered 429 before any partner or key lookup.
-      app.failedCredentials.refuseIfOver(request);
-      if (Array.isArray(token)) return failSignIn(reply, 'invalid_token', MALFORMED);
-
-      // The gateway's proof before anything else: no key lookup, no JWKS fetch for a token that
-      // did not come through the gateway (and so past the partner's IP allowlist).
-      const secret = app.config.GATEWAY_SECRET;
-      if (!secret) return failSignIn(reply, 'invalid_token', Reasons.gatewayNotConfigured);
-      const proven = verifyGatewayProof(secret, token, proof, app.clock().getTime() / 1000);
-      if (!proven.ok) {
-        // A token sent round the gateway is a refused credential like a forged one.
-        await app.failedCredentials.record(request);
-        request.log.info({ problem: proven.problem }, 'SSO token refused: not through the gateway');
-        return failSignIn(reply, 'invalid_token', proven.reason);
+      if (!isSameOrigin(request, app.config.PUBLIC_URL)) {
+        throw new ForbiddenError('The switch-account form must come from the LMS itself (Origin header missing or foreign)');
       }
-
-      let claims: VerifiedSsoToken;
-      try {
-        claims = await verifyPartnerToken(token, { purpose: 'sso', registry: app.partnerKeys, now: app.clock });
-      } catch (err) {
-        if (err instanceof PartnerTokenError) {
-          // A forged or foreign token (unknown issuer, key or signature...) counts as a failed credential.
-          if (err.code === 'invalid_token') await app.failedCredentials.record(request);
-          request.log.info({ reason: err.reason }, 'SSO token refused');
-          return failSignIn(reply, err.code, err.reason);
-        }
-        // The partner's keys are looked up in the database: nothing is wrong with the token.
-        if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
-        request.log.error({ err }, 'SSO verification failed unexpectedly');
-        return failSignIn(reply, 'invalid_token', UNVERIFIABLE_TOKEN_REASON);
-      }
-      // verifyPartnerToken guarantees both for the sso purpose.
-      const email = claims.email;
-      const membershipId = claims.membershipId;
-
-      const now = app.clock();
-      let signIn: Awaited<ReturnType<typeof signInMember>>;
-      try {
-        signIn = await signInMember(
-          app.db,
-          { ...claims, email, membershipId, keepTokenUntil: new Date((claims.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000) },
-          now,
-          app.config.SESSION_TTL_HOURS * 3_600_000,
-        );
-      } catch (err) {
-        // Each statement is all or nothing (the account with its identity; the jti with the
-        // session): unless the session statement committed and only its answer was lost, the jti
-        // is unspent and the same token works once the database is back. A statement PostgreSQL
-        // rolled back for a concurrent one (a deadlock) kept nothing either: the same answer.
-        if (isDatabaseUnavailable(err) || isTransactionConflict(err)) return failSignInForNow(request, reply, err);
-        const reason = err instanceof SsoFailure ? err.reason : 'session_creation_failed';
-        request.log.error({ err }, `SSO sign-in failed: ${reason}`);
-        return failSignIn(reply, 'sso_failed', reason);
-      }
-      if (signIn.outcome === 'replayed') {
-        request.log.warn({ issuer: claims.issuer, jti: claims.jti }, 'SSO token replayed');
-        return failSignIn(reply, 'invalid_token', REPLAYED_TOKEN_REASON);
-      }
-      if (signIn.outcome === 'refused') return failSignIn(reply, 'sso_failed', signIn.reason);
-      const { userId, session } = signIn;
-      app.setSessionCookie(reply, session.token, session.expiresAt);
-      request.log.info({ userId, issuer: claims.issuer }, 'signed in through SSO');
-      app.metrics.ssoSignIn('signed_in');
-      return reply.redirect('/dashboard', 302);
+      const body = (request.body ?? {}) as { token?: string[]; proof?: string[] };
+      // As the query would carry them: one value as a string, a repeated one as a list (refused).
+      const single = (values: string[] | undefined) => (values?.length === 1 ? values[0] : values);
+      return signInWithToken(request, reply, single(body.token), single(body.proof), true);
     },
   );
 
