@@ -112,6 +112,11 @@ const Env = z.object({
    */
   PAGES_TIME_ZONE: optional(timeZone).default('Asia/Jakarta'),
   /**
+   * The platform's currency (ISO 4217): the progress metrics' revenue30Days sums the purchases in it
+   * (amounts in different currencies are never added together) and the dashboard shows it.
+   */
+  PLATFORM_CURRENCY: optional(z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as IDR')).default('IDR'),
+  /**
    * The account learners transfer to for a purchase (the bank-transfer payment provider's
    * instructions, domain/learning/payment-provider.ts). Unset: the instructions give the amount
    * and the transfer reference, and say the institution gives the account.

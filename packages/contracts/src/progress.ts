@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Definitions of the progress metrics (DESIGN.md §5). The trailing 30 days are the half-open
+ * Definitions of the progress metrics (docs/architecture.md). The trailing 30 days are the half-open
  * window (now − 30 days, now]: an event exactly 30 days old is outside, one a millisecond younger
  * is inside. Shared by the schema descriptions below and the endpoint's OpenAPI description.
  */
@@ -19,14 +19,19 @@ export const PROGRESS_METRIC_DEFINITIONS = {
     '(0 when the course has no chapters); 0 when there are no enrollments. Computed exactly and rounded to 2 decimals (half up) at the end only.',
   buyers30Days: 'Number of distinct users with at least one paid purchase paid in the trailing 30 days.',
   revenue30Days:
-    'Sum of the amounts of the paid purchases paid in the trailing 30 days (a bundle purchase counts with its own amount, once).',
+    "Sum of the amounts of the paid purchases paid in the trailing 30 days in the platform's currency (PLATFORM_CURRENCY, IDR by " +
+    'default): amounts in other currencies are not added in (see revenueByCurrency30Days). A bundle purchase counts with its own amount, once.',
   totalKum30Days:
     "Sum of the course's nilaiKum (KUM/SKPK points; a course without nilaiKum adds 0) over certificates issued in the trailing 30 days.",
   certificatesCount: 'Number of certificates issued.',
   peopleWithBadgeCount: 'Number of distinct users holding at least one certificate.',
+  revenueByCurrency30Days:
+    "Beyond the API specification: the trailing 30 days' paid amounts per currency, `[{currency, amount}]` (ISO 4217 codes in " +
+    "code order), each summed on its own; revenue30Days is the platform currency's entry.",
 } as const;
 
-const metric = (name: keyof typeof PROGRESS_METRIC_DEFINITIONS) => z.number().describe(PROGRESS_METRIC_DEFINITIONS[name]);
+const metric = (name: Exclude<keyof typeof PROGRESS_METRIC_DEFINITIONS, 'revenueByCurrency30Days'>) =>
+  z.number().describe(PROGRESS_METRIC_DEFINITIONS[name]);
 
 /** The numeric fields shared by the overall and the per-category metrics. */
 const metricFields = {
@@ -43,6 +48,9 @@ const metricFields = {
   totalKum30Days: metric('totalKum30Days'),
   certificatesCount: metric('certificatesCount'),
   peopleWithBadgeCount: metric('peopleWithBadgeCount'),
+  revenueByCurrency30Days: z
+    .array(z.object({ currency: z.string(), amount: z.number() }))
+    .describe(PROGRESS_METRIC_DEFINITIONS.revenueByCurrency30Days),
 };
 
 export const ProgressMetrics = z

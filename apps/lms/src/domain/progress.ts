@@ -40,8 +40,11 @@ interface KumRow extends Grouped {
 interface PaidRow extends Grouped {
   paid: number;
 }
-interface WindowPurchaseRow extends Grouped {
+interface WindowBuyersRow extends Grouped {
   buyers: number;
+}
+interface WindowRevenueRow extends Grouped {
+  currency: string;
   revenue: string;
 }
 interface CategoryRow {
@@ -65,8 +68,11 @@ interface CategoryRow {
  * category, a bundle purchase (one purchase, its own amount) toward the bundle's category, not
  * toward its two courses'. Overall counts every purchase once, including one whose course or
  * bundle was deleted (purchases_paid_orphan_idx).
+ *
+ * Money in different currencies is never added up: revenue30Days is the platform's currency's
+ * (`currency`, PLATFORM_CURRENCY), and revenueByCurrency30Days gives every currency's sum.
  */
-export async function computeProgressMetrics(db: Db, now: Date): Promise<ProgressReport> {
+export async function computeProgressMetrics(db: Db, now: Date, { currency }: { currency: string }): Promise<ProgressReport> {
   const windowStart = new Date(now.getTime() - TRAILING_WINDOW_MS).toISOString();
   const windowEnd = now.toISOString();
   const inWindow = (column: string) =>
@@ -112,7 +118,7 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
       WHERE status = 'paid' AND course_id IS NULL AND bundle_id IS NULL
     ), window_paid AS MATERIALIZED (
       -- Only the window's paid purchases (purchases_paid_at_idx), read once.
-      SELECT p.user_id, p.amount,
+      SELECT p.user_id, p.amount, p.currency,
              CASE WHEN p.bundle_id IS NOT NULL THEN b.category_id ELSE c.category_id END AS category_id
       FROM purchases p
       LEFT JOIN courses c ON c.id = p.course_id
@@ -120,15 +126,15 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
       WHERE p.status = 'paid' AND ${inWindow('p.paid_at')}
     ), window_buyers AS (
       -- Hashed DISTINCT: measured ~25% faster than count(DISTINCT) over GROUPING SETS, which sorts per group.
-      SELECT category_id, count(*)::int AS buyers FROM (SELECT DISTINCT category_id, user_id FROM window_paid) d GROUP BY category_id
-    ), window_revenue AS (
-      SELECT category_id, sum(amount) AS revenue FROM window_paid GROUP BY category_id
-    ), window_purchases AS (
-      SELECT false AS is_total, r.category_id, b.buyers, r.revenue::text AS revenue
-      FROM window_revenue r JOIN window_buyers b ON b.category_id IS NOT DISTINCT FROM r.category_id
+      SELECT false AS is_total, category_id, count(*)::int AS buyers
+      FROM (SELECT DISTINCT category_id, user_id FROM window_paid) d GROUP BY category_id
       UNION ALL
-      SELECT true, NULL, (SELECT count(*) FROM (SELECT DISTINCT user_id FROM window_paid) d)::int,
-             (SELECT coalesce(sum(amount), 0) FROM window_paid)::text
+      SELECT true, NULL, (SELECT count(*) FROM (SELECT DISTINCT user_id FROM window_paid) d)::int
+    ), window_revenue AS (
+      -- Per currency: amounts in different currencies are never added together.
+      SELECT grouping(category_id) = 1 AS is_total, category_id, currency, sum(amount)::text AS revenue
+      FROM window_paid
+      GROUP BY GROUPING SETS ((category_id, currency), (currency))
     )
     SELECT
       (SELECT coalesce(json_agg(t), '[]'::json) FROM enrollment_groups t) AS enrollment_groups,
@@ -137,7 +143,8 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
       (SELECT coalesce(json_agg(t), '[]'::json) FROM kum t) AS kum,
       (SELECT coalesce(json_agg(t), '[]'::json) FROM paid_counts t) AS paid_counts,
       (SELECT paid FROM orphan_paid) AS orphan_paid,
-      (SELECT coalesce(json_agg(t), '[]'::json) FROM window_purchases t) AS window_purchases,
+      (SELECT coalesce(json_agg(t), '[]'::json) FROM window_buyers t) AS window_buyers,
+      (SELECT coalesce(json_agg(t ORDER BY t.currency), '[]'::json) FROM window_revenue t) AS window_revenue,
       (SELECT coalesce(json_agg(t ORDER BY t.id), '[]'::json) FROM (SELECT id, code, name FROM categories) t) AS categories
   `);
   const row = rows[0] as Record<string, unknown>;
@@ -148,16 +155,17 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
   const kum = json<KumRow>(row.kum);
   const paidCounts = json<PaidRow>(row.paid_counts);
   const orphanPaid = Number(row.orphan_paid ?? 0);
-  const windowPurchases = json<WindowPurchaseRow>(row.window_purchases);
+  const windowBuyers = json<WindowBuyersRow>(row.window_buyers);
+  const windowRevenue = json<WindowRevenueRow>(row.window_revenue);
   const categories = json<CategoryRow>(row.categories);
 
   // scope: undefined = overall, a number = that category.
   const metricsFor = (categoryId: number | undefined): ProgressMetrics => {
-    const pick = <T extends Grouped>(list: T[]): T | undefined =>
-      list.find((r) => (categoryId === undefined ? r.is_total : !r.is_total && r.category_id === categoryId));
+    const inScope = (r: Grouped) => (categoryId === undefined ? r.is_total : !r.is_total && r.category_id === categoryId);
+    const pick = <T extends Grouped>(list: T[]): T | undefined => list.find(inScope);
+    const revenues = windowRevenue.filter(inScope).map((r) => ({ currency: r.currency, amount: Number(r.revenue) }));
     const groups = enrollmentGroups.filter((g) => categoryId === undefined || g.category_id === categoryId);
     const courses = pick(courseCounts);
-    const window = pick(windowPurchases);
     const paid = (pick(paidCounts)?.paid ?? 0) + (categoryId === undefined ? orphanPaid : 0);
     const participants = (kind: ParticipantRow['kind']) => pick(participantCounts.filter((r) => r.kind === kind))?.participants ?? 0;
     const certificates = courses?.certificates ?? 0;
@@ -170,8 +178,9 @@ export async function computeProgressMetrics(db: Db, now: Date): Promise<Progres
       totalCourses: courses?.courses ?? 0,
       totalStudents: participants('student'),
       completionRate: completionRate(groups),
-      buyers30Days: window?.buyers ?? 0,
-      revenue30Days: Number(window?.revenue ?? 0),
+      buyers30Days: pick(windowBuyers)?.buyers ?? 0,
+      revenue30Days: revenues.find((r) => r.currency === currency)?.amount ?? 0,
+      revenueByCurrency30Days: revenues,
       totalKum30Days: Number(pick(kum)?.kum ?? 0),
       certificatesCount: certificates,
       peopleWithBadgeCount: participants('certificate_holder'),

@@ -95,10 +95,16 @@ ${courseList}
 </section>`;
 }
 
-/** The metrics add up the purchases' amounts, which are in rupiah (the schema's default currency). */
-const METRICS_CURRENCY = 'IDR';
+/** The trailing 30 days' paid amounts in currencies other than the platform's, each on its own (never added in). */
+function otherRevenue(ctx: PageContext, revenues: { currency: string; amount: number }[], currency: string): Html | false {
+  const others = revenues.filter((r) => r.currency !== currency);
+  return (
+    others.length > 0 && html`<p class="muted">${ctx.t.dashboard.otherCurrencies(others.map((r) => ctx.f.money(r.amount, r.currency)))}</p>`
+  );
+}
 
-function metricsSection(ctx: PageContext, report: ProgressReport): Html {
+/** The metrics; revenue in the platform's currency, the other currencies' sums said beside it. */
+function metricsSection(ctx: PageContext, report: ProgressReport, currency: string): Html {
   const { t, f } = ctx;
   const o = report.overall;
   const cats = report.perCategory;
@@ -113,11 +119,12 @@ ${figures([
   [fig.enrollments, f.number(o.totalDaftar)],
   [fig.completionRate, f.percent(o.completionRate)],
   [fig.buyers30Days, f.number(o.buyers30Days)],
-  [fig.revenue30Days, f.money(o.revenue30Days, METRICS_CURRENCY)],
+  [fig.revenue30Days, f.money(o.revenue30Days, currency)],
   [fig.kum30Days, f.number(o.totalKum30Days)],
   [fig.certificates, f.number(o.certificatesCount)],
   [fig.peopleWithCertificate, f.number(o.peopleWithBadgeCount)],
 ])}
+${otherRevenue(ctx, o.revenueByCurrency30Days, currency)}
 <h2 id="charts">${t.dashboard.byCategory}</h2>
 <div class="charts">
 ${barChart({
@@ -138,7 +145,7 @@ ${barChart({
 ${barChart({
   name: 'revenue',
   title: chart.revenue,
-  items: cats.map((c) => ({ label: c.categoryName, value: c.revenue30Days, text: f.money(c.revenue30Days, METRICS_CURRENCY) })),
+  items: cats.map((c) => ({ label: c.categoryName, value: c.revenue30Days, text: f.money(c.revenue30Days, currency) })),
   empty: chart.noCategories,
   color: '#6a3fa0',
 })}
@@ -159,7 +166,7 @@ async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSe
   const { caller, user } = session;
   const viewer = { kind: 'session' as const, userId: caller.userId, role: caller.role };
   const [report, list] = await Promise.all([
-    computeProgressMetrics(app.db, app.clock()),
+    computeProgressMetrics(app.db, app.clock(), { currency: app.config.PLATFORM_CURRENCY }),
     findVisibleCourses(app.db, viewer, { page: 1, limit: STAFF_COURSE_LIMIT }),
   ]);
   const drafts = await findDraftCourseIds(
@@ -202,7 +209,7 @@ ${rows}
     html`<section aria-labelledby="keys"><h2 id="keys">${t.layout.apiKeys}</h2><div class="card"><p>${t.dashboard.apiKeysText}</p></div></section>`;
   return html`<h1>${t.dashboard.welcome(user.name)}</h1>
 ${await staffLearningSections(app, ctx, session, query)}
-${metricsSection(ctx, report)}
+${metricsSection(ctx, report, app.config.PLATFORM_CURRENCY)}
 <section aria-labelledby="courses">
 <h2 id="courses">${courseTitle}</h2>
 ${courses}

@@ -26,6 +26,7 @@ const ZEROS = {
   totalKum30Days: 0,
   certificatesCount: 0,
   peopleWithBadgeCount: 0,
+  revenueByCurrency30Days: [],
 };
 
 async function makeCourse(
@@ -217,6 +218,7 @@ t.test('GET /api/lms-progress', async (t) => {
       completionRate: 60.42, // (100+50+100+33.333…+0+100+25+75)/8 = 483.333…/8 = 60.41666…
       buyers30Days: 3, // p1 s1, p3 s2, p6 s1, p7 s3 → {s1, s2, s3}
       revenue30Days: 610000.75, // 100000.25 + 200000 + 300000 + 10000.50
+      revenueByCurrency30Days: [{ currency: 'IDR', amount: 610000.75 }],
       totalKum30Days: 13.75, // k1 2.5 + k3 10 + k5 0 + k6 1.25
       certificatesCount: 6,
       peopleWithBadgeCount: 4, // s1 (k1,k3) s2 (k5) s3 (k2,k4) s4 (k6)
@@ -236,6 +238,7 @@ t.test('GET /api/lms-progress', async (t) => {
         completionRate: 44.44, // (100 + 33.333… + 0)/3 = 44.444…
         buyers30Days: 1, // p1 and p6, both s1
         revenue30Days: 400000.25, // 100000.25 + 300000
+        revenueByCurrency30Days: [{ currency: 'IDR', amount: 400000.25 }],
         totalKum30Days: 2.5, // k1 2.5 + k5 0
         certificatesCount: 2,
         peopleWithBadgeCount: 2, // s1, s2
@@ -254,13 +257,16 @@ t.test('GET /api/lms-progress', async (t) => {
         completionRate: 62.5, // (50 + 100 + 25 + 75)/4
         buyers30Days: 1, // p3 s2
         revenue30Days: 200000, // p3
+        revenueByCurrency30Days: [{ currency: 'IDR', amount: 200000 }],
         totalKum30Days: 1.25, // k6 only (k2 at the boundary, k4 40 days ago)
         certificatesCount: 3,
         peopleWithBadgeCount: 2, // s3, s4
       },
       { categoryId: catC!.id, categoryCode: 'LAW', categoryName: 'Law', ...ZEROS },
     ]);
-    for (const [field, value] of Object.entries(data.overall)) t.type(value, 'number', `${field} is a JSON number`);
+    for (const [field, value] of Object.entries(data.overall)) {
+      if (field !== 'revenueByCurrency30Days') t.type(value, 'number', `${field} is a JSON number`);
+    }
 
     // Deleting a completed chapter of c1 moves the numbers: s1-c1 becomes 2/2 = 100 (still done),
     // s2-c1 (completed chapter 0, the deleted one) becomes 0/2 = 0.
@@ -299,6 +305,7 @@ t.test('GET /api/lms-progress', async (t) => {
       completionRate: 42.86, // 300/7 = 42.857…
       buyers30Days: 3, // s1 (p1, p6), s2 (p3), s3 (p7)
       revenue30Days: 610000.75,
+      revenueByCurrency30Days: [{ currency: 'IDR', amount: 610000.75 }],
       totalKum30Days: 3.75, // k1 2.5 + k5 0 + k6 1.25
       certificatesCount: 5,
       peopleWithBadgeCount: 4, // s1 (k1) s2 (k5) s3 (k2, k4) s4 (k6)
@@ -318,6 +325,7 @@ t.test('GET /api/lms-progress', async (t) => {
         completionRate: 40, // (100 + 0 + 0 + 33.333… + 66.666…)/5
         buyers30Days: 2, // s1 (p1, p6), s2 (p3)
         revenue30Days: 600000.25, // 100000.25 + 300000 + 200000
+        revenueByCurrency30Days: [{ currency: 'IDR', amount: 600000.25 }],
         totalKum30Days: 2.5, // k1 (k2 at the boundary)
         certificatesCount: 3,
         peopleWithBadgeCount: 3, // s1, s2, s3
@@ -336,6 +344,7 @@ t.test('GET /api/lms-progress', async (t) => {
         completionRate: 50, // (25 + 75)/2
         buyers30Days: 0,
         revenue30Days: 0,
+        revenueByCurrency30Days: [],
         totalKum30Days: 1.25, // k6
         certificatesCount: 2,
         peopleWithBadgeCount: 2, // s3, s4
@@ -371,6 +380,7 @@ t.test('GET /api/lms-progress', async (t) => {
       completionRate: 37.5, // the same 300 of progress over 8 enrollments (s5-c1 at 0)
       buyers30Days: 4, // + s5 (paid now)
       revenue30Days: 735001.25, // 610000.75 + 125000.50
+      revenueByCurrency30Days: [{ currency: 'IDR', amount: 735001.25 }],
     });
     t.same(bought.perCategory[0], {
       ...moved.perCategory[0],
@@ -380,7 +390,23 @@ t.test('GET /api/lms-progress', async (t) => {
       completionRate: 33.33, // 200/6
       buyers30Days: 3,
       revenue30Days: 725000.75,
+      revenueByCurrency30Days: [{ currency: 'IDR', amount: 725000.75 }],
     });
+
+    // Another currency is never added to the platform's: the trust review saw IDR and USD summed.
+    await db.db.insert(purchases).values({ userId: s5.id, courseId: c1.id, amount: '25.50', currency: 'USD', status: 'paid', paidAt: NOW });
+    const usd = (await get(teacherHeaders)).json().data;
+    t.equal(usd.overall.revenue30Days, 735001.25, 'revenue30Days: the platform currency only');
+    t.same(usd.overall.revenueByCurrency30Days, [
+      { currency: 'IDR', amount: 735001.25 },
+      { currency: 'USD', amount: 25.5 },
+    ]);
+    t.same(usd.perCategory[0].revenueByCurrency30Days, [
+      { currency: 'IDR', amount: 725000.75 },
+      { currency: 'USD', amount: 25.5 },
+    ]);
+    const page = await app.inject({ url: '/dashboard', headers: { cookie: `${await sessionCookieFor(app, superAdmin.id)}; lms_lang=en` } });
+    t.match(page.body, /Also paid in other currencies \(not added in\): US\$25\.50/, 'the dashboard says it apart');
     t.same(bought.perCategory.slice(1), moved.perCategory.slice(1), 'other categories unchanged');
   });
 });

@@ -133,6 +133,7 @@ export function en(f: Format): Messages {
       tier: 'Tier',
       membershipId: 'Membership ID',
       metrics: 'Platform metrics',
+      otherCurrencies: (amounts) => `Also paid in other currencies (not added in): ${f.list(amounts)}.`,
       figure: {
         courses: 'Courses',
         publishedClasses: 'Published classes',

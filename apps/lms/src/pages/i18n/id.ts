@@ -157,6 +157,7 @@ export function id(f: Format) {
       tier: 'Kategori peserta',
       membershipId: 'Nomor anggota',
       metrics: 'Metrik platform',
+      otherCurrencies: (amounts: string[]) => `Juga dibayar dalam mata uang lain (tidak dijumlahkan): ${f.list(amounts)}.`,
       figure: {
         courses: 'Kursus',
         publishedClasses: 'Kelas terbit',

@@ -11,7 +11,7 @@ const descriptionFor = (perMinute: number) =>
     "A student gets 403; missing or invalid credentials get 401. An API-key call counts against that key's sliding " +
       `window like every other API-key call (${perMinute} a minute, RATE_LIMIT_PER_MINUTE, shared with the catalog endpoints)` +
       ': past it, 429 with ' +
-      '`Retry-After`. Session callers are not limited.',
+      "`Retry-After`. A session counts against its person's budget of costly reads (SESSION_RATE_LIMIT_PER_MINUTE).",
     '',
     '"Trailing 30 days" is the window (now − 30 days, now]: exactly 30 days ago is outside.',
     '',
@@ -24,7 +24,7 @@ const descriptionFor = (perMinute: number) =>
       'time of a purchase in the window is its payment time (`paidAt`), of a certificate its issue time.',
   ].join('\n');
 
-/** GET /api/lms-progress: the metrics of DESIGN.md §5. */
+/** GET /api/lms-progress: the progress metrics (their definitions: @lms/contracts PROGRESS_METRIC_DEFINITIONS). */
 const progressRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/lms-progress',
@@ -47,7 +47,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async () => {
-      const data = await computeProgressMetrics(app.db, app.clock());
+      const data = await computeProgressMetrics(app.db, app.clock(), { currency: app.config.PLATFORM_CURRENCY });
       return { success: true as const, data };
     },
   );
