@@ -16,6 +16,7 @@ import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugin
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
+import paymentsPlugin from './plugins/payments.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
 import apiKeyRoutes from './routes/api-keys/index.js';
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(csrfPlugin);
   await app.register(rateLimitPlugin, deps.rateLimit ?? {});
   await app.register(openapiPlugin);
+  await app.register(paymentsPlugin);
 
   await app.register(enrolmentCodeLimiter);
   await app.register(healthRoutes);

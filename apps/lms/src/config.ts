@@ -124,6 +124,16 @@ const Env = z.object({
   BANK_TRANSFER_BANK: optional(z.string().max(200)),
   BANK_TRANSFER_ACCOUNT_NUMBER: optional(z.string().max(100)),
   BANK_TRANSFER_ACCOUNT_NAME: optional(z.string().max(200)),
+  /** How long a purchase waits for its payment before it expires (hours). */
+  PURCHASE_PENDING_HOURS: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 90),
+  ).default(72),
+  /** How many purchases one buyer may have waiting for payment at once. */
+  PURCHASE_PENDING_MAX: optional(z.coerce.number().int().min(1).max(1_000)).default(5),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */

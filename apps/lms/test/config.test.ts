@@ -48,5 +48,9 @@ t.test('connection limits: defaults, and a headers timeout longer than the reque
     name: 'ConfigError',
     message: /HEADERS_TIMEOUT_MS \(20000\) must not exceed REQUEST_TIMEOUT_MS \(10000\)/,
   });
-  t.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' }), { name: 'ConfigError', message: /REQUEST_TIMEOUT_MS/ }, '0 (no limit) is refused');
+  t.throws(
+    () => loadConfig({ REQUEST_TIMEOUT_MS: '0' }),
+    { name: 'ConfigError', message: /REQUEST_TIMEOUT_MS/ },
+    '0 (no limit) is refused',
+  );
 });

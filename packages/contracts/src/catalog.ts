@@ -141,11 +141,11 @@ const quizFields = {
  */
 export const CONTENT_RULE =
   'Content rule: chapter text and quiz questions are read by those who manage the course (its owner teacher, ' +
-  "an admin of its institution, a super_admin, by session); an enrolled learner reads the text of the chapters " +
+  'an admin of its institution, a super_admin, by session); an enrolled learner reads the text of the chapters ' +
   'the unlock rule opens for them and the questions of the chapter and module quizzes it opens; everyone else ' +
-  '(every API key, members not enrolled, other teachers and other institutions\' staff) reads the outline: ' +
+  "(every API key, members not enrolled, other teachers and other institutions' staff) reads the outline: " +
   'titles, order and counts, with `content: ""` and `questions: []`. A course with previewMode on also shows ' +
-  'everyone who may see it the text of its first chapter in course order (never a question). The final exam\'s ' +
+  "everyone who may see it the text of its first chapter in course order (never a question). The final exam's " +
   'questions appear only to those who manage the course, and to a learner inside an open attempt ' +
   '(/api/learning). Answer keys: only the owner teacher and a super_admin, by session.';
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { idNumber } from './text.js';
+import { Pagination } from './catalog.js';
+import { idNumber, text } from './text.js';
 
-// Purchases (DESIGN §5b): POST /api/learning/purchases, the buyer's list, the admins' pending
-// transfers and their confirmation.
+// Purchases: POST /api/learning/purchases, the buyer's list and cancellation, the admins'
+// transfers to confirm, their confirmation and rejection.
 
 export const PurchaseBody = z
   .union([
@@ -21,11 +22,19 @@ export const Purchase = z
     itemName: z.string().describe("The course's or bundle's name; empty when it was deleted since."),
     amount: z.string().describe('Decimal text, e.g. "150000.00": the tier price when the purchase started.'),
     currency: z.string(),
-    status: z.enum(['pending', 'paid', 'refunded']),
+    status: z
+      .enum(['pending', 'paid', 'refunded', 'cancelled', 'rejected', 'expired'])
+      .describe(
+        'pending until its payment is confirmed (paid); closed unpaid when its buyer cancels it, an admin rejects it ' +
+          '(closeReason says why), or it expires (expiresAt).',
+      ),
     provider: z.string().describe('The payment provider: `bank_transfer`.'),
     reference: z.string().nullable().describe('What the buyer writes on the transfer.'),
     createdAt: z.iso.datetime(),
     paidAt: z.iso.datetime().nullable(),
+    expiresAt: z.iso.datetime().nullable().describe('When a pending purchase expires unpaid (PURCHASE_PENDING_HOURS after it started).'),
+    closedAt: z.iso.datetime().nullable().describe('When it was cancelled, rejected or expired.'),
+    closeReason: z.string().nullable().describe("An admin's reason for a rejection."),
   })
   .meta({ id: 'Purchase' });
 export type Purchase = z.infer<typeof Purchase>;
@@ -59,10 +68,28 @@ export const PendingPurchase = Purchase.extend({
 }).meta({ id: 'PendingPurchase' });
 export type PendingPurchase = z.infer<typeof PendingPurchase>;
 
+export const PendingPurchasesQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1).describe('1-based'),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  reference: text()
+    .max(40)
+    .optional()
+    .describe('A transfer reference (case and spaces ignored): that purchase whatever its state, if the caller may decide on it.'),
+});
+export type PendingPurchasesQuery = z.infer<typeof PendingPurchasesQuery>;
+
 export const PendingPurchasesResponse = z
-  .object({ success: z.literal(true), purchases: z.array(PendingPurchase) })
+  .object({ success: z.literal(true), purchases: z.array(PendingPurchase), pagination: Pagination })
   .meta({ id: 'PendingPurchasesResponse' });
 export type PendingPurchasesResponse = z.infer<typeof PendingPurchasesResponse>;
+
+export const RejectPurchaseBody = z
+  .object({ reason: text().trim().min(1).max(500).describe('Why, for the buyer: e.g. "No transfer arrived with this reference".') })
+  .strict()
+  .meta({ id: 'RejectPurchaseBody' });
+export type RejectPurchaseBody = z.infer<typeof RejectPurchaseBody>;
+
+export const PurchaseResponse = z.object({ success: z.literal(true), purchase: Purchase }).meta({ id: 'PurchaseResponse' });
 
 export const ConfirmedPurchaseResponse = z
   .object({

@@ -45,7 +45,11 @@ export function checkConnectionLimits(limits: ConnectionLimits): ConnectionLimit
  * request timeouts of open sockets every `connectionsCheckingInterval` (30 s by default, which
  * would let a 10-s limit run to 40 s): here a quarter of the shorter limit, between 50 ms and 1 s.
  */
-export function connectionLimitsOptions(limits: ConnectionLimits): { requestTimeout: number; keepAliveTimeout: number; http: ServerOptions } {
+export function connectionLimitsOptions(limits: ConnectionLimits): {
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  http: ServerOptions;
+} {
   const interval = Math.min(1_000, Math.max(50, Math.floor(Math.min(limits.HEADERS_TIMEOUT_MS, limits.REQUEST_TIMEOUT_MS) / 4)));
   return {
     requestTimeout: limits.REQUEST_TIMEOUT_MS,

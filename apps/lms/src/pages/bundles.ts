@@ -52,8 +52,12 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false): 
   if (offer.enrolledIn === 2) return html`<p class="notice">${t.bundles.enrolledInBoth}</p>`;
   if (offer.paid) return html`<p class="notice">${t.bundles.paid}</p>`;
   if (pending) return pending;
+  // Nobody pays twice for a course: a bundle holding one they have, or are paying for, is not sold to them.
+  if (offer.held?.why === 'enrolled')
+    return html`<p class="notice">${t.bundles.heldEnrolled(offer.held.course.name, offer.held.other.name)}</p>`;
+  if (offer.held?.why === 'waiting') return html`<p class="notice">${t.bundles.heldWaiting(offer.held.course.name)}</p>`;
   if (!offer.forSale) return html`<p class="muted">${t.bundles.free}</p>`;
-  return html`${offer.enrolledIn === 1 && html`<p class="muted">${t.bundles.enrolledInOne}</p>`}<p class="muted">${t.purchase.buyText}</p>
+  return html`<p class="muted">${t.purchase.buyText}</p>
 <form method="post" action="${href('/dashboard/bundles', offer.id, 'purchase')}"><button type="submit" aria-label="${t.bundles.buyLabel(offer.name)}">${t.bundles.buyButton}</button></form>`;
 }
 
@@ -61,7 +65,8 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false): 
  * GET /dashboard/bundles: the bundles the person can buy (both courses buyer-visible), ten to a
  * page (`?page=`), all of them or those holding one course (`?courseId=`, the course page's link), each with
  * its two courses, their price at their tier against the two bought separately, and where they
- * stand: enrolled in both, paid, a pending transfer with its instructions, free, or the buy form
+ * stand: enrolled in both, paid, a pending transfer with its instructions, a course of it already
+ * had or being paid for, free, or the buy form
  * (a plain form posting to ./learning/forms.ts, which comes back here with 303).
  */
 const bundlesPage: FastifyPluginAsyncZod = async (app) => {

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
+import { expireOverduePurchases } from '../domain/learning/purchases.js';
 import { purgeUsedTokenIds } from '../domain/partner-tokens.js';
 
 export interface HousekeepingOptions {
@@ -10,11 +11,19 @@ export interface HousekeepingOptions {
 export interface PurgeResult {
   usedTokenIds: number;
   idempotencyKeys: number;
+  /** Purchases past their payment deadline, closed as expired. */
+  expiredPurchases: number;
 }
+
+/** Purchases expired per run at most: a backlog is worked off over several runs, never in one long statement. */
+const PURCHASE_EXPIRY_BATCH = 1_000;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Deletes the rows whose time is over: spent token ids past their token's exp, Idempotency-Keys past 24 h. */
+    /**
+     * Deletes the rows whose time is over (spent token ids past their token's exp, Idempotency-Keys
+     * past 24 h) and closes the purchases past their payment deadline.
+     */
     purgeExpiredRows(): Promise<PurgeResult>;
   }
 }
@@ -35,8 +44,11 @@ export default fp<HousekeepingOptions>(
       const now = app.clock();
       const usedTokenIds = await purgeUsedTokenIds(app.db, now);
       const idempotencyKeys = await purgeExpiredIdempotencyKeys(app.db, now);
-      if (usedTokenIds + idempotencyKeys > 0) app.log.info({ usedTokenIds, idempotencyKeys }, 'housekeeping: expired rows purged');
-      return { usedTokenIds, idempotencyKeys };
+      const expiredPurchases = await expireOverduePurchases(app.db, now, { limit: PURCHASE_EXPIRY_BATCH });
+      if (usedTokenIds + idempotencyKeys + expiredPurchases > 0) {
+        app.log.info({ usedTokenIds, idempotencyKeys, expiredPurchases }, 'housekeeping: expired rows purged');
+      }
+      return { usedTokenIds, idempotencyKeys, expiredPurchases };
     });
 
     const timer = setInterval(() => {

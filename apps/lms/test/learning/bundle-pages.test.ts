@@ -128,7 +128,8 @@ t.test('the bundles page and its buy form', async (t) => {
     t.match(shown.body, '<p class="notice" role="status">Purchase created. Make the transfer as shown on the bundle.</p>');
     t.match(shown.body, `<code>${purchase!.reference}</code>`);
     t.match(shown.body, 'Bank Contoh · 123-456-789');
-    t.match(shown.body, /Transfer exactly IDR\s?250,000/);
+    t.match(shown.body, /Transfer exactly<\/dt><dd><strong>IDR\s?250,000<\/strong>/, 'the amount, once');
+    t.match(shown.body, /Pay before \d/, 'and by when');
     t.notMatch(shown.body, action, 'no second buy button while pending');
 
     // Another member sees their own standing only: not the buyer's pending purchase or its reference.
@@ -143,7 +144,7 @@ t.test('the bundles page and its buy form', async (t) => {
 
     const confirmAction = `/dashboard/purchases/${purchase!.id}/confirm`;
     t.match((await page('/dashboard', admin.cookie, 'en')).body, `action="${confirmAction}"`, 'on the admin dashboard');
-    t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard?confirmed=done#transfers');
+    t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard/transfers?confirmed=done');
     t.equal(await enrolledIn(buyer.id, [one.id, two.id]), 2, 'confirmed: enrolled in both courses');
     const after = await page('/dashboard/bundles', buyer.cookie, 'en');
     t.match(after.body, 'You are enrolled in both courses of this bundle.');
@@ -154,12 +155,19 @@ t.test('the bundles page and its buy form', async (t) => {
     t.equal((await pendingOf(buyer.id)).length, 0);
   });
 
-  await t.test('a learner enrolled in one course is told the bundle enrols them in both, and may still buy it', async (t) => {
+  await t.test('attacker: a learner who has one course of a bundle cannot pay for it again through the bundle', async (t) => {
     const learner = await newLearner('Setengah');
     await db.db.insert(enrollments).values({ userId: learner.id, courseId: one.id });
     const res = await page('/dashboard/bundles', learner.cookie, 'en');
-    t.match(res.body, 'You are already enrolled in one of its courses; the bundle enrols you in both.');
-    t.match(res.body, `/dashboard/bundles/${discounted.id}/purchase`);
+    t.match(res.body, `You already have the course ${one.name}, so this bundle is not sold to you: buy ${two.name} on its own.`);
+    t.notMatch(res.body, `/dashboard/bundles/${discounted.id}/purchase`, 'no buy form');
+    const forced = await post(`/dashboard/bundles/${discounted.id}/purchase`, learner.cookie);
+    t.equal(
+      forced.headers.location,
+      `/dashboard/bundles?page=1&purchase=nothing#bundle-${discounted.id}`,
+      'the form sent anyway: nothing to pay',
+    );
+    t.equal((await pendingOf(learner.id)).length, 0, 'and nothing bought');
   });
 
   await t.test('what cannot be bought is a 404 page and leaves nothing behind', async (t) => {

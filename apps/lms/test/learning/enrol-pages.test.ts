@@ -153,10 +153,10 @@ t.test('enrolment pages and forms', async (t) => {
     t.equal((await post(confirmAction, admin.cookie, '', { origin: 'https://evil.example' })).statusCode, 403, 'CSRF on the confirm form');
     t.equal(await enrolled(buyer.id, course.id), 0);
     const confirmed = await post(confirmAction, admin.cookie);
-    t.equal(confirmed.headers.location, '/dashboard?confirmed=done#transfers');
+    t.equal(confirmed.headers.location, '/dashboard/transfers?confirmed=done');
     t.equal(await enrolled(buyer.id, course.id), 1, 'confirmed: enrolled');
-    t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard?confirmed=already#transfers', 'twice: already');
-    const done = await page('/dashboard?confirmed=done', admin.cookie, 'id');
+    t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard/transfers?confirmed=already', 'twice: already');
+    const done = await page('/dashboard/transfers?confirmed=done', admin.cookie, 'id');
     t.match(done.body, 'Pembayaran dikonfirmasi');
     t.match(done.body, 'Tidak ada transfer yang menunggu konfirmasi.');
   });

@@ -82,7 +82,7 @@ t.test('purchases', async (t) => {
     const own = (await buy(buyerAdminCookie, { courseId: course.id })).json().purchase;
     const selfConfirm = await confirm(own.id, buyerAdminCookie);
     t.equal(selfConfirm.statusCode, 403, 'a buyer cannot confirm their own purchase, even an admin');
-    t.same(selfConfirm.json(), { success: false, error: 'A buyer cannot confirm their own purchase' });
+    t.same(selfConfirm.json(), { success: false, error: 'A buyer cannot decide on their own purchase' });
     for (const [who, cookie] of [
       ['the buyer (a student)', learner.cookie],
       ['another student', otherLearner.cookie],
@@ -213,7 +213,21 @@ t.test('purchases', async (t) => {
     const buyer = await makeUser(db.db);
     const cookie = await sessionCookieFor(app, buyer.id);
     await setTier(db.db, buyer.id, 'anggota');
-    t.equal((await buy(cookie, { bundleId: summed.id })).json().purchase.amount, '300000.25', 'no bundle price: the sum');
+    const first = (await buy(cookie, { bundleId: summed.id })).json();
+    t.equal(first.purchase.amount, '300000.25', 'no bundle price: the sum');
+    // A second bundle of the same two courses while the first waits for payment: paying both would pay each course twice.
+    const overlapping = await buy(cookie, { bundleId: discounted.id });
+    t.equal(overlapping.statusCode, 409, 'a bundle whose courses are already being paid for');
+    t.same(overlapping.json(), {
+      success: false,
+      error: 'A purchase holding "Two" is waiting for payment: pay or cancel it before buying this bundle',
+    });
+    const cancelled = await app.inject({
+      method: 'POST',
+      url: `/api/learning/purchases/${first.purchase.id}/cancel`,
+      headers: asSession(cookie),
+    });
+    t.equal(cancelled.json().purchase.status, 'cancelled', 'the buyer cancels the first');
     const member = (await buy(cookie, { bundleId: discounted.id })).json();
     t.equal(member.purchase.amount, '250000.00', 'anggota: the bundle price');
     t.equal(member.purchase.itemName, 'A pair');
@@ -231,7 +245,9 @@ t.test('purchases', async (t) => {
     t.equal(await enrolled(buyer.id, one.id), 1);
     t.equal(await enrolled(buyer.id, two.id), 1);
     t.equal((await enrol(one.id, cookie)).statusCode, 200, 'enrolled in the first');
-    t.equal((await buy(cookie, { bundleId: summed.id })).statusCode, 200, 'the other bundle purchase is still the open one');
+    const again = await buy(cookie, { bundleId: summed.id });
+    t.equal(again.statusCode, 409, 'the other bundle of the same courses: nothing left to buy');
+    t.same(again.json().error, 'You are already enrolled in both courses of this bundle');
 
     // A bundle with a course of another institution: that institution's admin alone cannot confirm it.
     const elsewhereTeacher = await makeUser(db.db, { role: 'teacher', institutionId: cast.otherInstitutionId });

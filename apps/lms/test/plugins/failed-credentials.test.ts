@@ -170,8 +170,8 @@ t.test("a flood on the dashboard pages gets a 429 page with Retry-After, in the 
   t.equal(over.statusCode, 429);
   t.match(over.headers['content-type'], /text\/html/);
   t.ok(Number(over.headers['retry-after']) > 0, 'Retry-After');
-  t.match(over.body, 'Too many attempts');
-  t.match((await page('id')).body, 'Terlalu banyak percobaan');
+  t.match(over.body, 'Too many requests');
+  t.match((await page('id')).body, 'Terlalu banyak permintaan');
 });
 
 t.test('behind a trusted proxy the client is the one it names', async (t) => {

@@ -11,6 +11,10 @@ export const enrollmentType = pgEnum('enrollment_type', ['code', 'open', 'approv
 export const quizScope = pgEnum('quiz_scope', ['chapter', 'module', 'final']);
 /** A request to join an `approval` course, decided by the course's teacher (or an admin). */
 export const enrollmentRequestStatus = pgEnum('enrollment_request_status', ['pending', 'approved', 'rejected']);
-export const purchaseStatus = pgEnum('purchase_status', ['pending', 'paid', 'refunded']);
+/**
+ * A purchase is pending until its payment is confirmed (paid), or it is closed unpaid: cancelled by
+ * its buyer, rejected by an admin (with a reason), expired after PURCHASE_PENDING_HOURS.
+ */
+export const purchaseStatus = pgEnum('purchase_status', ['pending', 'paid', 'refunded', 'cancelled', 'rejected', 'expired']);
 /** How an SSO identity came to be: the partner's first token ('sso') or an operator's link ('operator'). */
 export const identityOrigin = pgEnum('identity_origin', ['sso', 'operator']);

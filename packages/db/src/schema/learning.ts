@@ -166,6 +166,12 @@ export const purchases = pgTable(
     reference: text(),
     /** The admin who confirmed the payment. */
     confirmedBy: text().references(() => users.id, { onDelete: 'set null' }),
+    /** A pending purchase expires then (PURCHASE_PENDING_HOURS after it started); null for older rows. */
+    expiresAt: tstz(),
+    /** When it was closed unpaid (cancelled, rejected, expired), by whom (null: it expired), and an admin's reason. */
+    closedAt: tstz(),
+    closedBy: text().references(() => users.id, { onDelete: 'set null' }),
+    closeReason: text(),
   },
   (t) => [
     check('purchases_amount_nonnegative', sql`${t.amount} >= 0`),
@@ -182,6 +188,9 @@ export const purchases = pgTable(
     index('purchases_course_idx').on(t.courseId),
     index('purchases_bundle_idx').on(t.bundleId),
     index('purchases_paid_at_idx').on(t.paidAt).where(sql`${t.status} = 'paid'`),
+    // What housekeeping expires, and the admins' list of transfers to confirm (oldest first).
+    index('purchases_pending_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
+    index('purchases_pending_created_idx').on(t.createdAt, t.id).where(sql`${t.status} = 'pending'`),
     // Paid purchases whose course or bundle was deleted (both set null): still counted overall.
     index('purchases_paid_orphan_idx').on(t.id).where(sql`${t.status} = 'paid' and ${t.courseId} is null and ${t.bundleId} is null`),
   ],

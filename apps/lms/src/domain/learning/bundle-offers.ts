@@ -20,9 +20,15 @@ export interface BundleOffer {
   forSale: boolean;
   /** How many of the two courses the buyer is enrolled in. */
   enrolledIn: 0 | 1 | 2;
+  /**
+   * One course of the bundle the buyer already has (enrolled) or is paying for (a pending purchase
+   * of it, or of another bundle holding it), with the other course: nobody pays twice for a
+   * course, so such a bundle is not sold to them (buy the other course on its own).
+   */
+  held: { course: { id: number; name: string }; why: 'enrolled' | 'waiting'; other: { id: number; name: string } } | null;
   paid: boolean;
   /** The buyer's pending purchase of the bundle (bank transfer not yet confirmed), if any. */
-  pending: { id: number; amount: string; currency: string; reference: string | null } | null;
+  pending: { id: number; amount: string; currency: string; reference: string | null; expiresAt: string | null } | null;
 }
 
 const one = alias(courses, 'offer_course_one');
@@ -91,11 +97,20 @@ export async function findBundleOffers(
       ...bundlePriceColumns(one, two),
       currency: bundles.currency,
       tier: buyerTier(userId),
-      enrolledIn: sql<number>`(select count(*)::int from ${enrollments} e
-        where e.user_id = ${userId} and e.course_id in (${bundles.courseOneId}, ${bundles.courseTwoId}))`,
+      enrolledIds: sql<number[]>`coalesce((select json_agg(e.course_id order by e.course_id) from ${enrollments} e
+        where e.user_id = ${userId} and e.course_id in (${bundles.courseOneId}, ${bundles.courseTwoId})), '[]'::json)`,
+      // Of the two courses, those with a purchase of the buyer's waiting for payment: of the course
+      // itself, or of another bundle that holds it.
+      waitingIds: sql<
+        number[]
+      >`coalesce((select json_agg(c.id order by c.id) from (values (${bundles.courseOneId}), (${bundles.courseTwoId})) as c(id)
+        where exists (select 1 from ${purchases} wp left join ${bundles} wb on wb.id = wp.bundle_id
+          where wp.user_id = ${userId} and wp.status = 'pending' and wp.bundle_id is distinct from ${bundles.id}
+            and (wp.course_id = c.id or wb.course_one_id = c.id or wb.course_two_id = c.id))), '[]'::json)`,
       paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'paid')`,
       pending: sql<BundleOffer['pending']>`(select json_build_object('id', p.id, 'amount', p.amount::text, 'currency', p.currency,
-        'reference', p.reference) from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'pending')`,
+        'reference', p.reference, 'expiresAt', p.expires_at) from ${purchases} p
+        where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'pending')`,
     })
     .from(bundles)
     .innerJoin(categories, eq(categories.id, bundles.categoryId))
@@ -110,6 +125,14 @@ export async function findBundleOffers(
     // In cents: two numeric(14,2) amounts added without a binary fraction's rounding.
     const cents = (amount: string) => Math.round(Number(amount) * 100);
     const separately = cents(courseTierPrice(r.courseOnePrices, r.tier)) + cents(courseTierPrice(r.courseTwoPrices, r.tier));
+    const pair = [
+      { id: r.courseOneId, name: r.courseOneName },
+      { id: r.courseTwoId, name: r.courseTwoName },
+    ] as const;
+    const heldAs = (ids: number[], why: 'enrolled' | 'waiting') => {
+      const course = pair.find((c) => ids.includes(c.id));
+      return course ? { course, why, other: pair.find((c) => c !== course) ?? course } : null;
+    };
     return {
       id: r.id,
       name: r.name,
@@ -124,7 +147,8 @@ export async function findBundleOffers(
       currency: r.currency,
       forSale: isPositiveAmount(price),
       // Enrolments are unique per (user, course): counted over the bundle's two courses, 0 to 2.
-      enrolledIn: r.enrolledIn as 0 | 1 | 2,
+      enrolledIn: r.enrolledIds.length as 0 | 1 | 2,
+      held: heldAs(r.enrolledIds, 'enrolled') ?? heldAs(r.waitingIds, 'waiting'),
       paid: r.paid,
       pending: r.pending,
     };

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
-import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
@@ -9,12 +9,28 @@ import { findBundleOffers } from './bundle-offers.js';
 import type { Decider } from './enrollment.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
-// Purchases (DESIGN §5b): a purchasable course or a bundle is bought at the buyer's tier price;
-// the purchase is pending until the provider settles it (bank transfer: an admin's confirmation),
-// which marks it paid and enrols the buyer, in both courses for a bundle, in one transaction. The
-// counters and metrics follow from the status change by the database's triggers.
+// Purchases: a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
+// pending until the provider settles it (bank transfer: an admin's confirmation), which marks it
+// paid and enrols the buyer, in both courses for a bundle, in one transaction. The counters and
+// metrics follow from the status change by the database's triggers.
+//
+// A pending purchase does not wait for ever: its buyer cancels it, an admin rejects it with a
+// reason, or it expires PurchaseRules.pendingMs after it started (housekeeping closes it; every
+// read treats it as expired from then on). A buyer has at most PurchaseRules.maxPending at once,
+// so nobody can bury the admins' list. Nobody pays twice for a course: a bundle holding a course
+// the buyer has, or is paying for, is refused with the course named (buy the other one alone).
 
 export type PurchaseItem = { courseId: number; bundleId?: undefined } | { bundleId: number; courseId?: undefined };
+
+export type PurchaseStatus = 'pending' | 'paid' | 'refunded' | 'cancelled' | 'rejected' | 'expired';
+
+/** The deployment's limits on pending purchases (PURCHASE_PENDING_HOURS, PURCHASE_PENDING_MAX). */
+export interface PurchaseRules {
+  /** How long a purchase waits for its payment before it expires. */
+  pendingMs: number;
+  /** How many pending purchases one buyer may have at once. */
+  maxPending: number;
+}
 
 export interface PurchaseView {
   id: number;
@@ -25,12 +41,17 @@ export interface PurchaseView {
   itemName: string;
   amount: string;
   currency: string;
-  status: 'pending' | 'paid' | 'refunded';
+  status: PurchaseStatus;
   provider: string;
   reference: string | null;
   createdAt: Date;
   paidAt: Date | null;
   confirmedBy: string | null;
+  /** When a pending purchase expires. */
+  expiresAt: Date | null;
+  /** When it was closed unpaid (cancelled, rejected, expired), and an admin's reason for a rejection. */
+  closedAt: Date | null;
+  closeReason: string | null;
 }
 
 const item = alias(courses, 'purchased_course');
@@ -49,6 +70,9 @@ const purchaseColumns = {
   createdAt: purchases.createdAt,
   paidAt: purchases.paidAt,
   confirmedBy: purchases.confirmedBy,
+  expiresAt: purchases.expiresAt,
+  closedAt: purchases.closedAt,
+  closeReason: purchases.closeReason,
 };
 
 function purchaseQuery(db: Db) {
@@ -73,13 +97,16 @@ interface Priced {
   currency: string;
 }
 
-/** What a course costs this buyer, or why it cannot be bought. */
+/** What a course costs this buyer, or why it cannot be bought (never a second time). */
 async function priceCourse(db: Db, userId: string, courseId: number): Promise<Priced> {
   const [row] = await db
     .select({
       ...coursePriceForBuyerColumns(userId),
       enrolled: sql<boolean>`exists (select 1 from ${enrollments} e where e.user_id = ${userId} and e.course_id = ${courseId})`,
       paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.course_id = ${courseId} and p.status = 'paid')`,
+      // A bundle purchase holding this course and waiting for payment: paying both would pay the course twice.
+      waitingBundle: sql<string | null>`(select wb.name from ${purchases} wp join ${bundles} wb on wb.id = wp.bundle_id
+        where wp.user_id = ${userId} and wp.status = 'pending' and ${courseId} in (wb.course_one_id, wb.course_two_id) limit 1)`,
     })
     .from(courses)
     .where(and(eq(courses.id, courseId), buyerVisible));
@@ -87,6 +114,11 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
   if (!row.isPurchasable) throw new ConflictError('This course is not for sale');
   if (row.enrolled) throw new ConflictError('You are already enrolled in this course');
   if (row.paid) throw new ConflictError('You already paid for this course');
+  if (row.waitingBundle !== null) {
+    throw new ConflictError(
+      `Your purchase of the bundle "${row.waitingBundle}", waiting for payment, holds this course: pay or cancel it first`,
+    );
+  }
   const amount = courseTierPrice(row, row.tier);
   if (!isPositiveAmount(amount)) throw new ConflictError('This course costs nothing at your tier: enrol directly');
   return { amount, currency: row.currency };
@@ -94,13 +126,22 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
 
 /**
  * What a bundle costs this buyer, or why it cannot be bought: the bundle as the bundles page shows
- * it to them (findBundleOffers: both courses buyer-visible, the catalog's bundle price at their tier).
+ * it to them (findBundleOffers: both courses buyer-visible, the catalog's bundle price at their
+ * tier). A bundle holding a course the buyer has or is paying for is refused, naming the course
+ * (the bundle's price is for both; buy the other course on its own).
  */
 async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Priced> {
   const [offer] = await findBundleOffers(db, userId, { bundleId });
   if (!offer) throw new NotFoundError('Bundle not found');
   if (offer.enrolledIn === 2) throw new ConflictError('You are already enrolled in both courses of this bundle');
   if (offer.paid) throw new ConflictError('You already paid for this bundle');
+  const held = offer.held;
+  if (held?.why === 'enrolled') {
+    throw new ConflictError(`You already have "${held.course.name}": buy "${held.other.name}" on its own instead of this bundle`);
+  }
+  if (held?.why === 'waiting') {
+    throw new ConflictError(`A purchase holding "${held.course.name}" is waiting for payment: pay or cancel it before buying this bundle`);
+  }
   if (!offer.forSale) throw new ConflictError('This bundle costs nothing: enrol in its courses directly');
   return { amount: offer.price, currency: offer.currency };
 }
@@ -112,21 +153,36 @@ export async function findOpenPurchase(db: Db, userId: string, what: PurchaseIte
   return row ?? null;
 }
 
+/** 409: the buyer has as many purchases waiting for payment as one may. */
+export class TooManyPendingPurchasesError extends ConflictError {
+  constructor(max: number) {
+    super(`You have ${max} purchases waiting for payment, as many as one may: pay or cancel one first`);
+  }
+}
+
+/** The second key of the buyer's advisory lock (the first is the user's hashtext); quiz attempts use quiz ids, all above 0. */
+const PURCHASE_LOCK = 0;
+
 const MAX_REFERENCE_TRIES = 5;
 
 /**
- * Starts a purchase: a pending row at the buyer's tier price with a fresh transfer reference,
- * and the provider's instructions. A second request for the same item while one is pending
- * returns that one (`created: false`), with its own amount and reference (the partial unique
- * indexes purchases_one_pending_* decide races).
+ * Starts a purchase: a pending row at the buyer's tier price with a fresh transfer reference, an
+ * expiry (rules.pendingMs), and the provider's instructions. A second request for the same item
+ * while one is pending returns that one (`created: false`), with its own amount and reference.
+ * The buyer's purchases that are past their expiry are expired first; a buyer with
+ * rules.maxPending waiting is refused (409). The count and the insert hold the buyer's advisory
+ * lock, so concurrent starts cannot pass the cap; the partial unique indexes
+ * purchases_one_pending_* decide races for one item.
  */
 export async function startPurchase(
   db: Db,
   provider: PaymentProvider,
+  rules: PurchaseRules,
   userId: string,
   what: PurchaseItem,
   at: Date,
 ): Promise<{ created: boolean; purchase: PurchaseView; instructions: PaymentInstructions }> {
+  await expireOverduePurchases(db, at, { userId });
   const existing = await findOpenPurchase(db, userId, what);
   const done = (created: boolean, purchase: PurchaseView) => ({
     created,
@@ -146,25 +202,35 @@ export async function startPurchase(
     what.courseId !== undefined ? sql`status = 'pending' and course_id is not null` : sql`status = 'pending' and bundle_id is not null`;
   for (let attempt = 1; ; attempt++) {
     try {
-      const [inserted] = await db
-        .insert(purchases)
-        .values({
-          userId,
-          courseId: what.courseId ?? null,
-          bundleId: what.bundleId ?? null,
-          amount: price.amount,
-          currency: price.currency,
-          status: 'pending',
-          provider: provider.name,
-          reference: newReference(),
-          createdAt: at,
-        })
-        .onConflictDoNothing({ target: [purchases.userId, target], where: pendingIndexPredicate })
-        .returning({ id: purchases.id });
-      const view = inserted ? await findPurchase(db, inserted.id) : await findOpenPurchase(db, userId, what);
+      const insertedId = await inTransaction(db, async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${PURCHASE_LOCK})`);
+        const [waiting] = await tx
+          .select({ n: count() })
+          .from(purchases)
+          .where(and(eq(purchases.userId, userId), eq(purchases.status, 'pending')));
+        if ((waiting?.n ?? 0) >= rules.maxPending) throw new TooManyPendingPurchasesError(rules.maxPending);
+        const [inserted] = await tx
+          .insert(purchases)
+          .values({
+            userId,
+            courseId: what.courseId ?? null,
+            bundleId: what.bundleId ?? null,
+            amount: price.amount,
+            currency: price.currency,
+            status: 'pending',
+            provider: provider.name,
+            reference: newReference(),
+            createdAt: at,
+            expiresAt: new Date(at.getTime() + rules.pendingMs),
+          })
+          .onConflictDoNothing({ target: [purchases.userId, target], where: pendingIndexPredicate })
+          .returning({ id: purchases.id });
+        return inserted?.id ?? null;
+      });
+      const view = insertedId !== null ? await findPurchase(db, insertedId) : await findOpenPurchase(db, userId, what);
       // Nothing inserted and nothing open: the concurrent one was settled meanwhile; start again.
-      if (!view) return startPurchase(db, provider, userId, what, at);
-      return done(Boolean(inserted), view);
+      if (!view) return startPurchase(db, provider, rules, userId, what, at);
+      return done(insertedId !== null, view);
     } catch (err) {
       // Two references alike (50 random bits): draw another.
       if (attempt < MAX_REFERENCE_TRIES && constraintOf(err) === 'purchases_reference_key') continue;
@@ -192,6 +258,37 @@ export async function listMyPurchases(db: Db, userId: string, limit = 200): Prom
 }
 
 /**
+ * Closes the pending purchases that are past their expiry as `expired`, closed when they expired:
+ * one buyer's (before their next purchase), or any `limit` of them, oldest expiry first
+ * (housekeeping, in batches). Returns how many it closed.
+ */
+export async function expireOverduePurchases(db: Db, now: Date, scope: { userId: string } | { limit: number }): Promise<number> {
+  const overdue = and(eq(purchases.status, 'pending'), lte(purchases.expiresAt, now));
+  const which =
+    'userId' in scope
+      ? and(overdue, eq(purchases.userId, scope.userId))
+      : sql`${purchases.id} in (select ${purchases.id} from ${purchases} where ${overdue} order by ${purchases.expiresAt} limit ${scope.limit})`;
+  const closed = await db
+    .update(purchases)
+    .set({ status: 'expired', closedAt: sql`${purchases.expiresAt}` })
+    .where(and(which, eq(purchases.status, 'pending')))
+    .returning({ id: purchases.id });
+  return closed.length;
+}
+
+/** The buyer cancels their own pending purchase (nobody else can: another's is a 404). */
+export async function cancelPurchase(db: Db, userId: string, purchaseId: number, at: Date): Promise<PurchaseView> {
+  const [cancelled] = await db
+    .update(purchases)
+    .set({ status: 'cancelled', closedAt: at, closedBy: userId })
+    .where(and(eq(purchases.id, purchaseId), eq(purchases.userId, userId), eq(purchases.status, 'pending')))
+    .returning({ id: purchases.id });
+  const view = await findPurchase(db, purchaseId);
+  if (!view || view.userId !== userId) throw new NotFoundError('Purchase not found');
+  if (!cancelled) throw new ConflictError(`This purchase is already ${view.status}`);
+  return view;
+}
+/**
  * Whether a staff member may confirm purchases of the given courses: a super_admin any, an admin
  * those whose every course belongs to the admin's institution; nobody else.
  */
@@ -208,12 +305,35 @@ const purchaseInstitutions = sql`array(
   select c.institution_id from ${courses} c
   where c.id = ${purchases.courseId} or c.id = ${bundles.courseOneId} or c.id = ${bundles.courseTwoId})`;
 
+/** A purchase locked for a staff member's decision (confirm, reject), with what the decision needs. */
+async function lockForDecision(tx: Db, decider: Decider, purchaseId: number) {
+  const [found] = await tx
+    .select({
+      userId: purchases.userId,
+      status: purchases.status,
+      courseId: purchases.courseId,
+      bundleId: purchases.bundleId,
+      courseIds: sql<number[]>`array_remove(array[${purchases.courseId}, ${bundles.courseOneId}, ${bundles.courseTwoId}], null)`,
+      mayConfirm: mayConfirm(decider, purchaseInstitutions),
+    })
+    .from(purchases)
+    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+    .where(eq(purchases.id, purchaseId))
+    .for('update', { of: purchases });
+  if (!found) throw new NotFoundError('Purchase not found');
+  if (found.userId === decider.userId) throw new ForbiddenError('A buyer cannot decide on their own purchase');
+  if (!found.mayConfirm) throw new ForbiddenError("Only an admin of the course's institution or a super_admin decides on this payment");
+  return found;
+}
+
 /**
  * An admin confirms that the transfer arrived: in one transaction the purchase is locked, the
  * confirmer checked (an admin of the institution of every course in it, or a super_admin; never
- * its buyer), the status moved from pending to paid with the time and the confirmer (only while
- * still pending: confirming twice is a 409), and the buyer enrolled in the course, or both
- * courses of a bundle.
+ * its buyer), the status moved to paid with the time and the confirmer, and the buyer enrolled in
+ * the course, or both courses of a bundle. A pending purchase is confirmed, and so is an expired
+ * one (money that arrives late is still a payment), unless the buyer has paid for the same item
+ * since; the buyer's newer purchase of the item waiting for payment is then cancelled, so it is
+ * not paid a second time. Paid, refunded, cancelled or rejected: 409.
  */
 export async function confirmPurchase(
   db: Db,
@@ -222,28 +342,35 @@ export async function confirmPurchase(
   at: Date,
 ): Promise<{ purchase: PurchaseView; enrolledCourseIds: number[] }> {
   const enrolledCourseIds = await inTransaction(db, async (tx) => {
-    const [found] = await tx
-      .select({
-        userId: purchases.userId,
-        status: purchases.status,
-        courseIds: sql<number[]>`array_remove(array[${purchases.courseId}, ${bundles.courseOneId}, ${bundles.courseTwoId}], null)`,
-        mayConfirm: mayConfirm(decider, purchaseInstitutions),
-      })
-      .from(purchases)
-      .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
-      .where(eq(purchases.id, purchaseId))
-      .for('update', { of: purchases });
-    if (!found) throw new NotFoundError('Purchase not found');
-    if (found.userId === decider.userId) throw new ForbiddenError('A buyer cannot confirm their own purchase');
-    if (!found.mayConfirm) throw new ForbiddenError("Only an admin of the course's institution or a super_admin confirms this payment");
-    if (found.status !== 'pending') throw new ConflictError(`This purchase is already ${found.status}`);
+    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
     if (found.courseIds.length === 0) throw new ConflictError('What was bought no longer exists');
+    const sameItem = and(
+      eq(purchases.userId, found.userId),
+      found.courseId !== null ? eq(purchases.courseId, found.courseId) : eq(purchases.bundleId, found.bundleId ?? 0),
+    );
+    if (found.status === 'expired') {
+      const [paid] = await tx
+        .select({ id: purchases.id })
+        .from(purchases)
+        .where(and(sameItem, eq(purchases.status, 'paid')));
+      if (paid) throw new ConflictError(`The buyer has paid for this since (purchase ${paid.id}): this one is not confirmed`);
+      await tx
+        .update(purchases)
+        .set({
+          status: 'cancelled',
+          closedAt: at,
+          closedBy: decider.userId,
+          closeReason: `Superseded by purchase ${purchaseId}, paid late`,
+        })
+        .where(and(sameItem, eq(purchases.status, 'pending')));
+    }
     const [updated] = await tx
       .update(purchases)
-      .set({ status: 'paid', paidAt: at, confirmedBy: decider.userId })
-      .where(and(eq(purchases.id, purchaseId), eq(purchases.status, 'pending')))
+      .set({ status: 'paid', paidAt: at, confirmedBy: decider.userId, closedAt: null })
+      .where(and(eq(purchases.id, purchaseId), eq(purchases.status, found.status)))
       .returning({ id: purchases.id });
-    if (!updated) throw new ConflictError('This purchase was already confirmed');
+    if (!updated) throw new ConflictError('This purchase was already decided');
     // One statement for the course or both of a bundle's, in course id order: each enrolment
     // updates its course's counters (a row lock), and two bundles may pair the same courses in
     // opposite orders; confirmed at once in the bundles' orders they would deadlock.
@@ -258,21 +385,67 @@ export async function confirmPurchase(
   return { purchase: (await findPurchase(db, purchaseId))!, enrolledCourseIds };
 }
 
+/**
+ * An admin rejects a purchase whose money did not come (or will not be accepted), with a reason
+ * the buyer sees: who may is who may confirm it; pending or expired → rejected. Paid, refunded,
+ * cancelled or rejected already: 409.
+ */
+export async function rejectPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
+  await inTransaction(db, async (tx) => {
+    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
+    await tx
+      .update(purchases)
+      .set({ status: 'rejected', closedAt: at, closedBy: decider.userId, closeReason: reason })
+      .where(eq(purchases.id, purchaseId));
+  });
+  // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
+  return (await findPurchase(db, purchaseId))!;
+}
+
 export interface PendingPurchaseView extends PurchaseView {
   buyerName: string;
   buyerEmail: string;
   membershipId: string | null;
 }
 
-/** The pending purchases a staff member may confirm, oldest first. */
-export async function listPendingPurchases(db: Db, decider: Decider, limit = 200): Promise<PendingPurchaseView[]> {
-  return db
-    .select({ ...purchaseColumns, buyerName: users.name, buyerEmail: users.email, membershipId: users.membershipId })
-    .from(purchases)
-    .leftJoin(item, eq(item.id, purchases.courseId))
-    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
-    .innerJoin(users, eq(users.id, purchases.userId))
-    .where(and(eq(purchases.status, 'pending'), mayConfirm(decider, purchaseInstitutions), sql`${purchases.userId} <> ${decider.userId}`))
-    .orderBy(asc(purchases.createdAt), asc(purchases.id))
-    .limit(limit);
+/** Which of the transfers to confirm: a page of them (1-based), or the one with a transfer reference. */
+export interface PendingPurchaseQuery {
+  page: number;
+  limit: number;
+  /** A transfer reference, as the bank statement shows it (case and spaces do not matter). */
+  reference?: string;
+}
+
+/**
+ * The purchases a staff member may confirm, oldest first, a page at a time with their total:
+ * those waiting for payment and not past their expiry; or, with a reference, the purchase of that
+ * reference whatever its state (an expired one can still be confirmed when its money arrives late).
+ */
+export async function listPendingPurchases(
+  db: Db,
+  decider: Decider,
+  query: PendingPurchaseQuery,
+  now: Date,
+): Promise<{ purchases: PendingPurchaseView[]; total: number }> {
+  const mine = and(mayConfirm(decider, purchaseInstitutions), sql`${purchases.userId} <> ${decider.userId}`);
+  const which =
+    query.reference !== undefined
+      ? eq(purchases.reference, query.reference.replace(/\s+/g, '').toUpperCase())
+      : and(eq(purchases.status, 'pending'), or(sql`${purchases.expiresAt} is null`, gt(purchases.expiresAt, now)));
+  const filter = and(which, mine);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select({ ...purchaseColumns, buyerName: users.name, buyerEmail: users.email, membershipId: users.membershipId })
+      .from(purchases)
+      .leftJoin(item, eq(item.id, purchases.courseId))
+      .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+      .innerJoin(users, eq(users.id, purchases.userId))
+      .where(filter)
+      .orderBy(asc(purchases.createdAt), asc(purchases.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit),
+    db.select({ total: count() }).from(purchases).leftJoin(bundles, eq(bundles.id, purchases.bundleId)).where(filter),
+  ]);
+  return { purchases: rows, total: counted?.total ?? 0 };
 }

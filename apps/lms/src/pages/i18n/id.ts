@@ -42,8 +42,8 @@ export function id(f: Format) {
         text: 'Isi formulir ini lebih besar dari yang dapat diterima. Kembali, persingkat, lalu kirim lagi.',
       },
       429: {
-        title: 'Terlalu banyak percobaan',
-        text: 'Terlalu banyak permintaan gagal dari alamat Anda. Silakan tunggu sebentar, lalu coba lagi.',
+        title: 'Terlalu banyak permintaan',
+        text: 'Terlalu banyak permintaan dari Anda atau dari alamat Anda dalam waktu singkat. Silakan tunggu sebentar, lalu coba lagi.',
       },
       500: { title: 'Terjadi kesalahan', text: 'Halaman ini belum dapat ditampilkan. Silakan coba lagi sebentar lagi.' },
       503: {

@@ -1,36 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { listPendingRequests } from '../../domain/learning/enrollment.js';
-import { listPendingPurchases } from '../../domain/learning/purchases.js';
 import type { PageContext } from '../i18n/index.js';
 import type { PageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
+import { decidesTransfers, transfersSection } from './transfers.js';
 
 function flash(ctx: PageContext, query: unknown): Html | false {
   const q = (query ?? {}) as Record<string, unknown>;
   const decided = q.decided;
-  const confirmed = q.confirmed;
-  const { enrol, purchase } = ctx.t;
+  const { enrol } = ctx.t;
   const text =
-    typeof decided === 'string' && Object.hasOwn(enrol.decided, decided)
-      ? enrol.decided[decided as keyof typeof enrol.decided]
-      : typeof confirmed === 'string' && Object.hasOwn(purchase.confirmed, confirmed)
-        ? purchase.confirmed[confirmed as keyof typeof purchase.confirmed]
-        : null;
+    typeof decided === 'string' && Object.hasOwn(enrol.decided, decided) ? enrol.decided[decided as keyof typeof enrol.decided] : null;
   return text !== null && html`<p class="notice" role="status">${text}</p>`;
 }
 
 /**
  * The staff dashboard's work lists: the pending requests to join the courses this person decides
  * (a teacher their own, an admin their institution's, a super_admin all), and for admins the
- * bank transfers waiting for their confirmation, each with its buttons (plain forms, ./forms.ts).
+ * bank transfers waiting for their confirmation (./transfers.ts), each with its buttons (plain
+ * forms, ./forms.ts).
  */
 export async function staffLearningSections(app: FastifyInstance, ctx: PageContext, session: PageSession, query: unknown): Promise<Html> {
   const { t, f } = ctx;
   const caller = session.caller;
-  const admin = caller.role === 'admin' || caller.role === 'super_admin';
   const [requests, transfers] = await Promise.all([
     listPendingRequests(app.db, caller, 50),
-    admin ? listPendingPurchases(app.db, caller, 50) : Promise.resolve([]),
+    decidesTransfers(session) ? transfersSection(app, ctx, session) : Promise.resolve(false as const),
   ]);
   const r = t.enrol.requests;
   const requestRows = requests.map(
@@ -55,31 +50,5 @@ ${requestRows}</tbody>
 </table></div>`
 }
 </section>`;
-  if (!admin) return html`${flash(ctx, query)}${requestSection}`;
-
-  const p = t.purchase.pending;
-  const transferRows = transfers.map(
-    (x) => html`<tr>
-<td data-label="${p.buyer}">${x.buyerName}<br><span class="muted">${x.buyerEmail}</span></td>
-<td data-label="${p.item}">${x.itemName}</td>
-<td data-label="${p.amount}" class="num">${t.purchase.money(x.amount, x.currency)}</td>
-<td data-label="${p.reference}"><code>${x.reference ?? ''}</code></td>
-<td data-label="${p.created}">${f.dateTime(x.createdAt)}</td>
-<td data-label="${p.action}"><form method="post" action="${href('/dashboard/purchases', x.id, 'confirm')}"><button type="submit" aria-label="${p.confirmLabel(x.reference ?? '')}">${p.confirm}</button></form></td>
-</tr>
-`,
-  );
-  const transferSection = html`<section aria-labelledby="transfers">
-<h2 id="transfers">${p.heading}</h2>
-${
-  transfers.length === 0
-    ? html`<p class="muted">${p.none}</p>`
-    : html`<div class="table-wrap"><table class="responsive">
-<thead><tr><th scope="col">${p.buyer}</th><th scope="col">${p.item}</th><th scope="col" class="num">${p.amount}</th><th scope="col">${p.reference}</th><th scope="col">${p.created}</th><th scope="col">${p.action}</th></tr></thead>
-<tbody>
-${transferRows}</tbody>
-</table></div>`
-}
-</section>`;
-  return html`${flash(ctx, query)}${requestSection}${transferSection}`;
+  return html`${flash(ctx, query)}${requestSection}${transfers}`;
 }

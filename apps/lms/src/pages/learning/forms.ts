@@ -1,25 +1,36 @@
-import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RejectPurchaseBody, text } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
-import { confirmPurchase, type PurchaseItem, startPurchase } from '../../domain/learning/purchases.js';
+import {
+  cancelPurchase,
+  confirmPurchase,
+  findPurchase,
+  type PurchaseItem,
+  rejectPurchase,
+  startPurchase,
+} from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
-import { paymentProvider } from '../../routes/learning/purchases.js';
 import { pageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
 import { type BundleFlash, bundlePageLink } from '../bundles.js';
 import type { EnrolFlash } from './enrol-section.js';
+import { decidesTransfers } from './transfers.js';
 
 const EnrolForm = z.object({ code: text().max(200).optional() });
 const EmptyForm = z.object({}).passthrough().nullish();
+/** Loose: a missing or blank reason is said on the page (`reason-required`), not a 400. */
+const RejectForm = z.object({ reason: z.unknown().optional() }).passthrough().nullish();
 
 /**
  * The forms of enrolment and purchases on the pages: plain HTML forms (no JavaScript) that post
  * here and come back with 303 to the page they were on, with the outcome in the query string
  * (`?enrol=`, `?purchase=`, `?decided=`, `?confirmed=`) for the page to say in the person's language.
+ * A decision on a transfer comes back to /dashboard/transfers; a cancelled purchase to the page of
+ * what it was for.
  *
  * Cross-site requests: a form cannot send the `x-requested-with` header the CSRF plugin asks of
  * the JSON routes, so these routes take its form rule (`csrf: 'form'`): the browser's `Origin` (or
@@ -48,7 +59,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
    */
   const buy = async (userId: string, what: PurchaseItem): Promise<boolean> => {
     try {
-      await startPurchase(app.db, paymentProvider(app), userId, what, app.clock());
+      await startPurchase(app.db, app.payments.provider, app.payments.rules, userId, what, app.clock());
       return true;
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
@@ -128,24 +139,65 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     );
   }
 
+  /** The JSON routes' roles (admins and super_admins); the domain checks the institution. */
+  const decider = async (request: FastifyRequest) => {
+    const session = await pageSession(app, request);
+    if (!decidesTransfers(session)) throw new ForbiddenError('Only an admin decides on payments');
+    return session.caller;
+  };
+
   app.post(
     '/purchases/:id/confirm',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Confirm-transfer form of the dashboard', EmptyForm) },
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Confirm-transfer form of the transfers list', EmptyForm) },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      // The JSON route's roles: admins and super_admins; the domain checks the institution.
-      if (session.caller.role !== 'admin' && session.caller.role !== 'super_admin') {
-        throw new ForbiddenError('Only an admin confirms payments');
-      }
+      const caller = await decider(request);
       const id = (request.params as { id: number }).id;
       let outcome = 'done';
       try {
-        await confirmPurchase(app.db, session.caller, id, app.clock());
+        await confirmPurchase(app.db, caller, id, app.clock());
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
         outcome = 'already';
       }
-      return back(reply, `/dashboard?confirmed=${outcome}#transfers`);
+      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+    },
+  );
+
+  app.post(
+    '/purchases/:id/reject',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Reject-transfer form of the transfers list', RejectForm) },
+    async (request, reply) => {
+      const caller = await decider(request);
+      const id = (request.params as { id: number }).id;
+      const given = (request.body as { reason?: unknown } | null)?.reason;
+      const reason = RejectPurchaseBody.shape.reason.safeParse(given);
+      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=reason-required');
+      let outcome = 'rejected';
+      try {
+        await rejectPurchase(app.db, caller, id, reason.data, app.clock());
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        outcome = 'already';
+      }
+      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+    },
+  );
+
+  app.post(
+    '/purchases/:id/cancel',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Cancel form of the transfer instructions', EmptyForm) },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const id = (request.params as { id: number }).id;
+      // Only its buyer: another person's purchase is a 404 page (cancelPurchase).
+      const purchase = await cancelPurchase(app.db, session.caller.userId, id, app.clock()).catch(async (err: unknown) => {
+        if (!(err instanceof ConflictError)) throw err;
+        return null;
+      });
+      const item = purchase ?? (await findPurchase(app.db, id));
+      if (item?.bundleId != null) return back(reply, await bundlePageLink(app.db, item.bundleId, 'cancelled'));
+      if (item?.courseId != null) return back(reply, `/dashboard/courses/${item.courseId}?enrol=purchase-cancelled#enrol`);
+      return back(reply, '/dashboard');
     },
   );
 };

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { paymentProvider } from '../../routes/learning/purchases.js';
 import type { PageContext } from '../i18n/index.js';
-import { type Html, html } from '../view/html.js';
+import { type Html, href, html } from '../view/html.js';
 
 /** A pending purchase as the transfer instructions need it. */
 export interface PendingPurchase {
@@ -9,25 +8,32 @@ export interface PendingPurchase {
   amount: string;
   currency: string;
   reference: string | null;
+  /** When it expires unpaid (null: a purchase from before expiry existed). */
+  expiresAt: Date | string | null;
 }
 
 /**
  * What a buyer with a pending purchase must do: transfer the exact amount to the account the
- * payment provider names, with the purchase's reference, then wait for an admin's confirmation.
- * The course page's enrol section and the bundles page show the same block.
+ * payment provider names, with the purchase's reference, before it expires, then wait for an
+ * admin's confirmation; or cancel it (the form comes back to the page that shows the item). The
+ * course page's enrol section and the bundles page show the same block.
  */
 export function transferInstructions(app: FastifyInstance, ctx: PageContext, open: PendingPurchase): Html {
-  const { t } = ctx;
-  const steps = paymentProvider(app).begin({ id: open.id, amount: open.amount, currency: open.currency, reference: open.reference ?? '' });
+  const { t, f } = ctx;
+  const steps = app.payments.provider.begin({ id: open.id, amount: open.amount, currency: open.currency, reference: open.reference ?? '' });
   const account = steps.accountNumber
     ? [steps.bankName, steps.accountNumber, steps.accountName].filter(Boolean).join(' · ')
     : t.purchase.institutionAccount;
-  const amount = t.purchase.money(open.amount, open.currency);
+  const reference = open.reference ?? '';
   return html`<h3>${t.purchase.pendingHeading}</h3>
 <dl>
-<dt>${t.purchase.transfer(amount)}</dt><dd>${amount}</dd>
+<dt>${t.purchase.amount}</dt><dd><strong>${t.purchase.money(open.amount, open.currency)}</strong></dd>
 <dt>${t.purchase.toAccount}</dt><dd>${account}</dd>
-<dt>${t.purchase.reference}</dt><dd><code>${open.reference ?? ''}</code></dd>
+<dt>${t.purchase.reference}</dt><dd><code>${reference}</code></dd>
 </dl>
-<p class="muted">${t.purchase.waiting}</p>`;
+${open.expiresAt !== null && html`<p>${t.purchase.payBefore(f.dateTime(open.expiresAt) ?? '')}</p>`}
+<p class="muted">${t.purchase.waiting}</p>
+<form method="post" action="${href('/dashboard/purchases', open.id, 'cancel')}">
+<button type="submit" class="secondary" aria-label="${t.purchase.cancelLabel(reference)}">${t.purchase.cancelButton}</button>
+</form>`;
 }

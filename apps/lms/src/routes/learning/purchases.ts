@@ -2,21 +2,24 @@ import {
   ConfirmedPurchaseResponse,
   ErrorResponse,
   LearningIdParams,
+  PendingPurchasesQuery,
   PendingPurchasesResponse,
   type Purchase,
   PurchaseBody,
   PurchaseListResponse,
+  PurchaseResponse,
+  RejectPurchaseBody,
   StartedPurchaseResponse,
   ValidationErrorResponse,
 } from '@lms/contracts';
-import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { BankTransferProvider, type PaymentProvider } from '../../domain/learning/payment-provider.js';
 import {
+  cancelPurchase,
   confirmPurchase,
   listMyPurchases,
   listPendingPurchases,
   type PurchaseView,
+  rejectPurchase,
   startPurchase,
 } from '../../domain/learning/purchases.js';
 import { CSRF_RULE, SESSION_ONLY, sessionCaller, sessionOnly } from './session-only.js';
@@ -36,16 +39,10 @@ export function purchaseBody(p: PurchaseView): Purchase {
     reference: p.reference,
     createdAt: p.createdAt.toISOString(),
     paidAt: p.paidAt?.toISOString() ?? null,
+    expiresAt: p.expiresAt?.toISOString() ?? null,
+    closedAt: p.closedAt?.toISOString() ?? null,
+    closeReason: p.closeReason,
   };
-}
-
-/** The payment provider of this LMS: bank transfer, to the account of the configuration. */
-export function paymentProvider(app: FastifyInstance): PaymentProvider {
-  return new BankTransferProvider({
-    bankName: app.config.BANK_TRANSFER_BANK,
-    accountNumber: app.config.BANK_TRANSFER_ACCOUNT_NUMBER,
-    accountName: app.config.BANK_TRANSFER_ACCOUNT_NAME,
-  });
 }
 
 const common = {
@@ -53,9 +50,9 @@ const common = {
   403: ErrorResponse,
 };
 
-/** Purchases: start one, list mine, list the transfers to confirm, confirm one. */
+/** Purchases: start one, list mine, cancel mine; list the transfers to confirm, confirm or reject one. */
 const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
-  const provider = paymentProvider(app);
+  const { provider, rules } = app.payments;
 
   app.post(
     '/api/learning/purchases',
@@ -71,10 +68,14 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           "account without a tier → price. A bundle (both courses buyer-visible), with the catalog's bundle prices " +
           "(price: the bundle's own or the two course prices added up; priceNonMember: its own or else price): umum → " +
           'priceNonMember; anggota, mahasiswa (bundles have no student price) and no tier → price. 201 with a pending ' +
-          'purchase, a unique transfer reference and the bank-transfer instructions; while one is pending for the same ' +
-          'item, 200 with that one (its amount and reference unchanged). An admin confirms the transfer ' +
+          'purchase, a unique transfer reference, its expiry and the bank-transfer instructions; while one is pending ' +
+          'for the same item, 200 with that one (its amount and reference unchanged). An admin confirms the transfer ' +
           '(`POST /api/learning/purchases/{id}/confirm`); the buyer is then enrolled (a bundle: in both courses). ' +
-          'Nothing lets a buyer mark their own purchase paid.',
+          'Nothing lets a buyer mark their own purchase paid. A purchase waits ' +
+          `${app.config.PURCHASE_PENDING_HOURS} hours for its payment (PURCHASE_PENDING_HOURS), then expires; a buyer may ` +
+          `have ${rules.maxPending} waiting at once (PURCHASE_PENDING_MAX). Nobody pays twice for a course: a course ` +
+          'the caller is enrolled in, has paid for, or has a bundle purchase waiting that holds it is refused, and so is a ' +
+          'bundle holding a course the caller has or is paying for (409 naming the course: buy the other one on its own).',
         security: [{ session: [] }],
         body: PurchaseBody,
         response: {
@@ -84,7 +85,8 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           ...common,
           404: ErrorResponse.describe('No such course or bundle, or not buyer-visible.'),
           409: ErrorResponse.describe(
-            "Nothing to buy: not for sale, free at the caller's tier, already enrolled (a bundle: in both), or already paid.",
+            "Nothing to buy: not for sale, free at the caller's tier, already enrolled (a bundle: in both), already paid, " +
+              'a course of it already had or being paid for, or as many purchases waiting as one may have.',
           ),
         },
       },
@@ -93,7 +95,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       const caller = sessionCaller(request);
       const body = request.body;
       const what = 'courseId' in body ? { courseId: body.courseId } : { bundleId: body.bundleId };
-      const started = await startPurchase(app.db, provider, caller.userId, what, app.clock());
+      const started = await startPurchase(app.db, provider, rules, caller.userId, what, app.clock());
       return reply
         .code(started.created ? 201 : 200)
         .send({ success: true as const, purchase: purchaseBody(started.purchase), instructions: started.instructions });
@@ -118,30 +120,93 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.post(
+    '/api/learning/purchases/:id/cancel',
+    {
+      config: { auth: sessionOnly() },
+      schema: {
+        tags: TAGS,
+        summary: 'Cancel one of your purchases that waits for payment',
+        description: `${SESSION_ONLY}${CSRF_RULE}\n\nOnly its buyer cancels a purchase, and only while it is pending.`,
+        security: [{ session: [] }],
+        params: LearningIdParams,
+        response: {
+          200: PurchaseResponse,
+          400: ErrorResponse,
+          ...common,
+          404: ErrorResponse.describe('No such purchase of yours.'),
+          409: ErrorResponse.describe('Not pending any more: paid, cancelled, rejected or expired.'),
+        },
+      },
+    },
+    async (request) => {
+      const caller = sessionCaller(request);
+      return {
+        success: true as const,
+        purchase: purchaseBody(await cancelPurchase(app.db, caller.userId, request.params.id, app.clock())),
+      };
+    },
+  );
+
   app.get(
     '/api/learning/purchases/pending',
     {
       config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
-        summary: 'The pending transfers the caller may confirm, oldest first (at most 200)',
+        summary: 'The transfers the caller may confirm: oldest first, a page at a time, or one by its reference',
         description:
           `${SESSION_ONLY} Admins see purchases whose every course belongs to their institution, super_admins all; ` +
-          'never their own. Students and teachers: 403.',
+          'never their own. Students and teachers: 403. Without `reference`: the purchases waiting for payment and not ' +
+          'past their expiry, oldest first, `pagination.total` counting them all. With `reference`: the purchase of ' +
+          'that transfer reference whatever its state (an expired one can still be confirmed when its money arrives late).',
         security: [{ session: [] }],
-        response: { 200: PendingPurchasesResponse, ...common },
+        querystring: PendingPurchasesQuery,
+        response: { 200: PendingPurchasesResponse, 400: ValidationErrorResponse.or(ErrorResponse), ...common },
       },
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const rows = await listPendingPurchases(app.db, caller);
+      const { page, limit, reference } = request.query;
+      const { purchases, total } = await listPendingPurchases(app.db, caller, { page, limit, reference }, app.clock());
       return {
         success: true as const,
-        purchases: rows.map((p) => ({
+        purchases: purchases.map((p) => ({
           ...purchaseBody(p),
           buyer: { id: p.userId, name: p.buyerName, email: p.buyerEmail, membershipId: p.membershipId },
         })),
+        pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
       };
+    },
+  );
+
+  app.post(
+    '/api/learning/purchases/:id/rejection',
+    {
+      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      schema: {
+        tags: TAGS,
+        summary: 'Reject a purchase whose money did not come, with a reason for the buyer',
+        description:
+          `${SESSION_ONLY}${CSRF_RULE}\n\n` +
+          'Who: as for confirming. A pending or expired purchase becomes rejected, with the reason; the buyer may start ' +
+          'another. Paid, refunded, cancelled or rejected already: 409.',
+        security: [{ session: [] }],
+        params: LearningIdParams,
+        body: RejectPurchaseBody,
+        response: {
+          200: PurchaseResponse,
+          400: ValidationErrorResponse.or(ErrorResponse),
+          ...common,
+          404: ErrorResponse.describe('No such purchase.'),
+          409: ErrorResponse.describe('Already paid, refunded, cancelled or rejected.'),
+        },
+      },
+    },
+    async (request) => {
+      const caller = sessionCaller(request);
+      const purchase = await rejectPurchase(app.db, caller, request.params.id, request.body.reason, app.clock());
+      return { success: true as const, purchase: purchaseBody(purchase) };
     },
   );
 
@@ -156,8 +221,10 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
           "Who: an admin of the institution of every course in the purchase, or a super_admin; never the purchase's " +
           'buyer (403), nor a student or teacher (403). In one transaction: status pending → paid, paidAt now, ' +
-          'confirmedBy the caller, and the buyer enrolled in the course (a bundle: both courses). Only a pending ' +
-          'purchase is confirmed: a second confirmation (or a concurrent one) is 409. The metrics ' +
+          'confirmedBy the caller, and the buyer enrolled in the course (a bundle: both courses). A pending purchase is ' +
+          'confirmed, and an expired one too (money that arrives late is still a payment) unless the buyer has paid for ' +
+          'the same item since; their newer purchase of it waiting for payment is then cancelled. A second ' +
+          'confirmation (or a concurrent one) is 409. The metrics ' +
           '(`/api/lms-progress`) follow: a paid purchase, its amount in the 30-day revenue, its buyer, the new enrollments.',
         security: [{ session: [] }],
         params: LearningIdParams,
@@ -166,7 +233,9 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           400: ErrorResponse,
           ...common,
           404: ErrorResponse.describe('No such purchase.'),
-          409: ErrorResponse.describe('Already paid or refunded, or what was bought no longer exists.'),
+          409: ErrorResponse.describe(
+            'Already paid, refunded, cancelled or rejected, paid since by another purchase, or what was bought no longer exists.',
+          ),
         },
       },
     },

@@ -1,0 +1,132 @@
+import { HtmlPage, RedirectResponse } from '@lms/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { listPendingPurchases, type PendingPurchaseView } from '../../domain/learning/purchases.js';
+import { ForbiddenError } from '../../errors.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import type { PageSession } from '../session.js';
+import { pageSession } from '../session.js';
+import { pager } from '../view/components.js';
+import { type Html, href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
+
+/** Transfers per page of /dashboard/transfers; the dashboard shows the oldest few. */
+const PAGE_SIZE = 20;
+const DASHBOARD_SIZE = 5;
+const MAX_PAGE = 100_000;
+
+/** Who decides on transfers: admins (their institution's) and super_admins. */
+export const decidesTransfers = (session: PageSession) => session.caller.role === 'admin' || session.caller.role === 'super_admin';
+
+/** The outcome of a confirm or reject form (./forms.ts), said at the top of the list. */
+function flash(ctx: PageContext, value: unknown): Html | false {
+  const words = ctx.t.purchase.confirmed;
+  if (typeof value !== 'string' || !Object.hasOwn(words, value)) return false;
+  const bad = value === 'reason-required';
+  return html`<p class="${bad ? 'error' : 'notice'}" role="${bad ? 'alert' : 'status'}">${words[value as keyof typeof words]}</p>`;
+}
+
+/**
+ * The transfers as a table: buyer, item, amount, reference, when, its deadline, its state, and for
+ * those still open the two decisions (plain forms to ./forms.ts): confirm, or reject with a reason.
+ */
+function transferTable(ctx: PageContext, rows: PendingPurchaseView[]): Html {
+  const { t, f } = ctx;
+  const p = t.purchase.pending;
+  const body = rows.map((x) => {
+    const reference = x.reference ?? '';
+    const open = x.status === 'pending' || x.status === 'expired';
+    const decide =
+      open &&
+      html`<form method="post" action="${href('/dashboard/purchases', x.id, 'confirm')}"><button type="submit" aria-label="${p.confirmLabel(reference)}">${p.confirm}</button></form>
+<form method="post" action="${href('/dashboard/purchases', x.id, 'reject')}" class="inline-reason"><label for="reason-${x.id}">${p.rejectReason}</label>
+<input id="reason-${x.id}" name="reason" required maxlength="500"> <button type="submit" class="secondary" aria-label="${p.rejectLabel(reference)}">${p.reject}</button></form>`;
+    return html`<tr>
+<td data-label="${p.buyer}">${x.buyerName}<br><span class="muted">${x.buyerEmail}</span></td>
+<td data-label="${p.item}">${x.itemName}</td>
+<td data-label="${p.amount}" class="num">${t.purchase.money(x.amount, x.currency)}</td>
+<td data-label="${p.reference}"><code>${reference}</code></td>
+<td data-label="${p.created}">${f.dateTime(x.createdAt)}</td>
+<td data-label="${p.deadline}">${f.dateTime(x.expiresAt) ?? '—'}</td>
+<td data-label="${p.status}">${t.purchase.statuses[x.status]}${x.closeReason && html`<br><span class="muted">${x.closeReason}</span>`}</td>
+<td data-label="${p.action}">${decide || '—'}</td>
+</tr>
+`;
+  });
+  return html`<div class="table-wrap"><table class="responsive">
+<thead><tr><th scope="col">${p.buyer}</th><th scope="col">${p.item}</th><th scope="col" class="num">${p.amount}</th><th scope="col">${p.reference}</th><th scope="col">${p.created}</th><th scope="col">${p.deadline}</th><th scope="col">${p.status}</th><th scope="col">${p.action}</th></tr></thead>
+<tbody>
+${body}</tbody>
+</table></div>`;
+}
+
+function searchForm(ctx: PageContext, value = ''): Html {
+  const p = ctx.t.purchase.pending;
+  return html`<form method="get" action="/dashboard/transfers" class="search"><label for="transfer-reference">${p.search}</label>
+<input id="transfer-reference" name="reference" value="${value}" maxlength="40" autocomplete="off"> <button type="submit">${p.searchButton}</button></form>`;
+}
+
+/** The dashboard's section for admins: how many transfers wait, the oldest few, and the way to all of them. */
+export async function transfersSection(app: FastifyInstance, ctx: PageContext, session: PageSession): Promise<Html> {
+  const p = ctx.t.purchase.pending;
+  const { purchases, total } = await listPendingPurchases(app.db, session.caller, { page: 1, limit: DASHBOARD_SIZE }, app.clock());
+  return html`<section aria-labelledby="transfers">
+<h2 id="transfers">${p.heading}</h2>
+${
+  total === 0
+    ? html`<p class="muted">${p.none}</p>`
+    : html`<p>${p.total(total)}</p>
+${transferTable(ctx, purchases)}
+<p><a href="/dashboard/transfers">${p.seeAll(total)}</a></p>`
+}
+${searchForm(ctx)}
+</section>`;
+}
+
+/** Loose: a bad page or an empty reference is ignored, never an error page. */
+const TransfersQuery = z.object({ page: z.unknown().optional(), reference: z.unknown().optional(), confirmed: z.unknown().optional() });
+
+/**
+ * GET /dashboard/transfers: every transfer an admin may confirm, oldest first, twenty to a page
+ * with their total; or the one with a transfer reference (`?reference=`), whatever its state, so
+ * money that arrives after its purchase expired can still be confirmed.
+ */
+const transfersPage: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/transfers',
+    {
+      config: { auth: true },
+      schema: { hide: true, tags: ['pages'], querystring: TransfersQuery, response: { 200: HtmlPage, 302: RedirectResponse } },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      if (!decidesTransfers(session)) throw new ForbiddenError(pageContext(app, request).t.enrol.forbidden.notAllowed);
+      const ctx = pageContext(app, request);
+      const p = ctx.t.purchase.pending;
+      const q = request.query;
+      const reference = typeof q.reference === 'string' && q.reference.trim() !== '' ? q.reference.trim().slice(0, 40) : undefined;
+      const asked = typeof q.page === 'string' && /^[1-9][0-9]{0,5}$/.test(q.page) ? Math.min(Number(q.page), MAX_PAGE) : 1;
+      const first = await listPendingPurchases(app.db, session.caller, { page: asked, limit: PAGE_SIZE, reference }, app.clock());
+      // A page past the end shows the last one: the list shrinks as transfers are decided.
+      const totalPages = Math.max(1, Math.ceil(first.total / PAGE_SIZE));
+      const at = { page: Math.min(asked, totalPages), totalPages };
+      const { purchases, total } =
+        at.page === asked ? first : await listPendingPurchases(app.db, session.caller, { page: at.page, limit: PAGE_SIZE }, app.clock());
+      const list =
+        purchases.length > 0
+          ? transferTable(ctx, purchases)
+          : html`<p class="muted" role="status">${reference === undefined ? p.none : p.noMatch(reference)}</p>`;
+      const body = html`<h1>${p.heading}</h1>
+${flash(ctx, q.confirmed)}
+${searchForm(ctx, reference)}
+${reference === undefined && total > 0 && html`<p>${p.total(total)}</p>`}
+${list}
+${reference === undefined && pager(ctx, at, (n) => href('/dashboard/transfers').withQuery({ page: n }))}`;
+      return sendPage(reply, page(ctx, p.heading, body, { user: session.user, current: '/dashboard' }));
+    },
+  );
+};
+
+export default transfersPage;
