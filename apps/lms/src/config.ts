@@ -51,6 +51,11 @@ const Env = z.object({
   SEED_DEMO_ON_EMPTY: optional(boolFlag),
   /** Rate-limit windows shared by every instance (used token ids are in the database). Unset: in memory. */
   REDIS_URL: optional(z.url()),
+  /**
+   * The start of every Redis key the LMS writes, so that two deployments (or a test run) can share
+   * one Redis without counting in each other's windows.
+   */
+  REDIS_KEY_PREFIX: optional(z.string().max(100)).default('lms:'),
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
   TRUST_PROXY: optional(z.string()).default(''),
   SESSION_TTL_HOURS: optional(

@@ -1,17 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
-import type { RateLimitStats } from './rate-limit.js';
-import {
-  memorySlidingWindowStore,
-  type RateLimitPolicy,
-  redisSlidingWindowStore,
-  type SlidingWindowStore,
-  storeWithFallback,
-} from '../rate-limit/sliding-window.js';
+import type { RateLimitStats } from '../rate-limit/limiter-store.js';
+import { createLimiterStore } from '../rate-limit/limiter-store.js';
+import type { RateLimitPolicy } from '../rate-limit/sliding-window.js';
 
 export interface FailedCredentialsOptions {
-  /** Prefix of the Redis keys (default `lms:failed-auth:`); tests use a unique one. */
+  /** Prefix of the Redis keys (default REDIS_KEY_PREFIX + `failed-auth:`); tests use a unique one. */
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
   redisCommandTimeoutMs?: number;
@@ -57,20 +52,12 @@ export class TooManyFailuresError extends TooManyRequestsError {
 export default fp<FailedCredentialsOptions>(
   async (app, opts) => {
     const policy: RateLimitPolicy = { limit: app.config.FAILED_AUTH_PER_MINUTE, windowMs: WINDOW_MS };
-    const memory = memorySlidingWindowStore(policy);
-    let store: SlidingWindowStore = memory;
-    let stats: () => RateLimitStats = () => ({ store: 'memory' });
-    if (app.config.REDIS_URL) {
-      const redisStore = redisSlidingWindowStore(policy, {
-        url: app.config.REDIS_URL,
-        keyPrefix: opts.redisKeyPrefix ?? 'lms:failed-auth:',
-        commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
-        onConnectionError: (err) => app.log.debug({ err }, 'failed-credential limit: Redis connection error'),
-      });
-      const shared = storeWithFallback(redisStore, memory, app.log);
-      store = shared;
-      stats = () => ({ store: 'redis', ...shared.stats });
-    }
+    const { store, stats } = createLimiterStore(app, policy, {
+      label: 'failed-credential limit',
+      keySuffix: 'failed-auth:',
+      keyPrefix: opts.redisKeyPrefix,
+      commandTimeoutMs: opts.redisCommandTimeoutMs,
+    });
     /** IP → time (ms) until which its credentials are refused unseen. */
     const blockedUntil = new Map<string, number>();
 

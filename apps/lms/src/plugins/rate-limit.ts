@@ -1,17 +1,10 @@
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
-import {
-  type CircuitOptions,
-  type FallbackStats,
-  memorySlidingWindowStore,
-  type RateLimitPolicy,
-  redisSlidingWindowStore,
-  type SlidingWindowStore,
-  storeWithFallback,
-} from '../rate-limit/sliding-window.js';
+import { createLimiterStore, type RateLimitStats } from '../rate-limit/limiter-store.js';
+import type { CircuitOptions, RateLimitPolicy } from '../rate-limit/sliding-window.js';
 
 export interface RateLimitOptions {
-  /** Prefix of the Redis keys (default `lms:ratelimit:`); tests use a unique one. */
+  /** Prefix of the Redis keys (default REDIS_KEY_PREFIX + `ratelimit:`); tests use a unique one. */
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
   redisCommandTimeoutMs?: number;
@@ -19,7 +12,7 @@ export interface RateLimitOptions {
   redisCircuit?: CircuitOptions;
 }
 
-export type RateLimitStats = { store: 'memory' } | ({ store: 'redis' } & FallbackStats);
+export type { RateLimitStats };
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -61,20 +54,13 @@ const WINDOW_MS = 60_000;
 export default fp<RateLimitOptions>(
   async (app, opts) => {
     const policy: RateLimitPolicy = { limit: app.config.RATE_LIMIT_PER_MINUTE, windowMs: WINDOW_MS };
-    const memory = memorySlidingWindowStore(policy);
-    let store: SlidingWindowStore = memory;
-    let stats: () => RateLimitStats = () => ({ store: 'memory' });
-    if (app.config.REDIS_URL) {
-      const redisStore = redisSlidingWindowStore(policy, {
-        url: app.config.REDIS_URL,
-        keyPrefix: opts.redisKeyPrefix ?? 'lms:ratelimit:',
-        commandTimeoutMs: opts.redisCommandTimeoutMs ?? 250,
-        onConnectionError: (err) => app.log.debug({ err }, 'rate limit: Redis connection error'),
-      });
-      const shared = storeWithFallback(redisStore, memory, app.log, opts.redisCircuit);
-      store = shared;
-      stats = () => ({ store: 'redis', ...shared.stats });
-    }
+    const { store, stats } = createLimiterStore(app, policy, {
+      label: 'rate limit',
+      keySuffix: 'ratelimit:',
+      keyPrefix: opts.redisKeyPrefix,
+      commandTimeoutMs: opts.redisCommandTimeoutMs,
+      circuit: opts.redisCircuit,
+    });
     app.decorate('rateLimitStats', () => stats());
     const policyField = `"${POLICY_NAME}";q=${policy.limit};w=${Math.ceil(policy.windowMs / 1000)}`;
 

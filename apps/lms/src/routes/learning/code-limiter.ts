@@ -1,12 +1,7 @@
 import fp from 'fastify-plugin';
 import { CODE_ATTEMPTS, CODE_WINDOW_MS, type CodeAttemptLimiter } from '../../domain/learning/enrollment.js';
-import {
-  memorySlidingWindowStore,
-  type RateLimitPolicy,
-  redisSlidingWindowStore,
-  type SlidingWindowStore,
-  storeWithFallback,
-} from '../../rate-limit/sliding-window.js';
+import { createLimiterStore } from '../../rate-limit/limiter-store.js';
+import type { RateLimitPolicy } from '../../rate-limit/sliding-window.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,17 +19,7 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const policy: RateLimitPolicy = { limit: CODE_ATTEMPTS, windowMs: CODE_WINDOW_MS };
-    const memory = memorySlidingWindowStore(policy);
-    let store: SlidingWindowStore = memory;
-    if (app.config.REDIS_URL) {
-      const redis = redisSlidingWindowStore(policy, {
-        url: app.config.REDIS_URL,
-        keyPrefix: 'lms:enrolment-code:',
-        commandTimeoutMs: 250,
-        onConnectionError: (err) => app.log.debug({ err }, 'enrolment-code limit: Redis connection error'),
-      });
-      store = storeWithFallback(redis, memory, app.log);
-    }
+    const { store } = createLimiterStore(app, policy, { label: 'enrolment-code limit', keySuffix: 'enrolment-code:' });
     app.decorate('enrolmentCodeAttempt', async (key: string) => {
       const result = await store.hit(key, app.clock().getTime());
       return { allowed: result.allowed, retryAfterMs: result.resetMs };
