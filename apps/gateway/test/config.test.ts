@@ -41,3 +41,12 @@ t.test('a TRUST_PROXY range that holds every address is refused: every peer woul
   // Broad private ranges, where one's own proxies live, stay allowed.
   t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,fc00::/7' }).trustProxy, ['10.0.0.0/8', '172.16.0.0/12', 'fc00::/7']);
 });
+
+t.test('LMS_UPSTREAM_URL: unset by default; an http(s) URL without query, its trailing slash dropped', async (t) => {
+  t.equal(loadConfig({}).LMS_UPSTREAM_URL, undefined, 'unset: forwarded to the partner lmsUrl');
+  t.equal(loadConfig({ LMS_UPSTREAM_URL: 'http://balancer:3000/' }).LMS_UPSTREAM_URL, 'http://balancer:3000');
+  t.equal(loadConfig({ LMS_UPSTREAM_URL: 'https://lms.internal/prefix' }).LMS_UPSTREAM_URL, 'https://lms.internal/prefix');
+  for (const bad of ['ftp://lms:21', 'lms:3000', 'http://lms:3000/?x=1']) {
+    t.throws(() => loadConfig({ LMS_UPSTREAM_URL: bad }), /LMS_UPSTREAM_URL/, `refused: ${bad}`);
+  }
+});
