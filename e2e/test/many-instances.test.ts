@@ -12,6 +12,7 @@ import { count, eq, sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import t, { type Test } from 'tap';
 import { cookieBrowser } from './helpers/cookie-browser.js';
+import { httpRequest } from './helpers/http-request.js';
 import { composeConfigFor, HAPROXY_DIR, haproxyBinary } from './helpers/haproxy.js';
 import { freePort, GATEWAY_SECRET, makeTeacher, registerPemPartner, testDatabaseUrl } from './helpers/services.js';
 
@@ -121,29 +122,6 @@ async function haproxyServers(socket: string): Promise<Map<string, { status: str
   return servers;
 }
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function request(
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, agent: init.agent ?? false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
-
 interface LoadFigures {
   requests: number;
   statuses: Record<string, number>;
@@ -167,7 +145,7 @@ function load(clients: number, next: (i: number) => { url: string; headers: Reco
         const call = next(sent++);
         figures.requests += 1;
         try {
-          const answer = await request(call.url, { headers: call.headers, agent });
+          const answer = await httpRequest(call.url, { headers: call.headers, agent });
           figures.statuses[answer.status] = (figures.statuses[answer.status] ?? 0) + 1;
           if (answer.status !== call.expect) figures.failures.push(`${call.url} → ${answer.status} ${answer.body.slice(0, 200)}`);
         } catch (err) {
@@ -291,7 +269,7 @@ t.test('3 LMS and 2 gateways behind HAProxy', async (t) => {
     const [key] = await newKeys(1);
     const before = await haproxyServers(socket);
     const answers = await Promise.all(
-      Array.from({ length: 200 }, () => request(`${lmsPublicUrl}/api/courses?limit=1`, { headers: { 'x-api-key': key! } })),
+      Array.from({ length: 200 }, () => httpRequest(`${lmsPublicUrl}/api/courses?limit=1`, { headers: { 'x-api-key': key! } })),
     );
     const after = await haproxyServers(socket);
     const spread = lmsInstances.map((i) => after.get(`lms/${i.name}`)!.total - before.get(`lms/${i.name}`)!.total);
@@ -307,7 +285,9 @@ t.test('3 LMS and 2 gateways behind HAProxy', async (t) => {
     const fourth = instance(t, 'lms4', LMS_SERVER, await freePort(), lmsEnv('lms4'), LMS_READY);
     await fourth.start();
     const cold = await Promise.all(
-      Array.from({ length: 30 }, () => request(`http://127.0.0.1:${fourth.port}/api/courses?limit=1`, { headers: { 'x-api-key': key! } })),
+      Array.from({ length: 30 }, () =>
+        httpRequest(`http://127.0.0.1:${fourth.port}/api/courses?limit=1`, { headers: { 'x-api-key': key! } }),
+      ),
     );
     t.same(
       cold.map((a) => a.status),
@@ -318,12 +298,12 @@ t.test('3 LMS and 2 gateways behind HAProxy', async (t) => {
     const attacker = { 'x-forwarded-for': '198.51.100.23' };
     const bad = () => ({ 'x-api-key': `lms_key_${randomBytes(32).toString('base64url')}`, ...attacker });
     const failures = await Promise.all(
-      Array.from({ length: 60 }, () => request(`http://127.0.0.1:${ports.lmsInternal}/api/courses?limit=1`, { headers: bad() })),
+      Array.from({ length: 60 }, () => httpRequest(`http://127.0.0.1:${ports.lmsInternal}/api/courses?limit=1`, { headers: bad() })),
     );
     t.equal(failures.filter((a) => a.status === 401).length, FAILED_AUTH_LIMIT, `${FAILED_AUTH_LIMIT} unknown keys from one address: 401`);
     t.equal(failures.filter((a) => a.status === 429).length, 60 - FAILED_AUTH_LIMIT, 'the rest: 429, whichever instance they reached');
     const coldFailures = await Promise.all(
-      Array.from({ length: 10 }, () => request(`http://127.0.0.1:${fourth.port}/api/courses?limit=1`, { headers: bad() })),
+      Array.from({ length: 10 }, () => httpRequest(`http://127.0.0.1:${fourth.port}/api/courses?limit=1`, { headers: bad() })),
     );
     t.same(
       coldFailures.map((a) => a.status),
@@ -362,7 +342,7 @@ t.test('3 LMS and 2 gateways behind HAProxy', async (t) => {
     const body = JSON.stringify({ institutionId, teacherId, name: `Many instances ${randomUUID()}` });
     const answers = await Promise.all(
       Array.from({ length: 10 }, async () =>
-        request(`${gatewayPublicUrl}/api/courses`, {
+        httpRequest(`${gatewayPublicUrl}/api/courses`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${await partner.sign()}`, 'idempotency-key': 'many-1' },
           body,
@@ -441,7 +421,7 @@ t.test('3 LMS and 2 gateways behind HAProxy', async (t) => {
     t.teardown(() => release());
     await isLocked;
     const name = `Killed mid-creation ${randomUUID()}`;
-    const creation = request(`${gatewayPublicUrl}/api/courses`, {
+    const creation = httpRequest(`${gatewayPublicUrl}/api/courses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${await partner.sign()}`, 'idempotency-key': 'kill-1' },
       body: JSON.stringify({ institutionId, teacherId, name }),
@@ -475,7 +455,7 @@ t.test('3 LMS and 2 gateways behind HAProxy', async (t) => {
     const answer = await creation;
     t.equal(answer.status, 201, `the partner got its 201: ${answer.body.slice(0, 200)}`);
     t.equal((await db.db.select({ n: count() }).from(courses).where(eq(courses.name, name)))[0]!.n, 1, 'one course');
-    const again = await request(`${gatewayPublicUrl}/api/courses`, {
+    const again = await httpRequest(`${gatewayPublicUrl}/api/courses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${await partner.sign()}`, 'idempotency-key': 'kill-1' },
       body: JSON.stringify({ institutionId, teacherId, name }),

@@ -77,6 +77,18 @@ async function upstreamServer(t: Test, answer: (res: ServerResponse) => void) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths };
 }
 
+/** A course creation from the partner's address with a valid course-creation token. */
+async function createCourse(app: Awaited<ReturnType<typeof buildGateway>>) {
+  const bearer = await signPartnerToken('partner-a.example', { sub: 'course-sync', email: undefined, membershipId: undefined });
+  return app.inject({
+    method: 'POST',
+    url: '/api/courses',
+    remoteAddress: '203.0.113.10',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+    payload: { institutionId: 1, teacherId: 't-1', name: 'Kursus' },
+  });
+}
+
 const created = (res: ServerResponse) =>
   res.writeHead(201, { 'content-type': 'application/json' }).end('{"success":true,"message":"ok","course":{}}');
 
@@ -89,14 +101,7 @@ t.test('LMS_UPSTREAM_URL: forwarded calls go there; SSO still sends browsers to 
   const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file, LMS_UPSTREAM_URL: internal.url }), logger: false });
   t.teardown(() => app.close());
 
-  const bearer = await signPartnerToken('partner-a.example', { sub: 'course-sync', email: undefined, membershipId: undefined });
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/courses',
-    remoteAddress: '203.0.113.10',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
-    payload: { institutionId: 1, teacherId: 't-1', name: 'Kursus' },
-  });
+  const res = await createCourse(app);
   t.equal(res.statusCode, 201);
   t.same(internal.paths, ['/api/courses'], 'the call reached the upstream');
   t.same(publicLms.paths, [], 'not the public address');
@@ -137,14 +142,7 @@ t.test("a load balancer's own error pages in front of the LMS: could not be reac
       partners: [{ iss: 'partner-a.example', allowedIps: ['203.0.113.10/32'], lmsUrl: 'http://lms.example' }],
     });
     const app = await buildGateway({ config: testConfig({ PARTNERS_FILE: file, LMS_UPSTREAM_URL: balancer.url }), logger: false });
-    const bearer = await signPartnerToken('partner-a.example', { sub: 'course-sync', email: undefined, membershipId: undefined });
-    const res = await app.inject({
-      method: 'POST',
-      url: '/api/courses',
-      remoteAddress: '203.0.113.10',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
-      payload: { institutionId: 1, teacherId: 't-1', name: 'Kursus' },
-    });
+    const res = await createCourse(app);
     await app.close();
     t.equal(res.statusCode, status, label);
     t.same(res.json(), { success: false, error }, label);

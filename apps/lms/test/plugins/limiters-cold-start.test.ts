@@ -46,38 +46,32 @@ t.test('the store: requests made while the first connection opens wait for it, t
   t.equal(primary.connection(), 'up');
 });
 
-t.test('the store: a first connection that fails is "down" at once, and memory answers', async (t) => {
-  const proxy = await redisProxy(t);
-  await proxy.stop();
+/** A store of 2 per window whose Redis is behind `url`, asked 3 times at once before anything else. */
+async function threeFirstHits(t: Test, url: string, firstConnectionWaitMs?: number) {
   const policy: RateLimitPolicy = { limit: 2, windowMs: 60_000 };
-  const primary = redisSlidingWindowStore(policy, { url: proxy.url(), keyPrefix: 'lms-test:never:' });
+  const primary = redisSlidingWindowStore(policy, { url, keyPrefix: 'lms-test:never-answered:', firstConnectionWaitMs });
   const store = storeWithFallback(primary, memorySlidingWindowStore(policy), quiet);
   t.teardown(() => store.close());
   const decisions = await Promise.all(Array.from({ length: 3 }, () => store.hit('key', 1)));
-  t.same(
-    decisions.map((d) => d.allowed),
-    [true, true, false],
-    'counted in memory, the limit held',
-  );
-  t.equal(primary.connection(), 'down');
-  t.match(store.stats, { redisCalls: 0, memoryAnswers: 3 });
+  return { allowed: decisions.map((d) => d.allowed), connection: primary.connection(), stats: store.stats };
+}
+
+t.test('the store: a first connection that fails is "down" at once, and memory answers', async (t) => {
+  const proxy = await redisProxy(t);
+  await proxy.stop();
+  const { allowed, connection, stats } = await threeFirstHits(t, proxy.url());
+  t.same(allowed, [true, true, false], 'counted in memory, the limit held');
+  t.equal(connection, 'down');
+  t.match(stats, { redisCalls: 0, memoryAnswers: 3 });
 });
 
 t.test('the store: a Redis that accepts the connection and never answers is waited for at most firstConnectionWaitMs', async (t) => {
   const proxy = await redisProxy(t);
   proxy.proxy.stall();
-  const policy: RateLimitPolicy = { limit: 2, windowMs: 60_000 };
-  const primary = redisSlidingWindowStore(policy, { url: proxy.url(), keyPrefix: 'lms-test:stalled:', firstConnectionWaitMs: 300 });
-  const store = storeWithFallback(primary, memorySlidingWindowStore(policy), quiet);
-  t.teardown(() => store.close());
-  const decisions = await Promise.all(Array.from({ length: 3 }, () => store.hit('key', 1)));
-  t.same(
-    decisions.map((d) => d.allowed),
-    [true, true, false],
-    'past the wait: memory, the limit held',
-  );
-  t.equal(primary.connection(), 'down', 'the connection is open but Redis never said it was ready');
-  t.match(store.stats, { redisCalls: 0, memoryAnswers: 3 });
+  const { allowed, connection, stats } = await threeFirstHits(t, proxy.url(), 300);
+  t.same(allowed, [true, true, false], 'past the wait: memory, the limit held');
+  t.equal(connection, 'down', 'the connection is open but Redis never said it was ready');
+  t.match(stats, { redisCalls: 0, memoryAnswers: 3 });
 });
 
 /**
