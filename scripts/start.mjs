@@ -15,11 +15,15 @@
 //   LMS_METRICS_PORT, GATEWAY_METRICS_PORT       9464, 9465 (0: no metrics listener)
 //   LMS_PUBLIC_URL, GATEWAY_PUBLIC_URL           http://localhost:<port>
 //   PARTNER_DATA_DIR                             the demo partner's key (examples/partner-backend/.data)
+//   PARTNERS_FILE                                the gateway's partners; unset: apps/gateway/partners.demo.json
+//                                                with its lmsUrl set to the LMS's public URL (a copy in a
+//                                                temporary directory, removed on stop)
 //   LOG_FORMAT                                   auto (pretty on a terminal, JSON otherwise) | json | pretty
 //   --no-build                                   skip the build (the start test; dist/ is already built)
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { formatLine } from './log-format.mjs';
@@ -44,6 +48,10 @@ const gatewayUrl = (env.GATEWAY_PUBLIC_URL || `http://localhost:${gatewayPort}`)
 const partnerUrl = `http://127.0.0.1:${partnerPort}`;
 // Nothing balances load here: no drain period on stop unless asked.
 const drain = env.SHUTDOWN_DRAIN_MS || '0';
+// The demo partner runs on PARTNER_PORT: the LMS reads its keys there (seeded so on a fresh
+// database, set so on every start), and the gateway sends its members to this LMS's public URL.
+const demoPartnerJwksUrl = env.DEMO_PARTNER_JWKS_URL || `${partnerUrl}/.well-known/jwks.json`;
+const partnersFile = env.PARTNERS_FILE || demoPartnersFile(lmsUrl);
 
 // 1. Build: the two apps and the workspace packages they use; not bench, e2e or the examples.
 if (!argv.includes('--no-build')) {
@@ -66,7 +74,13 @@ const servers = [
     cwd: join(root, 'apps/lms'),
     // As the LMS's Dockerfile and `start` run it (the young generation: README "Performance").
     args: ['--max-semi-space-size=64', 'dist/server.js'],
-    env: { PORT: lmsPort, PUBLIC_URL: lmsUrl, METRICS_PORT: port('LMS_METRICS_PORT', 9464), SHUTDOWN_DRAIN_MS: drain },
+    env: {
+      PORT: lmsPort,
+      PUBLIC_URL: lmsUrl,
+      METRICS_PORT: port('LMS_METRICS_PORT', 9464),
+      SHUTDOWN_DRAIN_MS: drain,
+      DEMO_PARTNER_JWKS_URL: demoPartnerJwksUrl,
+    },
     ready: `http://127.0.0.1:${lmsPort}/readyz`,
   },
   {
@@ -77,7 +91,7 @@ const servers = [
       PORT: gatewayPort,
       PUBLIC_URL: gatewayUrl,
       METRICS_PORT: port('GATEWAY_METRICS_PORT', 9465),
-      PARTNERS_FILE: env.PARTNERS_FILE || 'partners.demo.json',
+      PARTNERS_FILE: partnersFile,
       SHUTDOWN_DRAIN_MS: drain,
     },
     ready: `http://127.0.0.1:${gatewayPort}/readyz`,
@@ -168,6 +182,20 @@ function printBanner() {
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * apps/gateway/partners.demo.json with every lmsUrl set to `publicUrl`, in a temporary directory
+ * removed when the start exits: the file in the repository stays as it is (docker compose mounts
+ * it too), and LMS_PORT or LMS_PUBLIC_URL also move where the gateway sends members.
+ */
+function demoPartnersFile(publicUrl) {
+  const demo = JSON.parse(readFileSync(join(root, 'apps/gateway/partners.demo.json'), 'utf8'));
+  const dir = mkdtempSync(join(tmpdir(), 'lms-start-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'partners.json');
+  writeFileSync(file, `${JSON.stringify({ ...demo, partners: demo.partners.map((p) => ({ ...p, lmsUrl: publicUrl })) }, null, 2)}\n`);
+  return file;
 }
 
 function readDemoKey() {

@@ -6,7 +6,9 @@ import { CONFIG_VARIABLES as GATEWAY_VARIABLES, DEPLOYMENT_VARIABLES as GATEWAY_
 import { CONFIG_VARIABLES as LMS_VARIABLES, DEPLOYMENT_VARIABLES as LMS_REQUIRED } from '@lms/lms/config';
 import t from 'tap';
 import { parse } from 'yaml';
-import { startGateway, startLms } from './helpers/services.js';
+import { CLOSE_TIMEOUT_MS } from '@lms/server-kit';
+import { HAPROXY_DIR, haproxyBinary, haproxyMs, option, readHaproxyConfig, setting } from './helpers/haproxy.js';
+import { type PartnerEntry, startGateway, startLms } from './helpers/services.js';
 
 // docker-compose.yml and the two Dockerfiles have never run here (no Docker on these machines):
 // this test holds them against the code instead. What stays unverified: the images build, the
@@ -23,6 +25,31 @@ interface Service {
   volumes?: string[];
 }
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
+
+// Debian's docker-compose (1.29) validates the file against the compose schema and resolves every
+// ${VAR:-default} without a Docker daemon (the e2e test script installs it when missing). It
+// predates the compose spec's top-level `name:` (the project name only): that one line is left out.
+function composeConfig(env: Record<string, string>) {
+  const input = read('docker-compose.yml').replace(/^name: .*$/m, '');
+  return spawnSync('docker-compose', ['-f', '-', 'config'], {
+    cwd: ROOT,
+    input,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, ...env },
+  });
+}
+interface ResolvedService extends Omit<Service, 'ports'> {
+  image?: string;
+  command?: string[];
+  ports?: Array<{ published: number; target: number }>;
+  stop_grace_period?: string;
+}
+/** The file as compose reads it, with every default filled in. */
+const resolved = parse(composeConfig({ GATEWAY_SECRET: 'compose-config-check-secret' }).stdout) as {
+  services: Record<string, ResolvedService>;
+  networks: { default: { ipam: { config: Array<{ subnet: string }> } } };
+};
+const defaults = (service: string) => resolved.services[service]!.environment!;
 
 /** Which app a service runs, by the Dockerfile it builds. */
 const APPS = {
@@ -62,10 +89,7 @@ t.test('the long-running services pass every variable a deployment must set; mig
     );
     const port = service.environment!.PORT;
     t.ok(port, `${name}: PORT is set`);
-    t.ok(
-      service.ports?.some((p) => p.endsWith(`:${port}`)),
-      `${name}: the published port maps to PORT ${port}`,
-    );
+    t.same(service.ports ?? [], [], `${name}: publishes no port (the balancer reaches every replica of --scale ${name}=N)`);
     const probes = probedUrls(service.healthcheck?.test.join(' ') ?? '');
     t.ok(probes.length > 0, `${name}: has an HTTP healthcheck`);
     for (const probe of probes) t.equal(probe.port, port, `${name}: the healthcheck asks the PORT the app listens on`);
@@ -130,19 +154,163 @@ t.test('the Dockerfiles copy paths that exist, prune and build packages that exi
   }
 });
 
-// Debian's docker-compose (1.29) validates the file against the compose schema and resolves every
-// ${VAR:-default} without a Docker daemon (the e2e test script installs it when missing). It
-// predates the compose spec's top-level `name:` (the project name only): that one line is left out.
 t.test('docker-compose config accepts the file, and refuses it without GATEWAY_SECRET', async (t) => {
-  const input = read('docker-compose.yml').replace(/^name: .*$/m, '');
-  const config = (env: Record<string, string>) =>
-    spawnSync('docker-compose', ['-f', '-', 'config'], { cwd: ROOT, input, encoding: 'utf8', env: { PATH: process.env.PATH, ...env } });
-  const ok = config({ GATEWAY_SECRET: 'compose-config-check-secret' });
+  const ok = composeConfig({ GATEWAY_SECRET: 'compose-config-check-secret' });
   t.equal(ok.status, 0, ok.stderr);
-  const resolved = parse(ok.stdout) as { services: Record<string, Service> };
-  t.equal(resolved.services.lms?.environment?.PUBLIC_URL, 'http://localhost:3000', 'defaults resolved');
-  t.equal(resolved.services.gateway?.environment?.GATEWAY_SECRET, 'compose-config-check-secret');
-  const missing = config({});
+  t.equal(defaults('lms').PUBLIC_URL, 'http://localhost:3000', 'defaults resolved');
+  t.equal(defaults('gateway').GATEWAY_SECRET, 'compose-config-check-secret');
+  const missing = composeConfig({});
   t.not(missing.status, 0, 'without GATEWAY_SECRET compose refuses');
   t.match(missing.stderr, 'GATEWAY_SECRET must be set');
+});
+
+// The balancer (HAProxy, deploy/haproxy) is the one address of each app; what it promises is run
+// for real by many-instances.test.ts, and held here against the compose file and the apps.
+const balancer = resolved.services.balancer!;
+const haproxy = [...readHaproxyConfig('global.cfg'), ...readHaproxyConfig('defaults.cfg'), ...readHaproxyConfig('compose.cfg')];
+const section = (kind: string, name = '') => {
+  const found = haproxy.find((s) => s.kind === kind && s.name === name);
+  if (!found) throw new Error(`deploy/haproxy has no ${kind} ${name}`);
+  return found;
+};
+const bindPort = (frontend: string) => Number(/:(\d+)$/.exec(setting(section('frontend', frontend), 'bind')![0]!)![1]);
+const drainMs = (service: string) => Number(defaults(service).SHUTDOWN_DRAIN_MS);
+
+t.test('the balancer: HAProxy from its official image with the repository configuration, valid', async (t) => {
+  t.match(balancer.image, /^haproxy:[\d.]+-alpine$/, 'the official image');
+  const files = balancer.command!.filter((_, i, all) => all[i - 1] === '-f');
+  t.same(
+    files.map((f) => f.replace('/usr/local/etc/haproxy/', '')),
+    ['global.cfg', 'defaults.cfg', 'compose.cfg'],
+    'global, then the shared defaults, then the compose frontends and backends',
+  );
+  t.same(
+    balancer.volumes,
+    [`${join(ROOT, 'deploy/haproxy')}:/usr/local/etc/haproxy:ro`],
+    'deploy/haproxy mounted where the command reads it',
+  );
+  const check = spawnSync(
+    haproxyBinary,
+    ['-c', ...['global.cfg', 'defaults.cfg', 'compose.cfg'].flatMap((f) => ['-f', join(HAPROXY_DIR, f)])],
+    {
+      encoding: 'utf8',
+    },
+  );
+  t.equal(check.status, 0, `haproxy -c: ${check.stdout}${check.stderr}`);
+  t.notMatch(check.stderr, /WARNING|ALERT/, 'without a warning');
+});
+
+t.test("one published address per app, in front of every replica; the gateway's forwarded calls through it too", async (t) => {
+  const published = Object.fromEntries((balancer.ports ?? []).map((p) => [p.target, p.published]));
+  t.equal(published[bindPort('lms_public')], 3000, 'LMS_PORT (3000) is the LMS frontend');
+  t.equal(published[bindPort('gateway_public')], 3001, 'GATEWAY_PORT (3001) is the gateway frontend');
+  t.notOk(published[bindPort('lms_internal')], 'the internal frontend is not published');
+  t.equal(new URL(defaults('lms').PUBLIC_URL!).port, '3000', "LMS_PUBLIC_URL's default is the published LMS port");
+  t.equal(new URL(defaults('gateway').PUBLIC_URL!).port, '3001', "GATEWAY_PUBLIC_URL's default is the published gateway port");
+  for (const [frontend, backend] of [
+    ['lms_public', 'lms'],
+    ['lms_internal', 'lms'],
+    ['gateway_public', 'gateway'],
+  ] as const) {
+    t.same(setting(section('frontend', frontend), 'default_backend'), [backend], `${frontend} → ${backend}`);
+  }
+  for (const service of ['lms', 'gateway']) {
+    const [, count, target, ...options] = setting(section('backend', service), 'server-template')!;
+    t.equal(target, `${service}:${defaults(service).PORT}`, `backend ${service}: the ${service} service's replicas on their PORT`);
+    t.ok(Number(count) >= 3, `backend ${service}: room for ${count} replicas`);
+    t.same(
+      [option(options, 'resolvers'), option(options, 'init-addr')],
+      ['docker', 'none'],
+      'found through Docker DNS, none needed at start',
+    );
+    t.ok(options.includes('check'), 'health-checked');
+  }
+  const upstream = new URL(defaults('gateway').LMS_UPSTREAM_URL!);
+  t.equal(
+    `${upstream.hostname}:${upstream.port}`,
+    `balancer:${bindPort('lms_internal')}`,
+    "the gateway forwards to the balancer's internal LMS frontend",
+  );
+});
+
+t.test("the demo partners file: browsers to the LMS's public address, which the gateway accepts", async (t) => {
+  const [host] = resolved.services.gateway!.volumes!.find((v) => v.endsWith(':/config/partners.json:ro'))!.split(':');
+  const file = JSON.parse(readFileSync(host!, 'utf8')) as { partners: PartnerEntry[] };
+  for (const partner of file.partners) t.equal(partner.lmsUrl, defaults('lms').PUBLIC_URL, `${partner.iss}: lmsUrl is LMS_PUBLIC_URL`);
+  const gateway = await startGateway(t, file.partners);
+  t.equal(gateway.partners.size, file.partners.length, 'the gateway loads the file');
+});
+
+t.test('the health checks take a stopping replica out within its drain; compose waits for the rest', async (t) => {
+  const settings = section('defaults');
+  const serverDefaults = setting(settings, 'default-server')!;
+  const inter = haproxyMs(option(serverDefaults, 'inter')!);
+  const fall = Number(option(serverDefaults, 'fall'));
+  const checkTimeout = haproxyMs(setting(settings, 'timeout check')![0]!);
+  t.same(setting(settings, 'http-check send'), ['meth', 'GET', 'uri', '/readyz', 'ver', 'HTTP/1.1', 'hdr', 'Host', 'localhost']);
+  t.same(setting(settings, 'http-check expect'), ['status', '200']);
+  for (const service of ['lms', 'gateway']) {
+    t.ok(
+      inter * fall + checkTimeout < drainMs(service),
+      `${service}: out after ${inter * fall + checkTimeout} ms at most (inter x fall + timeout check), under SHUTDOWN_DRAIN_MS ${drainMs(service)}`,
+    );
+    const grace = haproxyMs(resolved.services[service]!.stop_grace_period!);
+    t.ok(
+      grace > drainMs(service) + CLOSE_TIMEOUT_MS,
+      `${service}: stop_grace_period ${grace} ms > the drain + ${CLOSE_TIMEOUT_MS} ms for requests in flight`,
+    );
+  }
+  // What the check asks: 200 while serving, 503 from the first moment of a stop.
+  const lms = await startLms(t);
+  const gateway = await startGateway(t, []);
+  for (const [name, app] of [
+    ['lms', lms.app],
+    ['gateway', gateway],
+  ] as const) {
+    t.equal((await app.inject('/readyz')).statusCode, 200, `${name}: /readyz 200 while serving`);
+    app.lifecycle.startDraining();
+    t.equal((await app.inject('/readyz')).statusCode, 503, `${name}: /readyz 503 once stopping`);
+    t.equal((await app.inject('/healthz')).statusCode, 200, `${name}: and still serving`);
+  }
+});
+
+t.test('the balancer waits longer than any instance may on purpose, and retries only what cannot happen twice', async (t) => {
+  const settings = section('defaults');
+  const server = haproxyMs(setting(settings, 'timeout server')![0]!);
+  const lms = defaults('lms');
+  const databaseBound = Number(lms.DB_CONNECT_TIMEOUT_MS) + Number(lms.DB_STATEMENT_TIMEOUT_MS) + 1_000;
+  t.ok(server > databaseBound, `timeout server ${server} ms > an LMS request's database bound ${databaseBound} ms`);
+  t.ok(server > Number(defaults('gateway').UPSTREAM_TIMEOUT_MS), 'and > the gateway waiting for the LMS (UPSTREAM_TIMEOUT_MS)');
+  t.same(setting(settings, 'option redispatch'), ['1'], 'a retry goes to another instance');
+  t.ok(Number(setting(settings, 'retries')![0]) >= 2, 'retried at least twice');
+  t.same(
+    setting(settings, 'retry-on'),
+    ['conn-failure', 'empty-response', 'junk-response'],
+    'when no instance took the request or none answered it',
+  );
+  for (const service of ['lms', 'gateway']) {
+    t.same(
+      setting(section('backend', service), 'http-request disable-l7-retry'),
+      ['if', 'METH_POST', '!{', 'req.hdr(idempotency-key)', '-m', 'found', '}'],
+      `backend ${service}: a POST without an Idempotency-Key is never sent twice`,
+    );
+  }
+});
+
+t.test("client addresses: only the balancer's and the gateway's X-Forwarded-For is believed", async (t) => {
+  const subnet = resolved.networks.default.ipam.config[0]!.subnet;
+  t.equal(defaults('lms').TRUST_PROXY, subnet, "the LMS trusts the compose network's addresses");
+  t.equal(defaults('gateway').TRUST_PROXY, subnet, 'so does the gateway');
+  for (const frontend of ['lms_public', 'gateway_public']) {
+    const lines = section('frontend', frontend).lines;
+    const dropped = lines.indexOf('http-request del-header X-Forwarded-For');
+    t.ok(
+      dropped >= 0 && dropped < lines.indexOf('option forwardfor'),
+      `${frontend}: a client's own X-Forwarded-For is dropped, then the balancer names the client`,
+    );
+  }
+  t.notOk(
+    section('frontend', 'lms_internal').lines.some((l) => l.includes('del-header')),
+    "lms_internal keeps the gateway's header, which names the partner",
+  );
 });

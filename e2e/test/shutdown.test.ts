@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDb } from '@lms/db/testing';
 import t, { type Test } from 'tap';
+import { type Answer, httpRequest } from './helpers/http-request.js';
 import { freePort, testDatabaseUrl } from './helpers/services.js';
 
 // Graceful shutdown of the real servers (the built apps, each in its own process) under
@@ -75,30 +76,6 @@ async function startChild(t: Test, entry: string, env: Record<string, string>, r
   return { process: child, url: `http://127.0.0.1:${port}`, port, printed, exited };
 }
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function request(
-  agent: http.Agent,
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent, method: init.method ?? 'GET', headers: init.headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(init.body);
-  });
-}
-
 /** What the load saw, for the assertions and the report. */
 interface LoadFigures {
   requests: number;
@@ -125,7 +102,7 @@ function keepAliveLoad(baseUrl: string, path: string): { figures: LoadFigures; d
         let answer: Answer;
         try {
           figures.requests += 1;
-          answer = await request(agent, `${baseUrl}${path}`);
+          answer = await httpRequest(`${baseUrl}${path}`, { agent });
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
           if (code === 'ECONNREFUSED') figures.refused += 1;
@@ -155,7 +132,7 @@ function readinessProbe(baseUrl: string): { seen: string[]; done: Promise<void> 
   const done = (async () => {
     for (;;) {
       try {
-        const r = await request(agent, `${baseUrl}/readyz`);
+        const r = await httpRequest(`${baseUrl}/readyz`, { agent });
         if (seen.at(-1) !== String(r.status)) seen.push(String(r.status));
       } catch (err) {
         seen.push((err as NodeJS.ErrnoException).code ?? 'error');
@@ -307,7 +284,8 @@ t.test('gateway: SIGTERM under keep-alive load, a forwarded call in flight', asy
   let answer!: Promise<{ status: number; body: string }>;
   const late = await shutdownUnderLoad(t, gateway, '/healthz', {
     async start() {
-      answer = request(agent, `${gateway.url}/api/courses`, {
+      answer = httpRequest(`${gateway.url}/api/courses`, {
+        agent,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ institutionId: 1, teacherId: 't', name: 'In flight' }),

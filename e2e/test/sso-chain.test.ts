@@ -2,41 +2,17 @@ import { identities, users } from '@lms/db';
 import { DEMO_TEACHER_EMAIL, seedDemo } from '@lms/db/seed';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
+import { cookieBrowser, signInThroughPartner } from './helpers/cookie-browser.js';
 import { startDemoPartner, startLms } from './helpers/services.js';
 
 // The whole SSO chain with real HTTP servers on the loopback and a browser-like cookie jar:
 // partner backend → gateway 302 → LMS /sso/verify 307 → callback 302 (cookie) → /dashboard.
 
-/** A browser that keeps cookies per origin and follows no redirect by itself. */
-function browser() {
-  const jar = new Map<string, Map<string, string>>();
-  return {
-    async get(url: string) {
-      const origin = new URL(url).origin;
-      const cookies = jar.get(origin);
-      const res = await fetch(url, {
-        redirect: 'manual',
-        headers: cookies ? { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
-      });
-      for (const line of res.headers.getSetCookie()) {
-        const [pair] = line.split(';');
-        const [name, value] = pair!.split('=') as [string, string];
-        if (!jar.has(origin)) jar.set(origin, new Map());
-        jar.get(origin)!.set(name.trim(), value);
-      }
-      return res;
-    },
-    cookiesOf(origin: string) {
-      return jar.get(origin) ?? new Map();
-    },
-  };
-}
-
 t.test('a member goes from the partner site to the LMS dashboard', async (t) => {
   const lms = await startLms(t);
   const { partnerUrl } = await startDemoPartner(t, lms.url, lms.db.db);
 
-  const b = browser();
+  const b = cookieBrowser();
   const login = await b.get(
     `${partnerUrl}/login?${new URLSearchParams({ email: 'Siti.Rahma@example.org', name: 'Siti Rahma', membershipId: 'IAI-000123', tier: 'member' })}`,
   );
@@ -81,7 +57,7 @@ t.test("a valid partner token sent straight to the LMS, without the gateway's pr
 
   // A real token of the partner: the one its backend just got through the gateway, taken out of
   // the Location (as anyone who sees the URL could) and sent to the LMS without the proof.
-  const b = browser();
+  const b = cookieBrowser();
   const login = await b.get(
     `${partnerUrl}/login?${new URLSearchParams({ email: 'budi@example.org', membershipId: 'IAI-000777', tier: 'member' })}`,
   );
@@ -126,11 +102,8 @@ t.test("README walk-through: the demo teacher signs in through the demo partner'
 
   /** The partner's form submitted, and every hop followed as a browser would. */
   async function throughPartner(member: Record<string, string>) {
-    const b = browser();
-    const login = await b.get(`${partnerUrl}/login?${new URLSearchParams({ tier: 'member', ...member })}`);
-    const verify = await b.get(login.headers.get('location')!);
-    const callback = await b.get(new URL(verify.headers.get('location')!, lms.url).toString());
-    return { b, callback };
+    const b = cookieBrowser();
+    return { b, ...(await signInThroughPartner(b, partnerUrl, member)) };
   }
 
   const teacher = await throughPartner({ email: DEMO_TEACHER_EMAIL, membershipId: 'STAFF-001' });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { cookieBrowser, signInThroughPartner } from './helpers/cookie-browser.js';
 import { freePort } from './helpers/services.js';
 
 // The one-command start (scripts/start.mjs, what `pnpm run start` runs) on a temporary data
@@ -24,9 +25,17 @@ interface Started {
   exited: Promise<number | string>;
 }
 
-async function start(t: Test, wrap: (args: string[]) => string[] = (args) => args): Promise<Started> {
-  const dir = await mkdtemp(join(tmpdir(), 'lms-start-script-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+async function start(
+  t: Test,
+  options: { wrap?: (args: string[]) => string[]; dir?: string; env?: (ports: number[]) => Record<string, string> } = {},
+): Promise<Started> {
+  const { wrap = (args) => args, env = () => ({}) } = options;
+  let dir = options.dir;
+  if (!dir) {
+    const made = await mkdtemp(join(tmpdir(), 'lms-start-script-'));
+    t.teardown(() => rm(made, { recursive: true, force: true }));
+    dir = made;
+  }
   const ports = [await freePort(), await freePort(), await freePort()];
   const [cmd, ...args] = wrap([process.execPath, START, '--no-build']);
   const child = spawn(cmd!, args, {
@@ -41,6 +50,7 @@ async function start(t: Test, wrap: (args: string[]) => string[] = (args) => arg
       LMS_METRICS_PORT: '0',
       GATEWAY_METRICS_PORT: '0',
       LOG_FORMAT: 'json',
+      ...env(ports),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -141,10 +151,45 @@ t.test('one banner after all three answer; SIGTERM to the start process alone st
 
 t.test('when the process above the start goes (kill <pnpm pid>), the start stops the servers', async (t) => {
   // A shell stands for pnpm: it runs the start as its child and is killed without a word to it.
-  const started = await start(t, (args) => ['sh', '-c', `${args.map((a) => `'${a}'`).join(' ')} & wait`]);
+  const started = await start(t, { wrap: (args) => ['sh', '-c', `${args.map((a) => `'${a}'`).join(' ')} & wait`] });
   const pids = descendants(started.child.pid!);
   t.ok(pids.length >= 4, 'the start and its three servers');
   started.child.kill('SIGKILL');
   await started.exited;
   await checkAllGone(t, pids, started.ports);
 });
+
+t.test(
+  'on other ports than the defaults, a member signs in through the demo partner; again after a restart on yet other ports',
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'lms-start-script-'));
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const member = { email: 'rina.port@example.org', name: 'Rina Port', membershipId: 'PORT-0001' };
+    const metrics = async () => ({ LMS_METRICS_PORT: String(await freePort()), GATEWAY_METRICS_PORT: String(await freePort()) });
+    const rounds: Array<[string, (ports: number[]) => Record<string, string>]> = [
+      // The public URLs follow LMS_PORT and GATEWAY_PORT by default.
+      ['a fresh database', () => ({})],
+      // The public-URL variables set, on another host name than the default's.
+      [
+        'a restart on other ports',
+        ([lms, gateway]) => ({ LMS_PUBLIC_URL: `http://127.0.0.1:${lms}`, GATEWAY_PUBLIC_URL: `http://127.0.0.1:${gateway}` }),
+      ],
+    ];
+    for (const [round, urls] of rounds) {
+      const metricsPorts = await metrics();
+      const started = await start(t, { dir, env: (ports) => ({ ...metricsPorts, ...urls(ports) }) });
+      const [lmsPort, , partnerPort] = started.ports;
+      const lmsUrl = urls(started.ports).LMS_PUBLIC_URL ?? `http://localhost:${lmsPort}`;
+      const b = cookieBrowser();
+      const chain = await signInThroughPartner(b, `http://127.0.0.1:${partnerPort}`, member);
+      t.match(chain.atLms, `${lmsUrl}/sso/verify?token=`, `${round}: the gateway sends the member to the LMS's public URL`);
+      t.equal(chain.callback.status, 302, `${round}: the callback signs the member in`);
+      t.equal(chain.callback.headers.get('location'), '/dashboard', `${round}: ${chain.callback.headers.get('location')}`);
+      const dashboard = await b.get(`${lmsUrl}/dashboard`);
+      t.equal(dashboard.status, 200, `${round}: /dashboard with the session`);
+      t.match(await dashboard.text(), 'Rina Port');
+      started.child.kill('SIGTERM');
+      t.equal(await started.exited, 0, `${round}: stopped`);
+    }
+  },
+);

@@ -24,6 +24,18 @@ const Env = z.object({
    * sign-in came through here. Unset: SSO and course creation are refused (503).
    */
   GATEWAY_SECRET: optional(z.string().min(16)),
+  /**
+   * Where forwarded partner calls (course creation) go: the LMS as the gateway reaches it, e.g. an
+   * internal load balancer or a Kubernetes Service (`http://lms:3000`). Unset: the partner's
+   * `lmsUrl` from PARTNERS_FILE, which is also where SSO sends browsers, so it must be the LMS's
+   * public address; the two differ as soon as the LMS runs behind a balancer on a private network.
+   */
+  LMS_UPSTREAM_URL: optional(
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      .refine((text) => !/[?#]/.test(text), 'must not have a query or fragment')
+      .transform((text) => text.replace(/\/+$/, '')),
+  ),
   /** How long a forwarded call may wait for the LMS before the gateway answers 504. */
   UPSTREAM_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
   BODY_LIMIT_BYTES: optional(

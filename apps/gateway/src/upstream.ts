@@ -10,6 +10,38 @@ export interface UpstreamAnswer {
 
 export class UpstreamTimeout extends Error {
   override name = 'UpstreamTimeout';
+  /** A proxy between the gateway and the LMS gave up waiting (its own 504), rather than the gateway. */
+  byProxy = false;
+}
+
+export class UpstreamUnreachable extends Error {
+  override name = 'UpstreamUnreachable';
+}
+
+/**
+ * The answer, if it is the LMS's. A load balancer between the gateway and the LMS answers with a
+ * page of its own when no LMS instance answered: 502 or 503 (every instance down, or the one it
+ * chose failed), 504 (the instance did not answer in the balancer's time). The LMS's own answers,
+ * its 503s included, are JSON; a 502-504 that is not is the balancer's, and means what a refused
+ * connection means: the LMS could not be reached (or did not answer in time).
+ */
+export function fromTheLms(answer: UpstreamAnswer): UpstreamAnswer {
+  if (answer.status < 502 || answer.status > 504 || isJson(answer.body)) return answer;
+  if (answer.status === 504) {
+    const timeout = new UpstreamTimeout('a proxy in front of the LMS answered 504');
+    timeout.byProxy = true;
+    throw timeout;
+  }
+  throw new UpstreamUnreachable(`a proxy in front of the LMS answered ${answer.status}: no LMS instance answered`);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // Kept-alive connections to the partners' LMSs, without Nagle's delay: a forwarded request is

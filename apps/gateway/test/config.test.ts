@@ -49,3 +49,12 @@ t.test('connection limits: defaults, and a headers timeout longer than the reque
     message: /HEADERS_TIMEOUT_MS \(20000\) must not exceed REQUEST_TIMEOUT_MS \(10000\)/,
   });
 });
+
+t.test('LMS_UPSTREAM_URL: unset by default; an http(s) URL without query, its trailing slash dropped', async (t) => {
+  t.equal(loadConfig({}).LMS_UPSTREAM_URL, undefined, 'unset: forwarded to the partner lmsUrl');
+  t.equal(loadConfig({ LMS_UPSTREAM_URL: 'http://balancer:3000/' }).LMS_UPSTREAM_URL, 'http://balancer:3000');
+  t.equal(loadConfig({ LMS_UPSTREAM_URL: 'https://lms.internal/prefix' }).LMS_UPSTREAM_URL, 'https://lms.internal/prefix');
+  for (const bad of ['ftp://lms:21', 'lms:3000', 'http://lms:3000/?x=1']) {
+    t.throws(() => loadConfig({ LMS_UPSTREAM_URL: bad }), /LMS_UPSTREAM_URL/, `refused: ${bad}`);
+  }
+});

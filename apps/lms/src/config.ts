@@ -49,8 +49,20 @@ const Env = z.object({
   MIGRATE_ON_START: optional(boolFlag).default(true),
   /** Fill an empty database with the demo data when the server starts. Default: true on the embedded database, false with DATABASE_URL. */
   SEED_DEMO_ON_EMPTY: optional(boolFlag),
+  /**
+   * Where the demo partner (examples/partner-backend) serves its keys, when it does not run on its
+   * default port: the demo data is seeded with it, and on every start the demo partner's JWKS URL
+   * is set to it. The one-command start sets it from PARTNER_PORT. Unset: the seed's own
+   * (http://127.0.0.1:3002/.well-known/jwks.json), and a start changes nothing.
+   */
+  DEMO_PARTNER_JWKS_URL: optional(z.url()),
   /** Rate-limit windows shared by every instance (used token ids are in the database). Unset: in memory. */
   REDIS_URL: optional(z.url()),
+  /**
+   * The start of every Redis key the LMS writes, so that two deployments (or a test run) can share
+   * one Redis without counting in each other's windows.
+   */
+  REDIS_KEY_PREFIX: optional(z.string().max(100)).default('lms:'),
   /** CIDRs of our own reverse proxies whose X-Forwarded-For is believed. Comma-separated. */
   TRUST_PROXY: optional(z.string()).default(''),
   SESSION_TTL_HOURS: optional(

@@ -1,5 +1,5 @@
 import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
-import { seedDemo } from '@lms/db/seed';
+import { pointDemoPartnerAt, seedDemo } from '@lms/db/seed';
 import { sql } from 'drizzle-orm';
 import { orExit, serveMetrics, stopOnSignals } from '@lms/server-kit';
 import { buildApp } from './app.js';
@@ -13,6 +13,9 @@ async function main() {
   const db = await orExit(() => createDb(databaseSettings(config)), DataDirLockedError);
   if (config.MIGRATE_ON_START) await migrate(db);
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
+  if (config.DEMO_PARTNER_JWKS_URL && (await pointDemoPartnerAt(db.db, config.DEMO_PARTNER_JWKS_URL))) {
+    console.log(`  The demo partner's keys are now read from ${config.DEMO_PARTNER_JWKS_URL} (DEMO_PARTNER_JWKS_URL)`);
+  }
 
   const app = await buildApp({ config, db, ownsDb: true });
   if (!config.GATEWAY_SECRET) {
@@ -53,7 +56,7 @@ async function seedWhenEmpty(db: DbHandle, config: LmsConfig) {
     );
     if (!result.rows[0]?.empty) return null;
     console.log('  Empty database: adding the demo data (seed demo)...');
-    return seedDemo(db.db);
+    return seedDemo(db.db, { demoPartnerJwksUrl: config.DEMO_PARTNER_JWKS_URL });
   });
   if (!seeded?.apiKey) return;
   if (db.kind === 'pglite') {

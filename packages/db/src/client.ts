@@ -47,6 +47,15 @@ type QueryRows<Row> = { rows: (Row extends Record<string, unknown> ? Row : Recor
 /** The Drizzle database the rest of the code uses; it does not care which driver is behind it. */
 export type Db = PgDatabase<QueryResultHKT, typeof schema>;
 
+/**
+ * How many rows a statement without RETURNING changed: node-postgres reports `rowCount`, PGlite
+ * `affectedRows`. Lets a bulk delete say how much it did without sending the rows back.
+ */
+export function affectedRows(result: unknown): number {
+  const counts = result as { rowCount?: number | null; affectedRows?: number } | null;
+  return counts?.rowCount ?? counts?.affectedRows ?? 0;
+}
+
 /** The database went away (`available: false`, with the error that showed it) or came back. */
 export type AvailabilityListener = (change: { available: boolean; cause?: unknown }) => void;
 
@@ -87,6 +96,14 @@ export interface DbHandle {
   close(): Promise<void>;
   /** Runs fn while holding a database-wide lock (PostgreSQL advisory lock; PGlite has one connection). */
   withExclusiveLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs fn only if the lock is free right now, holding it meanwhile; otherwise does nothing
+   * (`{ acquired: false }`). For work one process at a time is enough for (housekeeping): the
+   * others skip their turn instead of queueing behind it. PostgreSQL: a session advisory lock on
+   * a connection of its own, released when fn ends or when that connection dies with the process.
+   * PGlite: one process holds the database, so a lock of this handle.
+   */
+  tryExclusiveLock<T>(lockId: number, fn: () => Promise<T>): Promise<{ acquired: true; result: T } | { acquired: false }>;
   /**
    * Calls the listener when the database stops answering and when it answers again, once per
    * change (PostgreSQL; the embedded database has no network to lose). Returns the unsubscribe.
@@ -166,6 +183,22 @@ function createPostgres(url: string, config: DbConfig): DbHandle {
       closed = true;
       availability.close();
       await Promise.all(pools.map((p) => p.end()));
+    },
+    async tryExclusiveLock(lockId, fn) {
+      const client = new pg.Client(connectionOptions);
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        const locked = await client.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [lockId]);
+        if (!locked.rows[0]?.locked) return { acquired: false };
+        const result = await fn();
+        // The work is done: an unlock that cannot be sent changes nothing (the end of the session frees the lock).
+        await client.query('select pg_advisory_unlock($1)', [lockId]).catch(() => {});
+        return { acquired: true, result };
+      } finally {
+        // Ending the session releases the lock too, if fn threw or the unlock could not be sent.
+        await client.end().catch(() => {});
+      }
     },
     async withExclusiveLock(lockId, fn) {
       // A connection of its own, without the statement timeouts: waiting for another process's
@@ -365,6 +398,7 @@ function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): 
   }
   const db = drizzlePglite(client, { schema, casing: 'snake_case' }) as unknown as Db;
   let closed = false;
+  const heldLocks = new Set<number>();
   return {
     db,
     kind: 'pglite',
@@ -386,6 +420,15 @@ function createPglite(dataDir: string | undefined, snapshot: Blob | undefined): 
     },
     async withExclusiveLock(_lockId, fn) {
       return fn();
+    },
+    async tryExclusiveLock(lockId, fn) {
+      if (heldLocks.has(lockId)) return { acquired: false };
+      heldLocks.add(lockId);
+      try {
+        return { acquired: true, result: await fn() };
+      } finally {
+        heldLocks.delete(lockId);
+      }
     },
     onAvailabilityChange() {
       return () => {};

@@ -1,6 +1,7 @@
 export * as schema from './schema/index.js';
 export * from './schema/index.js';
 export {
+  affectedRows,
   createDb,
   type Db,
   type DbConfig,

@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import t from 'tap';
 import { hashToken } from '../src/credentials.js';
-import { seedDemo } from '../src/seed/index.js';
+import { DEMO_PARTNER, pointDemoPartnerAt, seedDemo } from '../src/seed/index.js';
 import { createTestDb } from '../src/testing.js';
 import { testDatabaseUrl } from './helpers.js';
 import { apiKeys, bundles, categories, courses, institutions, partners, quizzes, questions, users } from '../src/schema/index.js';
@@ -166,4 +166,19 @@ t.test('seed demo', async (t) => {
     t.equal((await db.select().from(quizzes).where(eq(quizzes.scope, 'final'))).length, afterFirst.courses);
     t.equal(await counterDrift(), 0);
   });
+});
+
+t.test("the demo partner's JWKS URL follows where the demo partner runs", async (t) => {
+  const h = await createTestDb(testDatabaseUrl);
+  t.teardown(() => h.destroy());
+  const jwksUrl = async () =>
+    (await h.db.select({ url: partners.jwksUrl }).from(partners).where(eq(partners.issuer, DEMO_PARTNER.issuer)))[0]?.url;
+  t.equal(await pointDemoPartnerAt(h.db, 'http://127.0.0.1:3502/.well-known/jwks.json'), false, 'no demo partner yet: nothing to change');
+  await seedDemo(h.db, { demoPartnerJwksUrl: 'http://127.0.0.1:3502/.well-known/jwks.json' });
+  t.equal(await jwksUrl(), 'http://127.0.0.1:3502/.well-known/jwks.json', 'seeded with the URL given');
+  t.equal(await pointDemoPartnerAt(h.db, 'http://127.0.0.1:3502/.well-known/jwks.json'), false, 'the same URL: unchanged');
+  t.equal(await pointDemoPartnerAt(h.db, 'http://127.0.0.1:4502/.well-known/jwks.json'), true, 'a restart on another port');
+  t.equal(await jwksUrl(), 'http://127.0.0.1:4502/.well-known/jwks.json');
+  await seedDemo(h.db);
+  t.equal(await jwksUrl(), 'http://127.0.0.1:4502/.well-known/jwks.json', 'seeding again leaves it');
 });

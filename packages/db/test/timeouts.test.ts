@@ -64,6 +64,54 @@ t.test('the exclusive lock is waited for beyond the statement timeout (migration
   t.equal(ran, true, 'and it ran once the lock was free, without a timeout');
 });
 
+t.test('tryExclusiveLock: taken by one process, the others skip at once; freed when fn ends, throws, or its process dies', async (t) => {
+  const first = bounded(t, 200);
+  const second = bounded(t, 200);
+  const lockId = 990_002;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let holding!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const holder = first.tryExclusiveLock(lockId, async () => {
+    holding();
+    await released;
+    return 'done';
+  });
+  await held;
+  t.same(await second.tryExclusiveLock(lockId, async () => 'ran'), { acquired: false }, 'the other handle does not run, nor wait');
+  release();
+  t.same(await holder, { acquired: true, result: 'done' });
+  t.same(await second.tryExclusiveLock(lockId, async () => 'ran'), { acquired: true, result: 'ran' }, 'free again');
+
+  await t.rejects(
+    first.tryExclusiveLock(lockId, async () => {
+      throw new Error('purge failed');
+    }),
+    /purge failed/,
+  );
+  t.same(await second.tryExclusiveLock(lockId, async () => 'ran'), { acquired: true, result: 'ran' }, 'free after a failure');
+
+  // The lock's session ends while fn still runs (its process killed with SIGKILL, its network cut): the server frees it.
+  const meanwhile = await first.tryExclusiveLock(lockId, async () => {
+    await first.db.execute(sql`select pg_terminate_backend(pid, 5000) from pg_locks where locktype = 'advisory' and objid = ${lockId}`);
+    return second.tryExclusiveLock(lockId, async () => 'ran');
+  });
+  t.same(meanwhile, { acquired: true, result: { acquired: true, result: 'ran' } }, 'free once its session is gone');
+});
+
+t.test('tryExclusiveLock on the embedded database: one holder at a time within the process', async (t) => {
+  const h = createDb({});
+  t.teardown(() => h.close());
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const holder = h.tryExclusiveLock(1, () => released.then(() => 'done'));
+  t.same(await h.tryExclusiveLock(1, async () => 'ran'), { acquired: false });
+  t.same(await h.tryExclusiveLock(2, async () => 'ran'), { acquired: true, result: 'ran' }, 'another lock id is another lock');
+  release();
+  t.same(await holder, { acquired: true, result: 'done' });
+  t.same(await h.tryExclusiveLock(1, async () => 'ran'), { acquired: true, result: 'ran' });
+});
+
 t.test('what counts as "unavailable"', async (t) => {
   const closed = createServer();
   await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));

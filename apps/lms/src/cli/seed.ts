@@ -23,7 +23,9 @@ export const seedCommands: CommandGroup = {
         parse(args, {});
         const db = ctx.openDb({ longStatements: true });
         await migrate(db);
-        const result = await db.withExclusiveLock(DEMO_SEED_LOCK_ID, () => seedDemo(db.db, { now: ctx.now() }));
+        const result = await db.withExclusiveLock(DEMO_SEED_LOCK_ID, () =>
+          seedDemo(db.db, { now: ctx.now(), demoPartnerJwksUrl: ctx.config.DEMO_PARTNER_JWKS_URL }),
+        );
         const added = Object.entries(result.inserted).filter(([, n]) => n > 0);
         ctx.io.err(`Demo data on ${describeDb(db, ctx.config)}:`);
         ctx.io.err(added.length === 0 ? '  already seeded, nothing added' : `  added ${added.map(([t, n]) => `${n} ${t}`).join(', ')}`);

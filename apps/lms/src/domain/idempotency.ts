@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { type Db, idempotencyKeys, inTransaction, sqlStateOf } from '@lms/db';
+import { affectedRows, type Db, idempotencyKeys, inTransaction, sqlStateOf } from '@lms/db';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { AppError, ConflictError, UnprocessableError } from '../errors.js';
+import { PURGE_BATCH_ROWS } from './purge.js';
 
 /** How long a key and its first response are remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -154,11 +155,15 @@ async function answerOf(tx: Db, work: CreationWork): Promise<StoredResponse> {
 
 const LOCK_NOT_AVAILABLE = '55P03';
 
-/** Forgets keys older than the window (run by the housekeeping plugin). Returns how many. */
-export async function purgeExpiredIdempotencyKeys(db: Db, now: Date): Promise<number> {
-  const gone = await db
-    .delete(idempotencyKeys)
+/**
+ * Forgets at most `limit` keys older than the window (run by the housekeeping plugin, a batch at a
+ * time, as purgeUsedTokenIds). Returns how many.
+ */
+export async function purgeExpiredIdempotencyKeys(db: Db, now: Date, limit = PURGE_BATCH_ROWS): Promise<number> {
+  const expired = db
+    .select({ issuer: idempotencyKeys.issuer, key: idempotencyKeys.key })
+    .from(idempotencyKeys)
     .where(lte(idempotencyKeys.createdAt, new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)))
-    .returning({ key: idempotencyKeys.key });
-  return gone.length;
+    .limit(limit);
+  return affectedRows(await db.delete(idempotencyKeys).where(sql`(${idempotencyKeys.issuer}, ${idempotencyKeys.key}) in ${expired}`));
 }

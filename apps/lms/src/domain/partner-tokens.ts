@@ -1,6 +1,7 @@
-import { type Db, partnerKeys, partners, usedTokenIds } from '@lms/db';
+import { affectedRows, type Db, partnerKeys, partners, usedTokenIds } from '@lms/db';
 import type { PartnerDirectory } from '@lms/partner-auth';
-import { eq, lt } from 'drizzle-orm';
+import { eq, lt, sql } from 'drizzle-orm';
+import { PURGE_BATCH_ROWS } from './purge.js';
 
 // What the LMS stores about partner tokens, whatever they are used for (SSO sign-in or course
 // creation): the partners and their keys, and the token ids already spent.
@@ -36,8 +37,16 @@ export function spendTokenId(db: Db, issuer: string, jti: string, keepUntil: Dat
   return db.insert(usedTokenIds).values({ issuer, jti, expiresAt: keepUntil }).onConflictDoNothing().returning({ jti: usedTokenIds.jti });
 }
 
-/** Deletes the spent token ids whose token can no longer be used. Returns how many. */
-export async function purgeUsedTokenIds(db: Db, now: Date): Promise<number> {
-  const gone = await db.delete(usedTokenIds).where(lt(usedTokenIds.expiresAt, now)).returning({ jti: usedTokenIds.jti });
-  return gone.length;
+/**
+ * Deletes at most `limit` spent token ids whose token can no longer be used (the oldest first
+ * is not promised: any `limit` of them). Returns how many. Without RETURNING: a backlog of
+ * hundreds of thousands is deleted a batch at a time, and nothing comes back but the count.
+ */
+export async function purgeUsedTokenIds(db: Db, now: Date, limit = PURGE_BATCH_ROWS): Promise<number> {
+  const expired = db
+    .select({ issuer: usedTokenIds.issuer, jti: usedTokenIds.jti })
+    .from(usedTokenIds)
+    .where(lt(usedTokenIds.expiresAt, now))
+    .limit(limit);
+  return affectedRows(await db.delete(usedTokenIds).where(sql`(${usedTokenIds.issuer}, ${usedTokenIds.jti}) in ${expired}`));
 }

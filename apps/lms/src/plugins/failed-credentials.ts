@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
+import { createLimiterStore, type RateLimitStats } from '../rate-limit/limiter-store.js';
 import type { RateLimitPolicy } from '../rate-limit/sliding-window.js';
-import { openWindowStore, type RateLimitStats } from '../rate-limit/window-store.js';
 
 export interface FailedCredentialsOptions {
-  /** Prefix of the Redis keys (default `lms:failed-auth:`); tests use a unique one. */
+  /** Prefix of the Redis keys (default REDIS_KEY_PREFIX + `failed-auth:`); tests use a unique one. */
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
   redisCommandTimeoutMs?: number;
@@ -51,10 +51,11 @@ export class TooManyFailuresError extends TooManyRequestsError {
 export default fp<FailedCredentialsOptions>(
   async (app, opts) => {
     const policy: RateLimitPolicy = { limit: app.config.FAILED_AUTH_PER_MINUTE, windowMs: WINDOW_MS };
-    const { store, stats } = openWindowStore(app, policy, {
-      keyPrefix: opts.redisKeyPrefix ?? 'lms:failed-auth:',
+    const { store, stats } = createLimiterStore(app, policy, {
+      label: 'failed-credential limit',
+      keySuffix: 'failed-auth:',
+      keyPrefix: opts.redisKeyPrefix,
       commandTimeoutMs: opts.redisCommandTimeoutMs,
-      name: 'failed-credential limit',
     });
     /** IP → time (ms) until which its credentials are refused unseen. */
     const blockedUntil = new Map<string, number>();

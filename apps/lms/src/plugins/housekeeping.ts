@@ -1,22 +1,27 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { expireOverduePurchases } from '../domain/learning/purchases.js';
 import { purgeUsedTokenIds } from '../domain/partner-tokens.js';
+import { PURGE_BATCH_ROWS } from '../domain/purge.js';
 
 export interface HousekeepingOptions {
   /** How often expired rows are purged (default 5 minutes). */
   intervalMs?: number;
+  /** Rows one delete statement removes at most (default PURGE_BATCH_ROWS). */
+  batchRows?: number;
+  /**
+   * Called after each batch with the rows it deleted (tests watch the purge's progress with it).
+   * The purge goes on when it returns, on a later turn of the event loop.
+   */
+  onBatch?: (rows: number) => void | Promise<void>;
 }
 
-export interface PurgeResult {
-  usedTokenIds: number;
-  idempotencyKeys: number;
-  /** Purchases past their payment deadline, closed as expired. */
-  expiredPurchases: number;
-}
-
-/** Purchases expired per run at most: a backlog is worked off over several runs, never in one long statement. */
-const PURCHASE_EXPIRY_BATCH = 1_000;
+export type PurgeResult =
+  /** expiredPurchases: purchases past their payment deadline, closed as expired. */
+  | { ran: true; usedTokenIds: number; idempotencyKeys: number; expiredPurchases: number; batches: number }
+  /** Another instance was purging: this one left it to that one. */
+  | { ran: false };
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,27 +33,68 @@ declare module 'fastify' {
   }
 }
 
+/** The advisory lock that lets one instance at a time purge (the demo seed's is 727_002, the migrations' 727_001). */
+export const HOUSEKEEPING_LOCK_ID = 727_003;
+
 /**
  * Periodic deletion of what the database keeps only for a while, so those tables do not grow
  * without bound: spent token ids (needed until the token's exp + tolerance) and Idempotency-Key
- * answers (24 h). Times come from the injected clock. Every instance runs it; the deletes are
- * idempotent, so several instances at once only repeat each other's work. The timer does not
- * keep the process alive and stops with the app (a purge under way is awaited).
+ * answers (24 h); and purchases past their payment deadline are closed as expired. Times come from
+ * the injected clock.
+ *
+ * Every instance has the timer, and one at a time purges: the run holds a PostgreSQL advisory
+ * lock, and an instance that finds it taken skips its turn (N instances deleting the same rows at
+ * once only made each other's statements wait and time out). The rows go in statements of at most
+ * `batchRows`, without RETURNING, with a turn of the event loop between two: after an outage of
+ * the timer a backlog of hundreds of thousands of rows is many short statements, not one that
+ * runs past the statement timeout and sends every deleted row back to be parsed while requests
+ * and health checks wait. The timer does not keep the process alive; on close the run stops after
+ * its current batch and is awaited.
  */
 export default fp<HousekeepingOptions>(
   async (app, opts) => {
     const intervalMs = opts.intervalMs ?? 5 * 60_000;
+    const batchRows = opts.batchRows ?? PURGE_BATCH_ROWS;
     let running: Promise<unknown> | null = null;
+    let closing = false;
 
-    app.decorate('purgeExpiredRows', async () => {
-      const now = app.clock();
-      const usedTokenIds = await purgeUsedTokenIds(app.db, now);
-      const idempotencyKeys = await purgeExpiredIdempotencyKeys(app.db, now);
-      const expiredPurchases = await expireOverduePurchases(app.db, now, { limit: PURCHASE_EXPIRY_BATCH });
-      if (usedTokenIds + idempotencyKeys + expiredPurchases > 0) {
-        app.log.info({ usedTokenIds, idempotencyKeys, expiredPurchases }, 'housekeeping: expired rows purged');
+    /** Deletes batch after batch until a batch comes back short (nothing left) or the app closes. */
+    async function inBatches(deleteBatch: (limit: number) => Promise<number>): Promise<{ rows: number; batches: number }> {
+      let rows = 0;
+      let batches = 0;
+      for (;;) {
+        const deleted = await deleteBatch(batchRows);
+        rows += deleted;
+        batches += 1;
+        await opts.onBatch?.(deleted);
+        if (deleted < batchRows || closing) return { rows, batches };
+        // Requests and health checks waiting for the event loop go first.
+        await nextTurn();
       }
-      return { usedTokenIds, idempotencyKeys, expiredPurchases };
+    }
+
+    app.decorate('purgeExpiredRows', async (): Promise<PurgeResult> => {
+      const outcome = await app.dbHandle.tryExclusiveLock(HOUSEKEEPING_LOCK_ID, async () => {
+        const now = app.clock();
+        const tokenIds = await inBatches((limit) => purgeUsedTokenIds(app.db, now, limit));
+        const keys = closing ? { rows: 0, batches: 0 } : await inBatches((limit) => purgeExpiredIdempotencyKeys(app.db, now, limit));
+        const purchases = closing ? { rows: 0, batches: 0 } : await inBatches((limit) => expireOverduePurchases(app.db, now, { limit }));
+        return {
+          ran: true as const,
+          usedTokenIds: tokenIds.rows,
+          idempotencyKeys: keys.rows,
+          expiredPurchases: purchases.rows,
+          batches: tokenIds.batches + keys.batches + purchases.batches,
+        };
+      });
+      if (!outcome.acquired) {
+        app.log.debug('housekeeping: another instance is purging; skipping this turn');
+        return { ran: false };
+      }
+      const result = outcome.result;
+      if (result.usedTokenIds + result.idempotencyKeys + result.expiredPurchases > 0)
+        app.log.info(result, 'housekeeping: expired rows purged');
+      return result;
     });
 
     const timer = setInterval(() => {
@@ -64,6 +110,7 @@ export default fp<HousekeepingOptions>(
 
     // preClose: before the database plugin's onClose ends the connections.
     app.addHook('preClose', async () => {
+      closing = true;
       clearInterval(timer);
       await running;
     });

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.js';
+import { createLimiterStore, type RateLimitStats } from '../rate-limit/limiter-store.js';
 import type { CircuitOptions, RateLimitDecision, RateLimitPolicy } from '../rate-limit/sliding-window.js';
-import { openWindowStore, type RateLimitStats } from '../rate-limit/window-store.js';
 import type { Limiter } from './metrics.js';
 
-export type { RateLimitStats } from '../rate-limit/window-store.js';
+export type { RateLimitStats };
 
 export interface RateLimitOptions {
-  /** Prefix of the Redis keys (default `lms:ratelimit:`, the limiters adding their own part); tests use a unique one. */
+  /** Prefix of the Redis keys (default REDIS_KEY_PREFIX + `ratelimit:`, the session and address windows adding their own part); tests use a unique one. */
   redisKeyPrefix?: string;
   /** Redis command timeout in ms before falling back to memory (default 250). */
   redisCommandTimeoutMs?: number;
@@ -63,11 +63,15 @@ const WINDOW_MS = 60_000;
  */
 export default fp<RateLimitOptions>(
   async (app, opts) => {
-    const prefix = opts.redisKeyPrefix ?? 'lms:ratelimit:';
-    const storeOptions = { commandTimeoutMs: opts.redisCommandTimeoutMs, circuit: opts.redisCircuit, name: 'rate limit' };
-    const window = (limit: number, name: string, metric: Limiter, keyPrefix: string) => {
+    const window = (limit: number, name: string, metric: Limiter, part: string) => {
       const policy: RateLimitPolicy = { limit, windowMs: WINDOW_MS };
-      const { store, stats } = openWindowStore(app, policy, { ...storeOptions, keyPrefix });
+      const { store, stats } = createLimiterStore(app, policy, {
+        label: 'rate limit',
+        keySuffix: `ratelimit:${part}`,
+        keyPrefix: opts.redisKeyPrefix === undefined ? undefined : `${opts.redisKeyPrefix}${part}`,
+        commandTimeoutMs: opts.redisCommandTimeoutMs,
+        circuit: opts.redisCircuit,
+      });
       const policyField = `"${name}";q=${limit};w=${Math.ceil(WINDOW_MS / 1000)}`;
       /** Counts one request of `key`; the headers on the reply, 429 past the limit. */
       async function count(key: string, reply: FastifyReply): Promise<RateLimitDecision> {
@@ -81,10 +85,10 @@ export default fp<RateLimitOptions>(
       }
       return { count, stats };
     };
-    // API keys keep the prefix they always had (their windows survive an upgrade).
-    const apiKeys = window(app.config.RATE_LIMIT_PER_MINUTE, 'default', 'api_key', prefix);
-    const sessions = window(app.config.SESSION_RATE_LIMIT_PER_MINUTE, 'session', 'session', `${prefix}session:`);
-    const addresses = window(app.config.DOCS_RATE_LIMIT_PER_MINUTE, 'address', 'address', `${prefix}address:`);
+    // API keys keep the keys they always had (their windows survive an upgrade).
+    const apiKeys = window(app.config.RATE_LIMIT_PER_MINUTE, 'default', 'api_key', '');
+    const sessions = window(app.config.SESSION_RATE_LIMIT_PER_MINUTE, 'session', 'session', 'session:');
+    const addresses = window(app.config.DOCS_RATE_LIMIT_PER_MINUTE, 'address', 'address', 'address:');
 
     app.decorate('rateLimitStats', () => apiKeys.stats());
     app.decorate('limitPerAddress', async (request: FastifyRequest, reply: FastifyReply) => {

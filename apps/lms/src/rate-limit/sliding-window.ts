@@ -118,8 +118,29 @@ export interface RedisStoreOptions {
   keyPrefix: string;
   /** How long one command may take before the caller falls back (ms). */
   commandTimeoutMs?: number;
+  /**
+   * How long the first connection may take to come up before the store counts Redis as away
+   * (ms, default 3000). Until then its state is unknown, and requests wait for it.
+   */
+  firstConnectionWaitMs?: number;
   /** Connection errors (ioredis emits them on every reconnect attempt while Redis is away). */
   onConnectionError?: (err: Error) => void;
+}
+
+/**
+ * Where a shared store's connection stands: `up` (use it), `down` (known to be away: answer from
+ * memory), or `unknown` (the first connection is still being opened, so nobody knows yet).
+ */
+export type ConnectionState = 'up' | 'down' | 'unknown';
+
+/** A store other instances share, which can be away. */
+export interface SharedSlidingWindowStore extends SlidingWindowStore {
+  connection(): ConnectionState;
+  /**
+   * Resolves once the first connection is up or has failed, or once `firstConnectionWaitMs` has
+   * passed (a Redis that accepts the connection and never answers), whichever comes first.
+   */
+  firstConnection(): Promise<void>;
 }
 
 type RedisWithScript = Redis & {
@@ -127,13 +148,16 @@ type RedisWithScript = Redis & {
 };
 
 /**
- * The store shared by every instance through Redis. Connects at the first request; a command
- * fails after `commandTimeoutMs` or one reconnect attempt, so the caller can fall back instead of
+ * The store shared by every instance through Redis. Starts connecting at once; a command fails
+ * after `commandTimeoutMs` or one reconnect attempt, so the caller can fall back instead of
  * waiting; while the connection is down the client reconnects in the background (backoff up to
- * 2 s) and `connected()` says so. The time comes from the caller (the injected clock), so
- * instances must keep their clocks in sync (NTP), as they must for tokens anyway.
+ * 2 s). The first connection is not "down" while it opens: a new instance counting a spent key in
+ * its own memory for those milliseconds would let a client through that the shared window
+ * refuses, at every start, restart and scale-out, so `connection()` says `unknown` until the
+ * first outcome. The time comes from the caller (the injected clock), so instances must keep
+ * their clocks in sync (NTP), as they must for tokens anyway.
  */
-export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisStoreOptions) {
+export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisStoreOptions): SharedSlidingWindowStore {
   const timeout = options.commandTimeoutMs ?? 250;
   const redis = new Redis(options.url, {
     lazyConnect: true,
@@ -146,20 +170,34 @@ export function redisSlidingWindowStore(policy: RateLimitPolicy, options: RedisS
   redis.on('error', (err: Error) => options.onConnectionError?.(err));
   redis.defineCommand('slidingWindowHit', { numberOfKeys: 1, lua: SLIDING_WINDOW_LUA });
 
-  const store: SlidingWindowStore & { connected(): boolean } = {
-    // 'wait': not connected yet (lazy); the first command connects.
-    connected: () => redis.status === 'ready' || redis.status === 'wait',
+  let known = false;
+  let markKnown!: () => void;
+  const firstOutcome = new Promise<void>((resolve) => {
+    markKnown = resolve;
+  }).then(() => {
+    known = true;
+  });
+  const bound = setTimeout(markKnown, options.firstConnectionWaitMs ?? 3_000);
+  bound.unref();
+  for (const event of ['ready', 'error', 'close', 'end']) redis.once(event, markKnown);
+  void firstOutcome.then(() => clearTimeout(bound));
+  // The outcome is read from the events above; a failed first attempt is retried in the background.
+  redis.connect().catch(() => {});
+
+  return {
+    connection: () => (redis.status === 'ready' ? 'up' : known ? 'down' : 'unknown'),
+    firstConnection: () => firstOutcome,
     async hit(key, nowMs) {
       const member = `${nowMs}-${randomBytes(6).toString('hex')}`;
       const [allowed, count, oldest] = await redis.slidingWindowHit(options.keyPrefix + key, nowMs, policy.windowMs, policy.limit, member);
       return decision(policy, allowed === 1, count, oldest === null ? undefined : Number(oldest), nowMs);
     },
     async close() {
+      markKnown();
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
       else redis.disconnect();
     },
   };
-  return store;
 }
 
 export interface FallbackLog {
@@ -199,8 +237,9 @@ export interface FallbackStats {
  * outage into a catalog outage.
  *
  * A request does not wait for a Redis that is known to be away:
- * - connection down (`primary.connected()` false; the client reconnects in the background on its
- *   own backoff): memory at once;
+ * - connection down (`primary.connection()` is `down`; the client reconnects in the background
+ *   on its own backoff): memory at once. Before the first connection's outcome (`unknown`) the
+ *   request waits for it, at most the store's `firstConnectionWaitMs`;
  * - a circuit breaker for a Redis that is connected but stalled (every command waits out its
  *   timeout): after `failureThreshold` consecutive failures the circuit opens and requests are
  *   answered from memory without asking Redis for `cooldownMs`; then one request probes Redis
@@ -212,7 +251,7 @@ export interface FallbackStats {
  * answers again. Requests counted in memory during an outage are not copied to Redis.
  */
 export function storeWithFallback(
-  primary: SlidingWindowStore & { connected(): boolean },
+  primary: SharedSlidingWindowStore,
   fallback: SlidingWindowStore,
   log: FallbackLog,
   options: CircuitOptions = {},
@@ -254,7 +293,9 @@ export function storeWithFallback(
   return {
     stats,
     async hit(key, nowMs) {
-      if (!primary.connected()) {
+      // A new instance's first connection: wait for it (bounded) rather than count alone.
+      if (primary.connection() === 'unknown') await primary.firstConnection();
+      if (primary.connection() !== 'up') {
         degrade(new Error('Redis connection is not up'));
         return fromMemory(key, nowMs);
       }

@@ -42,6 +42,8 @@ export { DEMO_PARTNER, DEMO_TEACHER_EMAIL, DEMO_INSTITUTION } from './demo-catal
 export interface SeedDemoOptions {
   /** "Now" for the activity spread over the last 60 days. Default: the current time. */
   now?: Date;
+  /** Where the demo partner serves its keys. Default: DEMO_PARTNER.jwksUrl (the demo partner on its default port). */
+  demoPartnerJwksUrl?: string | undefined;
 }
 
 export interface SeedDemoResult {
@@ -50,6 +52,19 @@ export interface SeedDemoResult {
   teacherEmail: string;
   /** Rows this run inserted, per table (0 everywhere on a second run). */
   inserted: Record<string, number>;
+}
+
+/**
+ * Points the demo partner, if the database has it, at the JWKS URL where it runs now (the one-
+ * command start on other ports than the seed's). Returns whether the URL changed.
+ */
+export async function pointDemoPartnerAt(db: Db, jwksUrl: string): Promise<boolean> {
+  const changed = await db
+    .update(partners)
+    .set({ jwksUrl })
+    .where(and(eq(partners.issuer, DEMO_PARTNER.issuer), sql`${partners.jwksUrl} is distinct from ${jwksUrl}`))
+    .returning({ id: partners.id });
+  return changed.length > 0;
 }
 
 const DAY_MS = 86_400_000;
@@ -120,7 +135,7 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
     // operator's links to the demo staff.
     const partnerRows = await tx
       .insert(partners)
-      .values({ ...DEMO_PARTNER })
+      .values({ ...DEMO_PARTNER, jwksUrl: options.demoPartnerJwksUrl ?? DEMO_PARTNER.jwksUrl })
       .onConflictDoNothing()
       .returning({ id: partners.id });
     count('partners', partnerRows.length);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
 import { accessDecision } from '../../plugins/metrics.js';
-import { requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
+import { fromTheLms, requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
 
 /** Response headers of the LMS that the partner should see. */
 const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after'];
@@ -16,7 +16,7 @@ const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-afte
  * credential. The LMS verifies the token's signature and claims and validates the body.
  */
 const courseRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { GATEWAY_SECRET, UPSTREAM_TIMEOUT_MS } = app.gatewayConfig;
+  const { GATEWAY_SECRET, UPSTREAM_TIMEOUT_MS, LMS_UPSTREAM_URL } = app.gatewayConfig;
 
   app.post(
     '/api/courses',
@@ -80,12 +80,17 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           409: ErrorResponse.meta({ description: 'A request with the same Idempotency-Key is still being processed' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
-          502: ErrorResponse.meta({ description: "The partner's LMS could not be reached" }),
+          502: ErrorResponse.meta({
+            description:
+              "The partner's LMS could not be reached (`The LMS could not be reached`: refused, reset, or a load balancer's own 502/503 page), or answered without JSON",
+          }),
           503: ErrorResponse.meta({
             description:
               "Course creation is not configured on this gateway (no GATEWAY_SECRET), or the LMS's own 503 relayed with its `Retry-After` (its database is unavailable)",
           }),
-          504: ErrorResponse.meta({ description: "The partner's LMS did not answer in time" }),
+          504: ErrorResponse.meta({
+            description: "The partner's LMS did not answer in time (UPSTREAM_TIMEOUT_MS, or a load balancer's own 504)",
+          }),
         },
       },
     },
@@ -102,21 +107,27 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
       const idempotencyKey = request.headers['idempotency-key'];
       if (typeof idempotencyKey === 'string') headers['idempotency-key'] = idempotencyKey;
 
+      // LMS_UPSTREAM_URL: the LMS as this gateway reaches it; else the partner's (public) lmsUrl.
+      const lms = LMS_UPSTREAM_URL ?? request.partnerLmsUrl;
       let upstream: UpstreamAnswer;
       try {
         upstream = await app.gatewayMetrics.timeUpstream(
-          requestUpstream(`${request.partnerLmsUrl}/api/courses`, {
+          requestUpstream(`${lms}/api/courses`, {
             method: 'POST',
             headers,
             // The client's own text: the parsed body was only validated, never re-serialized.
             body: request.rawJsonBody,
             timeoutMs: UPSTREAM_TIMEOUT_MS,
-          }),
+          }).then(fromTheLms),
         );
       } catch (err) {
         const timedOut = err instanceof UpstreamTimeout;
-        request.log.warn({ err, lms: request.partnerLmsUrl }, timedOut ? 'LMS timed out' : 'LMS unreachable');
-        if (timedOut) throw new GatewayError(504, `The LMS did not answer within ${UPSTREAM_TIMEOUT_MS} ms`);
+        request.log.warn({ err, lms }, timedOut ? 'LMS timed out' : 'LMS unreachable');
+        if (timedOut)
+          throw new GatewayError(
+            504,
+            err.byProxy ? 'The LMS did not answer in time' : `The LMS did not answer within ${UPSTREAM_TIMEOUT_MS} ms`,
+          );
         throw new GatewayError(502, 'The LMS could not be reached');
       }
 
@@ -124,7 +135,7 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         JSON.parse(upstream.body);
       } catch {
-        request.log.warn({ status: upstream.status, lms: request.partnerLmsUrl }, 'LMS answered without JSON');
+        request.log.warn({ status: upstream.status, lms }, 'LMS answered without JSON');
         throw new GatewayError(502, 'The LMS gave an invalid answer');
       }
       for (const name of PASSED_BACK_HEADERS) {

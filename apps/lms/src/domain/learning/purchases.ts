@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
+import { affectedRows, bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, count, desc, eq, gt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -259,8 +259,8 @@ export async function listMyPurchases(db: Db, userId: string, limit = 200): Prom
 
 /**
  * Closes the pending purchases that are past their expiry as `expired`, closed when they expired:
- * one buyer's (before their next purchase), or any `limit` of them, oldest expiry first
- * (housekeeping, in batches). Returns how many it closed.
+ * one buyer's (before their next purchase), or at most `limit` of them, oldest deadline first
+ * (housekeeping, batch after batch, without RETURNING). Returns how many it closed.
  */
 export async function expireOverduePurchases(db: Db, now: Date, scope: { userId: string } | { limit: number }): Promise<number> {
   const overdue = and(eq(purchases.status, 'pending'), lte(purchases.expiresAt, now));
@@ -271,9 +271,8 @@ export async function expireOverduePurchases(db: Db, now: Date, scope: { userId:
   const closed = await db
     .update(purchases)
     .set({ status: 'expired', closedAt: sql`${purchases.expiresAt}` })
-    .where(and(which, eq(purchases.status, 'pending')))
-    .returning({ id: purchases.id });
-  return closed.length;
+    .where(and(which, eq(purchases.status, 'pending')));
+  return affectedRows(closed);
 }
 
 /** The buyer cancels their own pending purchase (nobody else can: another's is a 404). */

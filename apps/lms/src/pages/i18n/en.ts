@@ -26,7 +26,10 @@ export function en(f: Format): Messages {
       403: { title: 'Not allowed', text: 'Your account may not open this page.' },
       404: { title: 'Page not found', text: 'There is nothing here, or it is not visible to you.' },
       413: { title: 'Too much to send', text: 'What this form sent is larger than it accepts. Go back, shorten it and send it again.' },
-      429: { title: 'Too many requests', text: 'Too many requests came from you or your address in a short time. Please wait a moment, then try again.' },
+      429: {
+        title: 'Too many requests',
+        text: 'Too many requests came from you or your address in a short time. Please wait a moment, then try again.',
+      },
       500: { title: 'Something went wrong', text: 'We could not show this page just now. Please try again in a moment.' },
       503: {
         title: 'Service temporarily unavailable',

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { CODE_ATTEMPTS, CODE_WINDOW_MS, type CodeAttemptLimiter } from '../../domain/learning/enrollment.js';
-import { openWindowStore } from '../../rate-limit/window-store.js';
+import { createLimiterStore } from '../../rate-limit/limiter-store.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,15 +23,12 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     const windowMs = CODE_WINDOW_MS;
-    const people = openWindowStore(
-      app,
-      { limit: CODE_ATTEMPTS, windowMs },
-      { keyPrefix: 'lms:enrolment-code:', name: 'enrolment-code limit' },
-    );
-    const addresses = openWindowStore(
+    const label = 'enrolment-code limit';
+    const people = createLimiterStore(app, { limit: CODE_ATTEMPTS, windowMs }, { label, keySuffix: 'enrolment-code:' });
+    const addresses = createLimiterStore(
       app,
       { limit: app.config.ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS, windowMs },
-      { keyPrefix: 'lms:enrolment-code-address:', name: 'enrolment-code limit' },
+      { label, keySuffix: 'enrolment-code-address:' },
     );
     app.decorate('enrolmentCodeAttempts', (request: FastifyRequest): CodeAttemptLimiter => {
       return async ({ userId, courseId }) => {
