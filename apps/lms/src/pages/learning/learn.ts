@@ -7,10 +7,11 @@ import { findOwnAttempt, findQuiz, passMark, startAttempt, submitAttempt } from 
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
-import { sendPage } from '../send.js';
+import { MARKDOWN_PAGE_CSP, sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { href, html, type Html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { renderMarkdown } from '../view/markdown.js';
 import { certificateCard } from './certificate-card.js';
 
 const PAGE = { hide: true, tags: ['pages'] };
@@ -40,11 +41,10 @@ const learnPages: FastifyPluginAsyncZod = async (app) => {
       const ctx = pageContext(app, request);
       const { t } = ctx;
       const ch = await openChapter(app.db, session.caller.userId, request.params.id);
-      const paragraphs = ch.content.split(/\n{2,}/).map((p) => html`<p>${p}</p>`);
       const body = html`<p><a href="${href('/dashboard/courses', ch.courseId)}">${t.learn.chapter.backToCourse}</a></p>
 <p class="muted">${t.learn.chapter.ofCourse(ch.courseName, ch.moduleName)}</p>
 <h1>${ch.name}</h1>
-<article class="card">${paragraphs}</article>
+<article class="card">${renderMarkdown(ch.content)}</article>
 ${
   ch.completed
     ? html`<p><span class="badge completed">${t.learn.chapter.completed}</span></p>`
@@ -52,7 +52,7 @@ ${
 }
 ${ch.quizId !== null && html`<p><a href="${href('/learn/quizzes', ch.quizId)}">${t.learn.chapter.takeQuiz}</a></p>`}
 ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nextChapterId)}">${t.learn.chapter.next}</a></p>`}`;
-      return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }));
+      return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }), 200, MARKDOWN_PAGE_CSP);
     },
   );
 
