@@ -110,12 +110,18 @@ ${quiz.description && html`<p>${quiz.description}</p>`}
         const questions = view.questions.map(
           (question, i) => html`<fieldset class="question"><legend>${i + 1}. ${question.questionText}</legend>
 ${
-  question.options.length > 0
+  question.questionType === 'multiple_answer'
     ? question.options.map(
-        (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> ${o.text}</label><br>
+        // One name per option (a form sends a repeated name, and only its first value is read): joined on submit.
+        (o) => html`<label><input type="checkbox" name="${`q${question.id}.${o.id}`}" value="1"> ${o.text}</label><br>
 `,
       )
-    : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3" cols="60"></textarea></label>`
+    : question.options.length > 0
+      ? question.options.map(
+          (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> ${o.text}</label><br>
+`,
+        )
+      : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3" cols="60"></textarea></label>`
 }
 </fieldset>
 `,
@@ -153,7 +159,12 @@ ${main}`;
     async (request, reply) => {
       const session = await pageSession(app, request);
       const answers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.body)) if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
+      for (const [name, value] of Object.entries(request.body)) {
+        if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
+        // A ticked box of a multiple-answer question, `q<question>.<option>`: the answer is the ticked options' ids.
+        const ticked = name.match(/^q(\d{1,12})\.([A-Za-z0-9_-]{1,16})$/);
+        if (ticked) answers[ticked[1]] = answers[ticked[1]] ? `${answers[ticked[1]]},${ticked[2]}` : ticked[2];
+      }
       await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
       return reply.header('cache-control', 'no-store').redirect(`/learn/quiz-attempts/${request.params.id}`, 303);
     },
