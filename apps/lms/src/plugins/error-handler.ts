@@ -8,6 +8,7 @@ import {
   CONFLICT_RETRY_AFTER_SECONDS,
   DATABASE_RETRY_AFTER_SECONDS,
   DatabaseUnavailableError,
+  errorBody,
   HTTP_STATUS,
   TransactionConflictError,
   type UnavailableError,
@@ -47,6 +48,9 @@ export default fp(
         return reply.code(500).send({ success: false, error: 'Internal server error' });
       }
       const status = err.statusCode ?? 500;
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return reply.code(413).send({ success: false, error: bodyTooLargeMessage(request.routeOptions.bodyLimit) });
+      }
       if (status >= 400 && status < 500) {
         return reply.code(status).send({ success: false, error: err.message });
       }
@@ -94,7 +98,12 @@ export function retryLaterError(request: FastifyRequest, err: FastifyError): Una
 
 /** A domain error's one answer: the status of its kind (errors.ts), its headers, `{success:false, error}`. */
 function sendDomainError(reply: FastifyReply, err: AppError) {
-  return reply.code(HTTP_STATUS[err.kind]).headers(err.headers).send({ success: false, error: err.message });
+  return reply.code(HTTP_STATUS[err.kind]).headers(err.headers).send(errorBody(err));
+}
+
+/** A 413 that names the limit the body passed (the route's own, or the app's BODY_LIMIT_BYTES). */
+export function bodyTooLargeMessage(limitBytes: number | undefined): string {
+  return limitBytes === undefined ? 'Request body is too large' : `Request body is too large: this route takes at most ${limitBytes} bytes`;
 }
 
 /** `name`, `modules.0.title`; for unknown keys the keys themselves. */
