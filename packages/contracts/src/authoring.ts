@@ -279,7 +279,7 @@ export const CourseDocument = z
       });
     }
   })
-  .meta({ id: 'CourseDocumentInput' });
+  .meta({ id: 'CourseDocumentBody' });
 export type CourseDocument = z.output<typeof CourseDocument>;
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { ErrorResponse } from '@lms/contracts';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
+import { bodyTooLargeMessage } from '@lms/server-kit';
 import {
   AppError,
   CONFLICT_RETRY_AFTER_SECONDS,
@@ -99,11 +100,6 @@ export function retryLaterError(request: FastifyRequest, err: FastifyError): Una
 /** A domain error's one answer: the status of its kind (errors.ts), its headers, `{success:false, error}`. */
 function sendDomainError(reply: FastifyReply, err: AppError) {
   return reply.code(HTTP_STATUS[err.kind]).headers(err.headers).send(errorBody(err));
-}
-
-/** A 413 that names the limit the body passed (the route's own, or the app's BODY_LIMIT_BYTES). */
-export function bodyTooLargeMessage(limitBytes: number | undefined): string {
-  return limitBytes === undefined ? 'Request body is too large' : `Request body is too large: this route takes at most ${limitBytes} bytes`;
 }
 
 /** `name`, `modules.0.title`; for unknown keys the keys themselves. */
