@@ -26,7 +26,10 @@ export function findUnsafeHtml(text: string, frameHosts: readonly string[], opti
       const ownStyle =
         element.tagName === 'link' && element.attrs.some((a) => a.name === 'href' && a.value.startsWith('/dashboard/assets/'));
       const pageHead = options.wholePage && ['meta', 'link'].includes(element.tagName);
-      if (NEVER.has(element.tagName) && !ownScript && !ownStyle && !pageHead) found.push(`${here}: <${element.tagName}>`);
+      // The page's own forms (language, sign-out, mark complete) post to paths of the LMS.
+      const ownForm =
+        options.wholePage && element.tagName === 'form' && element.attrs.some((a) => a.name === 'action' && a.value.startsWith('/'));
+      if (NEVER.has(element.tagName) && !ownScript && !ownStyle && !pageHead && !ownForm) found.push(`${here}: <${element.tagName}>`);
       for (const { name, value } of element.attrs) {
         if (name.startsWith('on')) found.push(`${here}: event handler ${name}`);
         if (name === 'style') found.push(`${here}: style attribute`);

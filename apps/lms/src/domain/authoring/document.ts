@@ -13,7 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import { invalidBody } from '../../errors.js';
 import { type AuthoringContext, assertMayCreateFor, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { type Change, changedFields, recordChange } from './history.js';
-import { deleteKeepingLearners, type QuizRow, quizJson, writeChapters, writeModules, writeQuizzes } from './rows.js';
+import { deleteRows, lockUnheld, type QuizRow, quizJson, writeChapters, writeModules, writeQuizzes } from './rows.js';
 
 // The course as one document: export (the author's view, keys included) and import (a new
 // course, or a replace of one), each validated whole before anything is written.
@@ -323,8 +323,9 @@ async function writeTree(tx: Db, course: CourseRow, doc: CourseDocument, existin
   const gone = (kind: 'modules' | 'chapters' | 'quizzes') => [...existing[kind]].filter((id) => !inDoc[kind].has(id));
   const doomed = { modules: gone('modules'), chapters: gone('chapters'), quizzes: gone('quizzes') };
 
-  // Learners' records first: nothing is written if any would be lost.
-  await deleteKeepingLearners(tx, course.id, { quizIds: doomed.quizzes });
+  // Learners' records first: nothing is written if any would be lost (409 naming every one).
+  await lockUnheld(tx, course.id, { quizIds: doomed.quizzes, chapterIds: doomed.chapters, moduleIds: doomed.modules });
+  await deleteRows(tx, course.id, { quizIds: doomed.quizzes });
   const moduleIds = await writeModules(
     tx,
     course.id,
@@ -346,7 +347,7 @@ async function writeTree(tx: Db, course: CourseRow, doc: CourseDocument, existin
   });
   if (doc.finalExam) quizRows.push(asRow(doc.finalExam, { scope: 'final' }));
   await writeQuizzes(tx, course.id, quizRows);
-  await deleteKeepingLearners(tx, course.id, { chapterIds: doomed.chapters, moduleIds: doomed.modules });
+  await deleteRows(tx, course.id, { chapterIds: doomed.chapters, moduleIds: doomed.modules });
 
   const created = (kind: 'modules' | 'chapters' | 'quizzes', total: number) => total - inDoc[kind].size;
   return {

@@ -200,21 +200,24 @@ interface Held {
   count: number;
 }
 
+/** What a deletion takes: modules, chapters and quizzes named (with everything under them). */
+export interface Doomed {
+  moduleIds?: readonly number[];
+  chapterIds?: readonly number[];
+  quizIds?: readonly number[];
+}
+
+const ints = (ids: readonly number[] = []) => sql`${`{${ids.join(',')}}`}::int[]`;
+
 /**
- * Deletes chapters, quizzes and modules (with everything under them), unless a learner's record
- * would go with them: a chapter with completions or a quiz with attempts (409 naming each, and
- * nothing is deleted). The rows are locked FOR UPDATE first, and counted in the next statement: a
- * completion or an attempt being written holds a KEY SHARE lock on its chapter or quiz, so it is
- * either committed (and counted) before the lock is granted, or waits, and finds its chapter gone.
+ * Locks every chapter and quiz a deletion would take (those named, in a module named, or on a
+ * chapter taken) FOR UPDATE, then refuses (409 naming each) if a learner holds any: a chapter with
+ * completions, a quiz with attempts. The count is the next statement's: a completion or an attempt
+ * being written holds a KEY SHARE lock on its chapter or quiz, so it is either committed (and
+ * counted) before the lock is granted, or waits, and finds its chapter or quiz gone.
  */
-export async function deleteKeepingLearners(
-  tx: Db,
-  courseId: number,
-  doomed: { moduleIds?: readonly number[]; chapterIds?: readonly number[]; quizIds?: readonly number[] },
-): Promise<void> {
-  const ints = (ids: readonly number[] = []) => sql`${`{${ids.join(',')}}`}::int[]`;
+export async function lockUnheld(tx: Db, courseId: number, doomed: Doomed): Promise<void> {
   const modules = ints(doomed.moduleIds);
-  // Everything the deletion reaches: the chapters named or in a module named, the quizzes named or on one of those.
   const { rows: chapterRows } = await tx.execute(sql`
     select id from chapters where course_id = ${courseId} and (id = any(${ints(doomed.chapterIds)}) or module_id = any(${modules}))
     order by id for update`);
@@ -224,7 +227,7 @@ export async function deleteKeepingLearners(
       and (id = any(${ints(doomed.quizIds)}) or module_id = any(${modules}) or chapter_id = any(${ints(chapterIds)}))
     order by id for update`);
   const quizIds = (quizRows as { id: number }[]).map((r) => r.id);
-  if (chapterIds.length === 0 && quizIds.length === 0 && (doomed.moduleIds?.length ?? 0) === 0) return;
+  if (chapterIds.length === 0 && quizIds.length === 0) return;
   const { rows: held } = await tx.execute(sql`
     select 'chapter' as kind, ch.id, ch.name, count(*)::int as count
       from chapter_completions cc join chapters ch on ch.id = cc.chapter_id
@@ -235,10 +238,22 @@ export async function deleteKeepingLearners(
       where qa.quiz_id = any(${ints(quizIds)}) group by q.id, q.name
     order by 1, 2`);
   if (held.length > 0) throw new LearnersHoldError(held as unknown as Held[]);
-  if (quizIds.length > 0) await tx.execute(sql`delete from quizzes where id = any(${ints(quizIds)})`);
-  if (chapterIds.length > 0) await tx.execute(sql`delete from chapters where id = any(${ints(chapterIds)})`);
+}
+
+/** Deletes what lockUnheld checked (quizzes, chapters, modules; their questions and quizzes go by cascade). */
+export async function deleteRows(tx: Db, courseId: number, doomed: Doomed): Promise<void> {
+  if ((doomed.quizIds?.length ?? 0) > 0)
+    await tx.execute(sql`delete from quizzes where course_id = ${courseId} and id = any(${ints(doomed.quizIds)})`);
+  if ((doomed.chapterIds?.length ?? 0) > 0)
+    await tx.execute(sql`delete from chapters where course_id = ${courseId} and id = any(${ints(doomed.chapterIds)})`);
   if ((doomed.moduleIds?.length ?? 0) > 0)
-    await tx.execute(sql`delete from modules where course_id = ${courseId} and id = any(${modules})`);
+    await tx.execute(sql`delete from modules where course_id = ${courseId} and id = any(${ints(doomed.moduleIds)})`);
+}
+
+/** Deletes modules, chapters and quizzes with everything under them, unless a learner holds any of it (409, nothing deleted). */
+export async function deleteKeepingLearners(tx: Db, courseId: number, doomed: Doomed): Promise<void> {
+  await lockUnheld(tx, courseId, doomed);
+  await deleteRows(tx, courseId, doomed);
 }
 
 /** 409: a deletion would take learners' completions or attempts with it. */
