@@ -21,7 +21,7 @@ import { signInMember } from '@lms/lms/sso';
 import { CourseDocument } from '@lms/contracts';
 import { signGatewayProof } from '@lms/partner-auth';
 import { partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
-import { GENERIC_PLAN_OPTIONS, hashToken, plansGenerically, poolSizes, users } from '@lms/db';
+import { GENERIC_PLAN_OPTIONS, plansGenerically, poolSizes, users } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import {
