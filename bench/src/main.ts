@@ -442,6 +442,7 @@ async function authoringRows(
       path: `/api/chapters/${targets[0]}`,
       method: 'PATCH',
       headers: write,
+      body: JSON.stringify({ content: 'Isi bab, suntingan pertama.' }),
       connections: EDIT_CONNECTIONS,
       expect: 200,
       perRequest: () => {

@@ -9,8 +9,9 @@ declare module 'fastify' {
      */
     sharedCatalogList: SharedAnswers<Buffer> | null;
     /**
-     * A course changed (an authoring write committed): this instance forgets its shared list
-     * answers at once; the others show the change within CATALOG_CACHE_MS, as their answers expire.
+     * A course changed (an authoring write committed): on this instance the next request of each
+     * shared page computes it again (SharedAnswers.refresh: requests during that computation get
+     * the previous answer); the others show the change within CATALOG_CACHE_MS, as their answers expire.
      */
     catalogChanged: () => void;
   }
@@ -30,7 +31,7 @@ export default fp(
         ? new SharedAnswers<Buffer>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 256, now: () => app.clock().getTime() })
         : null;
     app.decorate('sharedCatalogList', shared);
-    app.decorate('catalogChanged', () => shared?.clear());
+    app.decorate('catalogChanged', () => shared?.refresh());
   },
   { name: 'catalog-cache' },
 );
