@@ -124,12 +124,19 @@ export async function lockAuthoredCourse(tx: Db, author: Author, target: Authori
 }
 
 /**
- * May this author create a course for `institutionId` owned by `teacherId`? A partner: for an
- * institution bound to it, an active teacher of it; an admin: for their own institution; a
- * super_admin: any; a teacher: only as themselves, in their own institution. Throws 403 naming
- * the institution (an unknown institution or teacher reads the same, so nothing is probed).
+ * May this author create a course for `institutionId` owned by `teacherId` (course creation,
+ * an import, a new owner)? A partner: for an institution an operator bound to it (`lms-admin
+ * partner bind`); an admin: for their own institution; a super_admin: any; a teacher: only as
+ * themselves. The owner must be an active teacher of the institution. Both checked in one round
+ * trip; either failure is a 403 naming the institution (an unknown institution reads as an
+ * unbound one and an unknown teacher as a teacher of another institution, so nothing is probed).
  */
-export async function assertMayCreateFor(tx: Db, author: Author, institutionId: number, teacherId: string): Promise<void> {
+export async function assertMayCreateFor(
+  tx: Db,
+  author: Author | { kind: 'partner'; issuer: string },
+  institutionId: number,
+  teacherId: string,
+): Promise<void> {
   const may =
     author.kind === 'partner'
       ? sql`exists (select 1 from partner_institutions pi join partners p on p.id = pi.partner_id
@@ -146,7 +153,7 @@ export async function assertMayCreateFor(tx: Db, author: Author, institutionId: 
       exists (select 1 from users u where u.id = ${teacherId} and u.role = 'teacher' and u.is_active and u.institution_id = ${institutionId}) as teacher`);
   const answer = rows[0] as { may: boolean; teacher: boolean };
   const who = author.kind === 'partner' ? `Partner ${author.issuer}` : 'You';
-  if (!answer.may) throw new ForbiddenError(`${who} may not author courses for institution ${institutionId}`);
+  if (!answer.may) throw new ForbiddenError(`${who} may not create courses for institution ${institutionId}`);
   if (!answer.teacher) throw new ForbiddenError(`teacherId ${teacherId} is not an active teacher of institution ${institutionId}`);
 }
 
