@@ -16,14 +16,14 @@ export interface Plan {
 export interface HttpLoad {
   url: string;
   path: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   body?: string;
   connections: number;
   /** The status every answer should have. */
   expect: number;
-  /** Called for every request: headers or path that change per request (API key rotation, fresh tokens). */
-  perRequest?: () => { path?: string; headers?: Record<string, string> };
+  /** Called for every request: headers, path or body that change per request (API key rotation, fresh tokens, an edit's text). */
+  perRequest?: () => { path?: string; headers?: Record<string, string>; body?: string };
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -57,6 +57,7 @@ export async function runHttp(load: HttpLoad, seconds: number): Promise<Measurem
             return {
               ...req,
               ...(change.path ? { path: change.path } : {}),
+              ...(change.body !== undefined ? { body: change.body } : {}),
               headers: { ...(req.headers as Record<string, string>), ...change.headers },
             };
           },

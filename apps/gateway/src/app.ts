@@ -9,6 +9,7 @@ import openApiPlugin from './plugins/openapi.js';
 import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.js';
 import healthRoutes from './routes/health/index.js';
 import courseRoutes from './routes/courses/index.js';
+import authoringRoutes from './routes/authoring/index.js';
 import ssoRoutes from './routes/sso/index.js';
 
 export interface GatewayDeps {
@@ -61,6 +62,7 @@ export async function buildGateway(deps: GatewayDeps) {
   await app.register(healthRoutes);
   await app.register(ssoRoutes);
   await app.register(courseRoutes);
+  await app.register(authoringRoutes);
   return app;
 }
 

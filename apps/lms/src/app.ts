@@ -17,12 +17,14 @@ import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import openapiPlugin from './plugins/openapi.js';
 import paymentsPlugin from './plugins/payments.js';
+import catalogCachePlugin from './plugins/catalog-cache.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
 import apiKeyRoutes from './routes/api-keys/index.js';
 import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
+import authoringRoutes from './routes/authoring/index.js';
 import progressRoutes from './routes/progress/index.js';
 import learningRoutes from './routes/learning/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
@@ -96,6 +98,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(rateLimitPlugin, deps.rateLimit ?? {});
   await app.register(openapiPlugin);
   await app.register(paymentsPlugin);
+  await app.register(catalogCachePlugin);
 
   await app.register(enrolmentCodeLimiter);
   await app.register(healthRoutes);
@@ -105,6 +108,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(progressRoutes);
   await app.register(catalogRoutes);
   await app.register(courseCreationRoutes);
+  await app.register(authoringRoutes);
   await app.register(enrollmentRoutes);
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);

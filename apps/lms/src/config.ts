@@ -106,6 +106,17 @@ const Env = z.object({
       .max(10 * 1024 * 1024),
   ).default(64 * 1024),
   /**
+   * The body limit of the authoring writes (a course document with its chapters' Markdown is more
+   * than the other routes take); over it, 413 naming the limit. The gateway has the same setting.
+   */
+  AUTHORING_BODY_LIMIT_BYTES: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(64 * 1024 * 1024),
+  ).default(4 * 1024 * 1024),
+  /**
    * How long one answer of the API-key catalog list (the same for every key) is shared by all
    * keys asking the same page: a course change shows there within this time. 0: not shared.
    */

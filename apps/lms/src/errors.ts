@@ -49,8 +49,36 @@ function retryAfter(seconds: number): Record<string, string> {
   return { 'retry-after': String(seconds) };
 }
 
+/** A field of a request that is wrong, and what is wrong with it (as a body's schema errors are named). */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
 export class BadRequestError extends AppError {
   readonly kind = 'bad-request';
+  /** `details`: the fields at fault, sent as the schema's own 400 sends them (a document checked against the database). */
+  constructor(
+    message: string,
+    readonly details?: readonly FieldProblem[],
+  ) {
+    super(message);
+  }
+}
+
+/** A 400 naming fields the way a body's schema errors do: `Invalid request body: path: message; ...` with `details`. */
+export function invalidBody(problems: readonly FieldProblem[]): BadRequestError {
+  return new BadRequestError(
+    `Invalid request body: ${problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ')}`,
+    problems,
+  );
+}
+
+/** The body of a domain error's answer: `{success:false, error}`, with `details` when the error names fields. */
+export function errorBody(err: AppError): { success: false; error: string; details?: readonly FieldProblem[] } {
+  return err instanceof BadRequestError && err.details
+    ? { success: false, error: err.message, details: err.details }
+    : { success: false, error: err.message };
 }
 
 export class UnauthorizedError extends AppError {

@@ -80,19 +80,26 @@ export async function startGateway(t: Test, entries: PartnerEntry[], config: Par
  * (its own signing key in a temp directory), and the partner registered in the LMS with its JWKS
  * URL (as `lms-admin partner add --jwks-url`). Returns where the browser starts: the partner.
  */
-export async function startDemoPartner(t: Test, lmsUrl: string, db: Db): Promise<{ partnerUrl: string; gatewayUrl: string }> {
+export async function startDemoPartner(
+  t: Test,
+  lmsUrl: string,
+  db: Db,
+): Promise<{ partnerUrl: string; gatewayUrl: string; iss: string; partnerId: number; key: unknown }> {
   const iss = 'demo-partner.local';
   const dataDir = await mkdtemp(path.join(tmpdir(), 'e2e-partner-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const gateway = await startGateway(t, [{ iss, allowedIps: ['127.0.0.1/32', '::1/128'], lmsUrl }]);
   const gatewayUrl = await gateway.listen({ port: 0, host: '127.0.0.1' });
   const quiet = { info() {}, warn() {}, error() {} };
-  const { server } = await createPartnerBackend({ dataDir, issuer: iss, gatewayUrl, log: quiet });
+  const { server, key } = await createPartnerBackend({ dataDir, issuer: iss, gatewayUrl, log: quiet });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const partnerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await db.insert(partners).values({ issuer: iss, name: 'Demo Partner', jwksUrl: `${partnerUrl}/.well-known/jwks.json` });
-  return { partnerUrl, gatewayUrl };
+  const [row] = await db
+    .insert(partners)
+    .values({ issuer: iss, name: 'Demo Partner', jwksUrl: `${partnerUrl}/.well-known/jwks.json` })
+    .returning({ id: partners.id });
+  return { partnerUrl, gatewayUrl, iss, partnerId: row!.id, key };
 }
 
 export interface Partner {

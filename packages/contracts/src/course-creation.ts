@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { boundedDateTime, idNumber, text } from './text.js';
 
 /** Decimal money as text: up to 12 digits, optionally 1–2 decimals, never negative. */
-const DecimalText = text().regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be a non-negative decimal amount as text, e.g. "150000" or "99.50"');
+export const DecimalText = text().regex(
+  /^\d{1,12}(\.\d{1,2})?$/,
+  'must be a non-negative decimal amount as text, e.g. "150000" or "99.50"',
+);
 
 const DateTime = boundedDateTime();
 

@@ -10,3 +10,5 @@ export * from './sso.js';
 export * from './enrollment.js';
 export * from './purchases.js';
 export * from './learning.js';
+export * from './authoring.js';
+export * from './authoring-routes.js';

@@ -3,7 +3,8 @@ import { cp, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createDb, type DbHandle } from './client.js';
+import { sql } from 'drizzle-orm';
+import { createDb, type Db, type DbHandle } from './client.js';
 import { migrate, migrationsFolder } from './migrate.js';
 
 export interface TestDb extends DbHandle {
@@ -143,3 +144,73 @@ async function migrationsHash(): Promise<string> {
 }
 
 export { makeCategory, makeCourse } from './fixtures.js';
+
+/** The overall progress metrics recomputed from raw rows (progressFromRawRows). */
+export interface RawProgress {
+  totalDaftar: number;
+  totalBeli: number;
+  totalSelesai: number;
+  totalSertifikat: number;
+  totalClasses: number;
+  totalCourses: number;
+  totalStudents: number;
+  completionRate: number;
+  buyers30Days: number;
+  revenue30Days: number;
+  totalKum30Days: number;
+  certificatesCount: number;
+  peopleWithBadgeCount: number;
+  revenueByCurrency30Days: { currency: string; amount: number }[];
+}
+
+/**
+ * The oracle of `/api/lms-progress` (overall): every metric recomputed from the raw rows, with
+ * none of the counters or aggregates the LMS reads, and the completion rate exactly as the spec
+ * states it: the mean over enrollments of (distinct chapters of the course the student completed
+ * ÷ the course's chapters) × 100, 0 for a course without chapters, rounded half up to 2 decimals.
+ * Chapters are reached through their module (chapter → module → course), not the denormalised
+ * course_id the triggers use. The window of the 30-day figures is (now − 30 days, now]; the
+ * revenue is the platform currency's (`currency`), every currency summed on its own beside it.
+ */
+export async function progressFromRawRows(db: Db, now: Date, { currency = 'IDR' }: { currency?: string } = {}): Promise<RawProgress> {
+  const since = new Date(now.getTime() - 30 * 24 * 60 * 60 * 1000).toISOString();
+  const until = now.toISOString();
+  const { rows } = await db.execute(sql`
+    select
+      (select count(*) from enrollments)::int as "totalDaftar",
+      (select count(*) from purchases where status = 'paid')::int as "totalBeli",
+      (select count(*) from certificates)::int as "totalSertifikat",
+      (select count(*) from courses where is_published and event_code is not null)::int as "totalClasses",
+      (select count(*) from courses)::int as "totalCourses",
+      (select count(distinct user_id) from enrollments)::int as "totalStudents",
+      (select count(distinct user_id) from purchases where status = 'paid' and paid_at > ${since}::timestamptz and paid_at <= ${until}::timestamptz)::int as "buyers30Days",
+      (select coalesce(sum(amount), 0)::float8 from purchases where status = 'paid' and currency = ${currency}
+        and paid_at > ${since}::timestamptz and paid_at <= ${until}::timestamptz) as "revenue30Days",
+      coalesce((select json_agg(json_build_object('currency', currency, 'amount', amount) order by currency) from (
+        select currency, sum(amount)::float8 as amount from purchases
+        where status = 'paid' and paid_at > ${since}::timestamptz and paid_at <= ${until}::timestamptz group by currency) w), '[]') as "revenueByCurrency30Days",
+      (select coalesce(sum(c.nilai_kum), 0)::float8 from certificates k join courses c on c.id = k.course_id
+        where k.issued_at > ${since}::timestamptz and k.issued_at <= ${until}::timestamptz) as "totalKum30Days",
+      (select count(distinct user_id) from certificates)::int as "peopleWithBadgeCount",
+      coalesce((select json_agg(json_build_array(
+          (select count(distinct cc.chapter_id) from chapter_completions cc join chapters ch on ch.id = cc.chapter_id
+             join modules m on m.id = ch.module_id where cc.user_id = e.user_id and m.course_id = e.course_id),
+          (select count(*) from chapters ch join modules m on m.id = ch.module_id where m.course_id = e.course_id)))
+        from enrollments e), '[]') as progress`);
+  const r = rows[0] as Omit<RawProgress, 'totalSelesai' | 'completionRate' | 'certificatesCount'> & { progress: [number, number][] };
+  // Σ done/total as an exact fraction, then the mean × 100 rounded half up to hundredths.
+  let num = 0n;
+  let den = 1n;
+  for (const [done, total] of r.progress) {
+    if (total > 0) [num, den] = [num * BigInt(total) + BigInt(done) * den, den * BigInt(total)];
+  }
+  const n = BigInt(r.progress.length);
+  const hundredths = n === 0n ? 0n : (2n * 10_000n * num + den * n) / (2n * den * n);
+  const { progress, ...counts } = r;
+  return {
+    ...counts,
+    totalSelesai: progress.filter(([done, total]) => total > 0 && done >= total).length,
+    completionRate: Number(hundredths) / 100,
+    certificatesCount: r.totalSertifikat,
+  };
+}

@@ -45,3 +45,11 @@ export const jsonBodyPlugin = fp<JsonBodyOptions>(
   },
   { name: 'json-body' },
 );
+
+/**
+ * The text of a 413, naming the limit the body passed (the route's own bodyLimit, or the app's
+ * BODY_LIMIT_BYTES, as `request.routeOptions.bodyLimit` gives it). Both apps' error handlers use it.
+ */
+export function bodyTooLargeMessage(limitBytes: number | undefined): string {
+  return limitBytes === undefined ? 'Request body is too large' : `Request body is too large: this route takes at most ${limitBytes} bytes`;
+}

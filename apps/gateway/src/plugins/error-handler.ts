@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { bodyTooLargeMessage } from '@lms/server-kit';
 
 /**
  * A gateway error: `status` and `message`. The SSO routes answer `{error}` (the spec's gateway
@@ -43,6 +44,7 @@ export default fp(
     app.setErrorHandler((err: FastifyError, request, reply) => {
       let status = err instanceof GatewayError ? err.statusCode : (err.statusCode ?? 500);
       let message = err.message;
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') message = bodyTooLargeMessage(request.routeOptions.bodyLimit);
       if (hasZodFastifySchemaValidationErrors(err)) {
         status = 400;
         const first = err.validation[0];

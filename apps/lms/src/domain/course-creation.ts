@@ -1,35 +1,14 @@
 import type { CreateCourseBody, CreatedCourse } from '@lms/contracts';
-import { courses, type Db, partnerInstitutions, partners, users } from '@lms/db';
-import { sql } from 'drizzle-orm';
-import { ForbiddenError } from '../errors.js';
+import { courses, type Db } from '@lms/db';
+import { assertMayCreateFor } from './authoring/authors.js';
 
 /**
  * Creates a course for a partner, always as a draft (isPublished false), after the partner's
- * rights (DESIGN §5, "Partners and institutions"): the institution must be one an operator bound
- * to the partner (`lms-admin partner bind`), and the teacher an active teacher of it. Either
- * failure is a 403 naming the institution; an unknown institution reads as an unbound one and an
- * unknown teacher as a teacher of another institution, so a partner cannot probe ids, and the
- * teacher is judged only within an institution the partner serves. `db` may be a transaction.
+ * rights (assertMayCreateFor: an institution bound to it, an active teacher of it as the owner;
+ * otherwise a 403 naming the institution). `db` may be a transaction.
  */
 export async function createDraftCourse(db: Db, partnerIssuer: string, input: CreateCourseBody): Promise<CreatedCourse> {
-  // Both rights in one round trip.
-  const result = await db.execute<{ bound: boolean; teacher: boolean }>(sql`
-    select
-      exists (
-        select 1 from ${partnerInstitutions} pi join ${partners} p on p.id = pi.partner_id
-        where p.issuer = ${partnerIssuer} and pi.institution_id = ${input.institutionId}
-      ) as bound,
-      exists (
-        select 1 from ${users} u
-        where u.id = ${input.teacherId} and u.role = 'teacher' and u.is_active and u.institution_id = ${input.institutionId}
-      ) as teacher`);
-  const rights = result.rows[0];
-  if (!rights?.bound) {
-    throw new ForbiddenError(`Partner ${partnerIssuer} may not create courses for institution ${input.institutionId}`);
-  }
-  if (!rights.teacher) {
-    throw new ForbiddenError(`teacherId ${input.teacherId} is not an active teacher of institution ${input.institutionId}`);
-  }
+  await assertMayCreateFor(db, { kind: 'partner', issuer: partnerIssuer }, input.institutionId, input.teacherId);
 
   const [row] = await db
     .insert(courses)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { affectedRows, type Db, idempotencyKeys, inTransaction, sqlStateOf } from '@lms/db';
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
-import { AppError, ConflictError, UnprocessableError } from '../errors.js';
+import { AppError, ConflictError, errorBody, UnprocessableError } from '../errors.js';
 import { PURGE_BATCH_ROWS } from './purge.js';
 
 /** How long a key and its first response are remembered. */
@@ -147,7 +147,7 @@ async function answerOf(tx: Db, work: CreationWork): Promise<StoredResponse> {
     return await work(tx);
   } catch (err) {
     if (err instanceof AppError && err.statusCode < 500) {
-      return { statusCode: err.statusCode, body: { success: false, error: err.message } };
+      return { statusCode: err.statusCode, body: errorBody(err) };
     }
     throw err;
   }

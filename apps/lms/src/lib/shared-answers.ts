@@ -5,14 +5,39 @@
  * not kept: the next caller tries again. At most `maxEntries` keys are kept (the oldest go first),
  * and expired answers are dropped as new ones are made, so memory holds only recent answers.
  */
+interface Entry<T> {
+  until: number;
+  value: Promise<T>;
+  /** Set by refresh(): the answer is out of date; the next caller computes it again. */
+  stale?: boolean;
+  /** The computation refresh() asked for, while it runs: callers meanwhile get `value`, the previous answer. */
+  refreshing?: Promise<T>;
+}
+
 export class SharedAnswers<T> {
-  private readonly entries = new Map<string, { until: number; value: Promise<T> }>();
+  private readonly entries = new Map<string, Entry<T>>();
 
   constructor(private readonly options: { ttlMs: number; maxEntries: number; now: () => number }) {}
 
   get(key: string, compute: () => Promise<T>): Promise<T> {
     const now = this.options.now();
     const hit = this.entries.get(key);
+    if (hit && hit.until > now && hit.stale) {
+      // Out of date (refresh()): the first caller computes the new answer and waits for it;
+      // callers while it runs get the previous one rather than queue behind it.
+      if (hit.refreshing) return hit.value;
+      const fresh = compute();
+      hit.refreshing = fresh;
+      fresh.then(
+        () => {
+          if (this.entries.get(key) === hit) this.entries.set(key, { until: this.options.now() + this.options.ttlMs, value: fresh });
+        },
+        () => {
+          hit.refreshing = undefined;
+        },
+      );
+      return fresh;
+    }
     if (hit && hit.until > now) return hit.value;
     if (hit) this.entries.delete(key);
     // Entries are kept in the order they were made and all live ttlMs: the expired ones are at
@@ -28,6 +53,16 @@ export class SharedAnswers<T> {
       if (this.entries.get(key) === entry) this.entries.delete(key);
     });
     return value;
+  }
+
+  /**
+   * Every answer is out of date (what it was computed from changed): the next caller of each key
+   * computes it again and waits for it, so a caller that asks after the change gets an answer made
+   * after it; callers while that computation runs get the previous answer, instead of all waiting
+   * (a stream of changes would otherwise keep every caller waiting for a computation).
+   */
+  refresh(): void {
+    for (const entry of this.entries.values()) entry.stale = true;
   }
 
   /** Forgets one key (the next caller computes it again). */

@@ -157,7 +157,10 @@ export default fp<AuthOptions>(
     }
 
     async function authenticate(request: FastifyRequest, accepts: readonly CredentialKind[] = DEFAULT_API_AUTH.accepts): Promise<void> {
-      if (accepts.includes('partner-token')) return authenticatePartnerToken(app, request);
+      // A partner's call (a bearer token, or the gateway's credential) where partner tokens are taken;
+      // on a route that also takes sessions, anything else is judged as a person's request.
+      if (accepts.includes('partner-token') && (accepts.length === 1 || isPartnerCall(request)))
+        return authenticatePartnerToken(app, request);
       // An API key is checked wherever it is sent: an invalid one is a 401 (and counts as a failed
       // credential) even where keys are not taken; a valid one where only sessions are (the
       // learning routes, for people not integrations) is a 403, whatever cookie comes with it.
@@ -195,8 +198,9 @@ export default fp<AuthOptions>(
       if (config?.public && config.auth) throw new Error(`${where}: a route is either public or authenticated, not both`);
       const need = authRequirementOf(route.url, config);
       if (need?.accepts.length === 0) throw new Error(`${where}: auth.accepts names no credential kind`);
-      if (need?.accepts.includes('partner-token') && (need.accepts.length > 1 || need.roles)) {
-        throw new Error(`${where}: a partner token has no role and is not mixed with other credentials`);
+      // A partner token has no role, and shares a route only with sessions (the authoring routes): never with API keys.
+      if (need?.accepts.includes('partner-token') && (need.accepts.some((k) => k !== 'partner-token' && k !== 'session') || need.roles)) {
+        throw new Error(`${where}: a partner token has no role and is mixed with sessions only`);
       }
       for (const method of [route.method].flat()) {
         routeAccess.push({ method, url: route.url, declared: { public: config?.public, auth: config?.auth }, needs: need });
@@ -234,6 +238,11 @@ export default fp<AuthOptions>(
   },
   { name: 'auth', dependencies: ['database', '@fastify/cookie', 'failed-credentials', 'partner-auth'] },
 );
+
+/** A request that presents itself as a partner's, forwarded by the gateway: a bearer token or the gateway's credential. */
+function isPartnerCall(request: FastifyRequest): boolean {
+  return request.headers['x-gateway-secret'] !== undefined || /^Bearer\s/i.test(request.headers.authorization ?? '');
+}
 
 /** A background write that failed: a warning, unless the database is away (that is logged once, by the database plugin). */
 function logTouchFailure(request: FastifyRequest, err: unknown, message: string) {

@@ -3,11 +3,13 @@ import { ErrorResponse } from '@lms/contracts';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable, isTransactionConflict } from '@lms/db';
+import { bodyTooLargeMessage } from '@lms/server-kit';
 import {
   AppError,
   CONFLICT_RETRY_AFTER_SECONDS,
   DATABASE_RETRY_AFTER_SECONDS,
   DatabaseUnavailableError,
+  errorBody,
   HTTP_STATUS,
   TransactionConflictError,
   type UnavailableError,
@@ -47,6 +49,9 @@ export default fp(
         return reply.code(500).send({ success: false, error: 'Internal server error' });
       }
       const status = err.statusCode ?? 500;
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        return reply.code(413).send({ success: false, error: bodyTooLargeMessage(request.routeOptions.bodyLimit) });
+      }
       if (status >= 400 && status < 500) {
         return reply.code(status).send({ success: false, error: err.message });
       }
@@ -94,7 +99,7 @@ export function retryLaterError(request: FastifyRequest, err: FastifyError): Una
 
 /** A domain error's one answer: the status of its kind (errors.ts), its headers, `{success:false, error}`. */
 function sendDomainError(reply: FastifyReply, err: AppError) {
-  return reply.code(HTTP_STATUS[err.kind]).headers(err.headers).send({ success: false, error: err.message });
+  return reply.code(HTTP_STATUS[err.kind]).headers(err.headers).send(errorBody(err));
 }
 
 /** `name`, `modules.0.title`; for unknown keys the keys themselves. */

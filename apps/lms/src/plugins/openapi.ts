@@ -45,6 +45,9 @@ export default fp(
             '**Input limits.** Text fields and query parameters must not contain the NUL character; ids and ' +
             '`institutionId` are 1 to 2147483647; date-times lie between the years 1000 and 9999 (UTC); a JSON body ' +
             'nests at most 32 levels. Anything else is a 400 naming the field.\n\n' +
+            '**Authoring.** Courses are written (`tags: authoring`) by their owner teacher, the admins of their ' +
+            'institution and super_admins by session, and by bound partners through the gateway; every write is ' +
+            'recorded in the course history.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             "`x-requested-with` header and, if they send `Origin`, come from this service's origin.",
         },
@@ -56,6 +59,12 @@ export default fp(
           securitySchemes: {
             apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A teacher API key, `lms_key_...`' },
             session: { type: 'apiKey', in: 'cookie', name: app.sessionCookieName, description: 'Browser session after SSO' },
+            partnerBearer: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: "A partner's course-creation token, forwarded by the gateway (the LMS takes it only from the gateway)",
+            },
           },
         },
       },

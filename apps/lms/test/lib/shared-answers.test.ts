@@ -56,3 +56,28 @@ t.test('at most maxEntries are kept, the oldest go first, the expired go as new 
   s.answers.delete('e');
   t.equal(s.answers.size, 0);
 });
+
+t.test('refresh: the next caller computes and waits; callers meanwhile get the previous answer', async (t) => {
+  const s = setup();
+  t.equal(await s.answers.get('k', s.compute('before')), 'before');
+  s.answers.refresh();
+  let release!: (v: string) => void;
+  const slow = () => new Promise<string>((resolve) => (release = resolve));
+  const first = s.answers.get('k', slow);
+  t.equal(await s.answers.get('k', s.compute('never')), 'before', 'while it is computed: the previous answer');
+  release('after');
+  t.equal(await first, 'after', 'the caller that asked first waits for the new answer');
+  t.equal(await s.answers.get('k', s.compute('never')), 'after', 'then everyone gets it');
+  t.equal(s.computed(), 1);
+  // A failed refresh keeps the previous answer for the others, and the next caller tries again.
+  s.answers.refresh();
+  await t.rejects(
+    s.answers.get('k', async () => Promise.reject(new Error('down'))),
+    /down/,
+  );
+  t.equal(await s.answers.get('k', s.compute('again')), 'again');
+  // An expired answer is computed afresh as before, refresh or not.
+  s.answers.refresh();
+  s.at(60_000);
+  t.equal(await s.answers.get('k', s.compute('expired')), 'expired');
+});

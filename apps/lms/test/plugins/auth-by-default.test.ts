@@ -33,9 +33,13 @@ async function appWithForgottenRoutes(t: Test) {
 
 t.test('every /api route of the LMS is public by name or says which credentials it accepts', async (t) => {
   const { app } = await buildTestApp(t);
-  // A route that is both public and authenticated, or mixes a partner token in, is refused at registration.
+  // A route that is both public and authenticated, or mixes a partner token with API keys or roles, is refused at registration.
   t.throws(() => app.get('/api/both', { config: { public: true, auth: true } }, async () => ({})), /either public or authenticated/);
-  t.throws(() => app.get('/api/mixed', { config: { auth: { accepts: ['partner-token', 'session'] } } }, async () => ({})), /partner token/);
+  t.throws(() => app.get('/api/mixed', { config: { auth: { accepts: ['partner-token', 'api-key'] } } }, async () => ({})), /partner token/);
+  t.throws(
+    () => app.get('/api/roles', { config: { auth: { accepts: ['partner-token', 'session'], roles: ['admin'] } } }, async () => ({})),
+    /partner token/,
+  );
   await app.ready();
   const api = app.routeAccess.filter((r) => isApiRoute(r.url) && r.method !== 'HEAD');
   t.ok(api.length >= 8, `the listing sees the /api routes (${api.length})`);
@@ -47,7 +51,12 @@ t.test('every /api route of the LMS is public by name or says which credentials 
   for (const route of api.filter((r) => r.needs !== null)) {
     const url = route.url.replace(/:[A-Za-z]+/g, '1');
     const res = await app.inject({ method: route.method as 'GET', url });
-    if (route.needs!.accepts.includes('partner-token')) {
+    if (route.needs!.accepts.includes('partner-token') && route.needs!.accepts.includes('session')) {
+      // Authoring routes (sessions or partners): no credential at all is a 401; the gateway's credential without a bearer token, 401.
+      t.equal(res.statusCode, 401, `${route.method} ${route.url} without credentials`);
+      const viaGateway = await app.inject({ method: route.method as 'GET', url, headers: { 'x-gateway-secret': TEST_GATEWAY_SECRET } });
+      t.equal(viaGateway.statusCode, 401, `${route.method} ${route.url} through the gateway without a bearer token`);
+    } else if (route.needs!.accepts.includes('partner-token')) {
       // Partner routes: not through the gateway is a 403; through it without a bearer token, 401.
       t.equal(res.statusCode, 403, `${route.method} ${route.url} without the gateway's credential`);
       const viaGateway = await app.inject({ method: route.method as 'GET', url, headers: { 'x-gateway-secret': TEST_GATEWAY_SECRET } });

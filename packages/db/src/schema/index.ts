@@ -4,3 +4,4 @@ export * from './catalog.js';
 export * from './learning.js';
 export * from './partners.js';
 export * from './aggregates.js';
+export * from './authoring.js';

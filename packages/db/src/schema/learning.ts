@@ -13,7 +13,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { bundles, chapters, courses, quizzes } from './catalog.js';
+import { bundles, chapters, courses, type QuestionOption, quizzes } from './catalog.js';
 import { enrollmentRequestStatus, purchaseStatus } from './enums.js';
 import { users } from './people.js';
 import { tstz } from './timestamps.js';
@@ -88,6 +88,16 @@ export const chapterCompletions = pgTable(
   ],
 );
 
+/** A question as an attempt keeps it (quiz_attempts.questions): what it showed and what scores it. */
+export interface AttemptQuestion {
+  id: number;
+  questionText: string;
+  questionType: string;
+  points: number;
+  options: QuestionOption[];
+  correctAnswer: string | null;
+}
+
 export const quizAttempts = pgTable(
   'quiz_attempts',
   {
@@ -109,6 +119,14 @@ export const quizAttempts = pgTable(
     submittedAt: tstz(),
     /** What the learner answered: {questionId: optionId or text}. Scored on the server. */
     answers: jsonb().$type<Record<string, string>>(),
+    /**
+     * The questions as they were when the attempt started, answer keys included: the attempt is
+     * shown and scored with these, whatever an author changes meanwhile. Null for attempts started
+     * before migration 0008 (scored against the quiz's questions of the day).
+     */
+    questions: jsonb().$type<AttemptQuestion[]>(),
+    /** The score it needed to pass, fixed at start like the questions. Null before migration 0008. */
+    passMark: integer(),
   },
   (t) => [
     index('quiz_attempts_user_quiz_idx').on(t.userId, t.quizId),

@@ -1,14 +1,103 @@
 import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
 import { UNVERIFIED_TOKEN_ERRORS } from '@lms/partner-auth';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decidePartnerAccess } from '../../domain/partner-access.js';
 import { GatewayError } from '../../plugins/error-handler.js';
-import { accessDecision } from '../../plugins/metrics.js';
+import { type AccessRoute, accessDecision } from '../../plugins/metrics.js';
 import { fromTheLms, requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
 
 /** Response headers of the LMS that the partner should see. */
 const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after'];
+
+/**
+ * The onRequest check of a partner call: a bearer token whose issuer is known and whose caller IP
+ * is allowed, exactly as for SSO; the LMS it is for is kept on the request. Judged before the
+ * body is read. Every credential problem is a 401 (with the gateway table's texts); only the
+ * caller IP is a 403.
+ */
+export function admitPartner(app: FastifyInstance, route: AccessRoute) {
+  return async (request: FastifyRequest) => {
+    const header = request.headers.authorization;
+    const token = header?.match(/^Bearer +(\S+)$/i)?.[1];
+    if (!token) {
+      app.gatewayMetrics.partnerAccess(route, 'bad_token');
+      throw new GatewayError(401, header ? UNVERIFIED_TOKEN_ERRORS.invalid_format : UNVERIFIED_TOKEN_ERRORS.missing_token);
+    }
+    const access = decidePartnerAccess(app.partners, token, request.ip);
+    app.gatewayMetrics.partnerAccess(route, accessDecision(access));
+    if (!access.ok) throw new GatewayError(access.statusCode === 403 ? 403 : 401, access.error);
+    request.partnerLmsUrl = access.partner.lmsUrl;
+  };
+}
+
+/**
+ * Forwards an admitted partner call to its LMS, same method, path and query, the client's own
+ * body text, with the gateway's credential; relays the LMS's answer (JSON only) and the headers
+ * the partner should see. 502 when the LMS cannot be reached or answers without JSON (a balancer's
+ * own 502/503 page is "could not be reached"), 504 after UPSTREAM_TIMEOUT_MS (or a balancer's own
+ * 504), 503 when this gateway has no GATEWAY_SECRET. The LMS is LMS_UPSTREAM_URL when set (the LMS
+ * as this gateway reaches it, a balancer), else the partner's public lmsUrl.
+ */
+export function forwardToLms(app: FastifyInstance, what: string) {
+  const { GATEWAY_SECRET, UPSTREAM_TIMEOUT_MS, LMS_UPSTREAM_URL } = app.gatewayConfig;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!GATEWAY_SECRET) throw new GatewayError(503, `${what} is not configured on this gateway`);
+    const headers: Record<string, string> = {
+      // biome-ignore lint/style/noNonNullAssertion: admitPartner refused requests without an Authorization header.
+      authorization: request.headers.authorization!,
+      'x-gateway-secret': GATEWAY_SECRET,
+      'x-request-id': request.id,
+      'x-forwarded-for': request.ip,
+    };
+    if (request.rawJsonBody !== undefined) headers['content-type'] = 'application/json';
+    const idempotencyKey = request.headers['idempotency-key'];
+    if (typeof idempotencyKey === 'string') headers['idempotency-key'] = idempotencyKey;
+
+    const lms = LMS_UPSTREAM_URL ?? request.partnerLmsUrl;
+    let upstream: UpstreamAnswer;
+    try {
+      upstream = await app.gatewayMetrics.timeUpstream(
+        requestUpstream(`${lms}${request.url}`, {
+          method: request.method,
+          headers,
+          // The client's own text: the parsed body was only validated, never re-serialized.
+          body: request.rawJsonBody,
+          timeoutMs: UPSTREAM_TIMEOUT_MS,
+        }).then(fromTheLms),
+      );
+    } catch (err) {
+      const timedOut = err instanceof UpstreamTimeout;
+      request.log.warn({ err, lms }, timedOut ? 'LMS timed out' : 'LMS unreachable');
+      if (timedOut) {
+        throw new GatewayError(
+          504,
+          err.byProxy ? 'The LMS did not answer in time' : `The LMS did not answer within ${UPSTREAM_TIMEOUT_MS} ms`,
+        );
+      }
+      throw new GatewayError(502, 'The LMS could not be reached');
+    }
+
+    // Relayed as is: the LMS's answer is already in the documented shapes. Only JSON is relayed.
+    try {
+      JSON.parse(upstream.body);
+    } catch {
+      request.log.warn({ status: upstream.status, lms }, 'LMS answered without JSON');
+      throw new GatewayError(502, 'The LMS gave an invalid answer');
+    }
+    for (const name of PASSED_BACK_HEADERS) {
+      const value = upstream.headers[name];
+      if (typeof value === 'string' && value) reply.header(name, value);
+    }
+    if (!reply.hasHeader('content-type')) reply.type('application/json; charset=utf-8');
+    // A JSON string with a JSON content type is sent by Fastify as is (not serialized again).
+    return reply.code(upstream.status).send(upstream.body as never);
+  };
+}
+
+/** The LMS validates what is forwarded (with the field details): the gateway passes any JSON through rather than judge it twice. */
+export const passThrough = () => (value: unknown) => ({ value });
 
 /**
  * `POST /api/courses` with `Authorization: Bearer <partner JWT>`: checked here exactly like SSO
@@ -16,30 +105,14 @@ const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-afte
  * credential. The LMS verifies the token's signature and claims and validates the body.
  */
 const courseRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { GATEWAY_SECRET, UPSTREAM_TIMEOUT_MS, LMS_UPSTREAM_URL } = app.gatewayConfig;
+  const { UPSTREAM_TIMEOUT_MS } = app.gatewayConfig;
 
   app.post(
     '/api/courses',
     {
       config: { errorShape: 'api' },
-      // The token and the IP are judged before the body is read.
-      onRequest: async (request) => {
-        // Every credential problem is a 401 here (DESIGN §5: 401 for a missing or bad token), with
-        // the gateway table's texts; only the caller IP is a 403.
-        const header = request.headers.authorization;
-        const token = header?.match(/^Bearer +(\S+)$/i)?.[1];
-        if (!token) {
-          app.gatewayMetrics.partnerAccess('course_creation', 'bad_token');
-          throw new GatewayError(401, header ? UNVERIFIED_TOKEN_ERRORS.invalid_format : UNVERIFIED_TOKEN_ERRORS.missing_token);
-        }
-        const access = decidePartnerAccess(app.partners, token, request.ip);
-        app.gatewayMetrics.partnerAccess('course_creation', accessDecision(access));
-        if (!access.ok) throw new GatewayError(access.statusCode === 403 ? 403 : 401, access.error);
-        request.partnerLmsUrl = access.partner.lmsUrl;
-      },
-      // The body schema documents the endpoint; the LMS is the one that validates it (with the
-      // field details), so the gateway passes any JSON through rather than judge it twice.
-      validatorCompiler: () => (value: unknown) => ({ value }),
+      onRequest: admitPartner(app, 'course_creation'),
+      validatorCompiler: passThrough,
       schema: {
         tags: ['courses'],
         summary: "Create a course (draft) on the partner's LMS",
@@ -94,58 +167,7 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       },
     },
-    async (request, reply) => {
-      if (!GATEWAY_SECRET) throw new GatewayError(503, 'Course creation is not configured on this gateway');
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        // biome-ignore lint/style/noNonNullAssertion: the route's auth hook refused requests without an Authorization header.
-        authorization: request.headers.authorization!,
-        'x-gateway-secret': GATEWAY_SECRET,
-        'x-request-id': request.id,
-        'x-forwarded-for': request.ip,
-      };
-      const idempotencyKey = request.headers['idempotency-key'];
-      if (typeof idempotencyKey === 'string') headers['idempotency-key'] = idempotencyKey;
-
-      // LMS_UPSTREAM_URL: the LMS as this gateway reaches it; else the partner's (public) lmsUrl.
-      const lms = LMS_UPSTREAM_URL ?? request.partnerLmsUrl;
-      let upstream: UpstreamAnswer;
-      try {
-        upstream = await app.gatewayMetrics.timeUpstream(
-          requestUpstream(`${lms}/api/courses`, {
-            method: 'POST',
-            headers,
-            // The client's own text: the parsed body was only validated, never re-serialized.
-            body: request.rawJsonBody,
-            timeoutMs: UPSTREAM_TIMEOUT_MS,
-          }).then(fromTheLms),
-        );
-      } catch (err) {
-        const timedOut = err instanceof UpstreamTimeout;
-        request.log.warn({ err, lms }, timedOut ? 'LMS timed out' : 'LMS unreachable');
-        if (timedOut)
-          throw new GatewayError(
-            504,
-            err.byProxy ? 'The LMS did not answer in time' : `The LMS did not answer within ${UPSTREAM_TIMEOUT_MS} ms`,
-          );
-        throw new GatewayError(502, 'The LMS could not be reached');
-      }
-
-      // Relayed as is: the LMS's answer is already in the documented shapes. Only JSON is relayed.
-      try {
-        JSON.parse(upstream.body);
-      } catch {
-        request.log.warn({ status: upstream.status, lms }, 'LMS answered without JSON');
-        throw new GatewayError(502, 'The LMS gave an invalid answer');
-      }
-      for (const name of PASSED_BACK_HEADERS) {
-        const value = upstream.headers[name];
-        if (typeof value === 'string' && value) reply.header(name, value);
-      }
-      if (!reply.hasHeader('content-type')) reply.type('application/json; charset=utf-8');
-      // A JSON string with a JSON content type is sent by Fastify as is (not serialized again).
-      return reply.code(upstream.status as 201).send(upstream.body as never);
-    },
+    forwardToLms(app, 'Course creation'),
   );
 };
 

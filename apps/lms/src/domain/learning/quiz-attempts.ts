@@ -1,4 +1,4 @@
-import { type Db, inTransaction, type QuestionOption } from '@lms/db';
+import { type AttemptQuestion, type Db, inTransaction, type QuestionOption } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { isEnrolled, loadCourseProgress, lockedError, NotEnrolledError } from './access.js';
@@ -60,15 +60,25 @@ export async function findQuiz(db: Db, quizId: number): Promise<QuizRow | null> 
 export const passMark = (quiz: QuizRow) => (quiz.scope === 'final' ? quiz.minPassingScore : quiz.minimumScore);
 
 /**
- * Questions without their answer keys: the key columns are not even read, and each option is
- * rebuilt from its id and text only.
+ * The quiz's questions as an attempt keeps them (quiz_attempts.questions): with their answer keys,
+ * which stay on the server; learnerView() is what a learner is shown of them.
  */
-async function learnerQuestions(db: Db, quizId: number): Promise<LearnerQuestion[]> {
+async function attemptQuestions(db: Db, quizId: number): Promise<AttemptQuestion[]> {
   const { rows } = await db.execute(sql`
-    select id, question_text as "questionText", question_type as "questionType", points,
-      coalesce((select json_agg(json_build_object('id', o->>'id', 'text', o->>'text')) from jsonb_array_elements(options) o), '[]'::json) as options
+    select id, question_text as "questionText", question_type as "questionType", points, options, correct_answer as "correctAnswer"
     from questions where quiz_id = ${quizId} order by order_index, id`);
-  return rows as unknown as LearnerQuestion[];
+  return rows as unknown as AttemptQuestion[];
+}
+
+/** Questions without their answer keys: each option rebuilt from its id and text only. */
+function learnerView(questions: readonly AttemptQuestion[]): LearnerQuestion[] {
+  return questions.map((q) => ({
+    id: q.id,
+    questionText: q.questionText,
+    questionType: q.questionType,
+    points: q.points,
+    options: q.options.map((o) => ({ id: String(o.id), text: String(o.text) })),
+  }));
 }
 
 /** 404 unknown, 403 not enrolled or locked (chapter quiz: its chapter; module quiz: its module; final: everything before it). */
@@ -89,9 +99,15 @@ async function reachableQuiz(db: Db, userId: string, quizId: number): Promise<Qu
   return quiz;
 }
 
+/** What an attempt kept at its start (both null for attempts from before migration 0008). */
+interface KeptAttempt {
+  questions: AttemptQuestion[] | null;
+  passMark: number | null;
+}
+
 function view(
   quiz: QuizRow,
-  attempt: { id: number; attemptedAt: Date; expiresAt: Date | null },
+  attempt: { id: number; attemptedAt: Date; expiresAt: Date | null; passMark?: number | null },
   number: number,
   questions: LearnerQuestion[],
 ): AttemptView {
@@ -103,7 +119,7 @@ function view(
       name: quiz.name,
       description: quiz.description,
       scope: quiz.scope,
-      passMark: passMark(quiz),
+      passMark: attempt.passMark ?? passMark(quiz),
       timeLimit: quiz.timeLimit,
       maxAttempts: quiz.maxAttempts,
     },
@@ -118,30 +134,41 @@ function view(
  * Starts an attempt, or returns the learner's open one (not submitted, time not up) rather than
  * spending another. Every started attempt counts toward maxAttempts; attempts left open past
  * their time are closed as failed with score 0 first. Serialised per (learner, quiz) by a
- * transaction-scoped advisory lock, so concurrent starts cannot exceed maxAttempts.
+ * transaction-scoped advisory lock, so concurrent starts cannot exceed maxAttempts. A new attempt
+ * keeps the quiz's questions (answer keys included) and its pass mark as they are now: an author
+ * changing the quiz later changes neither what this attempt shows nor how it is scored.
  */
 export async function startAttempt(db: Db, userId: string, quizId: number, now: Date): Promise<{ created: boolean; attempt: AttemptView }> {
   const quiz = await reachableQuiz(db, userId, quizId);
-  const questions = await learnerQuestions(db, quiz.id);
   return inTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${quiz.id})`);
     await closeExpiredAttempts(tx as unknown as Db, userId, quiz.id, now);
     const { rows } = await tx.execute(sql`
-      select id, attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt"
+      select id, attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt", questions, pass_mark as "passMark"
       from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id} order by id`);
-    const attempts = rows as { id: number; attemptedAt: Date; expiresAt: Date | null; submittedAt: Date | null }[];
+    const attempts = rows as unknown as (KeptAttempt & {
+      id: number;
+      attemptedAt: Date;
+      expiresAt: Date | null;
+      submittedAt: Date | null;
+    })[];
     const open = attempts.findIndex((a) => a.submittedAt === null);
-    if (open >= 0) return { created: false, attempt: view(quiz, attempts[open], open + 1, questions) };
+    if (open >= 0) {
+      const kept = attempts[open];
+      return { created: false, attempt: view(quiz, kept, open + 1, learnerView(kept.questions ?? (await attemptQuestions(tx, quiz.id)))) };
+    }
     if (attempts.length >= quiz.maxAttempts) {
       throw new ConflictError(`No attempts left: this quiz allows ${quiz.maxAttempts} attempt(s) and you have used ${attempts.length}`);
     }
     const expiresAt = quiz.timeLimit > 0 ? new Date(now.getTime() + quiz.timeLimit * 60_000) : null;
+    const questions = await attemptQuestions(tx, quiz.id);
     const inserted = await tx.execute(sql`
-      insert into quiz_attempts (user_id, quiz_id, attempted_at, expires_at)
-      values (${userId}, ${quiz.id}, ${now.toISOString()}::timestamptz, ${expiresAt?.toISOString() ?? null}::timestamptz)
-      returning id, attempted_at as "attemptedAt", expires_at as "expiresAt"`);
-    const attempt = inserted.rows[0] as { id: number; attemptedAt: Date; expiresAt: Date | null };
-    return { created: true, attempt: view(quiz, attempt, attempts.length + 1, questions) };
+      insert into quiz_attempts (user_id, quiz_id, attempted_at, expires_at, questions, pass_mark)
+      values (${userId}, ${quiz.id}, ${now.toISOString()}::timestamptz, ${expiresAt?.toISOString() ?? null}::timestamptz,
+        ${JSON.stringify(questions)}::jsonb, ${passMark(quiz)})
+      returning id, attempted_at as "attemptedAt", expires_at as "expiresAt", pass_mark as "passMark"`);
+    const attempt = inserted.rows[0] as { id: number; attemptedAt: Date; expiresAt: Date | null; passMark: number };
+    return { created: true, attempt: view(quiz, attempt, attempts.length + 1, learnerView(questions)) };
   });
 }
 
@@ -157,11 +184,11 @@ async function closeExpiredAttempts(db: Db, userId: string, quizId: number, now:
 export async function findOwnAttempt(db: Db, userId: string, attemptId: number) {
   const { rows } = await db.execute(sql`
     select id, quiz_id as "quizId", attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt",
-      score::float8 as score, passed,
+      score::float8 as score, passed, questions, pass_mark as "passMark",
       (select count(*)::int from quiz_attempts b where b.user_id = a.user_id and b.quiz_id = a.quiz_id and b.id <= a.id) as number
     from quiz_attempts a where id = ${attemptId} and user_id = ${userId}`);
-  const row = rows[0] as
-    | {
+  const row = rows[0] as unknown as
+    | (KeptAttempt & {
         id: number;
         quizId: number;
         attemptedAt: Date;
@@ -170,12 +197,12 @@ export async function findOwnAttempt(db: Db, userId: string, attemptId: number) 
         score: number | null;
         passed: boolean | null;
         number: number;
-      }
+      })
     | undefined;
   if (!row) throw new NotFoundError('Quiz attempt not found');
   // biome-ignore lint/style/noNonNullAssertion: an attempt's quiz exists (a foreign key).
   const quiz = (await findQuiz(db, row.quizId))!;
-  const questions = row.submittedAt === null ? await learnerQuestions(db, quiz.id) : [];
+  const questions = row.submittedAt === null ? learnerView(row.questions ?? (await attemptQuestions(db, quiz.id))) : [];
   return { attempt: row, view: view(quiz, row, row.number, questions), quiz };
 }
 
@@ -197,19 +224,37 @@ export interface SubmissionResult {
 const normalise = (text: string) => text.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
 
 /** What a stored option says about being the right one, in any of the spellings older writers used. */
-function optionIsRight(option: QuestionOption & Record<string, unknown>): boolean {
-  return option.isCorrect === true || option.is_correct === true || option.correct === true;
+function optionIsRight(option: QuestionOption): boolean {
+  const spelt = option as QuestionOption & Record<string, unknown>;
+  return spelt.isCorrect === true || spelt.is_correct === true || spelt.correct === true;
+}
+
+/** The option ids of a `multiple_answer` answer: comma-separated, in any order, each once. */
+export function chosenOptions(answer: string): Set<string> {
+  return new Set(
+    answer
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
 }
 
 /**
- * Points-weighted score, 0-100 with 2 decimals. A question with options that mark a right one is
- * scored by the chosen option id; otherwise a question with a correctAnswer is scored by the
- * answer text compared normalised (Unicode NFC, trimmed, spaces collapsed, case-insensitive);
- * a question with neither (an essay without a key) is not scored and does not count toward the
- * total. A quiz with nothing to score scores 100.
+ * Points-weighted score, 0-100 with 2 decimals. A `multiple_answer` question is right when the
+ * chosen option ids (comma-separated) are exactly its right ones; any other question with options
+ * that mark a right one is scored by the one chosen option id; otherwise a question with a
+ * correctAnswer is scored by the answer text compared normalised (Unicode NFC, trimmed, spaces
+ * collapsed, case-insensitive); a question with neither (an essay) is not scored and does not
+ * count toward the total. A quiz with nothing to score scores 100.
  */
 export function scoreAnswers(
-  questions: { id: number; points: number; options: (QuestionOption & Record<string, unknown>)[]; correctAnswer: string | null }[],
+  questions: {
+    id: number;
+    points: number;
+    questionType?: string;
+    options: readonly QuestionOption[];
+    correctAnswer: string | null;
+  }[],
   answers: Record<string, string>,
 ): { score: number; scored: number } {
   let total = 0;
@@ -219,7 +264,10 @@ export function scoreAnswers(
     const answer = Object.hasOwn(answers, String(q.id)) ? answers[String(q.id)] : undefined;
     const right = q.options.filter(optionIsRight).map((o) => String(o.id));
     let isRight: boolean;
-    if (right.length > 0) isRight = answer !== undefined && right.includes(answer);
+    if (right.length > 0 && q.questionType === 'multiple_answer') {
+      const chosen = chosenOptions(answer ?? '');
+      isRight = chosen.size === right.length && right.every((id) => chosen.has(id));
+    } else if (right.length > 0) isRight = answer !== undefined && right.includes(answer);
     else if (q.correctAnswer !== null && q.correctAnswer.trim() !== '')
       isRight = answer !== undefined && normalise(answer) === normalise(q.correctAnswer);
     else continue;
@@ -252,14 +300,14 @@ export async function submitAttempt(
       where id = ${attemptId} and submitted_at is null`);
     throw new ConflictError('The time limit passed: this attempt is closed as failed with score 0');
   }
-  const { rows } = await db.execute(sql`
-    select id, points, options, correct_answer as "correctAnswer" from questions where quiz_id = ${quiz.id}`);
-  const questions = rows as unknown as Parameters<typeof scoreAnswers>[0];
+  // Scored with the questions the attempt was given (an author may have changed the quiz since).
+  const questions = attempt.questions ?? (await attemptQuestions(db, quiz.id));
+  const mark = attempt.passMark ?? passMark(quiz);
   // Only answers to this quiz's questions are kept.
   const kept: Record<string, string> = {};
   for (const q of questions) if (Object.hasOwn(answers, String(q.id))) kept[String(q.id)] = answers[String(q.id)];
   const { score, scored } = scoreAnswers(questions, kept);
-  const passed = score >= passMark(quiz);
+  const passed = score >= mark;
   const updated = await db.execute(sql`
     update quiz_attempts set submitted_at = ${now.toISOString()}::timestamptz, score = ${score}, passed = ${passed}, answers = ${JSON.stringify(kept)}::jsonb
     where id = ${attemptId} and user_id = ${userId} and submitted_at is null
@@ -275,7 +323,7 @@ export async function submitAttempt(
     courseId: quiz.courseId,
     score,
     passed,
-    passMark: passMark(quiz),
+    passMark: mark,
     attemptNumber: attempt.number,
     attemptsLeft: Math.max(0, quiz.maxAttempts - (used[0] as { n: number }).n),
     scoredQuestions: scored,

@@ -16,10 +16,11 @@ import { mayOpenCourse } from '../../domain/catalog/viewer.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
-import { sendPage } from '../send.js';
+import { MARKDOWN_PAGE_CSP, sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { href, html, type Html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { renderMarkdown } from '../view/markdown.js';
 import { certificateCard } from './certificate-card.js';
 
 const PAGE = { hide: true, tags: ['pages'] };
@@ -49,11 +50,10 @@ const learnPages: FastifyPluginAsyncZod = async (app) => {
       const ctx = pageContext(app, request);
       const { t } = ctx;
       const ch = await openChapter(app.db, session.caller.userId, request.params.id);
-      const paragraphs = ch.content.split(/\n{2,}/).map((p) => html`<p>${p}</p>`);
       const body = html`<p><a href="${href('/dashboard/courses', ch.courseId)}">${t.learn.chapter.backToCourse}</a></p>
 <p class="muted">${t.learn.chapter.ofCourse(ch.courseName, ch.moduleName)}</p>
 <h1>${ch.name}</h1>
-<article class="card">${paragraphs}</article>
+<article class="card">${renderMarkdown(ch.content)}</article>
 ${
   ch.completed
     ? html`<p><span class="badge completed">${t.learn.chapter.completed}</span></p>`
@@ -61,7 +61,7 @@ ${
 }
 ${ch.quizId !== null && html`<p><a href="${href('/learn/quizzes', ch.quizId)}">${t.learn.chapter.takeQuiz}</a></p>`}
 ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nextChapterId)}">${t.learn.chapter.next}</a></p>`}`;
-      return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }));
+      return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }), 200, MARKDOWN_PAGE_CSP);
     },
   );
 
@@ -121,12 +121,18 @@ ${quiz.description && html`<p>${quiz.description}</p>`}
         const questions = view.questions.map(
           (question, i) => html`<fieldset class="question"><legend>${i + 1}. ${question.questionText}</legend>
 ${
-  question.options.length > 0
+  question.questionType === 'multiple_answer'
     ? question.options.map(
-        (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> ${o.text}</label><br>
+        // One name per option (a form sends a repeated name, and only its first value is read): joined on submit.
+        (o) => html`<label><input type="checkbox" name="${`q${question.id}.${o.id}`}" value="1"> ${o.text}</label><br>
 `,
       )
-    : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3" cols="60"></textarea></label>`
+    : question.options.length > 0
+      ? question.options.map(
+          (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> ${o.text}</label><br>
+`,
+        )
+      : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3" cols="60"></textarea></label>`
 }
 </fieldset>
 `,
@@ -164,7 +170,12 @@ ${main}`;
     async (request, reply) => {
       const session = await pageSession(app, request);
       const answers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.body)) if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
+      for (const [name, value] of Object.entries(request.body)) {
+        if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
+        // A ticked box of a multiple-answer question, `q<question>.<option>`: the answer is the ticked options' ids.
+        const ticked = name.match(/^q(\d{1,12})\.([A-Za-z0-9_-]{1,16})$/);
+        if (ticked) answers[ticked[1]] = answers[ticked[1]] ? `${answers[ticked[1]]},${ticked[2]}` : ticked[2];
+      }
       await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
       return reply.header('cache-control', 'no-store').redirect(`/learn/quiz-attempts/${request.params.id}`, 303);
     },

@@ -20,7 +20,6 @@ import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import type { CatalogViewer } from '../../domain/catalog/viewer.js';
 import { NotFoundError } from '../../errors.js';
 import { compileResponseSerializer } from '../../lib/serializers.js';
-import { SharedAnswers } from '../../lib/shared-answers.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
 
@@ -48,16 +47,10 @@ function viewerOf(request: FastifyRequest): CatalogViewer {
 /** GET /api/courses, GET /api/courses/{id}, GET /api/recommended-courses. */
 const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
   const errorResponses = errorResponsesFor(app.config.RATE_LIMIT_PER_MINUTE);
-  // Every API key sees the same list (buyer-visible courses, no learner): an integrator's
-  // storefront asks for the same few pages over and over, so one serialized answer per page is
-  // shared by all keys for CATALOG_CACHE_MS. Sessions are never served from it (their answers
-  // carry the learner's progress or the teacher's drafts). Authentication and the rate limit
-  // still run for every request. At most 256 answers (a few MB; at worst ~100 MB of 100-course
-  // pages) are held, only those made in the last CATALOG_CACHE_MS.
-  const sharedList =
-    app.config.CATALOG_CACHE_MS > 0
-      ? new SharedAnswers<Buffer>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 256, now: () => app.clock().getTime() })
-      : null;
+  // One serialized answer per page, shared by every API key for CATALOG_CACHE_MS (plugins/catalog-cache.ts).
+  // Sessions are never served from it (their answers carry the learner's progress or the teacher's
+  // drafts). Authentication and the rate limit still run for every request.
+  const sharedList = app.sharedCatalogList;
 
   app.get(
     '/api/courses',
@@ -80,7 +73,8 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
           'institution, a super_admin); everyone else reads "". ' +
           (app.config.CATALOG_CACHE_MS > 0
             ? `API-key callers share answers: one answer per set of parameters is computed at most every ` +
-              `${app.config.CATALOG_CACHE_MS} ms (CATALOG_CACHE_MS) and given to every key, so a course change shows here within that time.`
+              `${app.config.CATALOG_CACHE_MS} ms (CATALOG_CACHE_MS) and given to every key, so a course change shows here within that ` +
+              'time (at once on the instance that made an authoring change).'
             : ''),
         security,
         querystring: CourseListQuery,

@@ -3,17 +3,8 @@ import { CLOCK_TOLERANCE_SECONDS } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
-import {
-  type CreationWork,
-  CREATION_LOCK_WAIT_MS,
-  hashRequestBody,
-  runIdempotent,
-  runInCreationTransaction,
-} from '../../domain/idempotency.js';
-import { spendTokenId } from '../../domain/partner-tokens.js';
-import { BadRequestError, UnauthorizedError } from '../../errors.js';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+import { type CreationWork, CREATION_LOCK_WAIT_MS } from '../../domain/idempotency.js';
+import { runKeyedRequest, spendPartnerToken } from '../keyed-request.js';
 
 /**
  * `POST /api/courses`: course creation for partners, reached only through the gateway. The
@@ -83,26 +74,12 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
       // The jti and the course commit together (with the claim and the answer of an
       // Idempotency-Key): a crash leaves either all of them or none.
       const create: CreationWork = async (tx) => {
-        const keepUntil = new Date((token.expiresAt + CLOCK_TOLERANCE_SECONDS) * 1000);
-        if ((await spendTokenId(tx, token.issuer, token.jti, keepUntil)).length === 0) {
-          throw new UnauthorizedError('Token has already been used.');
-        }
+        await spendPartnerToken(tx, token);
         const course = await createDraftCourse(tx, token.issuer, body);
         return { statusCode: 201, body: { success: true, message: 'Course created as a draft', course } };
       };
-
-      const key = request.headers['idempotency-key'];
-      if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-        throw new BadRequestError('Idempotency-Key must be 1 to 255 visible ASCII characters');
-      }
-      const result =
-        key === undefined
-          ? { ...(await runInCreationTransaction(app.db, create)), replayed: false }
-          : await app.metrics.countIdempotent(
-              runIdempotent(app.db, { issuer: token.issuer, key, requestHash: hashRequestBody(body), now: app.clock() }, create),
-            );
-      if (result.replayed) reply.header('idempotency-replayed', 'true');
-      else if (result.statusCode === 201) {
+      const result = await runKeyedRequest(app, request, reply, { scope: token.issuer, requestBody: body, work: create });
+      if (!result.replayed && result.statusCode === 201) {
         const { course } = result.body as z.infer<typeof CreateCourseResponse>;
         request.log.info({ courseId: course.id, issuer: token.issuer }, 'course created by partner');
       }

@@ -139,6 +139,65 @@ for (const [who, headers] of Object.entries(callers)) {
   });
 }
 
+// The authoring answers, walked for every caller (and an admin of another institution): the
+// course document, the checklist, the history, and a quiz write (the final exam put back as it
+// is, so nothing changes). Answer keys reach only those who may author the course: its owner
+// teacher, an admin of its institution, a super_admin. Everyone else is refused, and the refusal
+// carries no answer key.
+const [otherInstitution] = (await db.execute<{ id: number }>(sql`insert into institutions (name) values ('Lain') returning id`)).rows;
+const [otherAdmin] = (
+  await db.execute<{ id: string }>(
+    sql`insert into users (email, name, role, institution_id) values ('admin@lain.test', 'Admin Lain', 'admin', ${otherInstitution!.id}) returning id`,
+  )
+).rows;
+const authoringCallers: Record<string, Record<string, string>> = {
+  ...callers,
+  otherAdmin: { cookie: await sessionCookieFor(app, otherAdmin!.id) },
+};
+const owners = new Map(
+  (await db.execute<{ id: number; teacher_id: string }>(sql`select id, teacher_id from courses`)).rows.map((r) => [
+    Number(r.id),
+    r.teacher_id,
+  ]),
+);
+const staff = {
+  teacher,
+  otherTeacher: await idOf('teacher2@demo.lms'),
+};
+for (const [who, headers] of Object.entries(authoringCallers)) {
+  t.test(`${who}: authoring answers`, async (t) => {
+    for (const id of ids) {
+      const mayAuthor =
+        ['admin', 'superAdmin'].includes(who) || ((who === 'teacher' || who === 'otherTeacher') && owners.get(id) === staff[who]);
+      const exported = await app.inject({ url: `/api/courses/${id}/document`, headers });
+      const reads = [
+        exported,
+        ...(await Promise.all(['publication', 'history'].map((path) => app.inject({ url: `/api/courses/${id}/${path}`, headers })))),
+      ];
+      const finalExam = mayAuthor ? exported.json().document.finalExam : null;
+      const write = await app.inject({
+        method: 'PUT',
+        url: `/api/courses/${id}/final-exam`,
+        headers: { ...headers, 'content-type': 'application/json', 'x-requested-with': 'walk' },
+        payload: finalExam ? { ...finalExam, id: undefined } : { name: 'x', questions: [] },
+      });
+      for (const res of [...reads, write]) {
+        const keys = findAnswerKeys(res.json());
+        if (mayAuthor) {
+          t.equal(res.statusCode, 200, `${who} on ${id}: ${res.body.slice(0, 200)}`);
+        } else {
+          t.ok([403, 404].includes(res.statusCode), `${who} on ${id}: refused (${res.statusCode})`);
+          t.same(keys, [], `${who} on ${id}: no answer key in the refusal`);
+        }
+      }
+      if (mayAuthor && finalExam) {
+        t.ok(findAnswerKeys(exported.json()).length > 0, `${who} on ${id}: the document has its keys`);
+        t.ok(findAnswerKeys(write.json()).length > 0, `${who} on ${id}: the written quiz comes back with its keys`);
+      }
+    }
+  });
+}
+
 interface DetailQuiz {
   questions: unknown[];
 }

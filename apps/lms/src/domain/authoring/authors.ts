@@ -1,0 +1,162 @@
+import type { Db, UserRole } from '@lms/db';
+import { type SQL, sql } from 'drizzle-orm';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { isBuyerVisible } from '../catalog/buyer-visible.js';
+
+/**
+ * Who writes a course: a person by session, or a partner's system by a bearer JWT forwarded by
+ * the gateway (its issuer, the token's `sub` naming the calling system, and the token's `jti`).
+ */
+export type Author =
+  | { kind: 'session'; userId: string; role: UserRole }
+  | { kind: 'partner'; issuer: string; subject: string; tokenId: string };
+
+/** What every authoring write is given: who writes, when (the app's clock), and the request's id for the history. */
+export interface AuthoringContext {
+  author: Author;
+  now: Date;
+  requestId: string | null;
+}
+
+/** A course row as authoring reads it (snake_case columns through `db.execute`). */
+export interface CourseRow {
+  id: number;
+  name: string;
+  description: string;
+  instructor: string;
+  course_code: string;
+  type: 'self_paced' | 'scheduled';
+  enrollment_type: 'code' | 'open' | 'approval';
+  enrollment_code: string | null;
+  start_date: Date | string | null;
+  end_date: Date | string | null;
+  teacher_id: string;
+  institution_id: number;
+  category_id: number | null;
+  event_code: string | null;
+  is_published: boolean;
+  nilai_kum: number | string | null;
+  cover_picture: string | null;
+  preview_mode: boolean;
+  is_purchasable: boolean;
+  price: string;
+  price_non_member: string | null;
+  price_mahasiswa: string | null;
+  currency: string;
+  min_passing_score: number;
+  admissions: Record<string, unknown> | null;
+  academics: Record<string, unknown> | null;
+  tuition_and_financing: Record<string, unknown> | null;
+  careers: Record<string, unknown> | null;
+  student_experience: Record<string, unknown> | null;
+  module_count: number;
+  chapter_count: number;
+}
+
+/**
+ * Who may author a course (DESIGN §5d), as SQL over the course row `c`: its owner teacher, an
+ * active admin of its institution, a super_admin (by session); a partner bound to its institution
+ * (`lms-admin partner bind`). Anyone else may not (students never). The catalog's "who reads
+ * answer keys" (issue 29) is the same set of people: this predicate is the authoring side's.
+ */
+export function mayAuthorSql(author: Author): SQL {
+  if (author.kind === 'partner') {
+    return sql`exists (select 1 from partner_institutions pi join partners p on p.id = pi.partner_id
+      where p.issuer = ${author.issuer} and p.is_active and pi.institution_id = c.institution_id)`;
+  }
+  switch (author.role) {
+    case 'super_admin':
+      return sql`true`;
+    case 'admin':
+      return sql`exists (select 1 from users u where u.id = ${author.userId} and u.role = 'admin' and u.is_active
+        and u.institution_id = c.institution_id)`;
+    case 'teacher':
+      return sql`c.teacher_id = ${author.userId}`;
+    default:
+      return sql`false`;
+  }
+}
+
+/** What an authoring operation is about: a course, or a module, chapter or quiz of one. */
+export type AuthoringTarget = { course: number } | { module: number } | { chapter: number } | { quiz: number };
+
+/**
+ * The course of `target` (a course, or the course of a module, chapter or quiz), when the author
+ * may write it. Refused: 404 when there is no such thing, or its course is not buyer-visible (a
+ * draft is not revealed to those who may not write it); 403 when the course is in the catalog
+ * anyway. Reads (export, history, checklist) start here.
+ */
+export async function findAuthoredCourse(db: Db, author: Author, target: AuthoringTarget): Promise<CourseRow> {
+  const courseId =
+    'course' in target
+      ? sql`${target.course}`
+      : 'module' in target
+        ? sql`(select course_id from modules where id = ${target.module})`
+        : 'chapter' in target
+          ? sql`(select course_id from chapters where id = ${target.chapter})`
+          : sql`(select course_id from quizzes where id = ${target.quiz})`;
+  const { rows } = await db.execute(sql`
+    select c.*, ${mayAuthorSql(author)} as may_author from courses c where c.id = ${courseId}`);
+  const row = rows[0] as unknown as (CourseRow & { may_author: boolean }) | undefined;
+  const what = Object.keys(target)[0];
+  if (!row) throw new NotFoundError(`${capitalised(what)} not found`);
+  if (!row.may_author) {
+    if (isBuyerVisible({ isPublished: row.is_published, eventCode: row.event_code })) {
+      throw new ForbiddenError(`You may not author course ${row.id}`);
+    }
+    throw new NotFoundError(`${capitalised(what)} not found`);
+  }
+  return row;
+}
+
+/**
+ * findAuthoredCourse, then the course row locked FOR UPDATE for the rest of the transaction (and
+ * read again under the lock). Every authoring write starts here, so writes to one course are
+ * serialised: ordering, limits and the checks before a delete cannot race. Locked only once the
+ * right is known, so nobody can hold locks on courses they may not write.
+ */
+export async function lockAuthoredCourse(tx: Db, author: Author, target: AuthoringTarget): Promise<CourseRow> {
+  const allowed = await findAuthoredCourse(tx, author, target);
+  const { rows } = await tx.execute(sql`select c.* from courses c where c.id = ${allowed.id} for update`);
+  const course = rows[0] as unknown as CourseRow | undefined;
+  if (!course) throw new NotFoundError('Course not found');
+  return course;
+}
+
+/**
+ * May this author create a course for `institutionId` owned by `teacherId` (course creation,
+ * an import, a new owner)? A partner: for an institution an operator bound to it (`lms-admin
+ * partner bind`); an admin: for their own institution; a super_admin: any; a teacher: only as
+ * themselves. The owner must be an active teacher of the institution. Both checked in one round
+ * trip; either failure is a 403 naming the institution (an unknown institution reads as an
+ * unbound one and an unknown teacher as a teacher of another institution, so nothing is probed).
+ */
+export async function assertMayCreateFor(
+  tx: Db,
+  author: Author | { kind: 'partner'; issuer: string },
+  institutionId: number,
+  teacherId: string,
+): Promise<void> {
+  const may =
+    author.kind === 'partner'
+      ? sql`exists (select 1 from partner_institutions pi join partners p on p.id = pi.partner_id
+          where p.issuer = ${author.issuer} and p.is_active and pi.institution_id = ${institutionId})`
+      : author.role === 'super_admin'
+        ? sql`true`
+        : author.role === 'admin'
+          ? sql`exists (select 1 from users u where u.id = ${author.userId} and u.role = 'admin' and u.is_active and u.institution_id = ${institutionId})`
+          : author.role === 'teacher'
+            ? sql`${teacherId} = ${author.userId}`
+            : sql`false`;
+  const { rows } = await tx.execute(sql`
+    select ${may} as may,
+      exists (select 1 from users u where u.id = ${teacherId} and u.role = 'teacher' and u.is_active and u.institution_id = ${institutionId}) as teacher`);
+  const answer = rows[0] as { may: boolean; teacher: boolean };
+  const who = author.kind === 'partner' ? `Partner ${author.issuer}` : 'You';
+  if (!answer.may) throw new ForbiddenError(`${who} may not create courses for institution ${institutionId}`);
+  if (!answer.teacher) throw new ForbiddenError(`teacherId ${teacherId} is not an active teacher of institution ${institutionId}`);
+}
+
+function capitalised(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}

@@ -1,0 +1,23 @@
+// Course authoring: the one module that writes courses, their modules, chapters and quizzes. The
+// JSON routes (routes/authoring), the gateway's forwarded partner calls and the studio pages call
+// these functions with an AuthoringContext (who writes, when); each write checks the author's
+// right on the course, keeps what learners did, and records itself in the course's history.
+export { type Author, type AuthoringContext, assertMayCreateFor, findAuthoredCourse, lockAuthoredCourse, mayAuthorSql } from './authors.js';
+export { courseFieldsOf, exportCourse, importNewCourse, replaceCourse, updateCourseFields } from './document.js';
+export { readHistory } from './history.js';
+export {
+  type ChapterView,
+  createChapter,
+  createModule,
+  deleteChapter,
+  deleteModule,
+  deleteQuiz,
+  type ModuleView,
+  putQuiz,
+  type QuizPlace,
+  reorderOutline,
+  updateChapter,
+  updateModule,
+} from './items.js';
+export { checklistOf, publishCourse, readPublication, unpublishCourse } from './publication.js';
+export { LearnersHoldError } from './rows.js';

@@ -1,0 +1,175 @@
+import {
+  AUTHORING_ERRORS,
+  AUTHORING_ROUTES,
+  type AuthoringRouteSpec,
+  type CourseDocument,
+  type CoursePatchBody,
+  type OutlineBody,
+  type QuizInput,
+} from '@lms/contracts';
+import type { Db } from '@lms/db';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  type Author,
+  type AuthoringContext,
+  courseFieldsOf,
+  createChapter,
+  createModule,
+  deleteChapter,
+  deleteModule,
+  deleteQuiz,
+  exportCourse,
+  importNewCourse,
+  publishCourse,
+  putQuiz,
+  readHistory,
+  readPublication,
+  reorderOutline,
+  replaceCourse,
+  unpublishCourse,
+  updateChapter,
+  updateCourseFields,
+  updateModule,
+} from '../../domain/authoring/index.js';
+import type { StoredResponse } from '../../domain/idempotency.js';
+import { ForbiddenError } from '../../errors.js';
+import { runKeyedRequest, spendPartnerToken } from '../keyed-request.js';
+
+type Params = { id: number };
+type Handler = (tx: Db, ctx: AuthoringContext, request: FastifyRequest) => Promise<StoredResponse>;
+
+const ok = (body: Record<string, unknown>, statusCode = 200): StoredResponse => ({ statusCode, body: { success: true, ...body } });
+const idOf = (request: FastifyRequest) => (request.params as Params).id;
+
+const documentAnswer = (r: Awaited<ReturnType<typeof exportCourse>>) => ({
+  courseId: r.course.id,
+  isPublished: r.course.is_published,
+  document: r.document,
+});
+
+/** What each route of AUTHORING_ROUTES does, by its operation name: one call to domain/authoring. */
+const HANDLERS: Record<string, Handler> = {
+  importCourse: async (tx, ctx, r) => ok(documentAnswer(await importNewCourse(tx, ctx, r.body as CourseDocument)), 201),
+  exportCourse: async (tx, ctx, r) => ok(documentAnswer(await exportCourse(tx, ctx, idOf(r)))),
+  replaceCourse: async (tx, ctx, r) => ok(documentAnswer(await replaceCourse(tx, ctx, idOf(r), r.body as CourseDocument))),
+  updateCourse: async (tx, ctx, r) => {
+    const course = await updateCourseFields(tx, ctx, idOf(r), r.body as CoursePatchBody);
+    return ok({ courseId: course.id, isPublished: course.is_published, course: courseFieldsOf(course) });
+  },
+  createModule: async (tx, ctx, r) =>
+    ok({ module: await createModule(tx, ctx, idOf(r), r.body as { name: string; description: string }) }, 201),
+  updateModule: async (tx, ctx, r) =>
+    ok({ module: await updateModule(tx, ctx, idOf(r), r.body as { name?: string; description?: string }) }),
+  deleteModule: async (tx, ctx, r) => ok({ deleted: await deleteModule(tx, ctx, idOf(r)) }),
+  createChapter: async (tx, ctx, r) =>
+    ok({ chapter: await createChapter(tx, ctx, idOf(r), r.body as { name: string; content: string }) }, 201),
+  updateChapter: async (tx, ctx, r) =>
+    ok({ chapter: await updateChapter(tx, ctx, idOf(r), r.body as { name?: string; content?: string }) }),
+  deleteChapter: async (tx, ctx, r) => ok({ deleted: await deleteChapter(tx, ctx, idOf(r)) }),
+  reorderOutline: async (tx, ctx, r) => ok(await reorderOutline(tx, ctx, idOf(r), r.body as OutlineBody)),
+  putChapterQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { chapter: idOf(r) }, r.body as QuizInput)),
+  deleteChapterQuiz: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { chapter: idOf(r) }) }),
+  putModuleQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { module: idOf(r) }, r.body as QuizInput)),
+  deleteModuleQuiz: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { module: idOf(r) }) }),
+  putFinalExam: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { finalOf: idOf(r) }, r.body as QuizInput)),
+  deleteFinalExam: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { finalOf: idOf(r) }) }),
+  publicationChecklist: async (tx, ctx, r) => {
+    const { course, checklist } = await readPublication(tx, ctx, idOf(r));
+    return ok({ courseId: course.id, isPublished: course.is_published, checklist });
+  },
+  publishCourse: async (tx, ctx, r) => {
+    const { course, checklist, published } = await publishCourse(tx, ctx, idOf(r));
+    if (!published) {
+      const failing = checklist.filter((item) => !item.ok).map((item) => `${item.rule}: ${item.message}`);
+      return { statusCode: 409, body: { success: false, error: `The course cannot be published yet: ${failing.join('; ')}`, checklist } };
+    }
+    return ok({ courseId: course.id, isPublished: true, checklist });
+  },
+  unpublishCourse: async (tx, ctx, r) => {
+    const { course, checklist } = await unpublishCourse(tx, ctx, idOf(r));
+    return ok({ courseId: course.id, isPublished: false, checklist });
+  },
+  courseHistory: async (tx, ctx, r) => {
+    const page = await readHistory(tx, ctx, idOf(r), r.query as { before?: number; limit: number });
+    return ok({ courseId: idOf(r), ...page });
+  },
+};
+
+const WHO =
+  "Who: the owner teacher, an admin of the course's institution or a super_admin, by session (with the `x-requested-with` " +
+  'header on writes, the CSRF rule); or a partner bound to the institution, through the gateway, with ' +
+  '`Authorization: Bearer <JWT>` (a course-creation token: a fresh `jti` each request) and an optional ' +
+  '`Idempotency-Key` (1-255 visible ASCII characters; the same key with the same request within 24 h replays the ' +
+  'first answer with `Idempotency-Replayed: true`, another request with it is a 422; success, 400 and 422 answers ' +
+  'are kept, any other frees the key; the work, the token and the answer commit together). An API key is a 403. ' +
+  "Every write is recorded in the course's history. ";
+
+/** Who is writing: the partner whose token the gateway forwarded, or the session's person. */
+function authorOf(request: FastifyRequest): Author {
+  const token = request.partnerToken;
+  if (token) return { kind: 'partner', issuer: token.issuer, subject: token.subject, tokenId: token.jti };
+  const caller = request.caller;
+  if (caller?.kind !== 'session') throw new ForbiddenError('Authoring takes a signed-in session or a partner token, not an API key');
+  return { kind: 'session', userId: caller.userId, role: caller.role };
+}
+
+/**
+ * The authoring API: every route of AUTHORING_ROUTES (packages/contracts), each calling one
+ * function of domain/authoring in one transaction with the partner's token spent in it (a token
+ * works once) and, with an Idempotency-Key, the key's claim and answer too. A write that commits
+ * makes this instance forget its shared catalog answers.
+ */
+const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const spec of AUTHORING_ROUTES) {
+    const handler = HANDLERS[spec.operation];
+    if (!handler) throw new Error(`no handler for the authoring operation ${spec.operation}`);
+    const writes = spec.method !== 'GET';
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      config: { auth: { accepts: ['session', 'partner-token'] } },
+      bodyLimit: writes ? app.config.AUTHORING_BODY_LIMIT_BYTES : undefined,
+      schema: routeSchema(spec, WHO, app.config.AUTHORING_BODY_LIMIT_BYTES),
+      handler: async (request, reply) => {
+        const author = authorOf(request);
+        const ctx: AuthoringContext = { author, now: app.clock(), requestId: request.id };
+        const token = request.partnerToken;
+        const result = await runKeyedRequest(app, request, reply, {
+          scope: author.kind === 'partner' ? author.issuer : `user:${author.userId}`,
+          requestBody: { method: spec.method, url: request.url, body: request.body ?? null },
+          work: async (tx) => {
+            if (token) await spendPartnerToken(tx, token);
+            return handler(tx, ctx, request);
+          },
+        });
+        if (writes && result.statusCode < 300) app.catalogChanged();
+        return reply.code(result.statusCode).send(result.body as never);
+      },
+    });
+  }
+};
+
+/** A route's OpenAPI schema from its spec: parameters, body, its answer and every error answer. */
+export function routeSchema(spec: AuthoringRouteSpec, who: string, bodyLimitBytes: number) {
+  return {
+    tags: ['authoring'],
+    summary: spec.summary,
+    description: `${who}${spec.description}${spec.method === 'GET' ? '' : ` Body limit: ${bodyLimitBytes} bytes (413 above it).`}`,
+    security: [{ session: [] }, { partnerBearer: [] }] as { [scheme: string]: string[] }[],
+    headers: z.object({
+      authorization: z
+        .string()
+        .optional()
+        .meta({ description: "Bearer <the partner's course-creation JWT> (partners, through the gateway)" }),
+      'idempotency-key': z.string().optional(),
+    }),
+    ...(spec.params ? { params: spec.params } : {}),
+    ...(spec.querystring ? { querystring: spec.querystring } : {}),
+    ...(spec.body ? { body: spec.body } : {}),
+    response: { [spec.success.status]: spec.success.schema, ...AUTHORING_ERRORS, ...spec.extra },
+  };
+}
+
+export default authoringRoutes;

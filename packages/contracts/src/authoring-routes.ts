@@ -1,0 +1,264 @@
+import type { z } from 'zod';
+import {
+  AUTHORING_LIMITS,
+  AuthoredChapterResponse,
+  AuthoringIdParams,
+  ChapterBody,
+  ChapterPatchBody,
+  CourseDocument,
+  CourseDocumentResponse,
+  CourseFieldsResponse,
+  CoursePatchBody,
+  DeletedResponse,
+  HistoryQuery,
+  HistoryResponse,
+  ImportBody,
+  ModuleBody,
+  ModulePatchBody,
+  ModuleResponse,
+  OutlineBody,
+  OutlineResponse,
+  PUBLISH_CHECKLIST_DESCRIPTION,
+  PublicationResponse,
+  PublishRefusedResponse,
+  QUESTION_KINDS_DESCRIPTION,
+  QuizBody,
+  QuizResponse,
+} from './authoring.js';
+
+/**
+ * The authoring routes, described once: the LMS registers each with its handler, the gateway
+ * forwards each to the partner's LMS, and both document them from this table (same paths, same
+ * bodies, same answers).
+ */
+export interface AuthoringRouteSpec {
+  operation: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Fastify's form: `/api/chapters/:id`. */
+  url: string;
+  summary: string;
+  description: string;
+  params?: z.ZodType;
+  querystring?: z.ZodType;
+  body?: z.ZodType;
+  success: { status: 200 | 201; schema: z.ZodType };
+  /** Answers of this route beyond AUTHORING_ERRORS (a publish refusal). */
+  extra?: Record<number, z.ZodType>;
+}
+
+const LIMITS =
+  `Limits: ${AUTHORING_LIMITS.modulesPerCourse} modules and ${AUTHORING_LIMITS.chaptersPerCourse} chapters per course, ` +
+  `${AUTHORING_LIMITS.chapterContentChars} characters of content per chapter, ${AUTHORING_LIMITS.questionsPerQuiz} questions ` +
+  `per quiz, ${AUTHORING_LIMITS.optionsPerQuestion} options per question; each a 400 naming the limit.`;
+
+const LEARNERS =
+  'What learners did is never lost: a chapter with completions, a quiz with attempts and a module holding one cannot ' +
+  'be deleted (409 naming them); their texts and settings may change. A started attempt keeps the questions and the ' +
+  'pass mark it began with; submitted attempts keep their score; certificates stay valid.';
+
+export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
+  {
+    operation: 'importCourse',
+    method: 'POST',
+    url: '/api/course-documents',
+    summary: 'Create a course from a course document (import)',
+    description:
+      'The document is validated whole before anything is written: any error is a 400 naming every wrong field and ' +
+      'nothing is created. `course.institutionId` must be one the caller may author for and `course.teacherId` an ' +
+      'active teacher of it. Ids in the document are ignored (everything is new). The course is created unpublished. ' +
+      `${LIMITS} Question kinds: ${QUESTION_KINDS_DESCRIPTION}`,
+    body: ImportBody,
+    success: { status: 201, schema: CourseDocumentResponse },
+  },
+  {
+    operation: 'exportCourse',
+    method: 'GET',
+    url: '/api/courses/:id/document',
+    summary: "Export a course as one document (the author's view, answer keys included)",
+    description: 'The whole course with every id: what PUT reads back. Only those who may author the course.',
+    params: AuthoringIdParams,
+    success: { status: 200, schema: CourseDocumentResponse },
+  },
+  {
+    operation: 'replaceCourse',
+    method: 'PUT',
+    url: '/api/courses/:id/document',
+    summary: 'Replace a course with a course document (import over it)',
+    description:
+      'All or nothing: validated whole first (400 naming every wrong field), then written in one transaction. An item ' +
+      "with an id keeps that row; without one it is new; the course's rows the document leaves out are deleted. An id " +
+      `of another course is a 400. ${LEARNERS} \`course.institutionId\` must stay the same. Publishing is not part of ` +
+      `the document. ${LIMITS}`,
+    params: AuthoringIdParams,
+    body: CourseDocument,
+    success: { status: 200, schema: CourseDocumentResponse },
+  },
+  {
+    operation: 'updateCourse',
+    method: 'PATCH',
+    url: '/api/courses/:id',
+    summary: "Change a course's fields",
+    description:
+      'Only the fields sent change. Ownership (`teacherId`) moves with a document (PUT .../document). The publishing ' +
+      'checklist is checked when publishing, not on each edit.',
+    params: AuthoringIdParams,
+    body: CoursePatchBody,
+    success: { status: 200, schema: CourseFieldsResponse },
+  },
+  {
+    operation: 'createModule',
+    method: 'POST',
+    url: '/api/courses/:id/modules',
+    summary: 'Add a module at the end of a course',
+    description: LIMITS,
+    params: AuthoringIdParams,
+    body: ModuleBody,
+    success: { status: 201, schema: ModuleResponse },
+  },
+  {
+    operation: 'updateModule',
+    method: 'PATCH',
+    url: '/api/modules/:id',
+    summary: "Change a module's name or description",
+    description: 'Order and place are changed with PUT /api/courses/{id}/outline.',
+    params: AuthoringIdParams,
+    body: ModulePatchBody,
+    success: { status: 200, schema: ModuleResponse },
+  },
+  {
+    operation: 'deleteModule',
+    method: 'DELETE',
+    url: '/api/modules/:id',
+    summary: 'Delete a module with its chapters and quizzes',
+    description: LEARNERS,
+    params: AuthoringIdParams,
+    success: { status: 200, schema: DeletedResponse },
+  },
+  {
+    operation: 'createChapter',
+    method: 'POST',
+    url: '/api/modules/:id/chapters',
+    summary: 'Add a chapter at the end of a module',
+    description: `Content is Markdown, stored as written. ${LIMITS}`,
+    params: AuthoringIdParams,
+    body: ChapterBody,
+    success: { status: 201, schema: AuthoredChapterResponse },
+  },
+  {
+    operation: 'updateChapter',
+    method: 'PATCH',
+    url: '/api/chapters/:id',
+    summary: "Change a chapter's name or content",
+    description: `Content is Markdown, stored as written and sanitized when a page shows it. ${LIMITS}`,
+    params: AuthoringIdParams,
+    body: ChapterPatchBody,
+    success: { status: 200, schema: AuthoredChapterResponse },
+  },
+  {
+    operation: 'deleteChapter',
+    method: 'DELETE',
+    url: '/api/chapters/:id',
+    summary: 'Delete a chapter and its quiz',
+    description: LEARNERS,
+    params: AuthoringIdParams,
+    success: { status: 200, schema: DeletedResponse },
+  },
+  {
+    operation: 'reorderOutline',
+    method: 'PUT',
+    url: '/api/courses/:id/outline',
+    summary: 'Reorder modules and chapters, or move chapters between modules',
+    description: 'Names every module of the course and every chapter, each exactly once, in the new order; anything else is a 400.',
+    params: AuthoringIdParams,
+    body: OutlineBody,
+    success: { status: 200, schema: OutlineResponse },
+  },
+  ...(['chapter', 'module'] as const).flatMap((parent): AuthoringRouteSpec[] => [
+    {
+      operation: `put${parent === 'chapter' ? 'Chapter' : 'Module'}Quiz`,
+      method: 'PUT',
+      url: `/api/${parent}s/:id/quiz`,
+      summary: `Create or replace the quiz of a ${parent}`,
+      description:
+        `A ${parent} has at most one quiz. The body is the whole quiz: questions with an id keep that question, ` +
+        `others are new, and questions left out are deleted. ${LEARNERS} Question kinds: ${QUESTION_KINDS_DESCRIPTION} ${LIMITS}`,
+      params: AuthoringIdParams,
+      body: QuizBody,
+      success: { status: 200, schema: QuizResponse },
+    },
+    {
+      operation: `delete${parent === 'chapter' ? 'Chapter' : 'Module'}Quiz`,
+      method: 'DELETE',
+      url: `/api/${parent}s/:id/quiz`,
+      summary: `Delete the quiz of a ${parent}`,
+      description: LEARNERS,
+      params: AuthoringIdParams,
+      success: { status: 200, schema: DeletedResponse },
+    },
+  ]),
+  {
+    operation: 'putFinalExam',
+    method: 'PUT',
+    url: '/api/courses/:id/final-exam',
+    summary: 'Create or replace the final exam of a course',
+    description:
+      "Its pass mark is the course's minPassingScore. The body is the whole quiz, as for a chapter's quiz. " +
+      `${LEARNERS} Question kinds: ${QUESTION_KINDS_DESCRIPTION} ${LIMITS}`,
+    params: AuthoringIdParams,
+    body: QuizBody,
+    success: { status: 200, schema: QuizResponse },
+  },
+  {
+    operation: 'deleteFinalExam',
+    method: 'DELETE',
+    url: '/api/courses/:id/final-exam',
+    summary: 'Delete the final exam of a course',
+    description: LEARNERS,
+    params: AuthoringIdParams,
+    success: { status: 200, schema: DeletedResponse },
+  },
+  {
+    operation: 'publicationChecklist',
+    method: 'GET',
+    url: '/api/courses/:id/publication',
+    summary: 'Whether a course is published, and its publishing checklist',
+    description: PUBLISH_CHECKLIST_DESCRIPTION,
+    params: AuthoringIdParams,
+    success: { status: 200, schema: PublicationResponse },
+  },
+  {
+    operation: 'publishCourse',
+    method: 'POST',
+    url: '/api/courses/:id/publication',
+    summary: 'Publish a course',
+    description:
+      `Refused with 409 and the checklist when any rule fails. ${PUBLISH_CHECKLIST_DESCRIPTION} Publishing a ` +
+      'published course changes nothing (200).',
+    params: AuthoringIdParams,
+    success: { status: 200, schema: PublicationResponse },
+    extra: { 409: PublishRefusedResponse },
+  },
+  {
+    operation: 'unpublishCourse',
+    method: 'DELETE',
+    url: '/api/courses/:id/publication',
+    summary: 'Unpublish a course',
+    description:
+      'The course leaves the catalog (API keys, students) at once on this instance and within CATALOG_CACHE_MS on the ' +
+      'others; enrolled learners keep their access to it, their progress and their certificates.',
+    params: AuthoringIdParams,
+    success: { status: 200, schema: PublicationResponse },
+  },
+  {
+    operation: 'courseHistory',
+    method: 'GET',
+    url: '/api/courses/:id/history',
+    summary: 'The history of a course: every authoring write, newest first',
+    description:
+      'Who (the person and their role, or the partner with its token `sub` and `jti`), through which credential, when, ' +
+      'and what changed. Readable by those who may author the course.',
+    params: AuthoringIdParams,
+    querystring: HistoryQuery,
+    success: { status: 200, schema: HistoryResponse },
+  },
+];
