@@ -72,7 +72,7 @@ const servers = [
   {
     name: 'lms',
     cwd: join(root, 'apps/lms'),
-    // As the LMS's Dockerfile and `start` run it (the young generation: README "Performance").
+    // As the LMS's Dockerfile and `start` run it (the young generation: bench/README.md, "How it works").
     args: ['--max-semi-space-size=64', 'dist/server.js'],
     env: {
       PORT: lmsPort,

@@ -3,7 +3,7 @@ import { DecimalText } from './course-creation.js';
 import { ErrorResponse, ValidationErrorResponse } from './errors.js';
 import { boundedDateTime, idNumber, MAX_ID, text } from './text.js';
 
-// Course authoring (DESIGN §5d): what an owner teacher, the admins of the course's institution, a
+// Course authoring (docs/authoring.md): what an owner teacher, the admins of the course's institution, a
 // super_admin or a bound partner may write, and the course as one JSON document. Input schemas
 // validate (with defaults and trimming); the output schemas beside them carry no transforms,
 // since they serialize the answers.

@@ -21,7 +21,7 @@ const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const PAGE_SIZE_DEFAULT = 12;
 export const PAGE_SIZE_MAX = 50;
-/** Courses returned when neither `page` nor `limit` is given (DESIGN.md §5). */
+/** Courses returned when neither `page` nor `limit` is given (docs/architecture.md, "Catalog settled points"). */
 export const UNPAGINATED_CAP = 200;
 export const SEARCH_MAX_LENGTH = 200;
 

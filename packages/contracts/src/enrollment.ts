@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { MAX_ID, text } from './text.js';
 
-// Enrolment (DESIGN §5b): POST /api/learning/courses/{id}/enrollment and the approval requests
-// of `approval` courses.
+// Enrolment (docs/architecture.md, "Taking a course"): POST /api/learning/courses/{id}/enrollment
+// and the approval requests of `approval` courses.
 
 /** A numeric id in a path: 1 to 2^31 - 1 (a larger one cannot exist, and is a 400). */
 export const LearningIdParams = z.object({

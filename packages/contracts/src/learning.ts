@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { MAX_ID, text } from './text.js';
 
-// Learners taking a course (DESIGN §5b): chapters, quiz attempts, certificates. No schema here
-// has an answer-key field: the serializer writes only declared fields, so none can leak.
+// Learners taking a course (docs/architecture.md, "Taking a course"): chapters, quiz attempts,
+// certificates. No schema here has an answer-key field: the serializer writes only declared fields,
+// so none can leak.
 
 const id = (what: string) => z.coerce.number().int().min(1).max(MAX_ID).describe(what);
 

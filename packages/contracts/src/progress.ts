@@ -1,9 +1,10 @@
 import { z } from 'zod';
 
 /**
- * Definitions of the progress metrics (docs/architecture.md). The trailing 30 days are the half-open
- * window (now − 30 days, now]: an event exactly 30 days old is outside, one a millisecond younger
- * is inside. Shared by the schema descriptions below and the endpoint's OpenAPI description.
+ * Definitions of the progress metrics (docs/architecture.md, "Progress metrics"). The trailing 30
+ * days are the half-open window (now − 30 days, now]: an event exactly 30 days old is outside, one
+ * a millisecond younger is inside. Shared by the schema descriptions below and the endpoint's
+ * OpenAPI description.
  */
 export const PROGRESS_METRIC_DEFINITIONS = {
   totalDaftar: 'Legacy. Number of enrollments (one per user and course).',

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { Pagination } from './catalog.js';
 import { idNumber, text } from './text.js';
 
-// Purchases: POST /api/learning/purchases, the buyer's list and cancellation, the admins'
-// transfers to confirm, their confirmation and rejection.
+// Purchases (docs/architecture.md, "Taking a course"): POST /api/learning/purchases, the buyer's
+// list and cancellation, the admins' transfers to confirm, their confirmation and rejection.
 
 export const PurchaseBody = z
   .union([

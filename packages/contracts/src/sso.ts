@@ -19,7 +19,7 @@ export const SsoTokenQuery = z.object({
     ),
 });
 
-/** The codes of `/sign-in?error=` (DESIGN §5). */
+/** The codes of `/sign-in?error=` (docs/architecture.md, "Sign-in errors"). */
 export const SsoErrorCode = z.enum(['missing_token', 'invalid_token', 'sso_failed']);
 export type SsoErrorCode = z.infer<typeof SsoErrorCode>;
 

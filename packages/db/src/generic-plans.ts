@@ -1,7 +1,7 @@
 import type pg from 'pg';
 
 // Generic plans for chosen prepared statements: their names, and the part of createDb's pool that
-// runs them (createPostgres in client.ts builds the two pools).
+// runs them (createPostgres in postgres.ts builds the two pools).
 
 /**
  * Prepared statements named with this prefix (genericPlanName) run on connections of their own

@@ -1,8 +1,9 @@
 /**
- * Why a partner token was refused. `code` is the redirect's `error` for SSO (DESIGN §5):
- * `invalid_token` for anything wrong with the token itself, `sso_failed` for a valid token that
- * lacks what a sign-in needs (`missing_email`, `missing_membership_id`). `reason` is the text
- * shown to the caller: the spec's wording, or jose's own message where the spec quotes it.
+ * Why a partner token was refused. `code` is the redirect's `error` for SSO (docs/architecture.md,
+ * "Sign-in errors"): `invalid_token` for anything wrong with the token itself, `sso_failed` for a
+ * valid token that lacks what a sign-in needs (`missing_email`, `missing_membership_id`). `reason`
+ * is the text shown to the caller: the spec's wording, or jose's own message where the spec
+ * quotes it.
  */
 export class PartnerTokenError extends Error {
   override name = 'PartnerTokenError';
@@ -15,7 +16,7 @@ export class PartnerTokenError extends Error {
   }
 }
 
-/** The spec's and DESIGN §5's reason texts, in one place so tests and pages agree. */
+/** The reason texts (the spec's, and docs/architecture.md, "Sign-in errors"), in one place so tests and pages agree. */
 export const Reasons = {
   malformed: 'Failed to base64url decode the payload',
   tooLarge: (maxBytes: number) => `Token exceeds the maximum size of ${maxBytes} bytes.`,
@@ -37,10 +38,10 @@ export const Reasons = {
   missingMembershipId: 'missing_membership_id',
   /** A bearer (course-creation) token's `sub` names the partner's calling system: any non-empty string. */
   bearerSubject: 'The "sub" claim must name the calling system (1 to 100 characters).',
-  /** Token kinds (DESIGN §5, "Token purposes"): a sign-in token is not a course-creation credential. */
+  /** Token kinds (docs/architecture.md, "Token purposes"): a sign-in token is not a course-creation credential. */
   ssoTokenAsBearer:
     'This is a sign-in (SSO) token: it carries "email" or "membershipId". Course creation needs a bearer token without them.',
-  /** SSO only through the gateway (DESIGN §5): the callback's refusals, `invalid_token`. */
+  /** The callback's refusals, `invalid_token` (docs/architecture.md, "SSO only through the gateway"). */
   notThroughGateway: (detail: string) => `The sign-in did not come through the gateway: ${detail}.`,
   gatewayNotConfigured: 'SSO is refused: GATEWAY_SECRET is not configured on this LMS.',
 } as const;

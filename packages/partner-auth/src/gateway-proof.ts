@@ -2,7 +2,8 @@ import { createHmac, createSecretKey, type Hmac, type KeyObject, timingSafeEqual
 import { Reasons } from './errors.js';
 
 /**
- * The gateway's proof that a sign-in came through it (DESIGN §5, "SSO only through the gateway").
+ * The gateway's proof that a sign-in came through it (docs/architecture.md, "SSO only through the
+ * gateway").
  *
  * The gateway is where a partner's caller-IP allowlist is enforced, so the LMS must sign in only
  * with tokens that passed it. The gateway's 302 carries, next to the token, a short-lived proof

@@ -17,12 +17,12 @@ import type { PartnerKeyRegistry } from './key-registry.js';
 import { decodeJsonObject } from './unverified.js';
 
 /**
- * What a token is used for (DESIGN §5, "Token purposes"). Both kinds share the header rules, the
- * key lookup, `iss`, `aud`, `iat`, `exp`, `jti` and the lengths. A sign-in (`sso`) token carries
- * `email` and `membershipId` and a member tier in `sub` (the spec). A course-creation (`bearer`)
- * token carries neither `email` nor `membershipId`, and its `sub` names the partner's calling
- * system (any non-empty string). Each kind is refused where the other is expected, so a member
- * who sees their sign-in token cannot create courses with it.
+ * What a token is used for (docs/architecture.md, "Token purposes"). Both kinds share the header
+ * rules, the key lookup, `iss`, `aud`, `iat`, `exp`, `jti` and the lengths. A sign-in (`sso`) token
+ * carries `email` and `membershipId` and a member tier in `sub` (the spec). A course-creation
+ * (`bearer`) token carries neither `email` nor `membershipId`, and its `sub` names the partner's
+ * calling system (any non-empty string). Each kind is refused where the other is expected, so a
+ * member who sees their sign-in token cannot create courses with it.
  */
 export type TokenPurpose = 'sso' | 'bearer';
 

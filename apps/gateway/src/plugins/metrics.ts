@@ -32,7 +32,7 @@ declare module 'fastify' {
 /**
  * Prometheus metrics of the gateway (prom-client): requests by route pattern and status, the
  * partner-access decisions, the calls forwarded to the LMS and how they ended, the partner
- * registry. The README's "Metrics" section lists every metric.
+ * registry. docs/operations.md, "Metrics", lists every metric.
  */
 export default fp(
   async (app) => {

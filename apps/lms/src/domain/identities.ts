@@ -1,9 +1,9 @@
 import { type Db, identities, inTransaction, partners, sessions, users } from '@lms/db';
 import { and, asc, eq, or } from 'drizzle-orm';
 
-// An operator's side of SSO identities (DESIGN §5, "Identity on SSO"): linking an account to a
-// partner's (issuer, membershipId), which is the only way a partner's token reaches a staff
-// account or any account the partner did not create, and removing such a link. The sign-in
+// An operator's side of SSO identities (docs/architecture.md, "Identity on SSO"): linking an
+// account to a partner's (issuer, membershipId), which is the only way a partner's token reaches a
+// staff account or any account the partner did not create, and removing such a link. The sign-in
 // side is sso.ts.
 
 /** The longest membershipId a token may carry (the spec's JWT field sizes). */

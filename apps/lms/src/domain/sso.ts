@@ -4,7 +4,10 @@ import { and, eq, sql } from 'drizzle-orm';
 import { spendTokenId } from './partner-tokens.js';
 import { spendTokenAndOpenSession } from './sessions.js';
 
-/** A sign-in that cannot go on although the token is valid; `reason` is DESIGN §5's `sso_failed` reason. */
+/**
+ * A sign-in that cannot go on although the token is valid; `reason` is an `sso_failed` reason
+ * (docs/architecture.md, "Sign-in errors").
+ */
 export class SsoFailure extends Error {
   override name = 'SsoFailure';
   constructor(
@@ -86,14 +89,14 @@ export async function signInMember(
 }
 
 /**
- * The user a verified SSO token stands for (DESIGN §5, "Identity on SSO"). A token from partner
- * X reaches an existing account only through an identity of X, (X, membershipId): the one X's
- * first token created, or one an operator linked. Without one, a new student account is created
+ * The user a verified SSO token stands for (docs/architecture.md, "Identity on SSO"). A token from
+ * partner X reaches an existing account only through an identity of X, (X, membershipId): the one
+ * X's first token created, or one an operator linked. Without one, a new student account is created
  * with its identity, unless the token's e-mail already belongs to an account (another partner's
  * member, a local or staff account): that is refused with `email_in_use` and nothing is changed.
- * `name` is used only when creating (the e-mail's local part when absent). Writes nothing for
- * an existing account (signInMember updates the tier once the token is spent). Throws
- * SsoFailure `member_inactive` for a user an operator deactivated.
+ * `name` is used only when creating (the e-mail's local part when absent). Writes nothing for an
+ * existing account (signInMember updates the tier once the token is spent). Throws SsoFailure
+ * `member_inactive` for a user an operator deactivated.
  */
 export async function findOrCreateSsoUser(db: Db, claims: SsoClaims): Promise<SsoUser> {
   const email = claims.email.toLowerCase();

@@ -3,9 +3,10 @@ import { MAX_TOKEN_BYTES, Reasons } from '@lms/partner-auth';
 
 /**
  * The `reason` label of `lms_sso_sign_ins_total`: a bounded name for why a sign-in failed. The
- * texts shown to members carry the issuer, the kid, jose's wording or the JWKS URL's error, any
- * of which an attacker can vary at will; as label values they would make a new time series per
- * request. `sso_failed` reasons are already codes (DESIGN §5) and are kept when known.
+ * texts shown to members carry the issuer, the kid, jose's wording or the JWKS URL's error, any of
+ * which an attacker can vary at will; as label values they would make a new time series per
+ * request. `sso_failed` reasons are already codes (docs/architecture.md, "Sign-in errors") and are
+ * kept when known.
  */
 export type InvalidTokenLabel =
   | 'not_through_gateway'

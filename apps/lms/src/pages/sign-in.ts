@@ -10,9 +10,9 @@ import { page } from './view/layout.js';
 export type SignInProblem = keyof Messages['signIn']['problems'];
 
 /**
- * Which problem a failed sign-in had, from the code and `reason` of its redirect (DESIGN §5).
- * `reason` is technical text, matched by its stable parts, since some reasons name an issuer
- * or a kid. Null when nothing failed.
+ * Which problem a failed sign-in had, from the code and `reason` of its redirect
+ * (docs/architecture.md, "Sign-in errors"). `reason` is technical text, matched by its stable
+ * parts, since some reasons name an issuer or a kid. Null when nothing failed.
  */
 export function signInProblem(code: string | undefined, reason: string | undefined): SignInProblem | null {
   if (!code) return null;

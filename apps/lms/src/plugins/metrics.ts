@@ -28,7 +28,7 @@ declare module 'fastify' {
  * decided (the plugins and routes call `app.metrics.*`); gauges and the counters other modules
  * already keep (the JWKS cache's, the limiter's circuit, the database pool's) are read at scrape
  * time. Label values are bounded: route patterns, never URLs; SSO reasons mapped to codes.
- * The README's "Metrics" section lists every metric.
+ * docs/operations.md, "Metrics", lists every metric.
  */
 export default fp(
   async (app) => {

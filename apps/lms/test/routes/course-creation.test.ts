@@ -7,7 +7,8 @@ import { makeInstitution, makeUser } from '../helpers/fixtures.js';
 import { makePartnerKey, registerPartner, ssoToken } from '../helpers/sso.js';
 
 // POST /api/courses on the LMS, as the gateway forwards it (its credential, the partner's bearer
-// token): the token kinds and the partner's rights on institutions and teachers (DESIGN §5).
+// token): the token kinds and the partner's rights on institutions and teachers
+// (docs/architecture.md, "Token purposes", "Partners and institutions").
 const NOW = new Date('2026-11-22T10:00:00Z');
 const NOW_S = NOW.getTime() / 1000;
 const { app, db } = await buildTestApp(t, { deps: { clock: () => NOW } });

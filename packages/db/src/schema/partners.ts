@@ -35,8 +35,9 @@ export const partnerKeys = pgTable(
 );
 
 /**
- * The institutions a partner serves (DESIGN §5, "Partners and institutions"): a partner creates
- * courses only for these, bound by an operator (`lms-admin partner add|bind --institution`).
+ * The institutions a partner serves (docs/architecture.md, "Partners and institutions"): a partner
+ * creates courses only for these, bound by an operator
+ * (`lms-admin partner add|bind --institution`).
  */
 export const partnerInstitutions = pgTable(
   'partner_institutions',

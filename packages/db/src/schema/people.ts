@@ -32,12 +32,13 @@ export const users = pgTable(
 );
 
 /**
- * A person's SSO identities (DESIGN §5): (issuer, membershipId) is who a partner's token names,
- * and the only way a token reaches an account. An account may hold several identities, at most
- * one per partner. `origin` says how the identity came to be: created by the partner's first
- * token for a new account ('sso'), or linked by an operator (`lms-admin user link`), which is
- * the only way a staff account, or any account that existed before, is reached through SSO.
- * No foreign key to partners: a partner removed and registered again finds its members again.
+ * A person's SSO identities (docs/architecture.md, "Identity on SSO"): (issuer, membershipId) is
+ * who a partner's token names, and the only way a token reaches an account. An account may hold
+ * several identities, at most one per partner. `origin` says how the identity came to be: created
+ * by the partner's first token for a new account ('sso'), or linked by an operator
+ * (`lms-admin user link`), which is the only way a staff account, or any account that existed
+ * before, is reached through SSO. No foreign key to partners: a partner removed and registered
+ * again finds its members again.
  */
 export const identities = pgTable(
   'identities',

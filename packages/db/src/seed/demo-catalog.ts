@@ -16,8 +16,9 @@ export const DEMO_TEACHER_EMAIL = 'teacher@demo.lms';
 export const DEMO_API_KEY_NAME = 'Demo key (seed)';
 
 /**
- * The demo staff. Staff accounts are reached through SSO only by an operator's link (DESIGN §5);
- * the seed links each one to the demo partner under `partnerMembershipId`, as
+ * The demo staff. Staff accounts are reached through SSO only by an operator's link
+ * (docs/architecture.md, "Identity on SSO"); the seed links each one to the demo partner under
+ * `partnerMembershipId`, as
  * `lms-admin user link --email <e> --iss demo-partner.local --membership-id <id>` would, so the
  * README's walk-through can sign in as a teacher through the demo partner.
  */

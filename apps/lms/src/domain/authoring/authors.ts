@@ -54,10 +54,11 @@ export interface CourseRow {
 }
 
 /**
- * Who may author a course (DESIGN §5d), as SQL over the course row `c`: its owner teacher, an
+ * Who may author a course (docs/architecture.md, "Authoring"), as SQL over the course row `c`: its owner teacher, an
  * active admin of its institution, a super_admin (by session); a partner bound to its institution
- * (`lms-admin partner bind`). Anyone else may not (students never). The catalog's "who reads
- * answer keys" (issue 29) is the same set of people: this predicate is the authoring side's.
+ * (`lms-admin partner bind`). Anyone else may not (students never). Reading a course's answer
+ * keys is narrower (owner and super_admin only, the spec's rule in domain/rules/content-access.ts):
+ * an institution admin may author a course without being shown its keys through the catalog.
  */
 export function mayAuthorSql(author: Author): SQL {
   if (author.kind === 'partner') {

@@ -419,8 +419,8 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
         type: 'final',
         // The content rule: only those who manage the course read its final exam in the catalog.
         questions: row.readsContent ? (tree.finalQuestions.get(final.id) ?? []) : [],
-        // The final exam's pass mark is the course's minPassingScore (DESIGN §5b; the learning
-        // routes score it so), not the quiz row's own minimumScore.
+        // The final exam's pass mark is the course's minPassingScore (docs/architecture.md, "Taking
+        // a course"; the learning routes score it so), not the quiz row's own minimumScore.
         minimumScore: row.minPassingScore,
         attempts: finalRecord?.attempts ?? 0,
         maxAttempts: final.maxAttempts,

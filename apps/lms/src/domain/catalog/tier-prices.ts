@@ -5,10 +5,11 @@ import { type AnyColumn, sql } from 'drizzle-orm';
 export type Tier = 'anggota' | 'umum' | 'mahasiswa';
 
 /**
- * The one home of the tier price rule (DESIGN §5b), for a course: anggota → `price`; umum →
- * `priceNonMember`, falling back to `price`; mahasiswa → `priceMahasiswa`, falling back to
- * `price`. An account without a tier (a staff account enrolling) pays `price`, the member price.
- * Prices are decimal text (numeric(14,2)); nothing is computed, one of them is chosen.
+ * The one home of the tier price rule (docs/architecture.md, "Taking a course"), for a course:
+ * anggota → `price`; umum → `priceNonMember`, falling back to `price`; mahasiswa →
+ * `priceMahasiswa`, falling back to `price`. An account without a tier (a staff account enrolling)
+ * pays `price`, the member price. Prices are decimal text (numeric(14,2)); nothing is computed, one
+ * of them is chosen.
  */
 export function courseTierPrice(
   course: { price: string; priceNonMember: string | null; priceMahasiswa: string | null },

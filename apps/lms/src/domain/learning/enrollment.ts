@@ -6,10 +6,10 @@ import { buyerVisible } from '../catalog/viewer.js';
 import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
 import { coursesManagedBy } from '../rules/course-managers.js';
 
-// Enrolment (DESIGN §5b): open courses at once, code courses with the course's code, approval
-// courses on a decision of the course's teacher (or an admin of its institution, or a
-// super_admin). A purchasable course with a price for the learner's tier needs a paid purchase
-// first (./purchases.ts); the payment, checked by an admin, is then the admission.
+// Enrolment (docs/architecture.md, "Taking a course"): open courses at once, code courses with the
+// course's code, approval courses on a decision of the course's teacher (or an admin of its
+// institution, or a super_admin). A purchasable course with a price for the learner's tier needs a
+// paid purchase first (./purchases.ts); the payment, checked by an admin, is then the admission.
 
 /** How many codes a learner may try per course in CODE_WINDOW_MS before 429 (an address: ENROLMENT_CODE_ATTEMPTS_PER_ADDRESS). */
 export const CODE_ATTEMPTS = 5;

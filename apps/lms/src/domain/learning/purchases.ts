@@ -9,7 +9,7 @@ import { findBundleOffers } from './bundle-offers.js';
 import type { Decider } from './enrollment.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
-// Purchases: a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
+// Purchases (docs/architecture.md, "Taking a course"): a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
 // pending until the provider settles it (bank transfer: an admin's confirmation), which marks it
 // paid and enrols the buyer, in both courses for a bundle, in one transaction. The counters and
 // metrics follow from the status change by the database's triggers.

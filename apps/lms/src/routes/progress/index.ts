@@ -24,7 +24,7 @@ const descriptionFor = (perMinute: number) =>
       'time of a purchase in the window is its payment time (`paidAt`), of a certificate its issue time.',
   ].join('\n');
 
-/** GET /api/lms-progress: the progress metrics (their definitions: @lms/contracts PROGRESS_METRIC_DEFINITIONS). */
+/** GET /api/lms-progress: the metrics of docs/architecture.md, "Progress metrics" (their definitions: @lms/contracts PROGRESS_METRIC_DEFINITIONS). */
 const progressRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/lms-progress',

@@ -25,7 +25,7 @@ import { isSameOrigin } from '../../plugins/csrf.js';
 /** A repeated `token` parameter is as malformed as a broken token. */
 const MALFORMED = Reasons.malformed;
 
-/** Where a failed sign-in lands (DESIGN §5): `/sign-in?error=<code>&reason=<text>`. */
+/** Where a failed sign-in lands: `/sign-in?error=<code>&reason=<text>` (docs/architecture.md, "Sign-in errors"). */
 function signInUrl(code: SsoErrorCode, reason?: string): string {
   const query = new URLSearchParams({ error: code });
   if (reason !== undefined) query.set('reason', reason);
@@ -50,11 +50,12 @@ function failSignInForNow(request: FastifyRequest, reply: FastifyReply, err: unk
  * Partner single sign-on on the LMS side, and sign-out.
  *
  * The browser arrives from the gateway at `/sso/verify?token=&proof=`, is sent on (307) to the
- * callback with both, which first checks the gateway's proof (DESIGN §5, "SSO only through the
- * gateway": the gateway enforced the partner's IP allowlist, so a token that did not pass it is
- * refused before any key lookup), then verifies the token (@lms/partner-auth), spends its `jti`,
- * finds or creates the user, opens a session, sets the cookie and lands on `/dashboard`. Every
- * failure is a 307 to `/sign-in` with DESIGN §5's code and reason, and sets no cookie.
+ * callback with both, which first checks the gateway's proof (docs/architecture.md, "SSO only
+ * through the gateway": the gateway enforced the partner's IP allowlist, so a token that did not
+ * pass it is refused before any key lookup), then verifies the token (@lms/partner-auth), spends
+ * its `jti`, finds or creates the user, opens a session, sets the cookie and lands on `/dashboard`.
+ * Every failure is a 307 to `/sign-in` with the code and reason of docs/architecture.md, "Sign-in
+ * errors", and sets no cookie.
  */
 const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   // The sign-out button and the switch-account question are plain HTML forms (urlencoded bodies):

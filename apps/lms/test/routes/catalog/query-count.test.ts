@@ -5,10 +5,10 @@ import { makeBundle, makeCategory } from '../../helpers/catalog-fixtures.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../../helpers/fixtures.js';
 import { countQueries } from '../../helpers/query-counter.js';
 
-// DESIGN.md §7: the catalog costs a bounded number of SQL statements whatever the page size.
-// The statements are counted at the driver (every one Drizzle sends), for 1 course and for 50
-// courses each with modules, chapters, quizzes, questions and a learner's progress: the two
-// counts must be the same, so nothing is fetched per course.
+// docs/architecture.md, "Performance shape": the catalog costs a bounded number of SQL statements
+// whatever the page size. The statements are counted at the driver (every one Drizzle sends), for 1
+// course and for 50 courses each with modules, chapters, quizzes, questions and a learner's
+// progress: the two counts must be the same, so nothing is fetched per course.
 
 const { app, db: testDb } = await buildTestApp(t);
 const db = testDb.db;

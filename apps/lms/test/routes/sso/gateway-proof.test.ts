@@ -5,9 +5,9 @@ import { TEST_GATEWAY_SECRET } from '../../../src/testing.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { callback, type CallbackResult, gatewayProof, jwksServer, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 
-// DESIGN §5, "SSO only through the gateway": the LMS signs in only with a token that came with
-// the gateway's proof (an HMAC under GATEWAY_SECRET bound to that token, 120 s). Each way an
-// attacker could skip the gateway (and with it the partner's IP allowlist), over HTTP.
+// docs/architecture.md, "SSO only through the gateway": the LMS signs in only with a token that
+// came with the gateway's proof (an HMAC under GATEWAY_SECRET bound to that token, 120 s). Each way
+// an attacker could skip the gateway (and with it the partner's IP allowlist), over HTTP.
 const NOW = new Date('2026-11-22T10:00:00Z');
 const NOW_S = NOW.getTime() / 1000;
 let now = NOW;

@@ -10,12 +10,12 @@ import { makeInstitution, makeUser } from '../../helpers/fixtures.js';
 import { type CallbackResult, callback, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 import { beforeStatement } from '../../helpers/statement-hook.js';
 
-// Account takeover through SSO (issue 12, DESIGN §5 "Identity on SSO"): a registered partner's
-// token reaches an account only through an identity of that partner, (iss, membershipId). An
-// e-mail is never a key: a token carrying a staff member's, or another partner's member's,
+// Account takeover through SSO (issue 12, docs/architecture.md, "Identity on SSO"): a registered
+// partner's token reaches an account only through an identity of that partner, (iss, membershipId).
+// An e-mail is never a key: a token carrying a staff member's, or another partner's member's,
 // e-mail is refused (sso_failed / email_in_use) and the account is left exactly as it was. Staff
-// sign in through a partner only by an operator's `lms-admin user link`. Every attack goes
-// through the callback, as a partner's browser hand-off would.
+// sign in through a partner only by an operator's `lms-admin user link`. Every attack goes through
+// the callback, as a partner's browser hand-off would.
 const now = new Date('2026-11-22T10:00:00Z');
 const NOW_S = now.getTime() / 1000;
 const { app, db: testDb } = await buildTestApp(t, { deps: { clock: () => now } });

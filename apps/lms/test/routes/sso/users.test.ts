@@ -5,9 +5,10 @@ import { buildTestApp } from '../../helpers/app.js';
 import { makeUser } from '../../helpers/fixtures.js';
 import { callback, callbackUrl, makePartnerKey, registerPartner, ssoToken } from '../../helpers/sso.js';
 
-// Who a valid token signs in (DESIGN §5): the account of the identity (issuer, membershipId), else
-// a new user with that identity, unless the e-mail is another account's (refused, nothing changed);
-// name only on creation; tier from sub on every sign-in; inactive users refused.
+// Who a valid token signs in (docs/architecture.md, "Identity on SSO"): the account of the identity
+// (issuer, membershipId), else a new user with that identity, unless the e-mail is another
+// account's (refused, nothing changed); name only on creation; tier from sub on every sign-in;
+// inactive users refused.
 const now = new Date('2026-11-22T10:00:00Z');
 const NOW_S = now.getTime() / 1000;
 const { app } = await buildTestApp(t, { deps: { clock: () => now }, config: { SESSION_TTL_HOURS: 10 } });
