@@ -123,7 +123,9 @@ t.test('Redis going away and coming back: memory meanwhile, shared again after',
     deps: {
       clock: time.clock,
       logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } },
-      rateLimit: { redisKeyPrefix: keyPrefix },
+      // Refused connections fail at once; the timeout only keeps a loaded machine's slow answers
+      // from being taken for an outage (the default 250 ms was, under CI load).
+      rateLimit: { redisKeyPrefix: keyPrefix, redisCommandTimeoutMs: 2_000 },
     },
   });
   addRateLimitedTestRoutes(app);
@@ -178,7 +180,13 @@ t.test('Redis stalled (connected, never answering): a few requests wait, then th
     deps: {
       clock: time.clock,
       logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } },
-      rateLimit: { redisKeyPrefix: keyPrefix, redisCircuit: { failureThreshold: 3, cooldownMs } },
+      // A command timeout long enough that a loaded machine's answering Redis is never taken for a
+      // stalled one (the default 250 ms was, under CI load); the stall costs 3 + 2 of them.
+      rateLimit: {
+        redisKeyPrefix: keyPrefix,
+        redisCommandTimeoutMs: 2_000,
+        redisCircuit: { failureThreshold: 3, cooldownMs },
+      },
     },
   });
   addRateLimitedTestRoutes(app);
