@@ -14,6 +14,7 @@ export {
   deleteQuiz,
   type ModuleView,
   putQuiz,
+  quizVersion,
   type QuizPlace,
   reorderOutline,
   updateChapter,
@@ -21,3 +22,4 @@ export {
 } from './items.js';
 export { checklistOf, publishCourse, readPublication, unpublishCourse } from './publication.js';
 export { LearnersHoldError } from './rows.js';
+export { assertVersion, StaleVersionError } from './versions.js';
