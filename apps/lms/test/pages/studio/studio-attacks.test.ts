@@ -210,6 +210,27 @@ t.test('studio attackers', async (t) => {
     t.equal(await count('modules', courseId), 1);
   });
 
+  t.test('an admin creates a course for a teacher of their own institution only', async (t) => {
+    const admin = await browserOf(app, colleague.id);
+    const form = await admin.get('/dashboard/studio/new');
+    t.match(form.body, `value="${owner.id}"`, "the institution's teacher is offered");
+    t.notMatch(form.body, `value="${outsider.id}"`, "another institution's teacher is not");
+    const crafted = await admin.post('/dashboard/studio/new', { name: 'Kursus curian', teacherId: outsider.id });
+    t.equal(crafted.status, 422, 'a crafted teacherId of another institution is refused');
+    const ok = await admin.post('/dashboard/studio/new', { name: 'Kursus admin', teacherId: owner.id });
+    t.equal(ok.status, 303);
+    const row = (await db.db.execute(sql`select teacher_id, institution_id from courses where name = 'Kursus admin'`)).rows[0];
+    t.same(row, { teacher_id: owner.id, institution_id: inst }, 'owned by the chosen teacher, in the institution');
+    t.equal(Number((await db.db.execute(sql`select count(*)::int as n from courses where name = 'Kursus curian'`)).rows[0].n), 0);
+    const outsiderNew = await (await browserOf(app, outsider.id)).post('/dashboard/studio/new', { name: 'Kursus B', teacherId: owner.id });
+    t.equal(outsiderNew.status, 303, 'a teacher always creates as themselves');
+    t.equal(
+      (await db.db.execute(sql`select teacher_id from courses where name = 'Kursus B'`)).rows[0].teacher_id,
+      outsider.id,
+      'whatever teacherId the body names',
+    );
+  });
+
   t.test('people who may not author the course', async (t) => {
     const snapshot = async () =>
       JSON.stringify(

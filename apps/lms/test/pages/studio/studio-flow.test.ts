@@ -28,7 +28,7 @@ t.test('a teacher builds and publishes a course through the studio', async (t) =
   t.ok(courseId > 0, 'opens the new course in its studio');
   const overview = await b.get(`/dashboard/studio/courses/${courseId}`);
   t.equal(overview.status, 200);
-  t.match(overview.body, 'href="/dashboard/courses/' + courseId + '/preview"', 'links the learner preview');
+  t.match(overview.body, `href="/dashboard/courses/${courseId}/preview"`, 'links the learner preview');
   t.match(overview.body, 'data-rule="chapters" data-ok="false"');
   t.match(overview.body, `href="/dashboard/studio/courses/${courseId}/outline"`, 'an unmet item links to where it is fixed');
   t.match((await b.get('/dashboard')).body, `href="/dashboard/studio/courses/${courseId}"`, 'the dashboard links the draft to its studio');
