@@ -181,8 +181,8 @@ async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSe
         ? html`<span class="badge draft">${t.dashboard.state.publishedWithoutEventCode}</span>`
         : html`<span class="badge completed">${t.dashboard.state.inCatalog}</span>`;
     return html`<tr>
-<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a> · <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a></td>
-<td data-label="${col.state}">${state}</td>
+<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
+<td data-label="${col.state}">${state} <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a></td>
 <td data-label="${col.category}">${c.category?.name ?? '—'}</td>
 <td data-label="${col.students}" class="num">${f.number(c.studentCount)}</td>
 <td data-label="${col.modules}" class="num">${f.number(c.moduleCount)}</td>

@@ -147,7 +147,6 @@ export function studioMessagesId() {
         isCover: 'Sampul',
         delete: 'Hapus',
         none: 'Belum ada gambar.',
-        markdown: 'Markdown',
       },
       history: {
         title: 'Riwayat',
@@ -309,7 +308,6 @@ export function studioMessagesEn(): StudioMessages {
         isCover: 'Cover',
         delete: 'Delete',
         none: 'No pictures yet.',
-        markdown: 'Markdown',
       },
       history: {
         title: 'History',
