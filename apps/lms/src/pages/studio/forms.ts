@@ -163,6 +163,7 @@ export function quizValues(quiz: QuizOut | null, version: number, extra: number)
               .join(',');
     values[`q${i}_explanation`] = q.explanation ?? '';
   });
+  for (let i = questions.length; i < questions.length + extra; i++) values[`q${i}_points`] = '1';
   values.count = String(questions.length + extra);
   return values;
 }
