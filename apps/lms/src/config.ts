@@ -116,6 +116,23 @@ const Env = z.object({
       .min(64 * 1024)
       .max(64 * 1024 * 1024),
   ).default(4 * 1024 * 1024),
+  /** The largest picture the course studio accepts (bytes); larger uploads are refused before they are read whole (413). */
+  STUDIO_UPLOAD_LIMIT_BYTES: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(50 * 1024 * 1024),
+  ).default(5 * 1024 * 1024),
+  /** The hosts whose video URLs a chapter may embed (comma-separated; each with its subdomains). */
+  STUDIO_VIDEO_HOSTS: optional(z.string())
+    .default('youtube.com,youtu.be,vimeo.com')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h.length > 0),
+    ),
   /**
    * How long one answer of the API-key catalog list (the same for every key) is shared by all
    * keys asking the same page: a course change shows there within this time. 0: not shared.

@@ -38,7 +38,7 @@ const directSide = (key: string, op: () => Promise<void>, workers: number): Pair
 const IMPORTED_NAME = 'Kursus impor (bench)';
 
 /**
- * Rows 13: authoring. A course imported from the bench's 10 x 10 course document, and one chapter
+ * Rows 13: authoring (13s: the studio's chapter form against the same save through the API). A course imported from the bench's 10 x 10 course document, and one chapter
  * edit, each against its SQL: the same domain function called directly, in a transaction as the
  * route runs it, after the same session lookup, on a pool of the LMS's size. A write cannot be
  * recorded and replayed as the reads are (6q-12q): the statements of an import name the ids its
@@ -139,6 +139,47 @@ export async function authoringScenarios(ctx: ScenarioContext) {
       },
       EDIT_CONNECTIONS,
     ),
+  );
+
+  // The same chapter save through the studio's plain HTML form (urlencoded, the form CSRF rule,
+  // a 303 back to the editor) against the save through the authoring API: the studio calls the
+  // same updateChapter(), so the two should cost about the same.
+  const form = { 'content-type': 'application/x-www-form-urlencoded', cookie: author.cookie, 'sec-fetch-site': 'same-origin' };
+  const formBody = (content: string) => new URLSearchParams({ action: 'save', name: 'Bab (bench)', content }).toString();
+  await run.comparePaired(
+    {
+      id: '13s',
+      scenario: `POST /dashboard/studio/chapters/{id}, the studio's chapter form (${EDIT_CONNECTIONS} connections)`,
+      baselineName: 'PATCH /api/chapters/{id}, the same save through the authoring API',
+      kind: 'throughput',
+      target: { minRatio: 0.8 },
+    },
+    run.httpSide('studio chapter save', {
+      url: lms.url,
+      path: `/dashboard/studio/chapters/${targets[0]}`,
+      method: 'POST',
+      headers: form,
+      body: formBody('Isi bab, suntingan studio.'),
+      connections: EDIT_CONNECTIONS,
+      expect: 303,
+      perRequest: () => {
+        const edit = nextEdit();
+        return { path: `/dashboard/studio/chapters/${edit.id}`, body: formBody(edit.content) };
+      },
+    }),
+    run.httpSide('api chapter save', {
+      url: lms.url,
+      path: `/api/chapters/${targets[0]}`,
+      method: 'PATCH',
+      headers: write,
+      body: JSON.stringify({ name: 'Bab (bench)', content: 'Isi bab, suntingan API.' }),
+      connections: EDIT_CONNECTIONS,
+      expect: 200,
+      perRequest: () => {
+        const edit = nextEdit();
+        return { path: `/api/chapters/${edit.id}`, body: JSON.stringify({ name: 'Bab (bench)', content: edit.content }) };
+      },
+    }),
   );
 
   // The shared list (row 2's load) while one chapter is edited every 100 ms (during that side's

@@ -6,7 +6,8 @@ import { listCategories } from '../domain/categories.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
-import { ignoredNote, pager, progressBar, statusBadge } from './view/components.js';
+import { coverImage, ignoredNote, pager, progressBar, statusBadge } from './view/components.js';
+import { ownPicturePath } from '../domain/media/pictures.js';
 import { attr, type Html, href, html, join } from './view/html.js';
 import { page } from './view/layout.js';
 
@@ -29,7 +30,7 @@ const PageQuery = z.object({
   page: z.string().optional(),
 });
 
-function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean): Html {
+function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean, publicUrl: string): Html {
   const { t, f } = ctx;
   const facts = [
     c.category ? c.category.name : t.catalog.noCategory,
@@ -45,6 +46,7 @@ function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean): Html {
     html`<p>${statusBadge(ctx, c.status)} ${progressBar(ctx, c.totalProgress, t.common.progressOf(c.name))}</p>`;
   const description = c.description.length > 220 ? `${c.description.slice(0, 219)}…` : c.description;
   return html`<li class="card"><article>
+${coverImage(ownPicturePath(c.thumbnail, publicUrl), c.name)}
 <h3><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></h3>
 <p class="muted">${join(facts, ' · ')}</p>
 ${description && html`<p>${description}</p>`}
@@ -107,7 +109,7 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
           ? html`<p class="muted" role="status">${t.catalog.noMatch}</p>`
           : html`<p class="muted" role="status">${t.catalog.found(pagination.total)}</p>
 <ul class="course-list" aria-label="${t.catalog.list}">${join(
-              result.courses.map((c) => courseCard(ctx, c, learner)),
+              result.courses.map((c) => courseCard(ctx, c, learner, app.config.PUBLIC_URL)),
               '\n',
             )}</ul>`;
       const note = ignoredNote(

@@ -5,7 +5,8 @@ import { NotFoundError } from '../errors.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
 import { pageSession } from './session.js';
-import { progressBar, statusBadge } from './view/components.js';
+import { coverImage, progressBar, statusBadge } from './view/components.js';
+import { ownPicturePath } from '../domain/media/pictures.js';
 import { href, html } from './view/html.js';
 import { page } from './view/layout.js';
 import { bundlesSection } from './learning/bundles-section.js';
@@ -85,6 +86,7 @@ ${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.modu
       ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
+${coverImage(ownPicturePath(course.thumbnail, app.config.PUBLIC_URL), course.name)}
 <div class="card">
 ${course.description && html`<p>${course.description}</p>`}
 <dl>

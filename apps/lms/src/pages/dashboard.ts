@@ -52,7 +52,7 @@ async function learnerBody(app: FastifyInstance, ctx: PageContext, session: Page
   const rows = overview.courses.map((c) => {
     const { done, total } = chapterTotals(c);
     return html`<tr>
-<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
+<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a> · <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a></td>
 <td data-label="${col.status}">${statusBadge(ctx, c.status)}</td>
 <td data-label="${col.progress}">${progressBar(ctx, c.totalProgress, t.common.progressOf(c.name))}</td>
 <td data-label="${col.chaptersDone}" class="num">${f.number(done)} / ${f.number(total)}</td>
@@ -182,7 +182,7 @@ async function staffBody(app: FastifyInstance, ctx: PageContext, session: PageSe
         : html`<span class="badge completed">${t.dashboard.state.inCatalog}</span>`;
     return html`<tr>
 <td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></td>
-<td data-label="${col.state}">${state}</td>
+<td data-label="${col.state}">${state} <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a></td>
 <td data-label="${col.category}">${c.category?.name ?? '—'}</td>
 <td data-label="${col.students}" class="num">${f.number(c.studentCount)}</td>
 <td data-label="${col.modules}" class="num">${f.number(c.moduleCount)}</td>
@@ -212,6 +212,7 @@ ${await staffLearningSections(app, ctx, session, query)}
 ${metricsSection(ctx, report, app.config.PLATFORM_CURRENCY)}
 <section aria-labelledby="courses">
 <h2 id="courses">${courseTitle}</h2>
+<p><a href="${href('/dashboard/studio/new')}" class="button">${t.studio.newCourse}</a></p>
 ${courses}
 </section>
 ${keys}`;

@@ -16,6 +16,8 @@ import transfersPage from './learning/transfers.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
+import mediaRoutes from './media.js';
+import studioPages from './studio/index.js';
 import learnPages from './learning/learn.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
@@ -60,6 +62,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(learningForms);
   await app.register(transfersPage);
   await app.register(assetRoutes);
+  await app.register(studioPages);
 };
 
 /**
@@ -69,6 +72,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
 const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(signInPage);
   await app.register(languageRoute);
+  await app.register(mediaRoutes);
   await app.register(dashboardScope, { prefix: '/dashboard' });
   // The learner's pages and the public certificate check, with the same error pages.
   await app.register(

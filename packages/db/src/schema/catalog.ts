@@ -109,6 +109,8 @@ export const courses = pgTable(
     paidPurchaseCount: integer().notNull().default(0),
     /** What catalog search matches, minus the category (joined): trigram-indexed. */
     searchText: text().generatedAlwaysAs(sql`name || chr(31) || description || chr(31) || instructor || chr(31) || course_code`),
+    /** Bumped by every change of the course's own fields: the studio's settings form refuses a save made on an older one. */
+    version: integer().notNull().default(1),
     ...timestamps,
   },
   (t) => [
@@ -149,6 +151,8 @@ export const chapters = pgTable(
     name: text().notNull(),
     content: text().notNull().default(''),
     orderIndex: integer().notNull().default(0),
+    /** Bumped by every change of name or content: the studio's editor refuses a save made on an older one. */
+    version: integer().notNull().default(1),
     ...timestamps,
   },
   (t) => [
@@ -179,6 +183,8 @@ export const quizzes = pgTable(
     /** Minutes. */
     timeLimit: integer().notNull().default(30),
     maxAttempts: integer().notNull().default(3),
+    /** Bumped by every write of the quiz: the studio's quiz editor refuses a save made on an older one. */
+    version: integer().notNull().default(1),
     ...timestamps,
   },
   (t) => [

@@ -51,6 +51,8 @@ export interface CourseRow {
   student_experience: Record<string, unknown> | null;
   module_count: number;
   chapter_count: number;
+  /** Bumped by each change of the course's own fields (the studio's version check). */
+  version: number;
 }
 
 /**

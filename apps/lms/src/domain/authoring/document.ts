@@ -13,6 +13,7 @@ import { eq, sql } from 'drizzle-orm';
 import { invalidBody } from '../../errors.js';
 import { type AuthoringContext, assertMayCreateFor, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { type Change, changedFields, recordChange } from './history.js';
+import { assertVersion } from './versions.js';
 import { deleteRows, lockUnheld, type QuizRow, quizJson, writeChapters, writeModules, writeQuizzes } from './rows.js';
 
 // The course as one document: export (the author's view, keys included) and import (a new
@@ -102,9 +103,16 @@ async function assertCategoryExists(tx: Db, categoryId: number | null | undefine
  * Changes a course's own fields (the ones given). The merged dates must stay in order (400 naming
  * endDate, as the body's own check does when both are sent).
  */
-export async function updateCourseFields(db: Db, ctx: AuthoringContext, courseId: number, patch: CoursePatchBody): Promise<CourseRow> {
+export async function updateCourseFields(
+  db: Db,
+  ctx: AuthoringContext,
+  courseId: number,
+  patch: CoursePatchBody,
+  expectedVersion?: number,
+): Promise<CourseRow> {
   return inTransaction(db, async (tx) => {
     const course = await lockAuthoredCourse(tx, ctx.author, { course: courseId });
+    assertVersion('course', expectedVersion, course.version, course);
     await assertCategoryExists(tx, patch.categoryId, 'categoryId');
     const before = courseFieldsOf(course);
     const start = patch.startDate === undefined ? before.startDate : patch.startDate;
@@ -113,9 +121,10 @@ export async function updateCourseFields(db: Db, ctx: AuthoringContext, courseId
       throw invalidBody([{ path: 'endDate', message: `must not be before startDate (${start})` }]);
     }
     await tx.update(courses).set(courseValues(patch)).where(eq(courses.id, courseId));
-    const after = await readCourse(tx, courseId);
-    await recordChange(tx, ctx, { courseId, action: 'course.update', changes: changedFields('course', before, courseFieldsOf(after)) });
-    return after;
+    const changes = changedFields('course', before, courseFieldsOf(await readCourse(tx, courseId)));
+    await recordChange(tx, ctx, { courseId, action: 'course.update', changes });
+    if (changes.length > 0) await tx.execute(sql`update courses set version = version + 1 where id = ${courseId}`);
+    return readCourse(tx, courseId);
   });
 }
 

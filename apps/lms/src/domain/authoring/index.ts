@@ -2,7 +2,15 @@
 // JSON routes (routes/authoring), the gateway's forwarded partner calls and the studio pages call
 // these functions with an AuthoringContext (who writes, when); each write checks the author's
 // right on the course, keeps what learners did, and records itself in the course's history.
-export { type Author, type AuthoringContext, assertMayCreateFor, findAuthoredCourse, lockAuthoredCourse, mayAuthorSql } from './authors.js';
+export {
+  type Author,
+  type AuthoringContext,
+  assertMayCreateFor,
+  type CourseRow,
+  findAuthoredCourse,
+  lockAuthoredCourse,
+  mayAuthorSql,
+} from './authors.js';
 export { courseFieldsOf, exportCourse, importNewCourse, replaceCourse, updateCourseFields } from './document.js';
 export { readHistory } from './history.js';
 export {
@@ -14,6 +22,7 @@ export {
   deleteQuiz,
   type ModuleView,
   putQuiz,
+  quizVersion,
   type QuizPlace,
   reorderOutline,
   updateChapter,
@@ -21,3 +30,4 @@ export {
 } from './items.js';
 export { checklistOf, publishCourse, readPublication, unpublishCourse } from './publication.js';
 export { LearnersHoldError } from './rows.js';
+export { assertVersion, StaleVersionError } from './versions.js';

@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import { BadRequestError, invalidBody, NotFoundError } from '../../errors.js';
 import { type AuthoringContext, type CourseRow, lockAuthoredCourse } from './authors.js';
 import { changedFields, recorded, recordChange } from './history.js';
+import { assertVersion } from './versions.js';
 import { deleteKeepingLearners, type QuizParent, readQuiz, writeChapters, writeModules, writeQuizzes } from './rows.js';
 
 // Modules, chapters and quizzes one at a time, and the course's outline (their order). Each write
@@ -26,6 +27,8 @@ export interface ChapterView {
   name: string;
   content: string;
   orderIndex: number;
+  /** Bumped by each change of name or content (the studio's version check). */
+  version: number;
 }
 
 /** 400 naming the limit a write would pass. */
@@ -42,7 +45,7 @@ async function findModule(tx: Db, moduleId: number): Promise<ModuleView> {
 
 async function findChapter(tx: Db, chapterId: number): Promise<ChapterView> {
   const { rows } = await tx.execute(sql`
-    select id, course_id as "courseId", module_id as "moduleId", name, content, order_index as "orderIndex" from chapters where id = ${chapterId}`);
+    select id, course_id as "courseId", module_id as "moduleId", name, content, order_index as "orderIndex", version from chapters where id = ${chapterId}`);
   if (!rows[0]) throw new NotFoundError('Chapter not found');
   return rows[0] as unknown as ChapterView;
 }
@@ -127,15 +130,17 @@ export async function updateChapter(
   ctx: AuthoringContext,
   chapterId: number,
   patch: { name?: string; content?: string },
+  expectedVersion?: number,
 ): Promise<ChapterView> {
   return inTransaction(db, async (tx) => {
     await lockAuthoredCourse(tx, ctx.author, { chapter: chapterId });
     const before = await findChapter(tx, chapterId);
+    assertVersion('chapter', expectedVersion, before.version, before);
     const after = { ...before, ...patch };
     await writeChapters(tx, before.courseId, [after]);
     const changes = changedFields(`chapters[${chapterId}]`, { name: before.name, content: before.content }, patch);
     await recordChange(tx, ctx, { courseId: before.courseId, action: 'chapter.update', targetId: chapterId, changes });
-    return after;
+    return findChapter(tx, chapterId);
   });
 }
 
@@ -263,9 +268,14 @@ export async function putQuiz(
   ctx: AuthoringContext,
   place: QuizPlace,
   body: Omit<QuizInput, 'id'>,
-): Promise<{ courseId: number; quiz: QuizOut }> {
+  expectedVersion?: number,
+): Promise<{ courseId: number; quiz: QuizOut; version: number }> {
   return inTransaction(db, async (tx) => {
     const { course, parent, quizId } = await quizAt(tx, ctx, place);
+    const versionBefore = quizId === null ? 0 : await quizVersion(tx, quizId);
+    if (expectedVersion !== undefined && expectedVersion !== versionBefore) {
+      assertVersion('quiz', expectedVersion, versionBefore, quizId === null ? null : await readQuiz(tx, quizId));
+    }
     const given = body.questions.map((q, i) => ({ id: q.id, i })).filter((q) => q.id !== undefined);
     if (given.length > 0) {
       const { rows } = await tx.execute(sql`select id from questions where quiz_id = ${quizId ?? 0}`);
@@ -299,7 +309,8 @@ export async function putQuiz(
                 ]),
           ];
     await recordChange(tx, ctx, { courseId: course.id, action: before === null ? 'quiz.create' : 'quiz.replace', targetId: id, changes });
-    return { courseId: course.id, quiz: after };
+    if (before !== null && changes.length > 0) await tx.execute(sql`update quizzes set version = version + 1 where id = ${id}`);
+    return { courseId: course.id, quiz: after, version: await quizVersion(tx, id) };
   });
 }
 
@@ -323,6 +334,12 @@ export async function deleteQuiz(db: Db, ctx: AuthoringContext, place: QuizPlace
     });
     return { kind: 'quiz' as const, id: quizId };
   });
+}
+
+/** A quiz's version (bumped by each write that changed it; 0 stands for "no quiz yet"). */
+export async function quizVersion(tx: Db, quizId: number): Promise<number> {
+  const { rows } = await tx.execute(sql`select version from quizzes where id = ${quizId}`);
+  return Number((rows[0] as { version: number } | undefined)?.version ?? 0);
 }
 
 async function nextOrder(tx: Db, query: ReturnType<typeof sql>): Promise<number> {

@@ -68,7 +68,8 @@ export async function writeChapters(tx: Db, courseId: number, rows: readonly Cha
   const kept = rows.filter((r) => r.id !== undefined);
   if (kept.length > 0) {
     await tx.execute(sql`
-      update chapters ch set module_id = v."moduleId", name = v.name, content = v.content, order_index = v."orderIndex", updated_at = now()
+      update chapters ch set module_id = v."moduleId", name = v.name, content = v.content, order_index = v."orderIndex", updated_at = now(),
+        version = ch.version + case when (ch.name, ch.content) is distinct from (v.name, v.content) then 1 else 0 end
       from jsonb_to_recordset(${json(kept)}) as v(id int, "moduleId" int, name text, content text, "orderIndex" int)
       where ch.id = v.id and ch.course_id = ${courseId}
         and (ch.module_id, ch.name, ch.content, ch.order_index) is distinct from (v."moduleId", v.name, v.content, v."orderIndex")`);

@@ -1,5 +1,6 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import { enrolMessagesEn } from '../learning/messages.js';
+import { studioMessagesEn } from '../studio/messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 import type { Messages } from './id.js';
@@ -9,6 +10,7 @@ export function en(f: Format): Messages {
   const again = "Please go back to your organisation's website and sign in again from there.";
   return {
     ...enrolMessagesEn(f),
+    ...studioMessagesEn(),
     layout: {
       title: (title) => `${title} · LMS`,
       skipToContent: 'Skip to content',

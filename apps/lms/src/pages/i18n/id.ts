@@ -1,5 +1,6 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
+import { studioMessagesId } from '../studio/messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 
@@ -20,6 +21,7 @@ export function id(f: Format) {
   const again = 'Silakan kembali ke situs web organisasi Anda lalu masuk lagi dari sana.';
   return {
     ...enrolMessagesId(f),
+    ...studioMessagesId(),
     layout: {
       title: (title: string) => `${title} · LMS`,
       skipToContent: 'Langsung ke konten',

@@ -1,6 +1,6 @@
 import type { LearnerStatus } from '@lms/contracts';
 import type { PageContext } from '../i18n/index.js';
-import { type Html, html, type Url } from './html.js';
+import { type Html, href, html, type Url } from './html.js';
 
 /**
  * A progress bar readable without colour: the percentage is written next to it. The bar is an
@@ -36,4 +36,9 @@ export function pager(ctx: PageContext, at: { page: number; totalPages: number }
 /** The note that some of a page's query parameters (named here in the person's language) were not valid and were ignored. */
 export function ignoredNote(ctx: PageContext, fields: string[]): Html | false {
   return fields.length > 0 && html`<p class="warning" role="alert">${ctx.t.common.ignored(fields)}</p>`;
+}
+
+/** A course's cover picture (one of ours, by its path), or nothing. */
+export function coverImage(path: string | null, name: string): Html | false {
+  return path !== null && html`<img class="cover" src="${href(path)}" alt="${name}" width="320" height="160" loading="lazy">`;
 }

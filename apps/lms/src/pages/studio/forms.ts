@@ -1,0 +1,283 @@
+import { CoursePatchBody, type QuizInput, QuizBody, type QuizOut } from '@lms/contracts';
+import type { z } from 'zod';
+import type { CourseRow } from '../../domain/authoring/authors.js';
+import { courseFieldsOf } from '../../domain/authoring/index.js';
+
+// What the studio's plain HTML forms send (flat strings, ../form-body.ts) turned into the authoring
+// API's own bodies, checked by the API's own schemas; and the other way, a stored row as the
+// strings a form shows. A problem is reported by the form field it belongs to.
+
+export type FormValues = Record<string, string>;
+export type FieldErrors = Record<string, string>;
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const orNull = (v: string) => (v.trim() === '' ? null : v.trim());
+const num = (v: string) => (v.trim() === '' ? Number.NaN : Number(v.trim().replace(',', '.')));
+
+/** The detail sections of a course: each a textarea of `key: value` lines. */
+export const DETAIL_SECTIONS = ['admissions', 'academics', 'tuitionAndFinancing', 'careers', 'studentExperience'] as const;
+
+/** The settings form's fields, grouped as the page shows them (anchors of the checklist's links). */
+export const SETTINGS_GROUPS = {
+  description: ['name', 'description', 'instructor', 'courseCode', 'categoryId'],
+  schedule: ['type', 'startDate', 'endDate'],
+  prices: ['isPurchasable', 'price', 'priceNonMember', 'priceMahasiswa', 'currency', 'enrollmentType', 'enrollmentCode', 'eventCode'],
+  kum: ['nilaiKum', 'minPassingScore', 'previewMode'],
+  details: [...DETAIL_SECTIONS],
+} as const;
+
+/** A course's fields as the settings form shows them. */
+export function settingsValues(course: CourseRow): FormValues {
+  const f = courseFieldsOf(course);
+  const section = (s: Record<string, unknown> | null) =>
+    s === null
+      ? ''
+      : Object.entries(s)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n');
+  return {
+    name: f.name,
+    description: f.description,
+    instructor: f.instructor,
+    courseCode: f.courseCode,
+    categoryId: f.categoryId === null ? '' : String(f.categoryId),
+    type: f.type,
+    startDate: f.startDate?.slice(0, 10) ?? '',
+    endDate: f.endDate?.slice(0, 10) ?? '',
+    isPurchasable: f.isPurchasable ? 'on' : '',
+    price: f.price,
+    priceNonMember: f.priceNonMember ?? '',
+    priceMahasiswa: f.priceMahasiswa ?? '',
+    currency: f.currency,
+    enrollmentType: f.enrollmentType,
+    enrollmentCode: f.enrollmentCode ?? '',
+    eventCode: f.eventCode ?? '',
+    nilaiKum: f.nilaiKum === null ? '' : String(f.nilaiKum),
+    minPassingScore: String(f.minPassingScore),
+    previewMode: f.previewMode ? 'on' : '',
+    ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, section(f[s] as Record<string, unknown> | null)])),
+    version: String(course.version),
+  };
+}
+
+/** The form's strings as the body the API takes: every field of the form (a checkbox left out is false). */
+export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const dateOf = (name: string) => {
+    const v = str(form[name]).trim();
+    if (v === '') return null;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+      errors[name] = 'YYYY-MM-DD';
+      return null;
+    }
+    return `${v}T00:00:00.000Z`;
+  };
+  const sectionOf = (name: string) => {
+    const lines = str(form[name])
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
+    if (lines.length === 0) return null;
+    const out: Record<string, string | number> = {};
+    for (const line of lines) {
+      const at = line.indexOf(':');
+      if (at < 1) {
+        errors[name] = `"${line.slice(0, 40)}": key: value`;
+        continue;
+      }
+      const key = line.slice(0, at).trim();
+      const value = line.slice(at + 1).trim();
+      out[key] = key === 'totalCost' ? Number(value) : value;
+    }
+    return out;
+  };
+  const raw = {
+    name: str(form.name),
+    description: str(form.description),
+    instructor: str(form.instructor),
+    courseCode: str(form.courseCode),
+    categoryId: orNull(str(form.categoryId)) === null ? null : num(str(form.categoryId)),
+    type: str(form.type),
+    startDate: dateOf('startDate'),
+    endDate: dateOf('endDate'),
+    isPurchasable: str(form.isPurchasable) !== '',
+    price: str(form.price).trim() || '0',
+    priceNonMember: orNull(str(form.priceNonMember)),
+    priceMahasiswa: orNull(str(form.priceMahasiswa)),
+    currency: str(form.currency).trim().toUpperCase(),
+    enrollmentType: str(form.enrollmentType),
+    enrollmentCode: orNull(str(form.enrollmentCode)),
+    eventCode: orNull(str(form.eventCode)),
+    nilaiKum: orNull(str(form.nilaiKum)) === null ? null : num(str(form.nilaiKum)),
+    minPassingScore: num(str(form.minPassingScore)),
+    previewMode: str(form.previewMode) !== '',
+    ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, sectionOf(s)])),
+  };
+  const parsed = CoursePatchBody.safeParse(raw);
+  if (!parsed.success)
+    Object.assign(
+      errors,
+      issuesByField(parsed.error, (path) => String(path[0] ?? 'name')),
+    );
+  if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
+  return { body: parsed.data, errors };
+}
+
+function issuesByField(error: z.ZodError, fieldOf: (path: PropertyKey[]) => string): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of error.issues) {
+    const field = fieldOf(issue.path);
+    out[field] ??= issue.message;
+  }
+  return out;
+}
+
+/** The kinds of question a form offers, in the scorer's names. */
+export const FORM_QUESTION_KINDS = ['multiple_choice', 'multiple_answer', 'true_false', 'short_answer', 'essay'] as const;
+
+/** A stored quiz as the quiz form's strings (`q0_text`, `q0_options`…), with `extra` blank question slots. */
+export function quizValues(quiz: QuizOut | null, version: number, extra: number): FormValues {
+  const values: FormValues = {
+    name: quiz?.name ?? '',
+    description: quiz?.description ?? '',
+    minimumScore: String(quiz?.minimumScore ?? 70),
+    timeLimit: String(quiz?.timeLimit ?? 30),
+    maxAttempts: String(quiz?.maxAttempts ?? 3),
+    version: String(version),
+  };
+  const questions = quiz?.questions ?? [];
+  questions.forEach((q, i) => {
+    values[`q${i}_id`] = q.id === undefined ? '' : String(q.id);
+    values[`q${i}_type`] = q.questionType;
+    values[`q${i}_text`] = q.questionText;
+    values[`q${i}_points`] = String(q.points);
+    values[`q${i}_options`] = q.options.map((o) => o.text).join('\n');
+    values[`q${i}_right`] =
+      q.questionType === 'short_answer'
+        ? (q.correctAnswer ?? '')
+        : q.questionType === 'essay'
+          ? (q.essayAnswer ?? '')
+          : q.options
+              .map((o, j) => (o.isCorrect ? String(j + 1) : ''))
+              .filter(Boolean)
+              .join(',');
+    values[`q${i}_explanation`] = q.explanation ?? '';
+  });
+  for (let i = questions.length; i < questions.length + extra; i++) values[`q${i}_points`] = '1';
+  values.count = String(questions.length + extra);
+  return values;
+}
+
+const OPTION_IDS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** The quiz form's strings as the API's quiz body; a question whose text is left empty is dropped. */
+export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; errors: FieldErrors } {
+  const errors: FieldErrors = {};
+  const count = Math.min(Math.max(0, Math.trunc(num(str(form.count))) || 0), 200);
+  const formIndex: number[] = [];
+  const questions = [];
+  for (let i = 0; i < count; i++) {
+    const text = str(form[`q${i}_text`]).trim();
+    if (text === '') continue;
+    const kind = str(form[`q${i}_type`]);
+    const right = str(form[`q${i}_right`]).trim();
+    const lines = str(form[`q${i}_options`])
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
+    const rightNumbers = new Set(
+      right
+        .split(/[,\s]+/)
+        .filter(Boolean)
+        .map((n) => Number(n)),
+    );
+    const choice = kind === 'multiple_choice' || kind === 'multiple_answer' || kind === 'true_false';
+    if (choice && right !== '' && [...rightNumbers].some((n) => !Number.isInteger(n) || n < 1 || n > lines.length)) {
+      errors[`q${i}_right`] = `1–${lines.length}`;
+    }
+    const id = num(str(form[`q${i}_id`]));
+    questions.push({
+      ...(Number.isInteger(id) && id > 0 ? { id } : {}),
+      questionType: kind,
+      questionText: text,
+      points: num(str(form[`q${i}_points`]) || '1'),
+      options: choice ? lines.map((line, j) => ({ id: OPTION_IDS[j] ?? `o${j}`, text: line, isCorrect: rightNumbers.has(j + 1) })) : [],
+      correctAnswer: kind === 'short_answer' ? right || null : null,
+      essayAnswer: kind === 'essay' ? right || null : null,
+      explanation: orNull(str(form[`q${i}_explanation`])),
+    });
+    formIndex.push(i);
+  }
+  const raw = {
+    name: str(form.name),
+    description: str(form.description),
+    minimumScore: num(str(form.minimumScore)),
+    timeLimit: num(str(form.timeLimit)),
+    maxAttempts: num(str(form.maxAttempts)),
+    questions,
+  };
+  const parsed = QuizBody.safeParse(raw);
+  if (!parsed.success) {
+    Object.assign(
+      errors,
+      issuesByField(parsed.error, (path) => {
+        if (path[0] !== 'questions' || typeof path[1] !== 'number') return String(path[0] ?? 'name');
+        const i = formIndex[path[1]];
+        const field = path[2];
+        const slot =
+          field === 'options'
+            ? path.length > 3
+              ? 'options'
+              : 'right'
+            : field === 'questionText'
+              ? 'text'
+              : field === 'questionType'
+                ? 'type'
+                : field === 'correctAnswer'
+                  ? 'right'
+                  : String(field ?? 'text');
+        return `q${i}_${slot}`;
+      }),
+    );
+  }
+  if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
+  return { body: parsed.data, errors };
+}
+
+/**
+ * A video URL from one of the allowed hosts (or their subdomains) as the URL of its embeddable
+ * player (YouTube's privacy-enhanced one, Vimeo's), or null when the host is not allowed or the
+ * URL names no video. Only these players' hosts are allowed as frames (../view/markdown.ts, the CSP).
+ */
+export function videoEmbedUrl(input: string, allowedHosts: readonly string[]): string | null {
+  let url: URL;
+  try {
+    url = new URL(input.trim());
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const host = url.hostname.toLowerCase();
+  const allowed = allowedHosts.some((h) => host === h || host.endsWith(`.${h}`));
+  if (!allowed) return null;
+  const idPattern = /^[A-Za-z0-9_-]{6,20}$/;
+  if (host === 'youtu.be' || host.endsWith('.youtu.be')) {
+    const id = url.pathname.slice(1);
+    return idPattern.test(id) ? `https://www.youtube-nocookie.com/embed/${id}` : null;
+  }
+  if (host === 'youtube.com' || host.endsWith('.youtube.com') || host.endsWith('youtube-nocookie.com')) {
+    const id = url.searchParams.get('v') ?? url.pathname.match(/^\/(?:embed|shorts|live)\/([^/]+)/)?.[1] ?? '';
+    return idPattern.test(id) ? `https://www.youtube-nocookie.com/embed/${id}` : null;
+  }
+  if (host === 'vimeo.com' || host.endsWith('.vimeo.com')) {
+    const id = url.pathname.match(/(?:^|\/)(\d{5,12})(?:\/|$)/)?.[1];
+    return id ? `https://player.vimeo.com/video/${id}` : null;
+  }
+  return null;
+}
+
+/** The Markdown a video adds to a chapter: the player's frame (kept by the sanitizer for these hosts only). */
+export function videoMarkdown(embedUrl: string, title: string): string {
+  const safeTitle = title.replace(/["<>&]/g, '');
+  return `\n\n<iframe src="${embedUrl}" title="${safeTitle}" width="560" height="315" allowfullscreen></iframe>\n`;
+}

@@ -1,0 +1,97 @@
+import type { ChecklistItem } from '@lms/contracts';
+import type { CourseRow } from '../../domain/authoring/authors.js';
+import type { PageContext } from '../i18n/index.js';
+import { attr, type Html, href, html, join } from '../view/html.js';
+import type { FieldErrors, FormValues } from './forms.js';
+
+// The pieces every studio page is made of: the course's header and tabs, a flash, form fields
+// that show what was typed and the problem next to the field.
+
+export type StudioTab = 'overview' | 'settings' | 'outline' | 'pictures' | 'history';
+
+export function studioHeader(ctx: PageContext, course: CourseRow, current: StudioTab | null): Html {
+  const s = ctx.t.studio;
+  const tabs: [StudioTab, string][] = [
+    ['overview', ''],
+    ['settings', 'settings'],
+    ['outline', 'outline'],
+    ['pictures', 'pictures'],
+    ['history', 'history'],
+  ];
+  const links = tabs.map(
+    ([tab, path]) =>
+      html`<a href="${path ? href('/dashboard/studio/courses', course.id, path) : href('/dashboard/studio/courses', course.id)}"${attr('aria-current', tab === current && 'page')}>${s.tabs[tab]}</a>`,
+  );
+  links.push(html`<a href="${href('/dashboard/courses', course.id, 'preview')}">${s.tabs.preview}</a>`);
+  return html`<p class="muted"><span class="badge${course.is_published ? ' completed' : ' draft'}">${course.is_published ? s.published : s.draft}</span></p>
+<h1>${course.name}</h1>
+<nav class="links studio-tabs" aria-label="${s.title(course.name)}">${join(links, ' · ')}</nav>`;
+}
+
+export function flash(message: string | null | undefined, kind: 'status' | 'error' = 'status'): Html | false {
+  if (!message) return false;
+  return kind === 'error'
+    ? html`<div class="error" role="alert"><p>${message}</p></div>`
+    : html`<div class="card" role="status"><p>${message}</p></div>`;
+}
+
+/** One labelled field: an input (or textarea/select), what was typed, and its problem. */
+export function field(
+  label: string,
+  name: string,
+  values: FormValues,
+  errors: FieldErrors,
+  options: { type?: string; textarea?: number; choices?: [string, string][]; hint?: string; required?: boolean } = {},
+): Html {
+  const value = values[name] ?? '';
+  const error = errors[name];
+  const id = `f-${name}`;
+  const described = error ? `${id}-error` : undefined;
+  let control: Html;
+  if (options.choices) {
+    control = html`<select id="${id}" name="${name}"${attr('aria-describedby', described)}>${options.choices.map(
+      ([v, l]) => html`<option value="${v}"${attr('selected', v === value)}>${l}</option>`,
+    )}</select>`;
+  } else if (options.textarea) {
+    control = html`<textarea id="${id}" name="${name}" rows="${options.textarea}"${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>${value}</textarea>`;
+  } else if (options.type === 'checkbox') {
+    control = html`<input id="${id}" type="checkbox" name="${name}"${attr('checked', value !== '')}>`;
+  } else {
+    control = html`<input id="${id}" name="${name}" type="${options.type ?? 'text'}" value="${value}"${attr('required', options.required === true)}${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>`;
+  }
+  return html`<p class="field"><label for="${id}">${label}</label> ${control}${options.hint && html`<br><small class="muted">${options.hint}</small>`}${
+    error && html`<br><strong class="field-error" id="${id}-error">${error}</strong>`
+  }</p>`;
+}
+
+/** The link to where an unmet publish rule is fixed. */
+export function checklistFix(ctx: PageContext, course: CourseRow, rule: string): Html {
+  const label = ctx.t.studio.checklist.fix;
+  const settings = href('/dashboard/studio/courses', course.id, 'settings');
+  switch (rule) {
+    case 'prices':
+    case 'eventCode':
+    case 'enrollmentCode':
+      return html`<a href="${settings}#prices">${label}</a>`;
+    case 'dates':
+      return html`<a href="${settings}#schedule">${label}</a>`;
+    default:
+      return html`<a href="${href('/dashboard/studio/courses', course.id, 'outline')}">${label}</a>`;
+  }
+}
+
+export function checklistSection(ctx: PageContext, course: CourseRow, checklist: ChecklistItem[]): Html {
+  const s = ctx.t.studio;
+  const items = checklist.map(
+    (item) =>
+      html`<li data-rule="${item.rule}" data-ok="${String(item.ok)}">${item.ok ? '✔' : '✘'} <strong>${s.checklist.rules[item.rule] ?? item.rule}</strong>: ${item.message}${
+        !item.ok && html` ${checklistFix(ctx, course, item.rule)}`
+      }</li>`,
+  );
+  const action = course.is_published
+    ? html`<form method="post" action="${href('/dashboard/studio/courses', course.id, 'unpublish')}"><button type="submit" class="secondary">${s.checklist.unpublish}</button></form>`
+    : html`<form method="post" action="${href('/dashboard/studio/courses', course.id, 'publish')}"><button type="submit">${s.checklist.publish}</button></form>`;
+  return html`<section aria-labelledby="checklist" class="card"><h2 id="checklist">${s.checklist.title}</h2>
+<ul class="checklist">${items}</ul>
+${action}</section>`;
+}

@@ -1,0 +1,220 @@
+import { mkdtemp, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateSessionToken, sessions, users } from '@lms/db';
+import { sql } from 'drizzle-orm';
+import type { BrowserContext, Page } from 'playwright-core';
+import { deflateSync } from 'node:zlib';
+import t from 'tap';
+import { launchBrowser } from '../helpers/browser.js';
+import { freePort, makeTeacher, startLms } from '../helpers/services.js';
+
+// The course studio in a real browser, in both languages: a teacher creates a course, two modules
+// with chapters (one with a picture, one with a video), a chapter quiz and a final exam, is
+// refused publishing until an event code is set, publishes; a member finds the course in the
+// catalog with its cover and enrols. Screenshots at 1280 and 390 px (SCREENSHOT_DIR, else a temp dir).
+
+const WIDTHS = [1280, 390] as const;
+
+t.test('a teacher builds a course in the studio and a member enrols', async (t) => {
+  const shots = process.env.SCREENSHOT_DIR ?? (await mkdtemp(path.join(tmpdir(), 'studio-shots-')));
+  await mkdir(shots, { recursive: true });
+  t.comment(`screenshots in ${shots}`);
+  const port = await freePort();
+  const lmsUrl = `http://127.0.0.1:${port}`;
+  const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
+  const db = lms.db.db;
+  const { teacherId } = await makeTeacher(db);
+  const [member] = await db
+    .insert(users)
+    .values({ email: 'anggota@example.test', name: 'Anggota', role: 'student' })
+    .returning({ id: users.id });
+  const browser = await launchBrowser(t);
+  const png = solidPng(1800, 900, [0x1f, 0x6f, 0x8b]);
+
+  const contextFor = async (userId: string, lang: 'id' | 'en'): Promise<BrowserContext> => {
+    const { token, tokenHash } = generateSessionToken();
+    await db.insert(sessions).values({ tokenHash, userId, expiresAt: new Date(Date.now() + 3_600_000) });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addCookies([
+      { name: lms.app.sessionCookieName, value: token, url: lmsUrl, httpOnly: true, sameSite: 'Lax' },
+      { name: 'lms_lang', value: lang, url: lmsUrl },
+    ]);
+    return context;
+  };
+  /** Screenshots at both widths; at 390 px nothing may be wider than the screen. */
+  const shoot = async (page: Page, name: string) => {
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: path.join(shots, `${name}-${width}.png`), fullPage: true });
+      if (width === 390) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+        t.ok(overflow <= 390, `${name}: no layout overflow at 390 px (${overflow})`);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  };
+  const submit = (page: Page, action: string) => page.locator(`form[action$="${action}"] button[type="submit"]`).first().click();
+
+  for (const lang of ['en', 'id'] as const) {
+    const courseName = lang === 'en' ? 'Forensic Audit' : 'Audit Investigasi';
+    const context = await contextFor(teacherId, lang);
+    const page = await context.newPage();
+    await page.goto(`${lmsUrl}/dashboard`);
+    await page.locator('a[href="/dashboard/studio/new"]').click();
+    await page.locator('#f-name').fill(courseName);
+    await page.locator('form[action="/dashboard/studio/new"] button').click();
+    await page.waitForURL(/\/dashboard\/studio\/courses\/\d+$/);
+    const courseId = Number(page.url().match(/(\d+)$/)?.[1]);
+    t.match(await page.locator('h1').innerText(), courseName, `${lang}: the studio of the new course opens`);
+    t.match(
+      await page.locator('nav.studio-tabs').innerText(),
+      lang === 'en' ? 'Preview as learner' : 'Pratinjau sebagai peserta',
+      `${lang}: in the page's language`,
+    );
+
+    // Outline: two modules, a chapter in each.
+    await page.goto(`${lmsUrl}/dashboard/studio/courses/${courseId}/outline`);
+    for (const name of ['Modul 1', 'Modul 2']) {
+      await page.locator(`form[action$="/courses/${courseId}/modules"] input[name="name"]`).fill(name);
+      await submit(page, `/courses/${courseId}/modules`);
+      await page.waitForURL(/outline\?saved=1/);
+    }
+    const moduleIds = (await db.execute(sql`select id from modules where course_id = ${courseId} order by order_index`)).rows.map((r) =>
+      Number(r.id),
+    );
+    for (const [i, m] of moduleIds.entries()) {
+      await page.locator(`form[action$="/modules/${m}/chapters"] input[name="name"]`).fill(`Bab ${i + 1}`);
+      await submit(page, `/modules/${m}/chapters`);
+      await page.waitForURL(/outline\?saved=1/);
+    }
+    await shoot(page, `studio-${lang}-outline`);
+    const chapterIds = (
+      await db.execute(sql`select id from chapters where course_id = ${courseId} order by module_id, order_index`)
+    ).rows.map((r) => Number(r.id));
+
+    // A picture, made the cover; then chapter 1 shows it and chapter 2 embeds a video.
+    await page.goto(`${lmsUrl}/dashboard/studio/courses/${courseId}/pictures`);
+    await page.locator('input[type="file"]').setInputFiles({ name: 'sampul.png', mimeType: 'image/png', buffer: png });
+    await page.locator('form[enctype="multipart/form-data"] button').click();
+    await page.waitForURL(/pictures\?saved=1/);
+    await page.locator('form[action$="/cover"] button').click();
+    await page.waitForURL(/\/pictures$/);
+    const markdown = await page.locator('ul.course-list code').first().innerText();
+
+    await page.goto(`${lmsUrl}/dashboard/studio/chapters/${chapterIds[0]}`);
+    await page.locator('#f-content').fill(`# Pengantar\n\nBacaan **penting**.\n\n${markdown}`);
+    await page.locator('button[value="preview"]').click();
+    const picture = page.locator('.chapter-preview img');
+    await picture.waitFor();
+    t.ok(await picture.evaluate((img) => (img as HTMLImageElement).naturalWidth > 0), `${lang}: the picture loads in the preview`);
+    await shoot(page, `studio-${lang}-chapter`);
+    await page.locator('button[value="save"]').click();
+    await page.waitForURL(/saved=1/);
+
+    await page.goto(`${lmsUrl}/dashboard/studio/chapters/${chapterIds[1]}`);
+    await page.locator('#f-videoUrl').fill('https://evil.example/watch?v=dQw4w9WgXcQ');
+    await page.locator('button[value="video"]').click();
+    await page.locator('#f-videoUrl-error').waitFor();
+    await page.locator('#f-videoUrl').fill('https://youtu.be/dQw4w9WgXcQ');
+    await page.locator('button[value="video"]').click();
+    await page.locator('.chapter-preview iframe[src^="https://www.youtube-nocookie.com/embed/"]').waitFor({ state: 'attached' });
+    await page.locator('button[value="save"]').click();
+    await page.waitForURL(/saved=1/);
+    t.match(
+      String((await db.execute(sql`select content from chapters where id = ${chapterIds[1]}`)).rows[0].content),
+      'youtube-nocookie.com/embed/dQw4w9WgXcQ',
+      `${lang}: the video is saved in the chapter`,
+    );
+
+    // A chapter quiz and the final exam.
+    for (const url of [`/dashboard/studio/quizzes/chapter/${chapterIds[0]}`, `/dashboard/studio/quizzes/final/${courseId}`]) {
+      await page.goto(`${lmsUrl}${url}`);
+      await page.locator('#f-name').fill(url.includes('final') ? 'Ujian akhir' : 'Kuis bab 1');
+      await page.locator('#f-q0_type').selectOption('multiple_choice');
+      await page.locator('#f-q0_text').fill('Apa tujuan audit forensik?');
+      await page.locator('#f-q0_options').fill('Mengumpulkan bukti\nMenjual produk');
+      await page.locator('#f-q0_right').fill('1');
+      await page.locator('#f-q0_explanation').fill('Audit forensik mengumpulkan bukti.');
+      if (!url.includes('final')) await shoot(page, `studio-${lang}-quiz`);
+      await page.locator('button[value="save"]').click();
+      await page.waitForURL(/saved=1/);
+    }
+
+    // Settings: free and open; publishing is refused until the event code is set.
+    await page.goto(`${lmsUrl}/dashboard/studio/courses/${courseId}/settings`);
+    await page.locator('#f-description').fill('Dasar-dasar audit forensik.');
+    await page.locator('#f-isPurchasable').uncheck();
+    await page.locator('#f-enrollmentType').selectOption('open');
+    await page.locator('#f-nilaiKum').fill('2');
+    await shoot(page, `studio-${lang}-settings`);
+    await submit(page, `/courses/${courseId}/settings`);
+    await page.waitForURL(/saved=1/);
+    await page.goto(`${lmsUrl}/dashboard/studio/courses/${courseId}`);
+    await submit(page, `/courses/${courseId}/publish`);
+    await page.waitForURL(/published=0/);
+    const eventRule = page.locator('li[data-rule="eventCode"]');
+    t.equal(await eventRule.getAttribute('data-ok'), 'false', `${lang}: publishing refused without an event code`);
+    await eventRule.locator('a').click();
+    await page.waitForURL(/settings#prices/);
+    await page.locator('#f-eventCode').fill(`EV-${lang}`);
+    await submit(page, `/courses/${courseId}/settings`);
+    await page.waitForURL(/saved=1/);
+    await page.goto(`${lmsUrl}/dashboard/studio/courses/${courseId}`);
+    await submit(page, `/courses/${courseId}/publish`);
+    await page.waitForURL(/published=1/);
+    t.ok(await page.locator('form[action$="/unpublish"]').isVisible(), `${lang}: published`);
+    await context.close();
+
+    // A member finds it in the catalog with its cover and enrols.
+    const memberContext = await contextFor(member!.id, lang);
+    const m = await memberContext.newPage();
+    await m.goto(`${lmsUrl}/dashboard/catalog`);
+    const card = m.locator('li.card', { hasText: courseName });
+    const cover = card.locator('img.cover');
+    await cover.waitFor();
+    t.ok(await cover.evaluate((img) => (img as HTMLImageElement).naturalWidth > 0), `${lang}: the catalog shows the cover`);
+    await card.locator('h3 a').click();
+    await m.locator('section[aria-labelledby="enrol"] form button').first().click();
+    await m.waitForURL(/enrol=enrolled/);
+    t.ok(
+      (await db.execute(sql`select 1 from enrollments where user_id = ${member!.id} and course_id = ${courseId}`)).rows.length === 1,
+      `${lang}: the member is enrolled`,
+    );
+    await memberContext.close();
+  }
+});
+
+/** A PNG of one colour (a real, decodable file, written without an image library). */
+function solidPng(width: number, height: number, rgb: [number, number, number]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: width }, () => rgb).flat())]);
+  const raw = Buffer.concat(Array.from({ length: height }, () => row));
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
