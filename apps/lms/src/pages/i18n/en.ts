@@ -1,5 +1,6 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import { enrolMessagesEn } from '../learning/messages.js';
+import { pathMessagesEn, quizLabelEn } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 import type { Messages } from './id.js';
@@ -9,6 +10,7 @@ export function en(f: Format): Messages {
   const again = "Please go back to your organisation's website and sign in again from there.";
   return {
     ...enrolMessagesEn(f),
+    ...pathMessagesEn(f),
     layout: {
       title: (title) => `${title} · LMS`,
       skipToContent: 'Skip to content',
@@ -214,7 +216,7 @@ export function en(f: Format): Messages {
       locked: 'Locked',
       unlocked: 'Unlocked',
       done: 'Done',
-      chapterQuiz: (title, questions) => `Quiz: ${title} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
+      chapterQuiz: (title, questions) => `${quizLabelEn(title)} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
       moduleQuiz: (title, questions) => `Module quiz: ${title} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
       finalExam: (title, questions, passMark) =>
         `Final exam: ${title} · ${f.plural(questions, { one: '# question', other: '# questions' })} · pass mark ${f.number(passMark)}`,

@@ -1,5 +1,6 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
+import { pathMessagesId, quizLabelId } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 
@@ -20,6 +21,7 @@ export function id(f: Format) {
   const again = 'Silakan kembali ke situs web organisasi Anda lalu masuk lagi dari sana.';
   return {
     ...enrolMessagesId(f),
+    ...pathMessagesId(f),
     layout: {
       title: (title: string) => `${title} · LMS`,
       skipToContent: 'Langsung ke konten',
@@ -235,7 +237,7 @@ export function id(f: Format) {
       locked: 'Terkunci',
       unlocked: 'Terbuka',
       done: 'Selesai',
-      chapterQuiz: (title: string, questions: number) => `Kuis: ${title} (${f.plural(questions, { other: '# soal' })})`,
+      chapterQuiz: (title: string, questions: number) => `${quizLabelId(title)} (${f.plural(questions, { other: '# soal' })})`,
       moduleQuiz: (title: string, questions: number) => `Kuis modul: ${title} (${f.plural(questions, { other: '# soal' })})`,
       finalExam: (title: string, questions: number, passMark: number) =>
         `Ujian akhir: ${title} · ${f.plural(questions, { other: '# soal' })} · nilai lulus ${f.number(passMark)}`,
