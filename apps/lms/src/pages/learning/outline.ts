@@ -61,7 +61,9 @@ export function continueBox(ctx: PageContext, path: CoursePath): Html {
   else if (next === null) content = html`<p>${t.path.waitsFor(path.waitingFor)}</p>`;
   else {
     const left = path.allChaptersDone && path.final && path.final.state !== 'done' && html`<p>${t.path.finalLeft(path.final.name)}</p>`;
-    const stuck = next.outOfAttempts && html`<p class="warning">${t.path.stuck(next.name)}</p>`;
+    // A quiz the learner can no longer take keeps what follows it locked: said wherever it stands.
+    const blocked = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].find((s) => s.outOfAttempts);
+    const stuck = blocked && html`<p class="warning">${t.path.stuck(blocked.name)}</p>`;
     content = html`${left}${stuck}<p><a href="${stepHref(next)}">${t.path.continueTo(stepName(ctx, next))}</a></p>`;
   }
   return html`<section class="card" aria-labelledby="continue"><h2 id="continue">${t.path.continueHeading}</h2>${content}</section>`;
