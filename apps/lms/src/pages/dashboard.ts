@@ -68,13 +68,13 @@ async function learnerBody(app: FastifyInstance, ctx: PageContext, session: Page
     const hint =
       path &&
       (next
-        ? html`<br><a href="${stepHref(next)}">${t.path.continueTo(stepName(ctx, next))}</a>${
+        ? html`<div><a href="${stepHref(next)}">${t.path.continueTo(stepName(ctx, next))}</a></div>${
             path.allChaptersDone &&
             path.final &&
             path.final.state !== 'done' &&
-            html`<br><span class="muted">${t.path.finalLeft(path.final.name)}</span>`
+            html`<div class="muted">${t.path.finalLeft(path.final.name)}</div>`
           }`
-        : !path.finished && html`<br><span class="muted">${t.path.waitsFor(path.waitingFor)}</span>`);
+        : !path.finished && html`<div class="muted">${t.path.waitsFor(path.waitingFor)}</div>`);
     return html`<tr>
 <td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a>${hint}</td>
 <td data-label="${col.status}">${statusBadge(ctx, c.status)}</td>

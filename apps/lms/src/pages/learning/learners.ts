@@ -70,7 +70,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
 <thead><tr><th scope="col">${l.learner}</th><th scope="col">${l.progress}</th><th scope="col" class="num">${l.chapters}</th><th scope="col">${l.quizzes}</th><th scope="col" class="num">${l.bestQuiz}</th><th scope="col">${l.final}</th><th scope="col">${l.certificate}</th><th scope="col">${l.lastActivity}</th><th scope="col">${l.actions}</th></tr></thead>
 <tbody>${rows.map(
               (r) => html`<tr>
-<td data-label="${l.learner}">${r.name}<br><span class="muted">${r.email}</span></td>
+<td data-label="${l.learner}"><div>${r.name}</div><div class="muted">${r.email}</div></td>
 <td data-label="${l.progress}">${progressBar(ctx, r.progress, t.common.progressOf(r.name))}</td>
 <td data-label="${l.chapters}" class="num">${f.number(r.chaptersDone)} / ${f.number(r.chaptersTotal)}</td>
 <td data-label="${l.quizzes}">${l.quizzesCell(r.quizzesPassed, r.quizzesTotal, r.quizAttempts)}</td>
@@ -200,7 +200,7 @@ ${flash}
 ${
   grants.length === 0
     ? html`<p class="muted">${g.none}</p>`
-    : html`<ul>${grants.map((r) => html`<li>${g.row(r.extraAttempts, t.path.quizLabel(r.quizName), r.grantedByName, f.dateTime(r.grantedAt) ?? '')}<br><span class="muted">${r.reason}</span></li>`)}</ul>`
+    : html`<ul>${grants.map((r) => html`<li>${g.row(r.extraAttempts, t.path.quizLabel(r.quizName), r.grantedByName, f.dateTime(r.grantedAt) ?? '')}<div class="muted">${r.reason}</div></li>`)}</ul>`
 }
 </section>`;
       return sendPage(reply, page(ctx, g.title(name), body, { user: session.user, current: '/dashboard' }));
