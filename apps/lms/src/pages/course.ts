@@ -56,17 +56,21 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
         role === 'none' ? null : await loadCoursePath(app.db, session.caller.userId, id, role === 'learner' ? 'learner' : 'preview');
       const part = (kind: 'chapter' | 'quiz', partId: string, label: string) => {
         const step = path && findStep(path, kind, Number(partId));
-        if (!step) return html`${label}`;
-        if (role === 'manager' || step.state !== 'locked') return html`<a href="${stepHref(step)}">${label}</a>`;
-        return html`<span class="step-locked">${label} <span class="reason">${t.path.waitsFor(path.waitingFor)}</span></span>`;
+        if (step && (role === 'manager' || step.state !== 'locked')) return html`<a href="${stepHref(step)}">${label}</a>`;
+        return html`${label}`;
+      };
+      /** What opens a part locked for this learner, said after it (nothing for managers and non-learners). */
+      const reason = (kind: 'chapter' | 'quiz', partId: string) => {
+        const step = role === 'learner' && path && findStep(path, kind, Number(partId));
+        return step && step.state === 'locked' && html` <span class="step-locked reason">${t.path.waitsFor(path.waitingFor)}</span>`;
       };
 
       const modules = course.modules.map((m) => {
         const chapters = m.chapters.map(
           (c) =>
-            html`<li>${part('chapter', c.id, c.title)} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${
+            html`<li>${part('chapter', c.id, c.title)} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${reason('chapter', c.id)}${
               c.quiz &&
-              html` <span class="muted">· ${part('quiz', c.quiz.id, t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount))}</span>`
+              html` <span class="muted">· ${part('quiz', c.quiz.id, t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount))}</span>${reason('quiz', c.quiz.id)}`
             }</li>
 `,
         );
@@ -75,7 +79,7 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
 ${m.description && html`<p class="muted">${m.description}</p>`}
 <p>${t.common.chapters(m.chapterCount)}${learner && html` · ${progressBar(ctx, m.completionPercentage, t.common.progressOf(m.title))}`}</p>
 ${chapters.length > 0 ? html`<ol class="chapters">${chapters}</ol>` : html`<p class="muted">${t.course.noChapters}</p>`}
-${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount))}</p>`}
+${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount))}${reason('quiz', m.moduleQuiz.id)}</p>`}
 </section></li>
 `;
       });
@@ -92,7 +96,7 @@ ${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course
         }</dd>`;
       const exam =
         course.finalExam.id !== '' &&
-        html`<p>${part('quiz', course.finalExam.id, t.course.finalExam(course.finalExam.title, course.finalExam.questionCount, course.finalExam.minimumScore))}</p>`;
+        html`<p>${part('quiz', course.finalExam.id, t.course.finalExam(course.finalExam.title, course.finalExam.questionCount, course.finalExam.minimumScore))}${reason('quiz', course.finalExam.id)}</p>`;
       const manager =
         role === 'manager' &&
         html`<section class="notice" aria-label="${t.path.manager.learners}"><p>${t.path.manager.banner}</p>

@@ -99,7 +99,7 @@ t.test('mark complete says what comes next; a passed quiz offers the way on and 
   const after = await get(learner.cookie, done.headers.location as string, 'en');
   t.match(after.body, 'This chapter is done.');
   const quiz = await w.quizOfChapter(ch1!.id);
-  t.match(after.body, `<a href="/learn/quizzes/${quiz.id}">Take ${quiz.name} to open the next chapter</a>`, 'the next step is its quiz');
+  t.match(after.body, `<a href="/learn/quizzes/${quiz.id}">Take this chapter&#39;s quiz: ${quiz.name}</a>`, 'the next step is its quiz');
   t.notMatch(after.body, `href="/learn/chapters/${ch2!.id}"`, 'not yet the next chapter');
   t.match(after.body, `Opens once you pass ${quiz.name}.`, 'and the outline says what opens the next chapter');
 

@@ -1,6 +1,6 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import { enrolMessagesEn } from '../learning/messages.js';
-import { pathMessagesEn, quizLabelEn } from '../learning/path-messages.js';
+import { pathMessagesEn, quizLabelEn, moduleQuizLabelEn, examLabelEn } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 import type { Messages } from './id.js';
@@ -217,9 +217,9 @@ export function en(f: Format): Messages {
       unlocked: 'Unlocked',
       done: 'Done',
       chapterQuiz: (title, questions) => `${quizLabelEn(title)} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
-      moduleQuiz: (title, questions) => `Module quiz: ${title} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
+      moduleQuiz: (title, questions) => `${moduleQuizLabelEn(title)} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
       finalExam: (title, questions, passMark) =>
-        `Final exam: ${title} · ${f.plural(questions, { one: '# question', other: '# questions' })} · pass mark ${f.number(passMark)}`,
+        `${examLabelEn(title)} · ${f.plural(questions, { one: '# question', other: '# questions' })} · pass mark ${f.number(passMark)}`,
     },
 
     apiKeys: {

@@ -1,6 +1,6 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
-import { pathMessagesId, quizLabelId } from '../learning/path-messages.js';
+import { pathMessagesId, quizLabelId, moduleQuizLabelId, examLabelId } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 
@@ -238,9 +238,9 @@ export function id(f: Format) {
       unlocked: 'Terbuka',
       done: 'Selesai',
       chapterQuiz: (title: string, questions: number) => `${quizLabelId(title)} (${f.plural(questions, { other: '# soal' })})`,
-      moduleQuiz: (title: string, questions: number) => `Kuis modul: ${title} (${f.plural(questions, { other: '# soal' })})`,
+      moduleQuiz: (title: string, questions: number) => `${moduleQuizLabelId(title)} (${f.plural(questions, { other: '# soal' })})`,
       finalExam: (title: string, questions: number, passMark: number) =>
-        `Ujian akhir: ${title} · ${f.plural(questions, { other: '# soal' })} · nilai lulus ${f.number(passMark)}`,
+        `${examLabelId(title)} · ${f.plural(questions, { other: '# soal' })} · nilai lulus ${f.number(passMark)}`,
     },
 
     apiKeys: {

@@ -12,10 +12,14 @@ const labelled = (prefix: string, words: RegExp) => (name: string) => (words.tes
 
 export const quizLabelId = labelled('Kuis', /^(kuis|quiz|ujian|ulangan|tes|test)\b/i);
 export const quizLabelEn = labelled('Quiz', /^(quiz|kuis|test|exam|ujian)\b/i);
+export const moduleQuizLabelId = labelled('Kuis modul', /^(kuis|quiz|ujian|ulangan|tes|test)\b/i);
+export const moduleQuizLabelEn = labelled('Module quiz', /^(quiz|kuis|test|exam|ujian|module quiz)\b/i);
+export const examLabelId = labelled('Ujian akhir', /^(ujian|exam|final)\b/i);
+export const examLabelEn = labelled('Final exam', /^(final|exam|ujian)\b/i);
 
 export function pathMessagesId(f: Format) {
   const quiz = quizLabelId;
-  const exam = labelled('Ujian akhir', /^(ujian|exam|final)\b/i);
+  const exam = examLabelId;
   return {
     path: {
       quizLabel: quiz,
@@ -43,7 +47,7 @@ export function pathMessagesId(f: Format) {
       lastStep: 'Ini bagian terakhir kursus.',
       nextIsLocked: (name: string) => `Berikutnya: ${name} (masih terkunci).`,
       goTo: (name: string) => `Ke ${name}`,
-      takeChapterQuiz: (name: string) => `Kerjakan ${quiz(name)} untuk membuka bab berikutnya`,
+      takeChapterQuiz: (name: string) => `Kerjakan kuis bab ini: ${quiz(name)}`,
       backToCourse: 'Kembali ke kursus',
       quiz: {
         locked: 'Kuis ini belum terbuka untuk Anda.',
@@ -157,7 +161,7 @@ export type PathMessages = ReturnType<typeof pathMessagesId>;
 
 export function pathMessagesEn(f: Format): PathMessages {
   const quiz = quizLabelEn;
-  const exam = labelled('Final exam', /^(final|exam|ujian)\b/i);
+  const exam = examLabelEn;
   return {
     path: {
       quizLabel: quiz,
@@ -185,7 +189,7 @@ export function pathMessagesEn(f: Format): PathMessages {
       lastStep: 'This is the last part of the course.',
       nextIsLocked: (name: string) => `Next: ${name} (still locked).`,
       goTo: (name: string) => `Go to ${name}`,
-      takeChapterQuiz: (name: string) => `Take ${quiz(name)} to open the next chapter`,
+      takeChapterQuiz: (name: string) => `Take this chapter's quiz: ${quiz(name)}`,
       backToCourse: 'Back to the course',
       quiz: {
         locked: 'This quiz is not open to you yet.',
