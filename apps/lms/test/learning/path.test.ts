@@ -394,3 +394,25 @@ t.test('GET / is a landing page; a wrong certificate code says it is not valid',
   t.equal(valid.statusCode, 200);
   t.match(valid.body, 'This certificate is valid.');
 });
+
+t.test('a large course: the learners page is paged, the CSV has everyone', async (t) => {
+  const { makeCourse } = await import('../helpers/catalog-fixtures.js');
+  const { enrol } = await import('./world.js');
+  const big = await makeCourse(w.db, { teacherId: people.owner.id, institutionId });
+  for (let i = 0; i < 53; i++) {
+    const u = await makeUser(w.db, { name: `Peserta ${String(i).padStart(2, '0')}` });
+    await enrol(w.db, u.id, big.id);
+  }
+  const first = await get(cookies.owner, `/dashboard/courses/${big.id}/learners`, 'en');
+  t.equal(first.statusCode, 200);
+  t.match(first.body, '53 learners enrolled');
+  t.equal((first.body.match(/<tr>/g) ?? []).length, 1 + 50, 'a header and 50 rows');
+  t.match(first.body, `href="/dashboard/courses/${big.id}/learners?page=2"`);
+  await followLinks(t, cookies.owner, first.body, 'en', 'learners page 1');
+  const second = await get(cookies.owner, `/dashboard/courses/${big.id}/learners?page=2`, 'en');
+  t.equal((second.body.match(/<tr>/g) ?? []).length, 1 + 3);
+  t.match(second.body, 'Peserta 52');
+  t.equal((await get(cookies.owner, `/dashboard/courses/${big.id}/learners?page=abc`)).statusCode, 200, 'a bad page number is page 1');
+  const csv = await get(cookies.owner, `/dashboard/courses/${big.id}/learners.csv`);
+  t.equal(csv.body.trim().split('\r\n').length, 1 + 53);
+});
