@@ -342,8 +342,17 @@ t.test('a course with every chapter done and the final exam open says what is le
   const intro = await get(l.cookie, `/learn/quizzes/${w.tree.finalQuizId}`, 'en');
   const attempt = intro.body.match(/href="(\/learn\/quiz-attempts\/\d+)"/)![1]!;
   const result = await get(l.cookie, attempt, 'en');
-  t.notMatch(result.body, KEYS, 'no final-exam keys without passing');
-  t.match(result.body, 'The review of the final exam is shown once you pass it.');
+  t.notMatch(result.body, KEYS, 'no final-exam keys when out of attempts');
+  t.match(result.body, 'The final exam’s questions are shown only during an attempt, without a review.');
+  const passed = await w.newLearner();
+  await finishAllButFinal(w, passed.cookie);
+  t.equal((await takeQuiz(w.app, passed.cookie, w.tree.finalQuizId, 'a')).json().passed, true);
+  const passedIntro = await get(passed.cookie, `/learn/quizzes/${w.tree.finalQuizId}`, 'en');
+  const passedAttempt = passedIntro.body.match(/href="(\/learn\/quiz-attempts\/\d+)"/)![1]!;
+  const passedResult = await get(passed.cookie, passedAttempt, 'en');
+  t.match(passedResult.body, 'Passed');
+  t.notMatch(passedResult.body, KEYS, 'no final-exam questions nor keys after passing either');
+  t.notMatch(passedResult.body, 'Question ', 'not even the question text');
 });
 
 t.test('quiz titles are not doubled; the teacher dashboard says average progress and who finished', async (t) => {

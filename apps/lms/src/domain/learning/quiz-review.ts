@@ -4,13 +4,14 @@ import { chosenOptions, scoreAnswers } from './quiz-attempts.js';
 
 /**
  * When a learner sees the right answers and explanations of a quiz: once they have passed it, or
- * (for a chapter or module quiz) once they have no attempt left, so the keys never help an attempt
- * still to come. A final exam is reviewed only once passed: a grant of more attempts would
- * otherwise follow a look at its keys. The JSON submission answer never carries them (the spec).
+ * once they have no attempt left, so the keys never help an attempt still to come. Never for a
+ * final exam: its questions appear only inside an open attempt (docs/architecture.md, "Who reads
+ * what"), and a grant of more attempts would otherwise follow a look at its keys. The JSON
+ * submission answer never carries them (the spec).
  */
 export function mayReview(quiz: { scope: 'chapter' | 'module' | 'final' }, standing: { passed: boolean; attemptsLeft: number }): boolean {
-  if (standing.passed) return true;
-  return quiz.scope !== 'final' && standing.attemptsLeft <= 0;
+  if (quiz.scope === 'final') return false;
+  return standing.passed || standing.attemptsLeft <= 0;
 }
 
 export interface ReviewedQuestion {
