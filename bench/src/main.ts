@@ -18,6 +18,7 @@ import { BENCH_ISSUER, type FilledDb, prepareDatabase, prepareRun } from './fill
 import { log, readOptions } from './options.js';
 import { writeResults } from './results.js';
 import { BenchRun } from './runner.js';
+import { attemptGrantScenario } from './scenarios/attempt-grants.js';
 import { authoringScenarios } from './scenarios/authoring.js';
 import { catalogScenarios } from './scenarios/catalog.js';
 import { scenarioContext } from './scenarios/context.js';
@@ -64,6 +65,7 @@ async function main() {
     await progressScenario(ctx);
     await partnerScenarios(ctx);
     await authoringScenarios(ctx);
+    await attemptGrantScenario(ctx);
     await pgliteScenario(ctx);
   } finally {
     apps.stopAll();

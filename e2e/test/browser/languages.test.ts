@@ -146,7 +146,7 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
   const figures = await page.locator('ul.figures').innerText();
   t.match(figures, /Rp\s2\.100\.000\s*Pendapatan 30 hari terakhir/, 'six purchases of Rp 350.000');
   t.match(figures, /3\s*Pembeli 30 hari terakhir/);
-  t.match(figures, /33,33%\s*Tingkat penyelesaian/);
+  t.match(figures, /33,33%\s*Rata-rata kemajuan peserta/);
   t.match(await page.getByRole('img', { name: 'Tingkat penyelesaian per kategori' }).locator('desc').textContent(), /Akuntansi: 33,33%/);
   t.match(
     await page.getByRole('img', { name: 'Pendapatan dalam 30 hari terakhir' }).locator('desc').textContent(),
@@ -196,7 +196,7 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
   t.equal(await page.getByRole('button', { name: 'English' }).getAttribute('aria-pressed'), 'true');
   const english = await page.locator('ul.figures').innerText();
   t.match(english, /IDR\s2,100,000\s*Revenue, last 30 days/);
-  t.match(english, /33\.33%\s*Completion rate/);
+  t.match(english, /33\.33%\s*Learners. average progress/);
   await screenshot(page, 'lang-en-dashboard');
   await page.getByRole('link', { name: 'API keys' }).first().click();
   await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();

@@ -125,14 +125,20 @@ for (const lang of ['en', 'id'] as const)
     }
 
     await page.goto(coursePage);
-    await page.getByRole('link', { name: /Kuis Modul/ }).click();
+    await page
+      .locator('section[aria-labelledby="modules"]')
+      .getByRole('link', { name: /Kuis Modul/ })
+      .click();
     await page.getByRole('button', { name: w.start }).click();
     await page.locator('input[type=radio][value=a]').check();
     await page.getByRole('button', { name: w.submit }).click();
     await page.getByText(w.passed, { exact: true }).waitFor();
 
     await page.goto(coursePage);
-    await page.getByRole('link', { name: /Ujian Akhir/ }).click();
+    await page
+      .locator('section[aria-labelledby="modules"]')
+      .getByRole('link', { name: /Ujian Akhir/ })
+      .click();
     await page.getByRole('button', { name: w.start }).click();
     const radios = page.locator('fieldset.question');
     await radios.nth(0).locator('input[value=a]').check();

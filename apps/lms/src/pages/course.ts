@@ -11,6 +11,9 @@ import { href, html } from './view/html.js';
 import { page } from './view/layout.js';
 import { bundlesSection } from './learning/bundles-section.js';
 import { enrolSection } from './learning/enrol-section.js';
+import { assertManages } from '../domain/learning/attempt-grants.js';
+import { findStep, loadCoursePath, pathRoleOf } from '../domain/learning/course-path.js';
+import { continueBox, outline, stepHref } from './learning/outline.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
   return unlocked
@@ -47,13 +50,28 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
       const course = found.courses[0];
       if (!course) throw new NotFoundError('Course not found');
       const learner = session.caller.role === 'student';
+      // Enrolled: the learner's own path (links to what is open, the reason for what is locked);
+      // managing it: every part readable, no enrol form; anyone else: the outline as text.
+      const { role } = await pathRoleOf(app.db, session.caller, id);
+      const path =
+        role === 'none' ? null : await loadCoursePath(app.db, session.caller.userId, id, role === 'learner' ? 'learner' : 'preview');
+      const part = (kind: 'chapter' | 'quiz', partId: string, label: string) => {
+        const step = path && findStep(path, kind, Number(partId));
+        if (step && (role === 'manager' || step.state !== 'locked')) return html`<a href="${stepHref(step)}">${label}</a>`;
+        return html`${label}`;
+      };
+      /** What opens a part locked for this learner, said after it (nothing for managers and non-learners). */
+      const reason = (kind: 'chapter' | 'quiz', partId: string) => {
+        const step = role === 'learner' && path && findStep(path, kind, Number(partId));
+        return step && step.state === 'locked' && html` <span class="step-locked reason">${t.path.waitsFor(path.waitingFor)}</span>`;
+      };
 
       const modules = course.modules.map((m) => {
         const chapters = m.chapters.map(
           (c) =>
-            html`<li>${c.isUnlocked ? html`<a href="${href('/learn/chapters', c.id)}">${c.title}</a>` : c.title} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${
+            html`<li>${part('chapter', c.id, c.title)} ${lock(ctx, c.isUnlocked)}${c.completionPercentage >= 100 && html` <span class="badge completed">${t.course.done}</span>`}${reason('chapter', c.id)}${
               c.quiz &&
-              html` <span class="muted">· <a href="${href('/learn/quizzes', c.quiz.id)}">${t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount)}</a></span>`
+              html` <span class="muted">· ${part('quiz', c.quiz.id, t.course.chapterQuiz(c.quiz.title, c.quiz.questionCount))}</span>${reason('quiz', c.quiz.id)}`
             }</li>
 `,
         );
@@ -62,7 +80,7 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
 ${m.description && html`<p class="muted">${m.description}</p>`}
 <p>${t.common.chapters(m.chapterCount)}${learner && html` · ${progressBar(ctx, m.completionPercentage, t.common.progressOf(m.title))}`}</p>
 ${chapters.length > 0 ? html`<ol class="chapters">${chapters}</ol>` : html`<p class="muted">${t.course.noChapters}</p>`}
-${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.moduleQuiz.id)}">${t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount)}</a></p>`}
+${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course.moduleQuiz(m.moduleQuiz.title, m.moduleQuiz.questionCount))}${reason('quiz', m.moduleQuiz.id)}</p>`}
 </section></li>
 `;
       });
@@ -79,9 +97,13 @@ ${m.moduleQuiz && html`<p class="muted"><a href="${href('/learn/quizzes', m.modu
         }</dd>`;
       const exam =
         course.finalExam.id !== '' &&
-        html`<p><a href="${href('/learn/quizzes', course.finalExam.id)}">${t.course.finalExam(course.finalExam.title, course.finalExam.questionCount, course.finalExam.minimumScore)}</a></p>`;
+        html`<p>${part('quiz', course.finalExam.id, t.course.finalExam(course.finalExam.title, course.finalExam.questionCount, course.finalExam.minimumScore))}${reason('quiz', course.finalExam.id)}</p>`;
+      const manager =
+        role === 'manager' &&
+        html`<section class="notice" aria-label="${t.path.manager.learners}"><p>${t.path.manager.banner}</p>
+<p><a href="${href('/dashboard/courses', id, 'preview')}">${t.path.manager.preview}</a> · <a href="${href('/dashboard/courses', id, 'learners')}">${t.path.manager.learners}</a></p></section>`;
       const [enrol, inBundles] = await Promise.all([
-        enrolSection(app, ctx, session.caller.userId, course, request.query),
+        role === 'manager' ? html`` : enrolSection(app, ctx, session.caller.userId, course, request.query),
         bundlesSection(app.db, ctx, session.caller.userId, id),
       ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
@@ -101,6 +123,8 @@ ${course.enrollmentCode && html`<dt>${t.course.enrolmentCode}</dt><dd><code>${co
 ${progress}
 </dl>
 </div>
+${manager}
+${role === 'learner' && path && continueBox(ctx, path)}
 ${enrol}
 ${inBundles}
 <section aria-labelledby="modules">
@@ -108,7 +132,38 @@ ${inBundles}
 ${course.modules.length > 0 ? html`<ol class="modules">${modules}</ol>` : html`<p class="muted">${t.course.noModules}</p>`}
 ${exam}
 </section>`;
-      return sendPage(reply, page(ctx, course.name, body, { user: session.user, current: '/dashboard/catalog' }));
+      const current = role === 'learner' ? '/dashboard' : '/dashboard/catalog';
+      return sendPage(reply, page(ctx, course.name, body, { user: session.user, current }));
+    },
+  );
+
+  app.get(
+    '/courses/:id/preview',
+    {
+      config: { auth: true },
+      schema: {
+        hide: true,
+        tags: ['pages'],
+        summary: "A course's learner page as a new learner sees it, for its managers (read-only)",
+        params: CourseIdParams,
+        response: { 200: HtmlPage, 302: RedirectResponse },
+      },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t } = ctx;
+      const id = request.params.id;
+      if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
+      // The owner teacher, an admin of its institution, a super_admin (404 unknown, 403 anyone else).
+      await assertManages(app.db, session.caller, id);
+      const path = await loadCoursePath(app.db, session.caller.userId, id, 'preview');
+      const body = html`<p><a href="${href('/dashboard/courses', id)}">${t.path.backToCourse}</a></p>
+<h1>${path.courseName}</h1>
+<p class="notice" role="status">${t.path.manager.previewBanner}</p>
+${continueBox(ctx, path)}
+${outline(ctx, path, null)}`;
+      return sendPage(reply, page(ctx, path.courseName, body, { user: session.user, current: '/dashboard/catalog' }));
     },
   );
 };

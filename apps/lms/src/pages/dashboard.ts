@@ -12,8 +12,11 @@ import { progressBar, statusBadge } from './view/components.js';
 import { type Html, href, html } from './view/html.js';
 import { page } from './view/layout.js';
 import { staffLearningSections } from './learning/dashboard-sections.js';
+import { loadCoursePath } from '../domain/learning/course-path.js';
+import { stepHref, stepName } from './learning/outline.js';
 
 const STAFF_COURSE_LIMIT = 50;
+const CONTINUE_LIMIT = 20;
 
 function chapterTotals(course: PublicCourse): { done: number; total: number } {
   let done = 0;
@@ -49,10 +52,31 @@ async function learnerBody(app: FastifyInstance, ctx: PageContext, session: Page
   const col = t.dashboard.column;
   const { user } = session;
   const overview = await findLearnerOverview(app.db, session.caller.userId);
+  // "Continue where you left off" for the courses not finished (a bounded number of paths).
+  const paths = new Map(
+    await Promise.all(
+      overview.courses
+        .filter((c) => c.status !== 'completed')
+        .slice(0, CONTINUE_LIMIT)
+        .map(async (c) => [c.id, await loadCoursePath(app.db, session.caller.userId, Number(c.id), 'learner')] as const),
+    ),
+  );
   const rows = overview.courses.map((c) => {
     const { done, total } = chapterTotals(c);
+    const path = paths.get(c.id);
+    const next = path?.continueAt;
+    const hint =
+      path &&
+      (next
+        ? html`<div><a href="${stepHref(next)}">${t.path.continueTo(stepName(ctx, next))}</a></div>${
+            path.allChaptersDone &&
+            path.final &&
+            path.final.state !== 'done' &&
+            html`<div class="muted">${t.path.finalLeft(path.final.name)}</div>`
+          }`
+        : !path.finished && html`<div class="muted">${t.path.waitsFor(path.waitingFor)}</div>`);
     return html`<tr>
-<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a> · <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a></td>
+<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a> · <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a>${hint}</td>
 <td data-label="${col.status}">${statusBadge(ctx, c.status)}</td>
 <td data-label="${col.progress}">${progressBar(ctx, c.totalProgress, t.common.progressOf(c.name))}</td>
 <td data-label="${col.chaptersDone}" class="num">${f.number(done)} / ${f.number(total)}</td>
@@ -117,7 +141,9 @@ ${figures([
   [fig.publishedClasses, f.number(o.totalClasses)],
   [fig.students, f.number(o.totalStudents)],
   [fig.enrollments, f.number(o.totalDaftar)],
-  [fig.completionRate, f.percent(o.completionRate)],
+  // The spec's completionRate is the learners' average progress, not the share who finished: said so, with that count beside it.
+  [t.path.dashboard.averageProgress, f.percent(o.completionRate)],
+  [t.path.dashboard.finished(o.totalSelesai), f.number(o.totalSelesai)],
   [fig.buyers30Days, f.number(o.buyers30Days)],
   [fig.revenue30Days, f.money(o.revenue30Days, currency)],
   [fig.kum30Days, f.number(o.totalKum30Days)],

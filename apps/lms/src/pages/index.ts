@@ -13,11 +13,13 @@ import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
 import transfersPage from './learning/transfers.js';
+import learnersPages from './learning/learners.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
 import mediaRoutes from './media.js';
 import studioPages from './studio/index.js';
+import landingPage from './landing.js';
 import learnPages from './learning/learn.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
@@ -61,6 +63,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(apiKeysPage);
   await app.register(learningForms);
   await app.register(transfersPage);
+  await app.register(learnersPages);
   await app.register(assetRoutes);
   await app.register(studioPages);
 };
@@ -71,6 +74,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
  */
 const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(signInPage);
+  await app.register(landingPage);
   await app.register(languageRoute);
   await app.register(mediaRoutes);
   await app.register(dashboardScope, { prefix: '/dashboard' });

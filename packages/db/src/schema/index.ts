@@ -6,3 +6,4 @@ export * from './partners.js';
 export * from './aggregates.js';
 export * from './authoring.js';
 export * from './media.js';
+export * from './attempt-grants.js';

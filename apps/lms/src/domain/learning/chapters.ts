@@ -25,12 +25,7 @@ export interface ChapterView {
  * unlock rule keeps it locked (saying what opens it).
  */
 export async function openChapter(db: Db, userId: string, chapterId: number): Promise<ChapterView> {
-  const { rows } = await db.execute(sql`
-    select ch.id, ch.course_id as "courseId", c.name as "courseName", ch.module_id as "moduleId", m.name as "moduleName",
-      ch.name, ch.content
-    from chapters ch join courses c on c.id = ch.course_id join modules m on m.id = ch.module_id
-    where ch.id = ${chapterId}`);
-  const chapter = rows[0] as Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId'> | undefined;
+  const chapter = await findChapterRow(db, chapterId);
   if (!chapter) throw new NotFoundError('Chapter not found');
   if (!(await isEnrolled(db, userId, chapter.courseId))) throw new NotEnrolledError();
   const progress = await loadCourseProgress(db, userId, chapter.courseId);
@@ -44,6 +39,23 @@ export async function openChapter(db: Db, userId: string, chapterId: number): Pr
     quizId: progress.tree.chapterQuiz.get(chapter.id) ?? null,
     nextChapterId: order[order.indexOf(chapter.id) + 1] ?? null,
   };
+}
+
+/**
+ * A chapter with its course and module names, whoever asks (null: no such chapter). Callers
+ * decide who may read it: openChapter for learners, the managers' read-only pages through the
+ * content-access rule (domain/learning/course-path.ts, pathRoleOf).
+ */
+export async function findChapterRow(
+  db: Db,
+  chapterId: number,
+): Promise<Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId'> | null> {
+  const { rows } = await db.execute(sql`
+    select ch.id, ch.course_id as "courseId", c.name as "courseName", ch.module_id as "moduleId", m.name as "moduleName",
+      ch.name, ch.content
+    from chapters ch join courses c on c.id = ch.course_id join modules m on m.id = ch.module_id
+    where ch.id = ${chapterId}`);
+  return (rows[0] as Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId'> | undefined) ?? null;
 }
 
 export interface CompletionResult {

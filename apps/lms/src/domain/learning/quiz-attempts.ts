@@ -56,6 +56,16 @@ export async function findQuiz(db: Db, quizId: number): Promise<QuizRow | null> 
   return (rows[0] as unknown as QuizRow | undefined) ?? null;
 }
 
+/**
+ * How many attempts this learner has at this quiz: its maxAttempts plus what the course's
+ * managers granted them (quiz_attempt_grants, domain/learning/attempt-grants.ts).
+ */
+export async function attemptAllowance(db: Db, userId: string, quiz: { id: number; maxAttempts: number }): Promise<number> {
+  const { rows } = await db.execute(sql`
+    select coalesce(sum(extra_attempts), 0)::int as extra from quiz_attempt_grants where user_id = ${userId} and quiz_id = ${quiz.id}`);
+  return quiz.maxAttempts + (rows[0] as { extra: number }).extra;
+}
+
 /** The score a submission needs: the final exam's is the course's minPassingScore, any other quiz's its minimumScore. */
 export const passMark = (quiz: QuizRow) => (quiz.scope === 'final' ? quiz.minPassingScore : quiz.minimumScore);
 
@@ -157,8 +167,9 @@ export async function startAttempt(db: Db, userId: string, quizId: number, now: 
       const kept = attempts[open];
       return { created: false, attempt: view(quiz, kept, open + 1, learnerView(kept.questions ?? (await attemptQuestions(tx, quiz.id)))) };
     }
-    if (attempts.length >= quiz.maxAttempts) {
-      throw new ConflictError(`No attempts left: this quiz allows ${quiz.maxAttempts} attempt(s) and you have used ${attempts.length}`);
+    const allowed = await attemptAllowance(tx as unknown as Db, userId, quiz);
+    if (attempts.length >= allowed) {
+      throw new ConflictError(`No attempts left: this quiz allows ${allowed} attempt(s) and you have used ${attempts.length}`);
     }
     const expiresAt = quiz.timeLimit > 0 ? new Date(now.getTime() + quiz.timeLimit * 60_000) : null;
     const questions = await attemptQuestions(tx, quiz.id);
@@ -184,7 +195,7 @@ async function closeExpiredAttempts(db: Db, userId: string, quizId: number, now:
 export async function findOwnAttempt(db: Db, userId: string, attemptId: number) {
   const { rows } = await db.execute(sql`
     select id, quiz_id as "quizId", attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt",
-      score::float8 as score, passed, questions, pass_mark as "passMark",
+      score::float8 as score, passed, questions, pass_mark as "passMark", answers,
       (select count(*)::int from quiz_attempts b where b.user_id = a.user_id and b.quiz_id = a.quiz_id and b.id <= a.id) as number
     from quiz_attempts a where id = ${attemptId} and user_id = ${userId}`);
   const row = rows[0] as unknown as
@@ -197,6 +208,7 @@ export async function findOwnAttempt(db: Db, userId: string, attemptId: number) 
         score: number | null;
         passed: boolean | null;
         number: number;
+        answers: Record<string, string> | null;
       })
     | undefined;
   if (!row) throw new NotFoundError('Quiz attempt not found');
@@ -317,6 +329,7 @@ export async function submitAttempt(
   const { rows: used } = await db.execute(
     sql`select count(*)::int as n from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id}`,
   );
+  const allowed = await attemptAllowance(db, userId, quiz);
   return {
     attemptId,
     quizId: quiz.id,
@@ -325,9 +338,29 @@ export async function submitAttempt(
     passed,
     passMark: mark,
     attemptNumber: attempt.number,
-    attemptsLeft: Math.max(0, quiz.maxAttempts - (used[0] as { n: number }).n),
+    attemptsLeft: Math.max(0, allowed - (used[0] as { n: number }).n),
     scoredQuestions: scored,
     submittedAt: now,
     certificateCode,
   };
+}
+
+/** A learner's attempts at one quiz, oldest first (the quiz page lists them with their results). */
+export async function listOwnAttempts(
+  db: Db,
+  userId: string,
+  quizId: number,
+): Promise<{ id: number; number: number; score: number | null; passed: boolean | null; submittedAt: Date | null }[]> {
+  const { rows } = await db.execute(sql`
+    select id, row_number() over (order by id)::int as number, score::float8 as score, passed, submitted_at as "submittedAt"
+    from quiz_attempts where user_id = ${userId} and quiz_id = ${quizId} order by id`);
+  return rows as unknown as { id: number; number: number; score: number | null; passed: boolean | null; submittedAt: Date | null }[];
+}
+
+/**
+ * A quiz's questions without their keys, for a course's managers reading it as a learner would
+ * (the preview): the learner's view of the questions, never isCorrect, correctAnswer or explanation.
+ */
+export async function previewQuestions(db: Db, quizId: number): Promise<LearnerQuestion[]> {
+  return learnerView(await attemptQuestions(db, quizId));
 }

@@ -1,6 +1,7 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import { enrolMessagesEn } from '../learning/messages.js';
 import { studioMessagesEn } from '../studio/messages.js';
+import { pathMessagesEn, quizLabelEn, moduleQuizLabelEn, examLabelEn } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 import type { Messages } from './id.js';
@@ -11,6 +12,7 @@ export function en(f: Format): Messages {
   return {
     ...enrolMessagesEn(f),
     ...studioMessagesEn(),
+    ...pathMessagesEn(f),
     layout: {
       title: (title) => `${title} · LMS`,
       skipToContent: 'Skip to content',
@@ -216,10 +218,10 @@ export function en(f: Format): Messages {
       locked: 'Locked',
       unlocked: 'Unlocked',
       done: 'Done',
-      chapterQuiz: (title, questions) => `Quiz: ${title} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
-      moduleQuiz: (title, questions) => `Module quiz: ${title} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
+      chapterQuiz: (title, questions) => `${quizLabelEn(title)} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
+      moduleQuiz: (title, questions) => `${moduleQuizLabelEn(title)} (${f.plural(questions, { one: '# question', other: '# questions' })})`,
       finalExam: (title, questions, passMark) =>
-        `Final exam: ${title} · ${f.plural(questions, { one: '# question', other: '# questions' })} · pass mark ${f.number(passMark)}`,
+        `${examLabelEn(title)} · ${f.plural(questions, { one: '# question', other: '# questions' })} · pass mark ${f.number(passMark)}`,
     },
 
     apiKeys: {

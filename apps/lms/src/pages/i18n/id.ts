@@ -1,6 +1,7 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
 import { studioMessagesId } from '../studio/messages.js';
+import { pathMessagesId, quizLabelId, moduleQuizLabelId, examLabelId } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
 
@@ -22,6 +23,7 @@ export function id(f: Format) {
   return {
     ...enrolMessagesId(f),
     ...studioMessagesId(),
+    ...pathMessagesId(f),
     layout: {
       title: (title: string) => `${title} · LMS`,
       skipToContent: 'Langsung ke konten',
@@ -237,10 +239,10 @@ export function id(f: Format) {
       locked: 'Terkunci',
       unlocked: 'Terbuka',
       done: 'Selesai',
-      chapterQuiz: (title: string, questions: number) => `Kuis: ${title} (${f.plural(questions, { other: '# soal' })})`,
-      moduleQuiz: (title: string, questions: number) => `Kuis modul: ${title} (${f.plural(questions, { other: '# soal' })})`,
+      chapterQuiz: (title: string, questions: number) => `${quizLabelId(title)} (${f.plural(questions, { other: '# soal' })})`,
+      moduleQuiz: (title: string, questions: number) => `${moduleQuizLabelId(title)} (${f.plural(questions, { other: '# soal' })})`,
       finalExam: (title: string, questions: number, passMark: number) =>
-        `Ujian akhir: ${title} · ${f.plural(questions, { other: '# soal' })} · nilai lulus ${f.number(passMark)}`,
+        `${examLabelId(title)} · ${f.plural(questions, { other: '# soal' })} · nilai lulus ${f.number(passMark)}`,
     },
 
     apiKeys: {

@@ -9,19 +9,30 @@ import {
 } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { LockedError, NotEnrolledError } from '../../domain/learning/access.js';
-import { completeChapter, openChapter } from '../../domain/learning/chapters.js';
+import { completeChapter, findChapterRow, openChapter } from '../../domain/learning/chapters.js';
+import { type CoursePath, findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
+import { mayReview, reviewAttempt } from '../../domain/learning/quiz-review.js';
 import { findOwnCertificate } from '../../domain/learning/certificates.js';
-import { findOwnAttempt, findQuiz, passMark, startAttempt, submitAttempt } from '../../domain/learning/quiz-attempts.js';
+import {
+  findOwnAttempt,
+  findQuiz,
+  listOwnAttempts,
+  passMark,
+  previewQuestions,
+  startAttempt,
+  submitAttempt,
+} from '../../domain/learning/quiz-attempts.js';
 import { mayOpenCourse } from '../../domain/catalog/viewer.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { acceptFormBodies } from '../form-body.js';
-import { pageContext } from '../i18n/index.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
 import { MARKDOWN_PAGE_CSP, sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { href, html, type Html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { renderMarkdown } from '../view/markdown.js';
 import { certificateCard } from './certificate-card.js';
+import { nextStepBox, outline, stepName } from './outline.js';
 
 const PAGE = { hide: true, tags: ['pages'] };
 
@@ -31,6 +42,13 @@ const PAGE = { hide: true, tags: ['pages'] };
  * as /api/learning. A plain form cannot send `x-requested-with`: these POSTs take the CSRF plugin's
  * form rule (`csrf: 'form'`: Origin or Sec-Fetch-Site must say same-origin).
  */
+/** A learning page: the way back to the course, the page itself, and the course outline beside it. */
+function learnLayout(ctx: PageContext, path: CoursePath, main: Html, current: { kind: 'chapter' | 'quiz'; id: number }): Html {
+  return html`<p><a href="${href('/dashboard/courses', path.courseId)}">${ctx.t.path.backToCourse}</a></p>
+<div class="with-outline"><div>${main}</div>
+${outline(ctx, path, current)}</div>`;
+}
+
 const learnPages: FastifyPluginAsyncZod = async (app) => {
   acceptFormBodies(app, 256 * 1024);
   // A 403 page shows its error's message (../index.ts): a locked part or a missing enrolment is
@@ -49,19 +67,34 @@ const learnPages: FastifyPluginAsyncZod = async (app) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
       const { t } = ctx;
-      const ch = await openChapter(app.db, session.caller.userId, request.params.id);
-      const body = html`<p><a href="${href('/dashboard/courses', ch.courseId)}">${t.learn.chapter.backToCourse}</a></p>
-<p class="muted">${t.learn.chapter.ofCourse(ch.courseName, ch.moduleName)}</p>
-<h1>${ch.name}</h1>
-<article class="card">${renderMarkdown(ch.content)}</article>
-${
-  ch.completed
-    ? html`<p><span class="badge completed">${t.learn.chapter.completed}</span></p>`
-    : html`<form method="post" action="${href('/learn/chapters', ch.id, 'complete')}"><button type="submit">${t.learn.chapter.markComplete}</button></form>`
-}
-${ch.quizId !== null && html`<p><a href="${href('/learn/quizzes', ch.quizId)}">${t.learn.chapter.takeQuiz}</a></p>`}
-${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nextChapterId)}">${t.learn.chapter.next}</a></p>`}`;
-      return sendPage(reply, page(ctx, ch.name, body, { user: session.user, current: '/dashboard/catalog' }), 200, MARKDOWN_PAGE_CSP);
+      const row = await findChapterRow(app.db, request.params.id);
+      if (!row) throw new NotFoundError('Chapter not found');
+      const { role } = await pathRoleOf(app.db, session.caller, row.courseId);
+      // A manager not enrolled reads it as a learner would, read-only (no progress written);
+      // anyone else goes through the learner's refusals (not enrolled, locked: a 403 saying why).
+      const preview = role === 'manager';
+      const ch = preview ? null : await openChapter(app.db, session.caller.userId, row.id);
+      const path = await loadCoursePath(app.db, session.caller.userId, row.courseId, preview ? 'preview' : 'learner');
+      // biome-ignore lint/style/noNonNullAssertion: a chapter of the course is a step of its path.
+      const step = findStep(path, 'chapter', row.id)!;
+      const done = ch?.completed ?? false;
+      const action = preview
+        ? html`<p class="notice">${t.path.manager.readOnly}</p>`
+        : done
+          ? html`<p><span class="badge completed">${t.learn.chapter.completed}</span> ${t.path.chapterDone}</p>`
+          : html`<form method="post" action="${href('/learn/chapters', row.id, 'complete')}"><button type="submit">${t.learn.chapter.markComplete}</button></form>`;
+      const main = html`<p class="muted">${t.learn.chapter.ofCourse(row.courseName, row.moduleName)}</p>
+<h1>${row.name}</h1>
+${preview && html`<p class="notice">${t.path.manager.previewBanner}</p>`}
+<article class="card">${renderMarkdown(row.content)}</article>
+${action}
+${(preview || done) && nextStepBox(ctx, path, step)}`;
+      return sendPage(
+        reply,
+        page(ctx, row.name, learnLayout(ctx, path, main, { kind: 'chapter', id: row.id }), { user: session.user, current: '/dashboard' }),
+        200,
+        MARKDOWN_PAGE_CSP,
+      );
     },
   );
 
@@ -71,6 +104,7 @@ ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nex
     async (request, reply) => {
       const session = await pageSession(app, request);
       await completeChapter(app.db, session.caller.userId, request.params.id, app.clock());
+      // Back to the chapter, which now says it is done and offers the next step (or says what opens it).
       return reply.header('cache-control', 'no-store').redirect(`/learn/chapters/${request.params.id}`, 303);
     },
   );
@@ -79,20 +113,62 @@ ${ch.nextChapterId !== null && html`<p><a href="${href('/learn/chapters', ch.nex
     '/quizzes/:id',
     { config: { auth: true }, schema: { ...PAGE, params: QuizIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
     async (request, reply) => {
-      // Starting is a POST (it spends an attempt); this page only offers it.
+      // Starting is a POST (it spends an attempt); this page offers it only when it would work.
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
       const { t } = ctx;
+      const p = t.path.quiz;
       const quiz = await findQuiz(app.db, request.params.id);
       // A quiz of a course this person may not see (a draft, an unpublished course they are not
       // enrolled in) does not exist for them.
       if (!quiz || !(await mayOpenCourse(app.db, session.caller, quiz.courseId))) throw new NotFoundError('Quiz not found');
-      const body = html`<p><a href="${href('/dashboard/courses', quiz.courseId)}">${t.learn.chapter.backToCourse}</a></p>
-<h1>${quiz.name}</h1>
+      const { role } = await pathRoleOf(app.db, session.caller, quiz.courseId);
+      if (role === 'none') throw new NotEnrolledError();
+      const preview = role === 'manager';
+      const path = await loadCoursePath(app.db, session.caller.userId, quiz.courseId, preview ? 'preview' : 'learner');
+      // biome-ignore lint/style/noNonNullAssertion: a quiz of the course is a step of its path.
+      const step = findStep(path, 'quiz', quiz.id)!;
+      const title = stepName(ctx, step);
+      const facts = html`<p class="muted">${t.learn.quiz.passMark(passMark(quiz))} · ${t.learn.quiz.timeLimit(quiz.timeLimit)} · ${t.learn.quiz.maxAttempts(quiz.maxAttempts)}</p>`;
+      let main: Html;
+      if (preview) {
+        const questions = await previewQuestions(app.db, quiz.id);
+        main = html`<p class="notice">${t.path.manager.previewBanner}</p>
+<p>${t.path.manager.noStart}</p>
+<ol class="review">${questions.map(
+          (q) =>
+            html`<li>${q.questionText}${q.options.length > 0 && html`<ul>${q.options.map((o) => html`<li>${o.text}</li>`)}</ul>`}</li>`,
+        )}</ol>
+${nextStepBox(ctx, path, step)}`;
+      } else {
+        // biome-ignore lint/style/noNonNullAssertion: a learner's quiz step has its tally.
+        const tally = step.tally!;
+        const attempts = await listOwnAttempts(app.db, session.caller.userId, quiz.id);
+        const list =
+          attempts.length > 0 &&
+          html`<section aria-labelledby="attempts"><h2 id="attempts">${p.yourAttempts}</h2><ul>${attempts.map(
+            (a) =>
+              html`<li><a href="${href('/learn/quiz-attempts', a.id)}">${p.attemptLine(a.number, a.submittedAt === null ? null : a.score, a.passed)}</a></li>`,
+          )}</ul>${tally.best !== null && html`<p>${p.best(tally.best)}</p>`}</section>`;
+        const used = html`<p>${p.attemptsUsed(tally.used, tally.allowed)}</p>`;
+        let offer: Html;
+        if (step.state === 'locked') offer = html`<p class="warning">${p.locked} ${t.path.waitsFor(path.waitingFor)}</p>`;
+        else if (step.state === 'done') offer = html`<p class="success">${p.passedAlready}</p>${nextStepBox(ctx, path, step)}`;
+        else if (tally.openAttemptId !== null)
+          offer = html`<p><a href="${href('/learn/quiz-attempts', tally.openAttemptId)}">${p.continueAttempt}</a></p>`;
+        else if (step.outOfAttempts) offer = html`<p class="warning">${p.outOfAttempts(tally.used, tally.allowed)}</p>`;
+        else
+          offer = html`<form method="post" action="${href('/learn/quizzes', quiz.id, 'start')}"><button type="submit">${t.learn.quiz.start}</button></form>`;
+        main = html`${used}${offer}${list}`;
+      }
+      const body = html`<h1>${title}</h1>
 ${quiz.description && html`<p>${quiz.description}</p>`}
-<p class="muted">${t.learn.quiz.passMark(passMark(quiz))} · ${t.learn.quiz.timeLimit(quiz.timeLimit)} · ${t.learn.quiz.maxAttempts(quiz.maxAttempts)}</p>
-<form method="post" action="${href('/learn/quizzes', quiz.id, 'start')}"><button type="submit">${t.learn.quiz.start}</button></form>`;
-      return sendPage(reply, page(ctx, quiz.name, body, { user: session.user, current: '/dashboard/catalog' }));
+${facts}
+${main}`;
+      return sendPage(
+        reply,
+        page(ctx, title, learnLayout(ctx, path, body, { kind: 'quiz', id: quiz.id }), { user: session.user, current: '/dashboard' }),
+      );
     },
   );
 
@@ -101,8 +177,14 @@ ${quiz.description && html`<p>${quiz.description}</p>`}
     { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: QuizIdParams, response: { 303: RedirectResponse } } },
     async (request, reply) => {
       const session = await pageSession(app, request);
-      const { attempt } = await startAttempt(app.db, session.caller.userId, request.params.id, app.clock());
-      return reply.header('cache-control', 'no-store').redirect(`/learn/quiz-attempts/${attempt.attemptId}`, 303);
+      try {
+        const { attempt } = await startAttempt(app.db, session.caller.userId, request.params.id, app.clock());
+        return reply.header('cache-control', 'no-store').redirect(`/learn/quiz-attempts/${attempt.attemptId}`, 303);
+      } catch (err) {
+        // No attempt left (a second tab, a stale page): back to the quiz page, which says so and who can grant more.
+        if (!(err instanceof ConflictError)) throw err;
+        return reply.header('cache-control', 'no-store').redirect(`/learn/quizzes/${request.params.id}`, 303);
+      }
     },
   );
 
@@ -112,10 +194,14 @@ ${quiz.description && html`<p>${quiz.description}</p>`}
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
-      const { t, f } = ctx;
-      const { attempt, view } = await findOwnAttempt(app.db, session.caller.userId, request.params.id);
+      const { t } = ctx;
+      const p = t.path.quiz;
+      const { attempt, view, quiz } = await findOwnAttempt(app.db, session.caller.userId, request.params.id);
       const q = view.quiz;
-      const facts = html`<p class="muted">${t.learn.quiz.attempt(view.attemptNumber, q.maxAttempts)} · ${t.learn.quiz.passMark(q.passMark)} · ${t.learn.quiz.timeLimit(q.timeLimit)}</p>`;
+      const path = await loadCoursePath(app.db, session.caller.userId, q.courseId, 'learner');
+      const step = findStep(path, 'quiz', q.id);
+      const allowed = step?.tally?.allowed ?? q.maxAttempts;
+      const facts = html`<p class="muted">${t.learn.quiz.attempt(view.attemptNumber, allowed)} · ${t.learn.quiz.passMark(q.passMark)} · ${t.learn.quiz.timeLimit(q.timeLimit)}</p>`;
       let main: Html;
       if (attempt.submittedAt === null) {
         const questions = view.questions.map(
@@ -132,7 +218,7 @@ ${
           (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> ${o.text}</label><br>
 `,
         )
-      : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3" cols="60"></textarea></label>`
+      : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3"></textarea></label>`
 }
 </fieldset>
 `,
@@ -144,20 +230,40 @@ ${questions}
 </form>`;
       } else {
         const score = attempt.score ?? 0;
+        const quizPassed = step?.tally?.passed ?? attempt.passed === true;
+        const left = Math.max(0, allowed - (step?.tally?.used ?? 0));
         const cert = attempt.passed ? await findOwnCertificate(app.db, session.caller.userId, q.courseId) : null;
+        const again = !quizPassed && left > 0 && step?.tally?.openAttemptId == null;
+        const review = mayReview(quiz, { passed: quizPassed, attemptsLeft: left })
+          ? html`<section aria-labelledby="review"><h2 id="review">${p.review}</h2><ol class="review">${(
+              await reviewAttempt(app.db, attempt.questions ?? [], attempt.answers)
+            ).map(
+              (r) => html`<li><p>${r.text}</p>
+<p>${p.yourAnswer}: ${r.given ?? p.noAnswer}${r.correct !== null && html` · <strong>${r.correct ? p.right : p.wrong}</strong>`}</p>
+<p>${r.right === null ? p.notScored : html`${p.rightAnswer}: ${r.right}`}</p>
+${r.explanation && html`<p class="muted">${p.explanation}: ${r.explanation}</p>`}</li>
+`,
+            )}</ol></section>`
+          : html`<p class="muted">${q.scope === 'final' ? p.reviewFinalLater : p.reviewLater}</p>`;
         main = html`<section class="card" aria-labelledby="result"><h2 id="result">${t.learn.quiz.result}</h2>
 <p>${t.learn.quiz.score(score)} · <strong>${attempt.passed ? t.learn.quiz.passed : t.learn.quiz.failed}</strong></p>
-${!attempt.passed && html`<form method="post" action="${href('/learn/quizzes', q.id, 'start')}"><button type="submit">${t.learn.quiz.tryAgain}</button></form>`}
+<p>${p.attemptsLeft(left)}</p>
+${again && html`<form method="post" action="${href('/learn/quizzes', q.id, 'start')}"><button type="submit">${t.learn.quiz.tryAgain}</button></form>`}
+${!quizPassed && left === 0 && html`<p class="warning">${p.outOfAttempts(step?.tally?.used ?? allowed, allowed)}</p>`}
 ${cert && html`<p>${t.learn.quiz.certificateEarned} <a href="${href('/learn/certificates', q.courseId)}">${t.learn.certificate.open}</a></p>`}
-</section>`;
+</section>
+${quizPassed && step && nextStepBox(ctx, path, step)}
+${review}`;
       }
-      const body = html`<p><a href="${href('/dashboard/courses', q.courseId)}">${t.learn.chapter.backToCourse}</a></p>
-<h1>${q.name}</h1>
+      const title = step ? stepName(ctx, step) : q.name;
+      const body = html`<h1>${title}</h1>
 ${q.description && html`<p>${q.description}</p>`}
 ${facts}
 ${main}`;
-      void f;
-      return sendPage(reply, page(ctx, q.name, body, { user: session.user, current: '/dashboard/catalog' }));
+      return sendPage(
+        reply,
+        page(ctx, title, learnLayout(ctx, path, body, { kind: 'quiz', id: q.id }), { user: session.user, current: '/dashboard' }),
+      );
     },
   );
 
@@ -176,7 +282,12 @@ ${main}`;
         const ticked = name.match(/^q(\d{1,12})\.([A-Za-z0-9_-]{1,16})$/);
         if (ticked) answers[ticked[1]] = answers[ticked[1]] ? `${answers[ticked[1]]},${ticked[2]}` : ticked[2];
       }
-      await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
+      try {
+        await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
+      } catch (err) {
+        // Sent twice, or after the time limit: the attempt's page says how it ended.
+        if (!(err instanceof ConflictError)) throw err;
+      }
       return reply.header('cache-control', 'no-store').redirect(`/learn/quiz-attempts/${request.params.id}`, 303);
     },
   );

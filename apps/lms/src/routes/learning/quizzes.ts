@@ -27,7 +27,8 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'Start an attempt at a quiz: its questions and options, without any answer key',
         description:
           `${WHO}${CSRF} 201 with a new attempt; an open attempt whose time is not up is returned again (200) ` +
-          'rather than spending another. Every started attempt counts toward maxAttempts (409 once used up); an ' +
+          'rather than spending another. Every started attempt counts toward maxAttempts plus the attempts the ' +
+          "course's teacher or an admin granted this learner (409 once used up); an " +
           'attempt left open past its time closes as failed with score 0. A chapter quiz opens with its chapter, a ' +
           'module quiz with its module, the final exam when every chapter is completed and every chapter and module ' +
           'quiz passed; otherwise 403 naming what to finish first.',
@@ -39,7 +40,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
           400: ErrorResponse,
           403: ErrorResponse.describe('An API key, not enrolled, the quiz is locked, or the CSRF check failed'),
           404: ErrorResponse.describe('No such quiz'),
-          409: ErrorResponse.describe('No attempts left (maxAttempts reached)'),
+          409: ErrorResponse.describe('No attempts left (maxAttempts plus any granted attempts used)'),
           ...commonErrors,
         },
       },

@@ -1,0 +1,84 @@
+import { courses, type Db, quizAttemptGrants, quizzes, type UserRole } from '@lms/db';
+import { and, eq, sql } from 'drizzle-orm';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { managesCourseColumn } from '../rules/course-managers.js';
+import { isEnrolled } from './access.js';
+
+/** The most attempts one grant gives (a CHECK of the table says the same). */
+export const MAX_EXTRA_ATTEMPTS = 20;
+export const MAX_GRANT_REASON = 500;
+
+export interface GrantRecord {
+  id: number;
+  quizId: number;
+  quizName: string;
+  extraAttempts: number;
+  reason: string;
+  grantedAt: Date;
+  grantedByName: string | null;
+}
+
+/**
+ * Whether this person manages the course (rules/course-managers.ts): 404 for a course that does
+ * not exist, 403 for one they do not manage.
+ */
+export async function assertManages(db: Db, person: { userId: string; role: UserRole }, courseId: number): Promise<void> {
+  const [row] = await db
+    .select({ manages: managesCourseColumn(person) })
+    .from(courses)
+    .where(eq(courses.id, courseId));
+  if (!row) throw new NotFoundError('Course not found');
+  if (!row.manages) throw new ForbiddenError("Only the course's teacher, an admin of its institution or a super_admin may do this");
+}
+
+/**
+ * Gives one learner `extra` more attempts at one quiz of a course the granter manages, with the
+ * reason; recorded (who, when, why, how many). The learner must be enrolled in the quiz's course.
+ */
+export async function grantAttempts(
+  db: Db,
+  granter: { userId: string; role: UserRole },
+  grant: { courseId: number; quizId: number; userId: string; extra: number; reason: string },
+  at: Date,
+): Promise<GrantRecord> {
+  await assertManages(db, granter, grant.courseId);
+  const [quiz] = await db
+    .select({ id: quizzes.id, name: quizzes.name })
+    .from(quizzes)
+    .where(and(eq(quizzes.id, grant.quizId), eq(quizzes.courseId, grant.courseId)));
+  if (!quiz) throw new NotFoundError('Quiz not found in this course');
+  if (!(await isEnrolled(db, grant.userId, grant.courseId))) throw new NotFoundError('Learner not found in this course');
+  const [row] = await db
+    .insert(quizAttemptGrants)
+    .values({
+      quizId: quiz.id,
+      userId: grant.userId,
+      extraAttempts: grant.extra,
+      reason: grant.reason,
+      grantedBy: granter.userId,
+      grantedAt: at,
+    })
+    .returning();
+  // biome-ignore lint/style/noNonNullAssertion: an insert returns its row.
+  const r = row!;
+  return {
+    id: r.id,
+    quizId: quiz.id,
+    quizName: quiz.name,
+    extraAttempts: r.extraAttempts,
+    reason: r.reason,
+    grantedAt: r.grantedAt,
+    grantedByName: null,
+  };
+}
+
+/** The grants one learner received in one course, newest first, with who gave them. */
+export async function findGrants(db: Db, userId: string, courseId: number): Promise<GrantRecord[]> {
+  const { rows } = await db.execute(sql`
+    select g.id, g.quiz_id as "quizId", q.name as "quizName", g.extra_attempts as "extraAttempts", g.reason,
+      g.granted_at as "grantedAt", u.name as "grantedByName"
+    from quiz_attempt_grants g join quizzes q on q.id = g.quiz_id left join users u on u.id = g.granted_by
+    where g.user_id = ${userId} and q.course_id = ${courseId}
+    order by g.granted_at desc, g.id desc`);
+  return (rows as unknown as GrantRecord[]).map((g) => ({ ...g, grantedAt: new Date(g.grantedAt) }));
+}

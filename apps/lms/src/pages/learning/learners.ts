@@ -1,0 +1,235 @@
+import { HtmlPage, LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { assertManages, findGrants, grantAttempts, MAX_EXTRA_ATTEMPTS, MAX_GRANT_REASON } from '../../domain/learning/attempt-grants.js';
+import { csvLine, findCourseLearners, LEARNERS_PAGE_SIZE } from '../../domain/learning/course-learners.js';
+import { isEnrolled } from '../../domain/learning/access.js';
+import { loadCoursePath } from '../../domain/learning/course-path.js';
+import { findUserProfile } from '../../domain/user-profile.js';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { CrossSiteFormError } from '../../plugins/csrf.js';
+import { acceptFormBodies } from '../form-body.js';
+import { pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { pageSession } from '../session.js';
+import { pager, progressBar } from '../view/components.js';
+import { href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
+import { stepName } from './outline.js';
+
+const PAGE = { hide: true, tags: ['pages'] };
+const LearnersQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) }).passthrough();
+const LearnerParams = z.object({
+  id: z.coerce.number().int().min(1).max(MAX_ID),
+  userId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/),
+});
+/** Loose: a wrong field is said on the page (`?granted=invalid`), not a 400. */
+const GrantForm = z.object({}).passthrough().nullish();
+const GrantFields = z.object({
+  quizId: z.coerce.number().int().min(1).max(MAX_ID),
+  extra: z.coerce.number().int().min(1).max(MAX_EXTRA_ATTEMPTS),
+  reason: text().trim().min(1).max(MAX_GRANT_REASON),
+});
+
+/**
+ * A course's learners for its managers (owner teacher, admins of its institution, super_admin):
+ * the paged list with progress, quizzes, final exam, certificate and last activity; the same as
+ * CSV; one learner's quiz attempts with the form that grants more (recorded with its reason).
+ */
+const learnersPages: FastifyPluginAsyncZod = async (app) => {
+  acceptFormBodies(app, 4096);
+  app.setErrorHandler(async (err, request) => {
+    const words = pageContext(app, request).t.enrol.forbidden;
+    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
+    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
+    throw err;
+  });
+
+  app.get(
+    '/courses/:id/learners',
+    {
+      config: { auth: true },
+      schema: { ...PAGE, params: LearningCourseIdParams, querystring: LearnersQuery, response: { 200: HtmlPage, 302: RedirectResponse } },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t, f } = ctx;
+      const l = t.path.learners;
+      const courseId = request.params.id;
+      await assertManages(app.db, session.caller, courseId);
+      const at = request.query.page;
+      const [{ total, rows }, path] = await Promise.all([
+        findCourseLearners(app.db, courseId, { offset: (at - 1) * LEARNERS_PAGE_SIZE, limit: LEARNERS_PAGE_SIZE }),
+        loadCoursePath(app.db, session.caller.userId, courseId, 'preview'),
+      ]);
+      const list =
+        total === 0
+          ? html`<p class="muted">${l.none}</p>`
+          : html`<div class="table-wrap"><table class="responsive">
+<thead><tr><th scope="col">${l.learner}</th><th scope="col">${l.progress}</th><th scope="col" class="num">${l.chapters}</th><th scope="col">${l.quizzes}</th><th scope="col" class="num">${l.bestQuiz}</th><th scope="col">${l.final}</th><th scope="col">${l.certificate}</th><th scope="col">${l.lastActivity}</th><th scope="col">${l.actions}</th></tr></thead>
+<tbody>${rows.map(
+              (r) => html`<tr>
+<td data-label="${l.learner}"><div>${r.name}</div><div class="muted">${r.email}</div></td>
+<td data-label="${l.progress}">${progressBar(ctx, r.progress, t.common.progressOf(r.name))}</td>
+<td data-label="${l.chapters}" class="num">${f.number(r.chaptersDone)} / ${f.number(r.chaptersTotal)}</td>
+<td data-label="${l.quizzes}">${l.quizzesCell(r.quizzesPassed, r.quizzesTotal, r.quizAttempts)}</td>
+<td data-label="${l.bestQuiz}" class="num">${r.bestQuizScore === null ? '—' : f.number(r.bestQuizScore)}</td>
+<td data-label="${l.final}">${r.finalPassed && r.finalBest !== null ? l.finalPassed(r.finalBest) : l.finalNotYet(r.finalBest, r.finalAttempts)}</td>
+<td data-label="${l.certificate}">${r.certificateCode ? html`<a href="${href('/certificates', r.certificateCode)}">${f.dateTime(r.certificateIssuedAt ?? '') ?? ''}</a>` : l.noCertificate}</td>
+<td data-label="${l.lastActivity}">${t.path.seen(r.lastActivity)}</td>
+<td data-label="${l.actions}"><a href="${href('/dashboard/courses', courseId, 'learners', r.userId)}" aria-label="${l.attemptsLabel(r.name)}">${l.attempts}</a></td>
+</tr>
+`,
+            )}</tbody></table></div>`;
+      const body = html`<p><a href="${href('/dashboard/courses', courseId)}">${t.path.backToCourse}</a></p>
+<h1>${l.title(path.courseName)}</h1>
+<p>${l.intro(total)} <a href="${href('/dashboard/courses', courseId, 'learners.csv')}">${l.csv}</a></p>
+${list}
+${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE_SIZE)) }, (n) => href('/dashboard/courses', courseId, 'learners').withQuery({ page: n }))}`;
+      return sendPage(reply, page(ctx, l.title(path.courseName), body, { user: session.user, current: '/dashboard' }));
+    },
+  );
+
+  app.get(
+    '/courses/:id/learners.csv',
+    { config: { auth: true }, schema: { ...PAGE, params: LearningCourseIdParams, response: { 200: z.string(), 302: RedirectResponse } } },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const courseId = request.params.id;
+      await assertManages(app.db, session.caller, courseId);
+      const header = csvLine([
+        'name',
+        'email',
+        'membership_id',
+        'enrolled_at',
+        'progress_percent',
+        'chapters_done',
+        'chapters_total',
+        'quizzes_passed',
+        'quizzes_total',
+        'quiz_attempts',
+        'best_quiz_score',
+        'final_best_score',
+        'final_passed',
+        'final_attempts',
+        'certificate_code',
+        'certificate_issued_at',
+        'last_activity',
+      ]);
+      let out = header;
+      // Page by page, so a large course never loads at once (bounded statements per page).
+      for (let offset = 0; ; offset += 500) {
+        const { rows } = await findCourseLearners(app.db, courseId, { offset, limit: 500 });
+        for (const r of rows)
+          out += csvLine([
+            r.name,
+            r.email,
+            r.membershipId,
+            r.enrolledAt.toISOString(),
+            r.progress,
+            r.chaptersDone,
+            r.chaptersTotal,
+            r.quizzesPassed,
+            r.quizzesTotal,
+            r.quizAttempts,
+            r.bestQuizScore,
+            r.finalBest,
+            r.finalPassed ? 'yes' : 'no',
+            r.finalAttempts,
+            r.certificateCode,
+            r.certificateIssuedAt?.toISOString() ?? null,
+            r.lastActivity.toISOString(),
+          ]);
+        if (rows.length < 500) break;
+      }
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', `attachment; filename="course-${courseId}-learners.csv"`)
+        .send(out);
+    },
+  );
+
+  app.get(
+    '/courses/:id/learners/:userId',
+    { config: { auth: true }, schema: { ...PAGE, params: LearnerParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t, f } = ctx;
+      const g = t.path.grants;
+      const { id: courseId, userId } = request.params;
+      await assertManages(app.db, session.caller, courseId);
+      if (!(await isEnrolled(app.db, userId, courseId))) throw new NotFoundError('Learner not found in this course');
+      const [learner, path, grants] = await Promise.all([
+        findUserProfile(app.db, userId),
+        loadCoursePath(app.db, userId, courseId, 'learner'),
+        findGrants(app.db, userId, courseId),
+      ]);
+      const quizzes = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].filter((s) => s.kind !== 'chapter');
+      const flashValue = (request.query as Record<string, unknown> | undefined)?.granted;
+      const flash =
+        (flashValue === 'granted' || flashValue === 'invalid') &&
+        html`<p class="${flashValue === 'invalid' ? 'error' : 'success'}" role="${flashValue === 'invalid' ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
+      const name = learner?.name ?? userId;
+      const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
+<h1>${g.title(name)}</h1>
+<p class="muted">${path.courseName}</p>
+${flash}
+<div class="table-wrap"><table class="responsive">
+<thead><tr><th scope="col">${g.quiz}</th><th scope="col" class="num">${g.used}</th><th scope="col" class="num">${g.allowed}</th><th scope="col">${g.state}</th></tr></thead>
+<tbody>${quizzes.map(
+        (
+          s,
+        ) => html`<tr><td data-label="${g.quiz}">${stepName(ctx, s)}</td><td data-label="${g.used}" class="num">${f.number(s.tally?.used ?? 0)}</td><td data-label="${g.allowed}" class="num">${f.number(s.tally?.allowed ?? 0)}</td><td data-label="${g.state}">${
+          s.tally?.passed ? g.passed : (s.tally?.used ?? 0) >= (s.tally?.allowed ?? 0) ? g.spent : g.ongoing
+        }</td></tr>
+`,
+      )}</tbody></table></div>
+<section class="card" aria-labelledby="grant"><h2 id="grant">${g.form}</h2>
+<form method="post" class="stack" action="${href('/dashboard/courses', courseId, 'learners', userId, 'grants')}">
+<label>${g.quiz} <select name="quizId" required>${quizzes.map((s) => html`<option value="${s.id}">${stepName(ctx, s)}</option>`)}</select></label>
+<label>${g.extra} <input type="number" name="extra" min="1" max="${MAX_EXTRA_ATTEMPTS}" value="1" required></label>
+<label>${g.reason} <textarea name="reason" rows="3" maxlength="${MAX_GRANT_REASON}" required></textarea></label>
+<p class="muted">${g.keysSeen}</p>
+<button type="submit">${g.submit}</button>
+</form></section>
+<section aria-labelledby="history"><h2 id="history">${g.history}</h2>
+${
+  grants.length === 0
+    ? html`<p class="muted">${g.none}</p>`
+    : html`<ul>${grants.map((r) => html`<li>${g.row(r.extraAttempts, t.path.quizLabel(r.quizName), r.grantedByName, f.dateTime(r.grantedAt) ?? '')}<div class="muted">${r.reason}</div></li>`)}</ul>`
+}
+</section>`;
+      return sendPage(reply, page(ctx, g.title(name), body, { user: session.user, current: '/dashboard' }));
+    },
+  );
+
+  app.post(
+    '/courses/:id/learners/:userId/grants',
+    {
+      config: { auth: true, csrf: 'form' },
+      schema: { ...PAGE, params: LearnerParams, body: GrantForm, response: { 303: RedirectResponse } },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const { id: courseId, userId } = request.params;
+      const back = `/dashboard/courses/${courseId}/learners/${encodeURIComponent(userId)}`;
+      // Who may grant is decided before the form is read: an attacker learns nothing from its errors.
+      await assertManages(app.db, session.caller, courseId);
+      const fields = GrantFields.safeParse(request.body ?? {});
+      if (!fields.success) return reply.header('cache-control', 'no-store').redirect(`${back}?granted=invalid#grant`, 303);
+      await grantAttempts(
+        app.db,
+        session.caller,
+        { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
+        app.clock(),
+      );
+      return reply.header('cache-control', 'no-store').redirect(`${back}?granted=granted`, 303);
+    },
+  );
+};
+
+export default learnersPages;

@@ -1,0 +1,16 @@
+CREATE TABLE "quiz_attempt_grants" (
+	"id" serial PRIMARY KEY NOT NULL,
+	"quiz_id" integer NOT NULL,
+	"user_id" text NOT NULL,
+	"extra_attempts" integer NOT NULL,
+	"reason" text NOT NULL,
+	"granted_by" text,
+	"granted_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "quiz_attempt_grants_extra_range" CHECK ("quiz_attempt_grants"."extra_attempts" between 1 and 20),
+	CONSTRAINT "quiz_attempt_grants_reason_length" CHECK (char_length("quiz_attempt_grants"."reason") between 1 and 500)
+);
+--> statement-breakpoint
+ALTER TABLE "quiz_attempt_grants" ADD CONSTRAINT "quiz_attempt_grants_quiz_id_quizzes_id_fk" FOREIGN KEY ("quiz_id") REFERENCES "public"."quizzes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "quiz_attempt_grants" ADD CONSTRAINT "quiz_attempt_grants_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "quiz_attempt_grants" ADD CONSTRAINT "quiz_attempt_grants_granted_by_users_id_fk" FOREIGN KEY ("granted_by") REFERENCES "public"."users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "quiz_attempt_grants_user_quiz_idx" ON "quiz_attempt_grants" USING btree ("user_id","quiz_id");
