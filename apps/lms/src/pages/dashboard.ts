@@ -76,7 +76,7 @@ async function learnerBody(app: FastifyInstance, ctx: PageContext, session: Page
           }`
         : !path.finished && html`<div class="muted">${t.path.waitsFor(path.waitingFor)}</div>`);
     return html`<tr>
-<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a> · <a href="${href('/dashboard/studio/courses', c.id)}" class="studio-link">${t.studio.open}<span class="sr-only"> ${c.name}</span></a>${hint}</td>
+<td data-label="${col.course}"><a href="${href('/dashboard/courses', c.id)}">${c.name}</a>${hint}</td>
 <td data-label="${col.status}">${statusBadge(ctx, c.status)}</td>
 <td data-label="${col.progress}">${progressBar(ctx, c.totalProgress, t.common.progressOf(c.name))}</td>
 <td data-label="${col.chaptersDone}" class="num">${f.number(done)} / ${f.number(total)}</td>
