@@ -4,8 +4,8 @@ import { and, asc, count, desc, eq, gt, lte, or, type SQL, sql } from 'drizzle-o
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
-import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
-import { findBundleOffers } from './bundle-offers.js';
+import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
+import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
 import type { Decider } from './enrollment.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
@@ -98,7 +98,7 @@ interface Priced {
 }
 
 /** What a course costs this buyer, or why it cannot be bought (never a second time). */
-async function priceCourse(db: Db, userId: string, courseId: number): Promise<Priced> {
+async function priceCourse(db: Db, userId: string, courseId: number, at: Date): Promise<Priced> {
   const [row] = await db
     .select({
       ...coursePriceForBuyerColumns(userId),
@@ -112,6 +112,7 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
     .where(and(eq(courses.id, courseId), buyerVisible));
   if (!row) throw new NotFoundError('Course not found');
   if (!row.isPurchasable) throw new ConflictError('This course is not for sale');
+  if (row.endDate !== null && salesEnded(row.endDate, at)) throw new ConflictError(courseEndedMessage(null, row.endDate));
   if (row.enrolled) throw new ConflictError('You are already enrolled in this course');
   if (row.paid) throw new ConflictError('You already paid for this course');
   if (row.waitingBundle !== null) {
@@ -130,11 +131,13 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
  * tier). A bundle holding a course the buyer has or is paying for is refused, naming the course
  * (the bundle's price is for both; buy the other course on its own).
  */
-async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Priced> {
+async function priceBundle(db: Db, userId: string, bundleId: number, at: Date): Promise<Priced> {
   const [offer] = await findBundleOffers(db, userId, { bundleId });
   if (!offer) throw new NotFoundError('Bundle not found');
   if (offer.enrolledIn === 2) throw new ConflictError('You are already enrolled in both courses of this bundle');
   if (offer.paid) throw new ConflictError('You already paid for this bundle');
+  const ended = endedCourseOf(offer, at);
+  if (ended) throw new ConflictError(courseEndedMessage(ended.name, ended.endDate));
   const held = offer.held;
   if (held?.why === 'enrolled') {
     throw new ConflictError(`You already have "${held.course.name}": buy "${held.other.name}" on its own instead of this bundle`);
@@ -195,7 +198,8 @@ export async function startPurchase(
     }),
   });
   if (existing) return done(false, existing);
-  const price = what.courseId !== undefined ? await priceCourse(db, userId, what.courseId) : await priceBundle(db, userId, what.bundleId);
+  const price =
+    what.courseId !== undefined ? await priceCourse(db, userId, what.courseId, at) : await priceBundle(db, userId, what.bundleId, at);
   const target = what.courseId !== undefined ? purchases.courseId : purchases.bundleId;
   // The predicate of the partial unique index the conflict is decided on (purchases_one_pending_*).
   const pendingIndexPredicate =

@@ -18,6 +18,7 @@ export function enrolMessagesId(f: Format) {
       approvalText: 'Kursus ini memerlukan persetujuan pengajar.',
       askButton: 'Minta bergabung',
       pendingRequest: (date: string) => `Permintaan Anda (${date}) sedang menunggu persetujuan pengajar.`,
+      ended: (date: string) => `Kursus ini sudah berakhir pada ${date}: tidak menerima pendaftaran atau pembelian lagi.`,
       rejectedRequest: 'Permintaan Anda sebelumnya ditolak. Anda dapat meminta lagi.',
       flash: {
         enrolled: 'Anda sudah terdaftar. Selamat belajar!',
@@ -114,6 +115,7 @@ export function enrolMessagesId(f: Format) {
       heldEnrolled: (course: string, other: string) =>
         `Anda sudah memiliki kursus ${course}, jadi paket ini tidak dijual kepada Anda: beli ${other} secara terpisah.`,
       heldWaiting: (course: string) => `Pembelian yang berisi kursus ${course} sedang menunggu pembayaran: bayar atau batalkan dulu.`,
+      ended: (course: string, date: string) => `Kursus ${course} sudah berakhir pada ${date}, jadi paket ini tidak dijual lagi.`,
       paid: 'Paket ini sudah Anda bayar.',
       free: 'Paket ini gratis untuk Anda: daftar langsung di kedua kursusnya.',
       buyButton: 'Beli paket (transfer bank)',
@@ -151,6 +153,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
       approvalText: "This course needs the teacher's approval.",
       askButton: 'Ask to join',
       pendingRequest: (date) => `Your request (${date}) is waiting for the teacher's approval.`,
+      ended: (date) => `This course ended on ${date}: it takes no more enrolments or purchases.`,
       rejectedRequest: 'Your previous request was rejected. You may ask again.',
       flash: {
         enrolled: 'You are enrolled. Enjoy the course!',
@@ -250,6 +253,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
       enrolledInBoth: 'You are enrolled in both courses of this bundle.',
       heldEnrolled: (course, other) => `You already have the course ${course}, so this bundle is not sold to you: buy ${other} on its own.`,
       heldWaiting: (course) => `A purchase holding the course ${course} is waiting for payment: pay or cancel it first.`,
+      ended: (course, date) => `The course ${course} ended on ${date}, so this bundle is no longer sold.`,
       paid: 'You have paid for this bundle.',
       free: 'This bundle is free for you: enrol in both of its courses directly.',
       buyButton: 'Buy the bundle (bank transfer)',

@@ -85,7 +85,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           ...common,
           404: ErrorResponse.describe('No such course or bundle, or not buyer-visible.'),
           409: ErrorResponse.describe(
-            "Nothing to buy: not for sale, free at the caller's tier, already enrolled (a bundle: in both), already paid, " +
+            "Nothing to buy: not for sale, ended (its endDate has passed; a bundle: one of its courses, named), free at the caller's tier, already enrolled (a bundle: in both), already paid, " +
               'a course of it already had or being paid for, or as many purchases waiting as one may have.',
           ),
         },
