@@ -12,6 +12,7 @@ import { progressBar, statusBadge } from './view/components.js';
 import { type Html, href, html } from './view/html.js';
 import { page } from './view/layout.js';
 import { staffLearningSections } from './learning/dashboard-sections.js';
+import { pendingPurchasesSection } from './learning/pending-purchases.js';
 
 const STAFF_COURSE_LIMIT = 50;
 
@@ -80,6 +81,7 @@ ${figures([
   [t.dashboard.kumEarned, f.number(overview.kumEarned)],
 ])}
 </section>
+${await pendingPurchasesSection(app, ctx, session.caller.userId)}
 <section aria-labelledby="courses">
 <h2 id="courses">${t.dashboard.yourCourses}</h2>
 ${courseList}

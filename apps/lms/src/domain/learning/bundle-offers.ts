@@ -1,4 +1,4 @@
-import { bundles, categories, courses, type Db, enrollments, purchases } from '@lms/db';
+import { bundles, categories, courses, type Db, enrollments, institutions, purchases } from '@lms/db';
 import { and, asc, count, eq, lte, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
@@ -29,7 +29,15 @@ export interface BundleOffer {
   held: { course: { id: number; name: string }; why: 'enrolled' | 'waiting'; other: { id: number; name: string } } | null;
   paid: boolean;
   /** The buyer's pending purchase of the bundle (bank transfer not yet confirmed), if any. */
-  pending: { id: number; amount: string; currency: string; reference: string | null; expiresAt: string | null } | null;
+  pending: {
+    id: number;
+    amount: string;
+    currency: string;
+    reference: string | null;
+    expiresAt: string | null;
+    /** The account of the first course's institution (null fields when the operator set none). */
+    transferAccount: { bankName: string | null; accountNumber: string | null; accountName: string | null } | null;
+  } | null;
 }
 
 export interface OfferCourse {
@@ -124,7 +132,9 @@ export async function findBundleOffers(
             and (wp.course_id = c.id or wb.course_one_id = c.id or wb.course_two_id = c.id))), '[]'::json)`,
       paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'paid')`,
       pending: sql<BundleOffer['pending']>`(select json_build_object('id', p.id, 'amount', p.amount::text, 'currency', p.currency,
-        'reference', p.reference, 'expiresAt', p.expires_at) from ${purchases} p
+        'reference', p.reference, 'expiresAt', p.expires_at,
+        'transferAccount', (select json_build_object('bankName', i.transfer_bank, 'accountNumber', i.transfer_account_number,
+          'accountName', i.transfer_account_holder) from ${institutions} i where i.id = ${one.institutionId})) from ${purchases} p
         where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'pending')`,
     })
     .from(bundles)

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { affectedRows, bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
+import { affectedRows, bundles, courses, type Db, enrollments, institutions, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, count, desc, eq, gt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -52,9 +52,21 @@ export interface PurchaseView {
   /** When it was closed unpaid (cancelled, rejected, expired), and an admin's reason for a rejection. */
   closedAt: Date | null;
   closeReason: string | null;
+  /**
+   * The bank account of the institution that sells it (a bundle: its first course's), as the
+   * operator set it (`lms-admin institution set-transfer-account`); null fields when not set.
+   */
+  transferAccount: TransferAccount | null;
+}
+
+export interface TransferAccount {
+  bankName: string | null;
+  accountNumber: string | null;
+  accountName: string | null;
 }
 
 const item = alias(courses, 'purchased_course');
+const bundleFirst = alias(courses, 'purchased_bundle_first');
 
 const purchaseColumns = {
   id: purchases.id,
@@ -73,6 +85,11 @@ const purchaseColumns = {
   expiresAt: purchases.expiresAt,
   closedAt: purchases.closedAt,
   closeReason: purchases.closeReason,
+  transferAccount: {
+    bankName: institutions.transferBank,
+    accountNumber: institutions.transferAccountNumber,
+    accountName: institutions.transferAccountHolder,
+  },
 };
 
 function purchaseQuery(db: Db) {
@@ -80,7 +97,9 @@ function purchaseQuery(db: Db) {
     .select(purchaseColumns)
     .from(purchases)
     .leftJoin(item, eq(item.id, purchases.courseId))
-    .leftJoin(bundles, eq(bundles.id, purchases.bundleId));
+    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+    .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
+    .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`));
 }
 
 /** A transfer reference people can type: `LMS-` and 10 characters of Crockford base32 (50 random bits). */
@@ -195,6 +214,7 @@ export async function startPurchase(
       amount: purchase.amount,
       currency: purchase.currency,
       reference: purchase.reference ?? '',
+      account: purchase.transferAccount,
     }),
   });
   if (existing) return done(false, existing);
@@ -443,6 +463,8 @@ export async function listPendingPurchases(
       .from(purchases)
       .leftJoin(item, eq(item.id, purchases.courseId))
       .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+      .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
+      .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`))
       .innerJoin(users, eq(users.id, purchases.userId))
       .where(filter)
       .orderBy(asc(purchases.createdAt), asc(purchases.id))
