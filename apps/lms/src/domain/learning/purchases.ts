@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { affectedRows, bundles, courses, type Db, enrollments, institutions, inTransaction, purchases, users } from '@lms/db';
-import { and, asc, count, desc, eq, gt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
@@ -408,6 +408,56 @@ export async function confirmPurchase(
   return { purchase: (await findPurchase(db, purchaseId))!, enrolledCourseIds };
 }
 
+/** How long after confirming a payment its confirmer (or another who may confirm it) can undo it. */
+export const CONFIRMATION_UNDO_MS = 15 * 60_000;
+
+/**
+ * Undoes an admin's confirmation of a payment confirmed by mistake: who may is who may confirm it
+ * (never the buyer); only a paid purchase confirmed by an admin less than CONFIRMATION_UNDO_MS
+ * ago, and only while the buyer has not used what it opened (no chapter completed, no quiz
+ * attempt, no certificate in its courses): then, in one transaction, the purchase is pending again
+ * (its reference and expiry unchanged), the enrolments its confirmation made are removed (the
+ * counters follow by trigger), and the undo is recorded (confirmation_undone_at/_by). 409 otherwise.
+ */
+export async function undoConfirmation(db: Db, decider: Decider, purchaseId: number, at: Date): Promise<PurchaseView> {
+  await inTransaction(db, async (tx) => {
+    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const [row] = await tx
+      .select({ paidAt: purchases.paidAt, confirmedBy: purchases.confirmedBy })
+      .from(purchases)
+      .where(eq(purchases.id, purchaseId));
+    if (found.status !== 'paid' || !row?.paidAt || row.confirmedBy === null) {
+      throw new ConflictError(`Only a confirmed payment can be undone; this purchase is ${found.status}`);
+    }
+    if (at.getTime() - row.paidAt.getTime() > CONFIRMATION_UNDO_MS) {
+      throw new ConflictError('A confirmation can be undone for 15 minutes only; this one is older');
+    }
+    const ids = found.courseIds.map(Number);
+    if (ids.length > 0) {
+      const idList = sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      );
+      const { rows } = await tx.execute(sql`select (
+        exists (select 1 from chapter_completions where user_id = ${found.userId} and course_id in (${idList}))
+        or exists (select 1 from quiz_attempts qa join quizzes q on q.id = qa.quiz_id
+          where qa.user_id = ${found.userId} and q.course_id in (${idList}))
+        or exists (select 1 from certificates where user_id = ${found.userId} and course_id in (${idList}))) as used`);
+      if ((rows[0] as { used?: boolean } | undefined)?.used)
+        throw new ConflictError('The buyer has already started the course: the confirmation can no longer be undone');
+    }
+    await tx
+      .update(purchases)
+      .set({ status: 'pending', paidAt: null, confirmedBy: null, confirmationUndoneAt: at, confirmationUndoneBy: decider.userId })
+      .where(and(eq(purchases.id, purchaseId), eq(purchases.status, 'paid')));
+    if (ids.length > 0) {
+      await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
+    }
+  });
+  // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
+  return (await findPurchase(db, purchaseId))!;
+}
+
 /**
  * An admin rejects a purchase whose money did not come (or will not be accepted), with a reason
  * the buyer sees: who may is who may confirm it; pending or expired → rejected. Paid, refunded,
@@ -473,4 +523,21 @@ export async function listPendingPurchases(
     db.select({ total: count() }).from(purchases).leftJoin(bundles, eq(bundles.id, purchases.bundleId)).where(filter),
   ]);
   return { purchases: rows, total: counted?.total ?? 0 };
+}
+
+/**
+ * One purchase as the staff member who may decide on it sees it (the confirmation page): null
+ * when there is none, or it is theirs, or they may not decide on it (another institution's).
+ */
+export async function findDecidablePurchase(db: Db, decider: Decider, purchaseId: number): Promise<PendingPurchaseView | null> {
+  const [row] = await db
+    .select({ ...purchaseColumns, buyerName: users.name, buyerEmail: users.email, membershipId: users.membershipId })
+    .from(purchases)
+    .leftJoin(item, eq(item.id, purchases.courseId))
+    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+    .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
+    .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`))
+    .innerJoin(users, eq(users.id, purchases.userId))
+    .where(and(eq(purchases.id, purchaseId), mayConfirm(decider, purchaseInstitutions), sql`${purchases.userId} <> ${decider.userId}`));
+  return row ?? null;
 }
