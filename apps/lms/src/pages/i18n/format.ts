@@ -111,6 +111,11 @@ export class Format {
     return format.format(amount);
   }
 
+  /** The zone's Indonesian name (WIB, WITA, WIT), or null where Intl's own is used: the pages' script writes dates the same way. */
+  get zoneName(): string | null {
+    return INDONESIAN_ZONE_NAMES[this.timeZone] ?? null;
+  }
+
   /**
    * A moment, with its time and zone: "22 Nov 2026, 17.05 WIB". Null for no date. Indonesia's
    * zones are named as Indonesians name them in every language (WIB, WITA, WIT), where English
