@@ -60,7 +60,7 @@ export function enrolMessagesId(f: Format) {
       amount: 'Transfer tepat',
       toAccount: 'Ke rekening',
       institutionAccount: 'Rekening lembaga (tanyakan kepada admin)',
-      bank: 'Bank',
+      bank: 'Nama bank',
       accountNumber: 'Nomor rekening',
       accountHolder: 'Atas nama',
       seeInstructions: 'Lihat petunjuk transfer',
