@@ -132,10 +132,15 @@ for (const server of servers) {
 }
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAll(0));
-// `kill <pnpm or npx pid>` may end our parent without a word to us: then we are re-parented.
+// `kill <pnpm or npx pid>` may end an ancestor without a word to us. Our parent going shows as
+// a re-parenting; but `npx pnpm run start` is npx → sh → pnpm → sh → this script, and killing
+// npx leaves pnpm and its shell running (orphaned, re-parented to init): our parent stays. So
+// every ancestor seen at start is watched (Linux: /proc, by pid and start time, so a reused pid
+// does not count); elsewhere only the parent.
 const parent = process.ppid;
+const ancestors = ancestorsOf(process.pid);
 setInterval(() => {
-  if (process.ppid !== parent) void stopAll(0);
+  if (process.ppid !== parent || ancestors.some((a) => !sameProcess(a))) void stopAll(0);
 }, 500).unref();
 
 await waitUntilReady();
@@ -229,6 +234,37 @@ function signalGroup(child, signal) {
   } catch {
     // already gone
   }
+}
+
+/** `pid`'s parent, session and start time (fields 4, 6 and 22 of /proc/<pid>/stat), or null when unknown (gone, or no /proc). */
+function procStat(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses, the last ')' ends it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), session: Number(fields[3]), started: fields[19] };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The processes above `pid` up to (not including) init and the session's first process (the
+ * terminal's shell: when it goes, SIGHUP already stops us), each with its start time.
+ */
+function ancestorsOf(pid) {
+  const found = [];
+  const sessionLeader = procStat(pid)?.session;
+  for (let p = procStat(pid)?.ppid; p && p > 1 && p !== sessionLeader && found.length < 16; p = procStat(p)?.ppid) {
+    const stat = procStat(p);
+    if (!stat) break;
+    found.push({ pid: p, started: stat.started });
+  }
+  return found;
+}
+
+function sameProcess(ancestor) {
+  return procStat(ancestor.pid)?.started === ancestor.started;
 }
 
 function note(text) {

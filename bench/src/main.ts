@@ -20,6 +20,7 @@ import { writeResults } from './results.js';
 import { BenchRun } from './runner.js';
 import { attemptGrantScenario } from './scenarios/attempt-grants.js';
 import { authoringScenarios } from './scenarios/authoring.js';
+import { purchaseScenarios } from './scenarios/purchases.js';
 import { catalogScenarios } from './scenarios/catalog.js';
 import { scenarioContext } from './scenarios/context.js';
 import { ownSqlScenarios } from './scenarios/own-sql.js';
@@ -66,6 +67,7 @@ async function main() {
     await partnerScenarios(ctx);
     await authoringScenarios(ctx);
     await attemptGrantScenario(ctx);
+    await purchaseScenarios(ctx);
     await pgliteScenario(ctx);
   } finally {
     apps.stopAll();

@@ -27,7 +27,7 @@ interface Started {
 
 async function start(
   t: Test,
-  options: { wrap?: (args: string[]) => string[]; dir?: string; env?: (ports: number[]) => Record<string, string> } = {},
+  options: { wrap?: (args: string[]) => string[]; dir?: string; env?: (ports: number[]) => Record<string, string>; cwd?: string } = {},
 ): Promise<Started> {
   const { wrap = (args) => args, env = () => ({}) } = options;
   let dir = options.dir;
@@ -39,6 +39,7 @@ async function start(
   const ports = [await freePort(), await freePort(), await freePort()];
   const [cmd, ...args] = wrap([process.execPath, START, '--no-build']);
   const child = spawn(cmd!, args, {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -155,6 +156,19 @@ t.test('when the process above the start goes (kill <pnpm pid>), the start stops
   const pids = descendants(started.child.pid!);
   t.ok(pids.length >= 4, 'the start and its three servers');
   started.child.kill('SIGKILL');
+  await started.exited;
+  await checkAllGone(t, pids, started.ports);
+});
+
+t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops the three servers", async (t) => {
+  // npx → sh → pnpm → sh → the start: npx forwards SIGTERM to its shell only, so pnpm and the
+  // start's own shell live on, orphaned; the start notices that an ancestor went and stops all.
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const started = await start(t, { cwd: root, wrap: (args) => ['npx', '-y', 'pnpm@12', 'run', 'start', ...args.slice(2)] });
+  const pids = descendants(started.child.pid!);
+  t.ok(pids.length >= 4, `the start and its three servers under npx (${pids.length} processes)`);
+  for (const port of started.ports) t.equal(await portAnswers(port), true, `port ${port} answers`);
+  started.child.kill('SIGTERM');
   await started.exited;
   await checkAllGone(t, pids, started.ports);
 });

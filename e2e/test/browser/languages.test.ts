@@ -202,7 +202,7 @@ t.test('a member and a teacher use the pages in Indonesian, then switch to Engli
   await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
   t.match(
     await page.getByRole('row', { name: /Integrasi situs web/ }).innerText(),
-    /Revoked \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} GMT\+7/,
+    /Revoked \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} WIB/,
     'remembered: the next page is English too',
   );
 

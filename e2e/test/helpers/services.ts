@@ -14,6 +14,7 @@ import { testConfig as lmsTestConfig } from '@lms/lms/testing';
 import { type Db, institutions, partnerInstitutions, partnerKeys, partners, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
 import { makePartnerKey, partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
+import { eq } from 'drizzle-orm';
 import type { Test } from 'tap';
 
 /** The PostgreSQL server for the tests' databases (TEST_DATABASE_URL); unset, the embedded database. */
@@ -84,6 +85,7 @@ export async function startDemoPartner(
   t: Test,
   lmsUrl: string,
   db: Db,
+  options: { reuseSeeded?: boolean } = {},
 ): Promise<{ partnerUrl: string; gatewayUrl: string; iss: string; partnerId: number; key: unknown }> {
   const iss = 'demo-partner.local';
   const dataDir = await mkdtemp(path.join(tmpdir(), 'e2e-partner-'));
@@ -95,10 +97,11 @@ export async function startDemoPartner(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const partnerUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const [row] = await db
-    .insert(partners)
-    .values({ issuer: iss, name: 'Demo Partner', jwksUrl: `${partnerUrl}/.well-known/jwks.json` })
-    .returning({ id: partners.id });
+  const jwksUrl = `${partnerUrl}/.well-known/jwks.json`;
+  // On the demo data (seedDemo) the partner exists, with its staff links: only its JWKS URL moves here.
+  const [row] = options.reuseSeeded
+    ? await db.update(partners).set({ jwksUrl }).where(eq(partners.issuer, iss)).returning({ id: partners.id })
+    : await db.insert(partners).values({ issuer: iss, name: 'Demo Partner', jwksUrl }).returning({ id: partners.id });
   return { partnerUrl, gatewayUrl, iss, partnerId: row!.id, key };
 }
 

@@ -3,11 +3,12 @@ import { ConfigError, invocationDir, loadConfig, type LmsConfig } from '../confi
 import { apiKeyCommands } from './api-key.js';
 import { type CliContext, CliError, type CliIo, type CommandGroup, openConfiguredDb, type Subcommand, UsageError } from './command.js';
 import { dbCommands } from './db.js';
+import { institutionCommands } from './institution.js';
 import { partnerCommands } from './partner.js';
 import { seedCommands } from './seed.js';
 import { userCommands } from './user.js';
 
-export const commandGroups: CommandGroup[] = [dbCommands, seedCommands, partnerCommands, userCommands, apiKeyCommands];
+export const commandGroups: CommandGroup[] = [dbCommands, seedCommands, partnerCommands, userCommands, apiKeyCommands, institutionCommands];
 
 export interface RunOptions {
   io?: Partial<CliIo>;

@@ -51,7 +51,12 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
 `,
       );
       // What the script needs to speak the page's language: its texts and how dates are written.
-      const scriptData: ApiKeysScriptData = { locale: ctx.tag, dateTimeOptions: f.dateTimeOptions, messages: m.script };
+      const scriptData: ApiKeysScriptData = {
+        locale: ctx.tag,
+        dateTimeOptions: f.dateTimeOptions,
+        zoneName: f.zoneName,
+        messages: m.script,
+      };
       const body = html`<h1>${m.title}</h1>
 <p>${m.intro}</p>
 <section aria-labelledby="create-title" class="card">

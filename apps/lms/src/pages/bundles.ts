@@ -2,7 +2,13 @@ import { HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
 import type { Db } from '@lms/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type BundleOffer, type BundleOfferFilter, countBundleOffers, findBundleOffers } from '../domain/learning/bundle-offers.js';
+import {
+  type BundleOffer,
+  type BundleOfferFilter,
+  countBundleOffers,
+  endedCourseOf,
+  findBundleOffers,
+} from '../domain/learning/bundle-offers.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { transferInstructions } from './learning/transfer.js';
 import { sendPage } from './send.js';
@@ -47,8 +53,8 @@ function flashOf(ctx: PageContext, value: unknown): Html | false {
 }
 
 /** Where the buyer stands with the bundle, and the one form that moves them on (buy), if any. */
-function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false): Html {
-  const { t } = ctx;
+function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false, now: Date): Html {
+  const { t, f } = ctx;
   if (offer.enrolledIn === 2) return html`<p class="notice">${t.bundles.enrolledInBoth}</p>`;
   if (offer.paid) return html`<p class="notice">${t.bundles.paid}</p>`;
   if (pending) return pending;
@@ -56,6 +62,8 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false): 
   if (offer.held?.why === 'enrolled')
     return html`<p class="notice">${t.bundles.heldEnrolled(offer.held.course.name, offer.held.other.name)}</p>`;
   if (offer.held?.why === 'waiting') return html`<p class="notice">${t.bundles.heldWaiting(offer.held.course.name)}</p>`;
+  const ended = endedCourseOf(offer, now);
+  if (ended) return html`<p class="notice">${t.bundles.ended(ended.name, f.day(ended.endDate) ?? '')}</p>`;
   if (!offer.forSale) return html`<p class="muted">${t.bundles.free}</p>`;
   return html`<p class="muted">${t.purchase.buyText}</p>
 <form method="post" action="${href('/dashboard/bundles', offer.id, 'purchase')}"><button type="submit" aria-label="${t.bundles.buyLabel(offer.name)}">${t.bundles.buyButton}</button></form>`;
@@ -106,6 +114,7 @@ const bundlesPage: FastifyPluginAsyncZod = async (app) => {
         total === 0
           ? []
           : await findBundleOffers(app.db, userId, filter, { offset: (at.page - 1) * BUNDLES_PAGE_SIZE, limit: BUNDLES_PAGE_SIZE });
+      const now = app.clock();
       const cards = offers.map((offer) => {
         const price = t.purchase.money(offer.price, offer.currency);
         const separately = t.purchase.money(offer.separatePrice, offer.currency);
@@ -117,7 +126,7 @@ ${offer.description && html`<p>${offer.description}</p>`}
 <p>${t.bundles.contains}:</p>
 <ul>${offer.courses.map((c) => html`<li><a href="${href('/dashboard/courses', c.id)}">${c.name}</a></li>`)}</ul>
 ${offer.forSale && html`<p><strong>${t.bundles.priceForYou(price)}</strong>${Number(offer.separatePrice) > Number(offer.price) && html` <span class="muted">(${t.bundles.separately(separately)})</span>`}</p>`}
-${standing(ctx, offer, pending)}
+${standing(ctx, offer, pending, now)}
 </article></li>
 `;
       });

@@ -2,6 +2,7 @@ import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { courseTierPrice } from '../domain/catalog/tier-prices.js';
 import { listCategories } from '../domain/categories.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
@@ -30,7 +31,7 @@ const PageQuery = z.object({
   page: z.string().optional(),
 });
 
-function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean, publicUrl: string): Html {
+function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean, publicUrl: string, tier: string | null): Html {
   const { t, f } = ctx;
   const facts = [
     c.category ? c.category.name : t.catalog.noCategory,
@@ -38,7 +39,7 @@ function courseCard(ctx: PageContext, c: PublicCourse, learner: boolean, publicU
     t.common.modules(c.moduleCount),
     t.common.students(c.studentCount),
     c.nilaiKum === null ? null : t.common.kum(c.nilaiKum),
-    c.isPurchasable ? f.money(c.price, c.currency) : null,
+    c.isPurchasable ? f.money(courseTierPrice(c, tier), c.currency) : null,
   ].filter((fact): fact is string => fact !== null);
   const progress =
     learner &&
@@ -109,7 +110,7 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
           ? html`<p class="muted" role="status">${t.catalog.noMatch}</p>`
           : html`<p class="muted" role="status">${t.catalog.found(pagination.total)}</p>
 <ul class="course-list" aria-label="${t.catalog.list}">${join(
-              result.courses.map((c) => courseCard(ctx, c, learner, app.config.PUBLIC_URL)),
+              result.courses.map((c) => courseCard(ctx, c, learner, app.config.PUBLIC_URL, session.user.tier)),
               '\n',
             )}</ul>`;
       const note = ignoredNote(

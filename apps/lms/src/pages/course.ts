@@ -1,6 +1,7 @@
 import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
+import { courseTierPrice } from '../domain/catalog/tier-prices.js';
 import { NotFoundError } from '../errors.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';
@@ -118,7 +119,7 @@ ${course.description && html`<p>${course.description}</p>`}
 ${course.enrollmentCode && html`<dt>${t.course.enrolmentCode}</dt><dd><code>${course.enrollmentCode}</code></dd>`}
 <dt>${t.course.dates}</dt><dd>${t.course.courseDates(course.startDate, course.endDate)}</dd>
 <dt>${t.course.kumPoints}</dt><dd>${course.nilaiKum === null ? '—' : f.number(course.nilaiKum)}</dd>
-<dt>${t.course.price}</dt><dd>${course.isPurchasable ? f.money(course.price, course.currency) : t.course.notForSale}</dd>
+<dt>${t.course.price}</dt><dd>${course.isPurchasable ? f.money(courseTierPrice(course, session.user.tier), course.currency) : t.course.notForSale}</dd>
 <dt>${t.course.students}</dt><dd>${f.number(course.studentCount)}</dd>
 ${progress}
 </dl>

@@ -14,6 +14,7 @@ import { page } from './view/layout.js';
 import { staffLearningSections } from './learning/dashboard-sections.js';
 import { loadCoursePath } from '../domain/learning/course-path.js';
 import { stepHref, stepName } from './learning/outline.js';
+import { pendingPurchasesSection } from './learning/pending-purchases.js';
 
 const STAFF_COURSE_LIMIT = 50;
 const CONTINUE_LIMIT = 20;
@@ -104,6 +105,7 @@ ${figures([
   [t.dashboard.kumEarned, f.number(overview.kumEarned)],
 ])}
 </section>
+${await pendingPurchasesSection(app, ctx, session.caller.userId)}
 <section aria-labelledby="courses">
 <h2 id="courses">${t.dashboard.yourCourses}</h2>
 ${courseList}

@@ -12,8 +12,8 @@ import dashboardPage from './dashboard.js';
 import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
-import transfersPage from './learning/transfers.js';
 import learnersPages from './learning/learners.js';
+import transfersPage, { confirmTransferPage } from './learning/transfers.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
@@ -64,6 +64,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(learningForms);
   await app.register(transfersPage);
   await app.register(learnersPages);
+  await app.register(confirmTransferPage);
   await app.register(assetRoutes);
   await app.register(studioPages);
 };

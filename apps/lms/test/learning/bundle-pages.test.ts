@@ -127,7 +127,8 @@ t.test('the bundles page and its buy form', async (t) => {
     const shown = await page(bought.headers.location as string, buyer.cookie, 'en');
     t.match(shown.body, '<p class="notice" role="status">Purchase created. Make the transfer as shown on the bundle.</p>');
     t.match(shown.body, `<code>${purchase!.reference}</code>`);
-    t.match(shown.body, 'Bank Contoh · 123-456-789');
+    t.match(shown.body, '<dt>Bank</dt><dd>Bank Contoh</dd>');
+    t.match(shown.body, '<dd><code>123-456-789</code></dd>', 'the deployment-wide account (BANK_TRANSFER_*) when the institution has none');
     t.match(shown.body, /Transfer exactly<\/dt><dd><strong>IDR\s?250,000<\/strong>/, 'the amount, once');
     t.match(shown.body, /Pay before \d/, 'and by when');
     t.notMatch(shown.body, action, 'no second buy button while pending');
@@ -143,8 +144,13 @@ t.test('the bundles page and its buy form', async (t) => {
     t.equal((await pendingOf(buyer.id)).length, 1, 'still pending');
 
     const confirmAction = `/dashboard/purchases/${purchase!.id}/confirm`;
-    t.match((await page('/dashboard', admin.cookie, 'en')).body, `action="${confirmAction}"`, 'on the admin dashboard');
-    t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard/transfers?confirmed=done');
+    t.match(
+      (await page('/dashboard', admin.cookie, 'en')).body,
+      `href="${confirmAction}"`,
+      'on the admin dashboard, to its confirmation step',
+    );
+    t.match((await page(confirmAction, admin.cookie, 'en')).body, `action="${confirmAction}"`, 'the confirmation step posts it');
+    t.equal((await post(confirmAction, admin.cookie)).headers.location, `/dashboard/transfers?confirmed=done&undo=${purchase!.id}`);
     t.equal(await enrolledIn(buyer.id, [one.id, two.id]), 2, 'confirmed: enrolled in both courses');
     const after = await page('/dashboard/bundles', buyer.cookie, 'en');
     t.match(after.body, 'You are enrolled in both courses of this bundle.');

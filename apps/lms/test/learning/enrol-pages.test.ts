@@ -135,7 +135,12 @@ t.test('enrolment pages and forms', async (t) => {
     t.equal(purchase!.status, 'pending');
     const instructions = await page(`/dashboard/courses/${course.id}`, buyer.cookie, 'en');
     t.match(instructions.body, `<code>${purchase!.reference}</code>`);
-    t.match(instructions.body, 'Bank Contoh · 123-456-789');
+    t.match(instructions.body, '<dt>Bank</dt><dd>Bank Contoh</dd>');
+    t.match(
+      instructions.body,
+      '<dd><code>123-456-789</code></dd>',
+      'the deployment-wide account (BANK_TRANSFER_*) when the institution has none',
+    );
     t.notMatch(instructions.body, '/purchase"', 'no second buy button while pending');
 
     const learnerDashboard = await page('/dashboard', buyer.cookie, 'en');
@@ -146,14 +151,15 @@ t.test('enrolment pages and forms', async (t) => {
     t.match(adminDashboard.body, '<h2 id="transfers">Transfers waiting for confirmation</h2>');
     t.match(adminDashboard.body, `<code>${purchase!.reference}</code>`);
     const confirmAction = `/dashboard/purchases/${purchase!.id}/confirm`;
-    t.match(adminDashboard.body, `action="${confirmAction}"`);
+    t.match(adminDashboard.body, `href="${confirmAction}"`, 'a link to the confirmation step');
+    t.match((await page(confirmAction, admin.cookie, 'en')).body, `action="${confirmAction}"`, 'which posts the confirmation');
 
     t.equal((await post(confirmAction, buyer.cookie)).statusCode, 403, 'the buyer posting the confirm form: 403');
     t.equal((await post(confirmAction, teacher.cookie)).statusCode, 403, 'a teacher: 403');
     t.equal((await post(confirmAction, admin.cookie, '', { origin: 'https://evil.example' })).statusCode, 403, 'CSRF on the confirm form');
     t.equal(await enrolled(buyer.id, course.id), 0);
     const confirmed = await post(confirmAction, admin.cookie);
-    t.equal(confirmed.headers.location, '/dashboard/transfers?confirmed=done');
+    t.equal(confirmed.headers.location, `/dashboard/transfers?confirmed=done&undo=${purchase!.id}`);
     t.equal(await enrolled(buyer.id, course.id), 1, 'confirmed: enrolled');
     t.equal((await post(confirmAction, admin.cookie)).headers.location, '/dashboard/transfers?confirmed=already', 'twice: already');
     const done = await page('/dashboard/transfers?confirmed=done', admin.cookie, 'id');

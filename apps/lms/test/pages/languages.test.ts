@@ -329,9 +329,9 @@ t.test('rupiah, other currencies, percentages, dates and plurals are written for
   const keysId = (await get('/dashboard/api-keys', { session: cookies.teacher })).body;
   const keysEn = (await get('/dashboard/api-keys', { session: cookies.teacher, lang: 'en' })).body;
   t.match(keysId, '<td data-label="Dibuat">22 Nov 2026, 17.05 WIB</td>', 'a moment in Western Indonesian Time, named');
-  t.match(keysEn, '<td data-label="Created">22 Nov 2026, 17:05 GMT+7</td>');
+  t.match(keysEn, '<td data-label="Created">22 Nov 2026, 17:05 WIB</td>', 'English names the zone as Indonesians do (WIB), not GMT+7');
   t.match(keysId, '<span class="badge revoked">Dicabut 22 Nov 2026, 17.05 WIB</span>');
-  t.match(keysEn, '<span class="badge revoked">Revoked 22 Nov 2026, 17:05 GMT+7</span>');
+  t.match(keysEn, '<span class="badge revoked">Revoked 22 Nov 2026, 17:05 WIB</span>');
   t.match(keysId, '<td data-label="Terakhir dipakai">Belum pernah</td>');
   const data = JSON.parse(/data-script="([^"]*)"/.exec(keysId)![1]!.replaceAll('&quot;', '"').replaceAll('&amp;', '&'));
   t.same(

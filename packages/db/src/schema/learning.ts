@@ -190,6 +190,9 @@ export const purchases = pgTable(
     closedAt: tstz(),
     closedBy: text().references(() => users.id, { onDelete: 'set null' }),
     closeReason: text(),
+    /** The last undo of an admin's confirmation (within 15 minutes, before the course was used): when and by whom. */
+    confirmationUndoneAt: tstz(),
+    confirmationUndoneBy: text().references(() => users.id, { onDelete: 'set null' }),
   },
   (t) => [
     check('purchases_amount_nonnegative', sql`${t.amount} >= 0`),

@@ -6,6 +6,13 @@ import { timestamps, tstz } from './timestamps.js';
 export const institutions = pgTable('institutions', {
   id: serial().primaryKey(),
   name: text().notNull(),
+  /**
+   * The bank account its learners transfer to (operator configuration: `lms-admin institution
+   * set-transfer-account`); all null until set, then the transfer instructions name it.
+   */
+  transferBank: text(),
+  transferAccountNumber: text(),
+  transferAccountHolder: text(),
   ...timestamps,
 });
 

@@ -9,12 +9,13 @@ export type Tier = 'anggota' | 'umum' | 'mahasiswa';
  * anggota → `price`; umum → `priceNonMember`, falling back to `price`; mahasiswa →
  * `priceMahasiswa`, falling back to `price`. An account without a tier (a staff account enrolling)
  * pays `price`, the member price. Prices are decimal text (numeric(14,2)); nothing is computed, one
- * of them is chosen.
+ * of them is chosen. The pages (catalog cards, the course page's "Your price", the enrol section)
+ * ask this same function with the catalog's numbers, so a person is shown what they are charged.
  */
-export function courseTierPrice(
-  course: { price: string; priceNonMember: string | null; priceMahasiswa: string | null },
-  tier: Tier | null,
-): string {
+export function courseTierPrice<P extends string | number>(
+  course: { price: P; priceNonMember: P | null; priceMahasiswa: P | null },
+  tier: Tier | string | null,
+): P {
   if (tier === 'umum') return course.priceNonMember ?? course.price;
   if (tier === 'mahasiswa') return course.priceMahasiswa ?? course.price;
   return course.price;
@@ -38,7 +39,22 @@ export function coursePriceForBuyerColumns(userId: string) {
     priceMahasiswa: courses.priceMahasiswa,
     currency: courses.currency,
     tier: buyerTier(userId),
+    endDate: courses.endDate,
   };
+}
+
+/**
+ * Whether a course's sales are closed at `now`: a course is not sold, nor enrolled in, once its
+ * `endDate` has passed (alone or inside a bundle). A course without an end date is never closed.
+ */
+export function salesEnded(endDate: Date | string | null, now: Date): boolean {
+  return endDate !== null && new Date(endDate).getTime() <= now.getTime();
+}
+
+/** The error text of an enrolment or purchase refused because the course ended (409). */
+export function courseEndedMessage(name: string | null, endDate: Date | string): string {
+  const day = new Date(endDate).toISOString().slice(0, 10);
+  return `${name ? `The course "${name}"` : 'This course'} ended on ${day}: it takes no more enrolments or purchases`;
 }
 
 /**

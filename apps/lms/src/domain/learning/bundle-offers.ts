@@ -1,8 +1,8 @@
-import { bundles, categories, courses, type Db, enrollments, purchases } from '@lms/db';
+import { bundles, categories, courses, type Db, enrollments, institutions, purchases } from '@lms/db';
 import { and, asc, count, eq, lte, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
-import { buyerTier, bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
+import { buyerTier, bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
 
 /** A bundle as one buyer sees it on the bundles page: what it holds, their price, where they stand. */
 export interface BundleOffer {
@@ -10,7 +10,8 @@ export interface BundleOffer {
   name: string;
   description: string;
   categoryName: string;
-  courses: [{ id: number; name: string }, { id: number; name: string }];
+  /** The two courses, each with its end date (after which it is not sold, so neither is the bundle). */
+  courses: [OfferCourse, OfferCourse];
   /** The two courses bought separately at the buyer's tier (courseTierPrice each), decimal text: what the bundle saves against. */
   separatePrice: string;
   /** The buyer's price at their tier (bundleTierPrice), decimal text. */
@@ -28,7 +29,27 @@ export interface BundleOffer {
   held: { course: { id: number; name: string }; why: 'enrolled' | 'waiting'; other: { id: number; name: string } } | null;
   paid: boolean;
   /** The buyer's pending purchase of the bundle (bank transfer not yet confirmed), if any. */
-  pending: { id: number; amount: string; currency: string; reference: string | null; expiresAt: string | null } | null;
+  pending: {
+    id: number;
+    amount: string;
+    currency: string;
+    reference: string | null;
+    expiresAt: string | null;
+    /** The account of the first course's institution (null fields when the operator set none). */
+    transferAccount: { bankName: string | null; accountNumber: string | null; accountName: string | null } | null;
+  } | null;
+}
+
+export interface OfferCourse {
+  id: number;
+  name: string;
+  endDate: Date | null;
+}
+
+/** The first course of the bundle that has ended at `now`, if any: then the bundle is not sold. */
+export function endedCourseOf(offer: Pick<BundleOffer, 'courses'>, now: Date): (OfferCourse & { endDate: Date }) | null {
+  const ended = offer.courses.find((c) => salesEnded(c.endDate, now));
+  return ended?.endDate ? (ended as OfferCourse & { endDate: Date }) : null;
 }
 
 const one = alias(courses, 'offer_course_one');
@@ -90,8 +111,10 @@ export async function findBundleOffers(
       categoryName: categories.name,
       courseOneId: one.id,
       courseOneName: one.name,
+      courseOneEnd: one.endDate,
       courseTwoId: two.id,
       courseTwoName: two.name,
+      courseTwoEnd: two.endDate,
       courseOnePrices: { price: one.price, priceNonMember: one.priceNonMember, priceMahasiswa: one.priceMahasiswa },
       courseTwoPrices: { price: two.price, priceNonMember: two.priceNonMember, priceMahasiswa: two.priceMahasiswa },
       ...bundlePriceColumns(one, two),
@@ -109,7 +132,9 @@ export async function findBundleOffers(
             and (wp.course_id = c.id or wb.course_one_id = c.id or wb.course_two_id = c.id))), '[]'::json)`,
       paid: sql<boolean>`exists (select 1 from ${purchases} p where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'paid')`,
       pending: sql<BundleOffer['pending']>`(select json_build_object('id', p.id, 'amount', p.amount::text, 'currency', p.currency,
-        'reference', p.reference, 'expiresAt', p.expires_at) from ${purchases} p
+        'reference', p.reference, 'expiresAt', p.expires_at,
+        'transferAccount', (select json_build_object('bankName', i.transfer_bank, 'accountNumber', i.transfer_account_number,
+          'accountName', i.transfer_account_holder) from ${institutions} i where i.id = ${one.institutionId})) from ${purchases} p
         where p.user_id = ${userId} and p.bundle_id = ${bundles.id} and p.status = 'pending')`,
     })
     .from(bundles)
@@ -139,8 +164,8 @@ export async function findBundleOffers(
       description: r.description,
       categoryName: r.categoryName,
       courses: [
-        { id: r.courseOneId, name: r.courseOneName },
-        { id: r.courseTwoId, name: r.courseTwoName },
+        { id: r.courseOneId, name: r.courseOneName, endDate: r.courseOneEnd },
+        { id: r.courseTwoId, name: r.courseTwoName, endDate: r.courseTwoEnd },
       ],
       separatePrice: (separately / 100).toFixed(2),
       price,

@@ -3,7 +3,7 @@ import { courses, type Db, enrollmentRequests, enrollments, inTransaction, purch
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
-import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
+import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
 import { coursesManagedBy } from '../rules/course-managers.js';
 
 // Enrolment (docs/architecture.md, "Taking a course"): open courses at once, code courses with the
@@ -123,6 +123,8 @@ export async function enrol(
     .where(and(eq(courses.id, courseId), buyerVisible));
   if (!row) throw new NotFoundError('Course not found');
   if (row.enrolledAt !== null) return { kind: 'enrolled', created: false, enrollment: { courseId, enrolledAt: new Date(row.enrolledAt) } };
+  // Closed after its end date; a buyer who paid before still gets in (the payment was the admission).
+  if (!row.paid && row.endDate !== null && salesEnded(row.endDate, at)) throw new ConflictError(courseEndedMessage(null, row.endDate));
 
   const amount = courseTierPrice(row, row.tier);
   if (row.isPurchasable && isPositiveAmount(amount)) {
@@ -262,9 +264,11 @@ export interface EnrolmentState {
   paid: boolean;
   /** Whether the course takes enrolments at all (buyer-visible). */
   open: boolean;
+  /** When the course ended, if it has (then it is neither sold nor enrolled in). */
+  endedAt: Date | null;
 }
 
-export async function enrolmentState(db: Db, userId: string, courseId: number): Promise<EnrolmentState | null> {
+export async function enrolmentState(db: Db, userId: string, courseId: number, now: Date): Promise<EnrolmentState | null> {
   const [row] = await db
     .select({
       ...coursePriceForBuyerColumns(userId),
@@ -284,5 +288,6 @@ export async function enrolmentState(db: Db, userId: string, courseId: number): 
     price: row.isPurchasable && isPositiveAmount(amount) ? { amount, currency: row.currency } : null,
     paid: row.paid,
     open: row.open,
+    endedAt: row.endDate !== null && salesEnded(row.endDate, now) ? new Date(row.endDate) : null,
   };
 }

@@ -19,6 +19,8 @@ export interface PurchaseToPay {
   amount: string;
   currency: string;
   reference: string;
+  /** The selling institution's own account (operator configuration), when it has one. */
+  account?: { bankName: string | null; accountNumber: string | null; accountName: string | null } | null | undefined;
 }
 
 export interface PaymentInstructions {
@@ -47,12 +49,19 @@ export class BankTransferProvider implements PaymentProvider {
 
   constructor(private readonly account: BankAccount = {}) {}
 
+  /**
+   * The institution's own account when the operator set one; else the deployment's
+   * (BANK_TRANSFER_*); else none: then the instructions say so and name no account.
+   */
   begin(purchase: PurchaseToPay): PaymentInstructions {
-    const { bankName = null, accountNumber = null, accountName = null } = this.account;
+    const own = purchase.account?.accountNumber ? purchase.account : null;
+    const bankName = own ? own.bankName : (this.account.bankName ?? null);
+    const accountNumber = own ? own.accountNumber : (this.account.accountNumber ?? null);
+    const accountName = own ? own.accountName : (this.account.accountName ?? null);
     const to =
       accountNumber !== null
         ? `to ${[bankName, accountNumber, accountName && `(${accountName})`].filter(Boolean).join(' ')}`
-        : "to the institution's account";
+        : "to the institution's account, which is not set up yet (do not transfer until an admin names it)";
     return {
       method: 'bank_transfer',
       amount: purchase.amount,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { affectedRows, bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
-import { and, asc, count, desc, eq, gt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { affectedRows, bundles, courses, type Db, enrollments, institutions, inTransaction, purchases, users } from '@lms/db';
+import { and, asc, count, desc, eq, gt, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
-import { coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount } from '../catalog/tier-prices.js';
-import { findBundleOffers } from './bundle-offers.js';
+import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
+import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
 import type { Decider } from './enrollment.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
@@ -52,9 +52,21 @@ export interface PurchaseView {
   /** When it was closed unpaid (cancelled, rejected, expired), and an admin's reason for a rejection. */
   closedAt: Date | null;
   closeReason: string | null;
+  /**
+   * The bank account of the institution that sells it (a bundle: its first course's), as the
+   * operator set it (`lms-admin institution set-transfer-account`); null fields when not set.
+   */
+  transferAccount: TransferAccount | null;
+}
+
+export interface TransferAccount {
+  bankName: string | null;
+  accountNumber: string | null;
+  accountName: string | null;
 }
 
 const item = alias(courses, 'purchased_course');
+const bundleFirst = alias(courses, 'purchased_bundle_first');
 
 const purchaseColumns = {
   id: purchases.id,
@@ -73,6 +85,11 @@ const purchaseColumns = {
   expiresAt: purchases.expiresAt,
   closedAt: purchases.closedAt,
   closeReason: purchases.closeReason,
+  transferAccount: {
+    bankName: institutions.transferBank,
+    accountNumber: institutions.transferAccountNumber,
+    accountName: institutions.transferAccountHolder,
+  },
 };
 
 function purchaseQuery(db: Db) {
@@ -80,7 +97,9 @@ function purchaseQuery(db: Db) {
     .select(purchaseColumns)
     .from(purchases)
     .leftJoin(item, eq(item.id, purchases.courseId))
-    .leftJoin(bundles, eq(bundles.id, purchases.bundleId));
+    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+    .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
+    .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`));
 }
 
 /** A transfer reference people can type: `LMS-` and 10 characters of Crockford base32 (50 random bits). */
@@ -98,7 +117,7 @@ interface Priced {
 }
 
 /** What a course costs this buyer, or why it cannot be bought (never a second time). */
-async function priceCourse(db: Db, userId: string, courseId: number): Promise<Priced> {
+async function priceCourse(db: Db, userId: string, courseId: number, at: Date): Promise<Priced> {
   const [row] = await db
     .select({
       ...coursePriceForBuyerColumns(userId),
@@ -112,6 +131,7 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
     .where(and(eq(courses.id, courseId), buyerVisible));
   if (!row) throw new NotFoundError('Course not found');
   if (!row.isPurchasable) throw new ConflictError('This course is not for sale');
+  if (row.endDate !== null && salesEnded(row.endDate, at)) throw new ConflictError(courseEndedMessage(null, row.endDate));
   if (row.enrolled) throw new ConflictError('You are already enrolled in this course');
   if (row.paid) throw new ConflictError('You already paid for this course');
   if (row.waitingBundle !== null) {
@@ -130,11 +150,13 @@ async function priceCourse(db: Db, userId: string, courseId: number): Promise<Pr
  * tier). A bundle holding a course the buyer has or is paying for is refused, naming the course
  * (the bundle's price is for both; buy the other course on its own).
  */
-async function priceBundle(db: Db, userId: string, bundleId: number): Promise<Priced> {
+async function priceBundle(db: Db, userId: string, bundleId: number, at: Date): Promise<Priced> {
   const [offer] = await findBundleOffers(db, userId, { bundleId });
   if (!offer) throw new NotFoundError('Bundle not found');
   if (offer.enrolledIn === 2) throw new ConflictError('You are already enrolled in both courses of this bundle');
   if (offer.paid) throw new ConflictError('You already paid for this bundle');
+  const ended = endedCourseOf(offer, at);
+  if (ended) throw new ConflictError(courseEndedMessage(ended.name, ended.endDate));
   const held = offer.held;
   if (held?.why === 'enrolled') {
     throw new ConflictError(`You already have "${held.course.name}": buy "${held.other.name}" on its own instead of this bundle`);
@@ -192,10 +214,12 @@ export async function startPurchase(
       amount: purchase.amount,
       currency: purchase.currency,
       reference: purchase.reference ?? '',
+      account: purchase.transferAccount,
     }),
   });
   if (existing) return done(false, existing);
-  const price = what.courseId !== undefined ? await priceCourse(db, userId, what.courseId) : await priceBundle(db, userId, what.bundleId);
+  const price =
+    what.courseId !== undefined ? await priceCourse(db, userId, what.courseId, at) : await priceBundle(db, userId, what.bundleId, at);
   const target = what.courseId !== undefined ? purchases.courseId : purchases.bundleId;
   // The predicate of the partial unique index the conflict is decided on (purchases_one_pending_*).
   const pendingIndexPredicate =
@@ -384,6 +408,56 @@ export async function confirmPurchase(
   return { purchase: (await findPurchase(db, purchaseId))!, enrolledCourseIds };
 }
 
+/** How long after confirming a payment its confirmer (or another who may confirm it) can undo it. */
+export const CONFIRMATION_UNDO_MS = 15 * 60_000;
+
+/**
+ * Undoes an admin's confirmation of a payment confirmed by mistake: who may is who may confirm it
+ * (never the buyer); only a paid purchase confirmed by an admin less than CONFIRMATION_UNDO_MS
+ * ago, and only while the buyer has not used what it opened (no chapter completed, no quiz
+ * attempt, no certificate in its courses): then, in one transaction, the purchase is pending again
+ * (its reference and expiry unchanged), the enrolments its confirmation made are removed (the
+ * counters follow by trigger), and the undo is recorded (confirmation_undone_at/_by). 409 otherwise.
+ */
+export async function undoConfirmation(db: Db, decider: Decider, purchaseId: number, at: Date): Promise<PurchaseView> {
+  await inTransaction(db, async (tx) => {
+    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const [row] = await tx
+      .select({ paidAt: purchases.paidAt, confirmedBy: purchases.confirmedBy })
+      .from(purchases)
+      .where(eq(purchases.id, purchaseId));
+    if (found.status !== 'paid' || !row?.paidAt || row.confirmedBy === null) {
+      throw new ConflictError(`Only a confirmed payment can be undone; this purchase is ${found.status}`);
+    }
+    if (at.getTime() - row.paidAt.getTime() > CONFIRMATION_UNDO_MS) {
+      throw new ConflictError('A confirmation can be undone for 15 minutes only; this one is older');
+    }
+    const ids = found.courseIds.map(Number);
+    if (ids.length > 0) {
+      const idList = sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      );
+      const { rows } = await tx.execute(sql`select (
+        exists (select 1 from chapter_completions where user_id = ${found.userId} and course_id in (${idList}))
+        or exists (select 1 from quiz_attempts qa join quizzes q on q.id = qa.quiz_id
+          where qa.user_id = ${found.userId} and q.course_id in (${idList}))
+        or exists (select 1 from certificates where user_id = ${found.userId} and course_id in (${idList}))) as used`);
+      if ((rows[0] as { used?: boolean } | undefined)?.used)
+        throw new ConflictError('The buyer has already started the course: the confirmation can no longer be undone');
+    }
+    await tx
+      .update(purchases)
+      .set({ status: 'pending', paidAt: null, confirmedBy: null, confirmationUndoneAt: at, confirmationUndoneBy: decider.userId })
+      .where(and(eq(purchases.id, purchaseId), eq(purchases.status, 'paid')));
+    if (ids.length > 0) {
+      await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
+    }
+  });
+  // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
+  return (await findPurchase(db, purchaseId))!;
+}
+
 /**
  * An admin rejects a purchase whose money did not come (or will not be accepted), with a reason
  * the buyer sees: who may is who may confirm it; pending or expired → rejected. Paid, refunded,
@@ -439,6 +513,8 @@ export async function listPendingPurchases(
       .from(purchases)
       .leftJoin(item, eq(item.id, purchases.courseId))
       .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+      .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
+      .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`))
       .innerJoin(users, eq(users.id, purchases.userId))
       .where(filter)
       .orderBy(asc(purchases.createdAt), asc(purchases.id))
@@ -447,4 +523,21 @@ export async function listPendingPurchases(
     db.select({ total: count() }).from(purchases).leftJoin(bundles, eq(bundles.id, purchases.bundleId)).where(filter),
   ]);
   return { purchases: rows, total: counted?.total ?? 0 };
+}
+
+/**
+ * One purchase as the staff member who may decide on it sees it (the confirmation page): null
+ * when there is none, or it is theirs, or they may not decide on it (another institution's).
+ */
+export async function findDecidablePurchase(db: Db, decider: Decider, purchaseId: number): Promise<PendingPurchaseView | null> {
+  const [row] = await db
+    .select({ ...purchaseColumns, buyerName: users.name, buyerEmail: users.email, membershipId: users.membershipId })
+    .from(purchases)
+    .leftJoin(item, eq(item.id, purchases.courseId))
+    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
+    .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
+    .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`))
+    .innerJoin(users, eq(users.id, purchases.userId))
+    .where(and(eq(purchases.id, purchaseId), mayConfirm(decider, purchaseInstitutions), sql`${purchases.userId} <> ${decider.userId}`));
+  return row ?? null;
 }

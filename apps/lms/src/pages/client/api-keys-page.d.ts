@@ -31,5 +31,7 @@ export interface ApiKeysScriptData {
   locale: string;
   /** The `Intl.DateTimeFormat` options with which the page writes dates (time zone included). */
   dateTimeOptions: Intl.DateTimeFormatOptions;
+  /** The zone's Indonesian name (WIB, WITA, WIT) written in place of Intl's (`GMT+7`); null: Intl's own. */
+  zoneName: string | null;
   messages: ApiKeysScriptMessages;
 }

@@ -93,7 +93,12 @@ interface ApiKeyJson {
   }
 
   function when(iso: string | null): string {
-    return iso ? dateTime.format(new Date(iso)) : text.never;
+    if (!iso) return text.never;
+    const zone = pageData.zoneName;
+    return dateTime
+      .formatToParts(new Date(iso))
+      .map((part) => (zone && part.type === 'timeZoneName' ? zone : part.value))
+      .join('');
   }
 
   function cell(row: HTMLTableRowElement, column: number, value: string, code = false): HTMLTableCellElement {

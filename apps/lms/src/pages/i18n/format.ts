@@ -22,6 +22,14 @@ function toDate(value: DateInput): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
+/** Indonesia's time zones by their Indonesian names (the pages' default zone is Asia/Jakarta: WIB). */
+const INDONESIAN_ZONE_NAMES: Readonly<Record<string, string>> = {
+  'Asia/Jakarta': 'WIB',
+  'Asia/Pontianak': 'WIB',
+  'Asia/Makassar': 'WITA',
+  'Asia/Jayapura': 'WIT',
+};
+
 export class Format {
   readonly #number: Intl.NumberFormat;
   readonly #percent: Intl.NumberFormat;
@@ -103,10 +111,25 @@ export class Format {
     return format.format(amount);
   }
 
-  /** A moment, with its time and zone: "22 Nov 2026, 17.05 WIB". Null for no date. */
+  /** The zone's Indonesian name (WIB, WITA, WIT), or null where Intl's own is used: the pages' script writes dates the same way. */
+  get zoneName(): string | null {
+    return INDONESIAN_ZONE_NAMES[this.timeZone] ?? null;
+  }
+
+  /**
+   * A moment, with its time and zone: "22 Nov 2026, 17.05 WIB". Null for no date. Indonesia's
+   * zones are named as Indonesians name them in every language (WIB, WITA, WIT), where English
+   * Intl writes "GMT+7".
+   */
   dateTime(value: DateInput): string | null {
     const d = toDate(value);
-    return d && this.#dateTime.format(d);
+    if (!d) return null;
+    const zone = INDONESIAN_ZONE_NAMES[this.timeZone];
+    if (!zone) return this.#dateTime.format(d);
+    return this.#dateTime
+      .formatToParts(d)
+      .map((part) => (part.type === 'timeZoneName' ? zone : part.value))
+      .join('');
   }
 
   /** A calendar day in the configured zone: "22 November 2026". Null for no date. */

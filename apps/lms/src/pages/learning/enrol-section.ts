@@ -30,7 +30,7 @@ export async function enrolSection(
 ): Promise<Html> {
   const { t, f } = ctx;
   const courseId = Number(course.id);
-  const state = await enrolmentState(app.db, userId, courseId);
+  const state = await enrolmentState(app.db, userId, courseId, app.clock());
   if (!state) return html``;
   const flash = flashOf(ctx, query);
   const section = (content: Html) =>
@@ -38,12 +38,14 @@ export async function enrolSection(
   if (state.enrolledAt) return section(html`<p>${t.enrol.enrolledSince(f.dateTime(state.enrolledAt) ?? '')}</p>`);
   // Only buyer-visible courses take enrolments (a teacher looking at a draft sees no form).
   if (!state.open) return html``;
+  // Closed after its end date: no buy, no enrol (a pending purchase can still be paid or cancelled).
+  const open = state.price && !state.paid ? await findOpenPurchase(app.db, userId, { courseId }) : null;
+  if (open) return section(transferInstructions(app, ctx, open));
+  if (state.endedAt && !state.paid) return section(html`<p class="notice">${t.enrol.ended(f.day(state.endedAt) ?? '')}</p>`);
   const action = (what: string) => href('/dashboard/courses', courseId, what);
 
   if (state.price && !state.paid) {
     const price = t.purchase.money(state.price.amount, state.price.currency);
-    const open = await findOpenPurchase(app.db, userId, { courseId });
-    if (open) return section(transferInstructions(app, ctx, open));
     return section(html`<p>${t.purchase.priceForYou(price)}</p><p class="muted">${t.purchase.buyText}</p>
 <form method="post" action="${action('purchase')}"><button type="submit">${t.purchase.buyButton}</button></form>`);
   }

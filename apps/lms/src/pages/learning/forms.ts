@@ -10,6 +10,7 @@ import {
   type PurchaseItem,
   rejectPurchase,
   startPurchase,
+  undoConfirmation,
 } from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
@@ -152,12 +153,29 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const caller = await decider(request);
       const id = (request.params as { id: number }).id;
-      let outcome = 'done';
       try {
         await confirmPurchase(app.db, caller, id, app.clock());
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
-        outcome = 'already';
+        return back(reply, '/dashboard/transfers?confirmed=already');
+      }
+      // The list then offers to undo it (15 minutes; ../../domain/learning/purchases.ts, undoConfirmation).
+      return back(reply, `/dashboard/transfers?confirmed=done&undo=${id}`);
+    },
+  );
+
+  app.post(
+    '/purchases/:id/undo',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Undo form of a confirmed transfer', EmptyForm) },
+    async (request, reply) => {
+      const caller = await decider(request);
+      const id = (request.params as { id: number }).id;
+      let outcome = 'undone';
+      try {
+        await undoConfirmation(app.db, caller, id, app.clock());
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        outcome = 'undo-refused';
       }
       return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
     },

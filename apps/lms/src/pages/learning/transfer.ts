@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { PurchaseToPay } from '../../domain/learning/payment-provider.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 
@@ -10,6 +11,8 @@ export interface PendingPurchase {
   reference: string | null;
   /** When it expires unpaid (null: a purchase from before expiry existed). */
   expiresAt: Date | string | null;
+  /** The selling institution's account, when the operator set one. */
+  transferAccount?: PurchaseToPay['account'];
 }
 
 /**
@@ -20,15 +23,24 @@ export interface PendingPurchase {
  */
 export function transferInstructions(app: FastifyInstance, ctx: PageContext, open: PendingPurchase): Html {
   const { t, f } = ctx;
-  const steps = app.payments.provider.begin({ id: open.id, amount: open.amount, currency: open.currency, reference: open.reference ?? '' });
-  const account = steps.accountNumber
-    ? [steps.bankName, steps.accountNumber, steps.accountName].filter(Boolean).join(' · ')
-    : t.purchase.institutionAccount;
+  const steps = app.payments.provider.begin({
+    id: open.id,
+    amount: open.amount,
+    currency: open.currency,
+    reference: open.reference ?? '',
+    account: open.transferAccount,
+  });
   const reference = open.reference ?? '';
+  // No account configured: say so plainly, name none (nobody should transfer to a guess).
+  const account = steps.accountNumber
+    ? html`<dt>${t.purchase.bank}</dt><dd>${steps.bankName ?? '—'}</dd>
+<dt>${t.purchase.accountNumber}</dt><dd><code>${steps.accountNumber}</code></dd>
+<dt>${t.purchase.accountHolder}</dt><dd>${steps.accountName ?? '—'}</dd>`
+    : html`<dt>${t.purchase.toAccount}</dt><dd><p class="error" role="alert">${t.purchase.noAccount}</p></dd>`;
   return html`<h3>${t.purchase.pendingHeading}</h3>
-<dl>
+<dl class="transfer">
 <dt>${t.purchase.amount}</dt><dd><strong>${t.purchase.money(open.amount, open.currency)}</strong></dd>
-<dt>${t.purchase.toAccount}</dt><dd>${account}</dd>
+${account}
 <dt>${t.purchase.reference}</dt><dd><code>${reference}</code></dd>
 </dl>
 ${open.expiresAt !== null && html`<p>${t.purchase.payBefore(f.dateTime(open.expiresAt) ?? '')}</p>`}

@@ -1,9 +1,9 @@
-import { HtmlPage, RedirectResponse } from '@lms/contracts';
+import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listPendingPurchases, type PendingPurchaseView } from '../../domain/learning/purchases.js';
-import { ForbiddenError } from '../../errors.js';
+import { findDecidablePurchase, listPendingPurchases, type PendingPurchaseView } from '../../domain/learning/purchases.js';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import type { PageSession } from '../session.js';
@@ -40,7 +40,7 @@ function transferTable(ctx: PageContext, rows: PendingPurchaseView[]): Html {
     const open = x.status === 'pending' || x.status === 'expired';
     const decide =
       open &&
-      html`<form method="post" action="${href('/dashboard/purchases', x.id, 'confirm')}"><button type="submit" aria-label="${p.confirmLabel(reference)}">${p.confirm}</button></form>
+      html`<a class="button" href="${href('/dashboard/purchases', x.id, 'confirm')}" aria-label="${p.confirmLabel(reference)}">${p.confirm}</a>
 <form method="post" action="${href('/dashboard/purchases', x.id, 'reject')}" class="inline-reason"><label for="reason-${x.id}">${p.rejectReason}</label>
 <input id="reason-${x.id}" name="reason" required maxlength="500"> <button type="submit" class="secondary" aria-label="${p.rejectLabel(reference)}">${p.reject}</button></form>`;
     return html`<tr>
@@ -86,7 +86,12 @@ ${searchForm(ctx)}
 }
 
 /** Loose: a bad page or an empty reference is ignored, never an error page. */
-const TransfersQuery = z.object({ page: z.unknown().optional(), reference: z.unknown().optional(), confirmed: z.unknown().optional() });
+const TransfersQuery = z.object({
+  page: z.unknown().optional(),
+  reference: z.unknown().optional(),
+  confirmed: z.unknown().optional(),
+  undo: z.unknown().optional(),
+});
 
 /**
  * GET /dashboard/transfers: every transfer an admin may confirm, oldest first, twenty to a page
@@ -118,13 +123,64 @@ const transfersPage: FastifyPluginAsyncZod = async (app) => {
         purchases.length > 0
           ? transferTable(ctx, purchases)
           : html`<p class="muted" role="status">${reference === undefined ? p.none : p.noMatch(reference)}</p>`;
+      // Just confirmed: the way back for 15 minutes (the domain refuses it later, or once the course was used).
+      const undoId = q.confirmed === 'done' && typeof q.undo === 'string' && /^[1-9][0-9]{0,9}$/.test(q.undo) ? Number(q.undo) : null;
+      const undo =
+        undoId !== null &&
+        html`<form method="post" action="${href('/dashboard/purchases', undoId, 'undo')}" class="notice"><p>${p.undoText}</p><button type="submit" class="secondary">${p.undo}</button></form>`;
       const body = html`<h1>${p.heading}</h1>
 ${flash(ctx, q.confirmed)}
+${undo}
 ${searchForm(ctx, reference)}
 ${reference === undefined && total > 0 && html`<p>${p.total(total)}</p>`}
 ${list}
 ${reference === undefined && pager(ctx, at, (n) => href('/dashboard/transfers').withQuery({ page: n }))}`;
       return sendPage(reply, page(ctx, p.heading, body, { user: session.user, current: '/dashboard' }));
+    },
+  );
+};
+
+/**
+ * GET /dashboard/purchases/:id/confirm: the step before confirming a transfer. What the admin is
+ * about to confirm (buyer, item, amount, reference) and the form that does it; a purchase they may
+ * not decide on is a 404 page, one already decided says so.
+ */
+export const confirmTransferPage: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/purchases/:id/confirm',
+    {
+      config: { auth: true },
+      schema: { hide: true, tags: ['pages'], params: LearningIdParams, response: { 200: HtmlPage, 302: RedirectResponse } },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      if (!decidesTransfers(session)) throw new ForbiddenError(ctx.t.enrol.forbidden.notAllowed);
+      const { t, f } = ctx;
+      const p = t.purchase.pending;
+      const x = await findDecidablePurchase(app.db, session.caller, request.params.id);
+      if (!x) throw new NotFoundError('Purchase not found');
+      const open = x.status === 'pending' || x.status === 'expired';
+      const reference = x.reference ?? '';
+      const body = html`<p><a href="/dashboard/transfers">${p.backToList}</a></p>
+<h1>${p.confirmHeading}</h1>
+<div class="card">
+<dl>
+<dt>${p.buyer}</dt><dd>${x.buyerName} <span class="muted">${x.buyerEmail}</span></dd>
+<dt>${p.item}</dt><dd>${x.itemName}</dd>
+<dt>${p.amount}</dt><dd><strong>${t.purchase.money(x.amount, x.currency)}</strong></dd>
+<dt>${p.reference}</dt><dd><code>${reference}</code></dd>
+<dt>${p.created}</dt><dd>${f.dateTime(x.createdAt)}</dd>
+<dt>${p.status}</dt><dd>${t.purchase.statuses[x.status]}</dd>
+</dl>
+${
+  open
+    ? html`<p>${p.confirmQuestion}</p>
+<form method="post" action="${href('/dashboard/purchases', x.id, 'confirm')}"><button type="submit" aria-label="${p.confirmLabel(reference)}">${p.confirmYes}</button></form>`
+    : html`<p class="notice">${t.purchase.confirmed.already}</p>`
+}
+</div>`;
+      return sendPage(reply, page(ctx, p.confirmHeading, body, { user: session.user, current: '/dashboard' }));
     },
   );
 };

@@ -68,6 +68,11 @@ export class Url {
     const text = query.size ? `${this.#text.split('?')[0]}?${query}` : this.#text;
     return new Url(text, brand);
   }
+  /** The same URL pointing at an element of the page (`#id`; letters, digits, `-` and `_` only). */
+  withFragment(id: string): Url {
+    if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(id)) throw new TypeError(`withFragment: not an element id: ${JSON.stringify(id)}`);
+    return new Url(`${this.#text.split('#')[0]}#${id}`, brand);
+  }
   toString(): string {
     return this.#text;
   }

@@ -56,7 +56,8 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
           'The course must be buyer-visible (published with an event code), else 404. Already enrolled: 200 with the ' +
-          "same enrollment. A purchasable course whose price for the caller's tier (anggota → price, umum → " +
+          'same enrollment. A course whose `endDate` has passed takes no enrolments: 409 (a paid purchase still admits). A' +
+          " purchasable course whose price for the caller's tier (anggota → price, umum → " +
           'priceNonMember or else price, mahasiswa → priceMahasiswa or else price; no tier → price) is above 0 needs a ' +
           'paid purchase first: without one, 402 with the price and how to buy it; with one (of the course or of a ' +
           'bundle holding it), 201, whatever the enrolment type (the payment, confirmed by an admin, is the admission). ' +
@@ -77,6 +78,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
           402: PaymentRequiredResponse,
           ...common,
           404: ErrorResponse.describe('No such course, or it is not buyer-visible.'),
+          409: ErrorResponse.describe('The course has ended (its endDate has passed): no more enrolments.'),
           429: ErrorResponse.describe('Too many code attempts for this course (or failed credentials from the IP); Retry-After.'),
         },
       },

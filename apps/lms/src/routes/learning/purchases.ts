@@ -19,8 +19,10 @@ import {
   listMyPurchases,
   listPendingPurchases,
   type PurchaseView,
+  CONFIRMATION_UNDO_MS,
   rejectPurchase,
   startPurchase,
+  undoConfirmation,
 } from '../../domain/learning/purchases.js';
 import { CSRF_RULE, SESSION_ONLY, sessionCaller, sessionOnly } from './session-only.js';
 
@@ -85,7 +87,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           ...common,
           404: ErrorResponse.describe('No such course or bundle, or not buyer-visible.'),
           409: ErrorResponse.describe(
-            "Nothing to buy: not for sale, free at the caller's tier, already enrolled (a bundle: in both), already paid, " +
+            "Nothing to buy: not for sale, ended (its endDate has passed; a bundle: one of its courses, named), free at the caller's tier, already enrolled (a bundle: in both), already paid, " +
               'a course of it already had or being paid for, or as many purchases waiting as one may have.',
           ),
         },
@@ -243,6 +245,38 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       const caller = sessionCaller(request);
       const { purchase, enrolledCourseIds } = await confirmPurchase(app.db, caller, request.params.id, app.clock());
       return { success: true as const, purchase: purchaseBody(purchase), enrolledCourseIds };
+    },
+  );
+
+  app.post(
+    '/api/learning/purchases/:id/confirmation/undo',
+    {
+      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      schema: {
+        tags: TAGS,
+        summary: 'Undo a confirmation made by mistake (within 15 minutes, before the buyer used the course)',
+        description:
+          `${SESSION_ONLY}${CSRF_RULE}\n\n` +
+          "Who: whoever may confirm the purchase (an admin of its courses' institution or a super_admin; never its buyer). " +
+          `Only a paid purchase confirmed less than ${CONFIRMATION_UNDO_MS / 60_000} minutes ago, and only while the buyer ` +
+          'has completed no chapter, made no quiz attempt and holds no certificate in its courses; otherwise 409. In one ' +
+          'transaction: status paid → pending (reference and expiry unchanged), paidAt and confirmedBy cleared, the ' +
+          'enrolments the confirmation made removed, and the undo recorded (when, by whom). The metrics follow.',
+        security: [{ session: [] }],
+        params: LearningIdParams,
+        response: {
+          200: PurchaseResponse,
+          400: ErrorResponse,
+          ...common,
+          404: ErrorResponse.describe('No such purchase.'),
+          409: ErrorResponse.describe('Not a confirmed payment, confirmed more than 15 minutes ago, or the buyer has started the course.'),
+        },
+      },
+    },
+    async (request) => {
+      const caller = sessionCaller(request);
+      const purchase = await undoConfirmation(app.db, caller, request.params.id, app.clock());
+      return { success: true as const, purchase: purchaseBody(purchase) };
     },
   );
 };
