@@ -5,3 +5,4 @@ export * from './learning.js';
 export * from './partners.js';
 export * from './aggregates.js';
 export * from './authoring.js';
+export * from './partner-events.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findCertificateByCode } from '../../domain/learning/certificates.js';
 import { NotFoundError } from '../../errors.js';
-import { pageContext } from '../i18n/index.js';
+import { fill, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { optionalSession } from '../session.js';
 import { html } from '../view/html.js';
@@ -23,7 +23,10 @@ const verificationPage: FastifyPluginAsyncZod = async (app) => {
       const ctx = pageContext(app, request);
       const cert = await findCertificateByCode(app.db, request.params.code);
       if (!cert) throw new NotFoundError('Certificate not found');
-      const body = html`<div class="success" role="status"><p>${ctx.t.learn.certificate.valid}</p></div>
+      const status = cert.revokedAt
+        ? html`<div class="error" role="alert"><p>${fill(ctx.t.learn.certificate.revoked, { date: ctx.f.day(cert.revokedAt) ?? '', reason: cert.revokedReason ?? '' })}</p></div>`
+        : html`<div class="success" role="status"><p>${ctx.t.learn.certificate.valid}</p></div>`;
+      const body = html`${status}
 ${certificateCard(ctx, cert, app.config.PUBLIC_URL, false)}`;
       return sendPage(reply, page(ctx, ctx.t.learn.certificate.title, body, { user: await optionalSession(app, request) }));
     },
