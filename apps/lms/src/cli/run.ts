@@ -6,8 +6,18 @@ import { dbCommands } from './db.js';
 import { partnerCommands } from './partner.js';
 import { seedCommands } from './seed.js';
 import { userCommands } from './user.js';
+import { certificateCommands, purchaseCommands, webhookCommands } from './webhook.js';
 
-export const commandGroups: CommandGroup[] = [dbCommands, seedCommands, partnerCommands, userCommands, apiKeyCommands];
+export const commandGroups: CommandGroup[] = [
+  dbCommands,
+  seedCommands,
+  partnerCommands,
+  userCommands,
+  apiKeyCommands,
+  webhookCommands,
+  certificateCommands,
+  purchaseCommands,
+];
 
 export interface RunOptions {
   io?: Partial<CliIo>;
