@@ -16,6 +16,7 @@ import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugin
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
+import memberCheckPlugin from './plugins/member-check.js';
 import openapiPlugin from './plugins/openapi.js';
 import paymentsPlugin from './plugins/payments.js';
 import catalogCachePlugin from './plugins/catalog-cache.js';
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(metricsPlugin);
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(partnerEventsPlugin, deps.partnerEvents ?? {});
+  await app.register(memberCheckPlugin);
   await app.register(cookie);
   await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
   await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});
