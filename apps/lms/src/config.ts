@@ -56,6 +56,13 @@ const Env = z.object({
    * (http://127.0.0.1:3002/.well-known/jwks.json), and a start changes nothing.
    */
   DEMO_PARTNER_JWKS_URL: optional(z.url()),
+  /**
+   * The one-command start only: the demo partner's event endpoint and its secret (whsec_...),
+   * and its member-status URL, set on the demo partner at start (scripts/start.mjs).
+   */
+  DEMO_PARTNER_WEBHOOK_URL: optional(z.url()),
+  DEMO_PARTNER_WEBHOOK_SECRET: optional(z.string().regex(/^whsec_[A-Za-z0-9+/=]{20,}$/, 'whsec_ followed by base64')),
+  DEMO_PARTNER_MEMBER_CHECK_URL: optional(z.url()),
   /** Rate-limit windows shared by every instance (used token ids are in the database). Unset: in memory. */
   REDIS_URL: optional(z.url()),
   /**

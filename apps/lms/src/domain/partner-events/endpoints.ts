@@ -1,5 +1,5 @@
 import { type Db, partners, webhookEndpoints } from '@lms/db';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { BlockedUrlError, checkUrl, type OutboundPolicy } from './outbound.js';
 import { PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
 import { newWebhookSecret } from './signing.js';
@@ -120,4 +120,44 @@ export async function deliveryLog(db: Db, endpointId: number, limit: number): Pr
     where a.endpoint_id = ${endpointId}
     order by a.attempted_at desc, a.id desc limit ${limit}`);
   return rows.map((r) => ({ ...(r as unknown as AttemptLogRow), attemptedAt: new Date(r.attemptedAt as string) }));
+}
+
+/**
+ * The one-command start: the demo partner's endpoint at `url` with `secret` (created, or updated
+ * to this secret), and its member check (policy allow: the demo never locks anybody out when the
+ * partner is not up yet). Nothing when the demo partner is not registered.
+ */
+export async function pointDemoPartnerEvents(
+  db: Db,
+  issuer: string,
+  demo: { webhookUrl?: string; secret?: string; memberCheckUrl?: string },
+): Promise<boolean> {
+  const [partner] = await db.select({ id: partners.id }).from(partners).where(eq(partners.issuer, issuer));
+  if (!partner) return false;
+  if (demo.webhookUrl && demo.secret) {
+    const updated = await db
+      .update(webhookEndpoints)
+      .set({
+        secret: demo.secret,
+        status: 'active',
+        disabledAt: null,
+        disabledReason: null,
+        previousSecret: null,
+        previousSecretUntil: null,
+      })
+      .where(and(eq(webhookEndpoints.partnerId, partner.id), eq(webhookEndpoints.url, demo.webhookUrl)))
+      .returning({ id: webhookEndpoints.id });
+    if (updated.length === 0) {
+      await db
+        .insert(webhookEndpoints)
+        .values({ partnerId: partner.id, url: demo.webhookUrl, eventTypes: [...PARTNER_EVENT_TYPES], secret: demo.secret });
+    }
+  }
+  if (demo.memberCheckUrl) {
+    await db
+      .update(partners)
+      .set({ memberCheckUrl: demo.memberCheckUrl, memberCheckOnFailure: 'allow' })
+      .where(eq(partners.id, partner.id));
+  }
+  return true;
 }
