@@ -12,6 +12,7 @@ import dashboardPage from './dashboard.js';
 import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
+import webhooksPage from './webhooks.js';
 import transfersPage from './learning/transfers.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
@@ -59,6 +60,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(apiKeysPage);
   await app.register(learningForms);
   await app.register(transfersPage);
+  await app.register(webhooksPage);
   await app.register(assetRoutes);
 };
 
