@@ -1,6 +1,6 @@
 import { webhookEndpoints } from '@lms/db';
 import t from 'tap';
-import { addEndpointRow, drain, eventsWorld, receiver } from '../partner-events/fixtures.js';
+import { drain, eventsWorld, receiver } from '../partner-events/fixtures.js';
 
 // /dashboard/webhooks: super_admin only; add (secret shown once), rotate, disable, enable,
 // replay since a time, the delivery log with the replay of one event; both languages.
