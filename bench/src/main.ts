@@ -19,6 +19,7 @@ import { log, readOptions } from './options.js';
 import { writeResults } from './results.js';
 import { BenchRun } from './runner.js';
 import { authoringScenarios } from './scenarios/authoring.js';
+import { partnerEventScenarios } from './scenarios/partner-events.js';
 import { catalogScenarios } from './scenarios/catalog.js';
 import { scenarioContext } from './scenarios/context.js';
 import { ownSqlScenarios } from './scenarios/own-sql.js';
@@ -64,6 +65,7 @@ async function main() {
     await progressScenario(ctx);
     await partnerScenarios(ctx);
     await authoringScenarios(ctx);
+    await partnerEventScenarios(ctx);
     await pgliteScenario(ctx);
   } finally {
     apps.stopAll();
