@@ -301,3 +301,28 @@ t.test('two instances on one database deliver each event once', async (t) => {
   const { rows } = await first.db.db.execute(sql`select count(*)::int as n from webhook_deliveries where status = 'delivered'`);
   t.equal((rows[0] as { n: number }).n, 12);
 });
+
+t.test('metrics: deliveries by result, queue depth, age of the oldest undelivered', async (t) => {
+  const { scrape } = await import('../helpers/metrics.js');
+  const w = await eventsWorld(t, { settings: { retryScheduleMs: [60_000] } });
+  const metrics = await w.app.metrics.listen({ host: '127.0.0.1', port: 0 });
+  t.teardown(() => metrics.close());
+  const ok = await receiver(t);
+  const down = await receiver(t, (_n, _req, res) => {
+    res.statusCode = 503;
+    res.end();
+  });
+  await addEndpointRow(w.db.db, w.partnerA, ok.url);
+  await addEndpointRow(w.db.db, w.partnerB, down.url);
+  await w.enrol(w.course.id, w.cast.learner.cookie);
+  await w.enrol(w.course.id, w.cast.otherLearner.cookie);
+  const before = await scrape(metrics.url);
+  t.equal(before.value('lms_webhook_queue_depth'), 2, 'two waiting');
+  await w.app.deliverDueEvents();
+  const after = await scrape(metrics.url);
+  t.equal(after.value('lms_webhook_deliveries_total', { result: 'delivered' }), 1);
+  t.equal(after.value('lms_webhook_deliveries_total', { result: 'retry' }), 1);
+  t.equal(after.value('lms_webhook_queue_depth'), 1, "B's waits for its retry in a minute");
+  t.ok(after.value('lms_webhook_oldest_pending_age_seconds') >= 0);
+  t.ok(after.has('lms_webhook_oldest_pending_age_seconds'));
+});
