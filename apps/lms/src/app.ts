@@ -16,7 +16,7 @@ import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugin
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
-import memberCheckPlugin from './plugins/member-check.js';
+import memberCheckPlugin, { type MemberCheckOptions } from './plugins/member-check.js';
 import openapiPlugin from './plugins/openapi.js';
 import paymentsPlugin from './plugins/payments.js';
 import catalogCachePlugin from './plugins/catalog-cache.js';
@@ -49,6 +49,7 @@ export interface AppDeps {
   partnerAuth?: PartnerAuthOptions;
   housekeeping?: HousekeepingOptions;
   partnerEvents?: PartnerEventsOptions;
+  memberCheck?: MemberCheckOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -93,7 +94,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(metricsPlugin);
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(partnerEventsPlugin, deps.partnerEvents ?? {});
-  await app.register(memberCheckPlugin);
+  await app.register(memberCheckPlugin, deps.memberCheck ?? {});
   await app.register(cookie);
   await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
   await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});

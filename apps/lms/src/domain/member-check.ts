@@ -22,6 +22,8 @@ export interface MemberCheckSettings {
   now: () => Date;
   /** Answers kept at most (oldest dropped first). */
   maxCached?: number;
+  /** How long a partner's member-check settings are kept in memory (as the partner key registry keeps partners). */
+  settingsTtlMs?: number;
 }
 
 interface SigningKey {
@@ -72,8 +74,14 @@ export function memberChecker(db: Db, settings: MemberCheckSettings) {
   const cache = new Map<string, { active: boolean; until: number }>();
   const maxCached = settings.maxCached ?? 10_000;
 
-  return async function check(issuer: string, membershipId: string): Promise<MemberCheckAnswer> {
-    const [partner] = await db
+  const settingsTtlMs = settings.settingsTtlMs ?? 30_000;
+  type PartnerSettings = { url: string | null; ttl: number; timeoutMs: number; onFailure: string } | undefined;
+  const partnerSettings = new Map<string, { value: PartnerSettings; until: number }>();
+  /** The partner's settings: no statement per sign-in (a sign-in's statements are counted: test/routes/sso/replay.test.ts). */
+  async function settingsOf(issuer: string, now: Date): Promise<PartnerSettings> {
+    const kept = partnerSettings.get(issuer);
+    if (kept && kept.until > now.getTime()) return kept.value;
+    const [value] = await db
       .select({
         url: partners.memberCheckUrl,
         ttl: partners.memberCheckTtlSeconds,
@@ -82,9 +90,16 @@ export function memberChecker(db: Db, settings: MemberCheckSettings) {
       })
       .from(partners)
       .where(eq(partners.issuer, issuer));
+    if (partnerSettings.size >= 1_000) partnerSettings.clear();
+    partnerSettings.set(issuer, { value, until: now.getTime() + settingsTtlMs });
+    return value;
+  }
+
+  return async function check(issuer: string, membershipId: string): Promise<MemberCheckAnswer> {
+    const now = settings.now();
+    const partner = await settingsOf(issuer, now);
     if (!partner?.url) return { outcome: 'active', cached: false };
     const key = `${issuer}\u0000${membershipId}`;
-    const now = settings.now();
     const hit = cache.get(key);
     if (hit && hit.until > now.getTime()) return { outcome: hit.active ? 'active' : 'inactive', cached: true };
 

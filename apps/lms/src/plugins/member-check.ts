@@ -8,13 +8,19 @@ declare module 'fastify' {
   }
 }
 
+export interface MemberCheckOptions {
+  /** How long a partner's member-check settings are kept (default 30 s, as the partner key registry's). */
+  settingsTtlMs?: number;
+}
+
 /** The member check at sign-in (domain/member-check.ts), with its per-instance cache. */
-export default fp(
-  async (app) => {
+export default fp<MemberCheckOptions>(
+  async (app, opts) => {
     const check = memberChecker(app.db, {
       policy: app.outboundPolicy,
       issuer: app.config.PUBLIC_URL,
       now: app.clock,
+      settingsTtlMs: opts.settingsTtlMs,
     });
     app.decorate('memberCheck', check);
   },

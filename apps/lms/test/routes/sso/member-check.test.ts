@@ -13,7 +13,11 @@ const ISSUER = 'members.example.org';
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 t.test('member check at sign-in', async (t) => {
-  const { app, db } = await buildTestApp(t, { config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true } });
+  // The partner's settings change between steps: read afresh each sign-in (settingsTtlMs 0).
+  const { app, db } = await buildTestApp(t, {
+    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true },
+    deps: { memberCheck: { settingsTtlMs: 0 } },
+  });
   const key = await makePartnerKey('mc-1');
   await registerPartner(db.db, { issuer: ISSUER, pemKeys: [key] });
   const token = (membershipId: string) =>
