@@ -1,3 +1,4 @@
+import { webhooksTitle } from './webhooks.js';
 import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -214,7 +215,11 @@ ${metricsSection(ctx, report, app.config.PLATFORM_CURRENCY)}
 <h2 id="courses">${courseTitle}</h2>
 ${courses}
 </section>
-${keys}`;
+${keys}
+${
+  session.caller.role === 'super_admin' &&
+  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksTitle(ctx)}</a></h2></section>`
+}`;
 }
 
 /** GET /dashboard: a learner's courses, or a teacher's and admin's metrics and courses. */

@@ -116,6 +116,9 @@ const WORDS = {
 
 const words = (ctx: PageContext) => WORDS[ctx.locale === 'id' ? 'id' : 'en'];
 
+/** The page's title, for the dashboard's link to it (super_admin). */
+export const webhooksTitle = (ctx: PageContext): string => words(ctx).title;
+
 const Loose = z.object({}).passthrough().nullish();
 const FlashQuery = z.object({ done: z.unknown().optional() });
 

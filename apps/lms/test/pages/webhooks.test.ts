@@ -30,6 +30,8 @@ t.test('the webhooks page', async (t) => {
   }
   t.equal((await w.app.inject({ method: 'GET', url: '/dashboard/webhooks' })).statusCode, 302, 'no session: to sign-in');
 
+  t.match((await get('/dashboard', cast.superAdmin.cookie)).body, 'href="/dashboard/webhooks"', "super_admin's dashboard links to it");
+  t.notMatch((await get('/dashboard', cast.admin.cookie)).body, 'href="/dashboard/webhooks"', "an admin's does not");
   const empty = await get('/dashboard/webhooks', cast.superAdmin.cookie);
   t.equal(empty.statusCode, 200);
   t.match(empty.body, 'No endpoints yet');

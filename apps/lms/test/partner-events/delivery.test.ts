@@ -326,3 +326,61 @@ t.test('metrics: deliveries by result, queue depth, age of the oldest undelivere
   t.ok(after.value('lms_webhook_oldest_pending_age_seconds') >= 0);
   t.ok(after.has('lms_webhook_oldest_pending_age_seconds'));
 });
+
+t.test('closing the app waits for the sends in flight; the attempt is recorded', async (t) => {
+  const { buildTestApp } = await import('../helpers/app.js');
+  const { createTestDb } = await import('@lms/db/testing');
+  const { testDatabaseUrl } = await import('../helpers/database.js');
+  const shared = await createTestDb(testDatabaseUrl);
+  t.teardown(() => shared.destroy());
+  const w = await eventsWorld(t, { db: shared, settings: { timeoutMs: 5_000 } });
+  let answer: (() => void) | null = null;
+  const slow = await receiver(t, (_n, _req, res) => {
+    answer = () => res.end('ok');
+  });
+  await addEndpointRow(w.db.db, w.partnerA, slow.url);
+  await w.enrol(w.course.id, w.cast.learner.cookie);
+  // A second instance on the same database with its worker on; closed while its send waits.
+  const { fastSettings } = await import('./fixtures.js');
+  const { app: worker } = await buildTestApp(t, {
+    db: shared,
+    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true },
+    deps: { partnerEvents: { settings: fastSettings({ timeoutMs: 5_000 }), pollMs: 20 } },
+  });
+  await worker.ready();
+  while (slow.got.length === 0) await new Promise((r) => setTimeout(r, 10));
+  let closed = false;
+  const closing = worker.close().then(() => {
+    closed = true;
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(closed, false, 'close waits for the send in flight');
+  answer!();
+  await closing;
+  const [d] = await w.db.db.select().from(webhookDeliveries);
+  t.equal(d!.status, 'delivered', 'the answer was recorded before the app closed');
+});
+
+t.test('retention: attempts and finished events older than the retention are purged', async (t) => {
+  const w = await eventsWorld(t);
+  const a = await receiver(t);
+  await addEndpointRow(w.db.db, w.partnerA, a.url);
+  await w.enrol(w.course.id, w.cast.learner.cookie);
+  await drain(w.app, w.db.db);
+  const { purgeDeliveryLog } = await import('../../src/domain/partner-events/delivery.js');
+  t.equal(await purgeDeliveryLog(w.db.db, new Date(Date.now() - 86_400_000), 100), 0, 'nothing older than a day');
+  const other = await (await import('../learning/enrolment-fixtures.js')).makeCourse(w.db.db, w.cast.teacher, { enrollmentType: 'open' });
+  await w.db.db.execute(sql`update webhook_endpoints set status = 'disabled'`);
+  await w.enrol(other.id, w.cast.learner.cookie);
+  await w.db.db.execute(sql`update webhook_endpoints set status = 'active'`);
+  // Nothing queued for a disabled endpoint; queue one by hand to keep a pending delivery around.
+  const { enqueuePartnerEvent } = await import('../../src/domain/partner-events/enqueue.js');
+  await enqueuePartnerEvent(w.db.db, { type: 'enrollment.created', userId: w.cast.learner.id, occurredAt: new Date(), data: {} });
+  const count = async (table: string) =>
+    ((await w.db.db.execute(sql`select count(*)::int as n from ${sql.raw(table)}`)).rows[0] as { n: number }).n;
+  t.same([await count('partner_events'), await count('webhook_attempts')], [2, 1], 'one delivered (with its attempt), one waiting');
+  t.ok((await purgeDeliveryLog(w.db.db, new Date(Date.now() + 60_000), 100)) > 0);
+  t.equal(await count('webhook_attempts'), 0, 'the attempt is purged');
+  t.equal(await count('partner_events'), 1, 'the undelivered event is kept');
+  t.equal(await count('webhook_deliveries'), 1, 'and its delivery');
+});
