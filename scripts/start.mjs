@@ -51,6 +51,10 @@ const drain = env.SHUTDOWN_DRAIN_MS || '0';
 // The demo partner runs on PARTNER_PORT: the LMS reads its keys there (seeded so on a fresh
 // database, set so on every start), and the gateway sends its members to this LMS's public URL.
 const demoPartnerJwksUrl = env.DEMO_PARTNER_JWKS_URL || `${partnerUrl}/.well-known/jwks.json`;
+// The demo partner's event endpoint and member check: the LMS registers them on the demo partner
+// at start (with this run's signing secret, which the partner verifies with); plain http on the
+// loopback is allowed for this demo only.
+const demoWebhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
 const partnersFile = env.PARTNERS_FILE || demoPartnersFile(lmsUrl);
 
 // 1. Build: the two apps and the workspace packages they use; not bench, e2e or the examples.
@@ -80,6 +84,11 @@ const servers = [
       METRICS_PORT: port('LMS_METRICS_PORT', 9464),
       SHUTDOWN_DRAIN_MS: drain,
       DEMO_PARTNER_JWKS_URL: demoPartnerJwksUrl,
+      DEMO_PARTNER_WEBHOOK_URL: `${partnerUrl}/webhooks`,
+      DEMO_PARTNER_WEBHOOK_SECRET: demoWebhookSecret,
+      DEMO_PARTNER_MEMBER_CHECK_URL: `${partnerUrl}/members/status`,
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
     },
     ready: `http://127.0.0.1:${lmsPort}/readyz`,
   },
@@ -100,7 +109,14 @@ const servers = [
     name: 'partner',
     cwd: join(root, 'examples/partner-backend'),
     args: ['src/server.js'],
-    env: { PORT: partnerPort, HOST: '127.0.0.1', GATEWAY_URL: gatewayUrl, DATA_DIR: env.PARTNER_DATA_DIR || '' },
+    env: {
+      PORT: partnerPort,
+      HOST: '127.0.0.1',
+      GATEWAY_URL: gatewayUrl,
+      LMS_URL: lmsUrl,
+      WEBHOOK_SECRET: demoWebhookSecret,
+      DATA_DIR: env.PARTNER_DATA_DIR || '',
+    },
     ready: `${partnerUrl}/.well-known/jwks.json`,
   },
 ];

@@ -21,6 +21,7 @@ import { BenchRun } from './runner.js';
 import { attemptGrantScenario } from './scenarios/attempt-grants.js';
 import { authoringScenarios } from './scenarios/authoring.js';
 import { purchaseScenarios } from './scenarios/purchases.js';
+import { partnerEventScenarios } from './scenarios/partner-events.js';
 import { catalogScenarios } from './scenarios/catalog.js';
 import { scenarioContext } from './scenarios/context.js';
 import { ownSqlScenarios } from './scenarios/own-sql.js';
@@ -68,6 +69,7 @@ async function main() {
     await authoringScenarios(ctx);
     await attemptGrantScenario(ctx);
     await purchaseScenarios(ctx);
+    await partnerEventScenarios(ctx);
     await pgliteScenario(ctx);
   } finally {
     apps.stopAll();

@@ -15,6 +15,8 @@ import errorHandlerPlugin from './plugins/error-handler.js';
 import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
+import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
+import memberCheckPlugin, { type MemberCheckOptions } from './plugins/member-check.js';
 import openapiPlugin from './plugins/openapi.js';
 import paymentsPlugin from './plugins/payments.js';
 import catalogCachePlugin from './plugins/catalog-cache.js';
@@ -46,6 +48,8 @@ export interface AppDeps {
   failedCredentials?: FailedCredentialsOptions;
   partnerAuth?: PartnerAuthOptions;
   housekeeping?: HousekeepingOptions;
+  partnerEvents?: PartnerEventsOptions;
+  memberCheck?: MemberCheckOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -89,6 +93,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(metricsPlugin);
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
+  await app.register(partnerEventsPlugin, deps.partnerEvents ?? {});
+  await app.register(memberCheckPlugin, deps.memberCheck ?? {});
   await app.register(cookie);
   await app.register(failedCredentialsPlugin, deps.failedCredentials ?? {});
   await app.register(partnerAuthPlugin, deps.partnerAuth ?? {});

@@ -56,6 +56,13 @@ const Env = z.object({
    * (http://127.0.0.1:3002/.well-known/jwks.json), and a start changes nothing.
    */
   DEMO_PARTNER_JWKS_URL: optional(z.url()),
+  /**
+   * The one-command start only: the demo partner's event endpoint and its secret (whsec_...),
+   * and its member-status URL, set on the demo partner at start (scripts/start.mjs).
+   */
+  DEMO_PARTNER_WEBHOOK_URL: optional(z.url()),
+  DEMO_PARTNER_WEBHOOK_SECRET: optional(z.string().regex(/^whsec_[A-Za-z0-9+/=]{20,}$/, 'whsec_ followed by base64')),
+  DEMO_PARTNER_MEMBER_CHECK_URL: optional(z.url()),
   /** Rate-limit windows shared by every instance (used token ids are in the database). Unset: in memory. */
   REDIS_URL: optional(z.url()),
   /**
@@ -174,6 +181,35 @@ const Env = z.object({
   ).default(72),
   /** How many purchases one buyer may have waiting for payment at once. */
   PURCHASE_PENDING_MAX: optional(z.coerce.number().int().min(1).max(1_000)).default(5),
+  /**
+   * Partner events (docs/operations.md, "Partner events"): the waits before each retry, in ms,
+   * comma-separated (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: about 27.6 h), each ±20 %.
+   */
+  WEBHOOK_RETRY_SCHEDULE_MS: optional(
+    z
+      .string()
+      .regex(/^\d+(,\d+)*$/, 'comma-separated whole numbers of ms, e.g. 5000,300000')
+      .transform((v) => v.split(',').map(Number)),
+  ),
+  /** The deadline of one delivery attempt (connect, send, read the answer). */
+  WEBHOOK_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
+  /** An endpoint whose every attempt failed for this long is disabled (hours; default 5 days). */
+  WEBHOOK_DISABLE_AFTER_HOURS: optional(
+    z.coerce
+      .number()
+      .min(0)
+      .max(24 * 90),
+  ).default(120),
+  /** How long the delivery log (attempts) and finished events are kept (days). */
+  WEBHOOK_LOG_RETENTION_DAYS: optional(z.coerce.number().min(0).max(3650)).default(30),
+  /** Plain-http endpoint and member-check URLs allowed (the demo on a laptop only). */
+  WEBHOOK_ALLOW_HTTP: optional(boolFlag).default(false),
+  /** Loopback, private and link-local addresses allowed for partner URLs (the demo only). */
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: optional(boolFlag).default(false),
+  /** How often an instance looks for due deliveries (ms); 0 turns the delivery worker off. */
+  WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(1_000),
+  /** Deliveries one instance sends at once. */
+  WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(8),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */

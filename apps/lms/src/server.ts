@@ -1,5 +1,6 @@
 import { createDb, DataDirLockedError, type DbHandle, migrate } from '@lms/db';
-import { pointDemoPartnerAt, seedDemo } from '@lms/db/seed';
+import { DEMO_PARTNER, pointDemoPartnerAt, seedDemo } from '@lms/db/seed';
+import { pointDemoPartnerEvents } from './domain/partner-events/endpoints.js';
 import { sql } from 'drizzle-orm';
 import { orExit, serveMetrics, stopOnSignals } from '@lms/server-kit';
 import { buildApp } from './app.js';
@@ -15,6 +16,13 @@ async function main() {
   if (config.SEED_DEMO_ON_EMPTY) await seedWhenEmpty(db, config);
   if (config.DEMO_PARTNER_JWKS_URL && (await pointDemoPartnerAt(db.db, config.DEMO_PARTNER_JWKS_URL))) {
     console.log(`  The demo partner's keys are now read from ${config.DEMO_PARTNER_JWKS_URL} (DEMO_PARTNER_JWKS_URL)`);
+  }
+  if (config.DEMO_PARTNER_WEBHOOK_URL || config.DEMO_PARTNER_MEMBER_CHECK_URL) {
+    await pointDemoPartnerEvents(db.db, DEMO_PARTNER.issuer, {
+      webhookUrl: config.DEMO_PARTNER_WEBHOOK_URL,
+      secret: config.DEMO_PARTNER_WEBHOOK_SECRET,
+      memberCheckUrl: config.DEMO_PARTNER_MEMBER_CHECK_URL,
+    });
   }
 
   const app = await buildApp({ config, db, ownsDb: true });

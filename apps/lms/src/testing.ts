@@ -19,6 +19,8 @@ export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
     GATEWAY_SECRET: TEST_GATEWAY_SECRET,
     SESSION_RATE_LIMIT_PER_MINUTE: '1000000',
     DOCS_RATE_LIMIT_PER_MINUTE: '1000000',
+    // No partner-event worker polling in the background; tests that deliver turn it on or call deliverDueEvents().
+    WEBHOOK_POLL_MS: '0',
   };
   return { ...loadConfig(env), ...overrides };
 }

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT } from 'jose';
+import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, jwtVerify, SignJWT } from 'jose';
+import { Webhook } from 'standardwebhooks';
 
 const AUDIENCE = 'terang.ai';
 const TIERS = new Set(['member', 'umum', 'mahasiswa']);
@@ -88,10 +89,44 @@ const FORM = `<h1>Demo partner: sign a member into the LMS</h1>
 <button type="submit">Go to the courses</button>
 </form>`;
 
+/** Reads a request body, at most `limit` bytes (more: null). */
+function readBody(req, limit = 256 * 1024) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > limit ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function json(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+function eventsSection(events) {
+  if (events.length === 0) return '<h2>Events from the LMS</h2><p>None yet: enrol in a course, finish one, get a certificate.</p>';
+  const rows = events
+    .map(
+      (e) =>
+        `<li><strong>${escapeHtml(e.type)}</strong> ${escapeHtml(e.timestamp)} member <code>${escapeHtml(e.data?.member?.membershipId ?? '?')}</code>` +
+        `${e.data?.course ? ` course ${escapeHtml(e.data.course.name)}` : ''}${e.data?.certificate?.kum != null ? `, KUM ${escapeHtml(e.data.certificate.kum)}` : ''}` +
+        ` <small>(${escapeHtml(e.id)})</small></li>`,
+    )
+    .join('');
+  return `<h2>Events from the LMS (signature verified)</h2><ul>${rows}</ul>`;
+}
+
 /**
  * The partner backend as a Node HTTP server (not yet listening):
  *   GET /.well-known/jwks.json  the public key(s), for the LMS
- *   GET /                       a form to try it
+ *   GET /                       a form to try it, and the events the LMS sent
+ *   POST /webhooks              the LMS's events (Standard Webhooks, verified with `webhookSecret`)
+ *   POST /members/status        the member check: {"active": true|false} (the LMS's token verified)
  *   GET /login?email=&name=&membershipId=&tier=member
  *                               signs a token, asks the gateway, 302s the browser to the LMS
  */
@@ -99,8 +134,16 @@ export async function createPartnerBackend({
   dataDir,
   issuer = 'demo-partner.local',
   gatewayUrl = 'http://localhost:3001',
+  lmsUrl = 'http://localhost:3000',
+  webhookSecret,
   log = console,
 }) {
+  // Events the LMS sent (newest first, deduplicated by webhook-id) and the members this demo treats
+  // as inactive in its records (any membershipId starting with INACTIVE).
+  const events = [];
+  const seen = new Set();
+  const webhook = webhookSecret ? new Webhook(webhookSecret) : null;
+  const lmsKeys = createRemoteJWKSet(new URL('/.well-known/jwks.json', lmsUrl));
   const key = await loadOrCreateSigningKey(dataDir);
   if (key.created) log.info?.(`created a new signing key (kid ${key.kid}) in ${dataDir}`);
 
@@ -111,7 +154,40 @@ export async function createPartnerBackend({
         res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' });
         return res.end(JSON.stringify({ keys: [key.publicJwk] }));
       }
-      if (req.method === 'GET' && url.pathname === '/') return html(res, 200, 'Demo partner', FORM);
+      if (req.method === 'GET' && url.pathname === '/') return html(res, 200, 'Demo partner', FORM + eventsSection(events));
+      if (req.method === 'POST' && url.pathname === '/webhooks') {
+        // Standard Webhooks: verify the signature (and the timestamp's freshness) before trusting anything.
+        const body = await readBody(req);
+        if (!webhook || body === null) return json(res, webhook ? 413 : 503, { error: webhook ? 'too large' : 'no webhook secret' });
+        let event;
+        try {
+          event = webhook.verify(body, req.headers);
+        } catch (err) {
+          log.warn?.(`refused an event: ${err.message}`);
+          return json(res, 400, { error: 'bad signature' });
+        }
+        const id = req.headers['webhook-id'];
+        // At least once, in any order: a webhook-id seen before is answered 200 and not kept twice.
+        if (!seen.has(id)) {
+          seen.add(id);
+          events.unshift({ id, ...event });
+          events.length = Math.min(events.length, 50);
+        }
+        res.writeHead(204);
+        return res.end();
+      }
+      if (req.method === 'POST' && url.pathname === '/members/status') {
+        // The LMS asks whether a member is active, with a short-lived token it signs (its JWKS).
+        const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        try {
+          const { payload } = await jwtVerify(token, lmsKeys, { audience: issuer, algorithms: ['ES256'] });
+          const membershipId = String(payload.sub ?? '');
+          return json(res, 200, { membershipId, active: !membershipId.startsWith('INACTIVE') });
+        } catch (err) {
+          log.warn?.(`refused a member check: ${err.message}`);
+          return json(res, 401, { error: 'bad token' });
+        }
+      }
       if (req.method === 'GET' && url.pathname === '/login') {
         const member = {
           email: url.searchParams.get('email') ?? '',

@@ -6,9 +6,11 @@ const port = Number(process.env.PORT ?? 3002);
 const host = process.env.HOST ?? '127.0.0.1';
 const issuer = process.env.ISSUER ?? 'demo-partner.local';
 const gatewayUrl = process.env.GATEWAY_URL ?? 'http://localhost:3001';
+const lmsUrl = process.env.LMS_URL ?? 'http://localhost:3000';
+const webhookSecret = process.env.WEBHOOK_SECRET || undefined;
 const dataDir = process.env.DATA_DIR ?? fileURLToPath(new URL('../.data/', import.meta.url));
 
-const { server, key } = await createPartnerBackend({ dataDir, issuer, gatewayUrl });
+const { server, key } = await createPartnerBackend({ dataDir, issuer, gatewayUrl, lmsUrl, webhookSecret });
 server.listen(port, host, () => {
   console.info(`demo partner ${issuer} on http://${host}:${port}`);
   console.info(`  JWKS:  http://${host}:${port}/.well-known/jwks.json (kid ${key.kid})`);

@@ -3,6 +3,7 @@ import { type Db, inTransaction, institutions, partnerInstitutions, partnerKeys,
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
 import { MIN_RSA_KEY_BITS, rsaKeyBits } from '@lms/partner-auth';
+import { checkUrl } from '../domain/partner-events/outbound.js';
 import { CliError, type CommandGroup, parse, required, resolveFrom, table, UsageError, wholeNumber } from './command.js';
 
 /** A DNS name as the spec's `iss` (at most 253 characters). */
@@ -277,6 +278,60 @@ export const partnerCommands: CommandGroup = {
         const rows = await db.delete(partners).where(eq(partners.issuer, issuer)).returning({ id: partners.id });
         if (rows.length === 0) throw new CliError(`no partner with issuer ${issuer}`);
         ctx.io.out(`Partner ${issuer} removed.`);
+      },
+    },
+    {
+      name: 'member-check',
+      summary: 'ask the partner at each sign-in whether the member is active',
+      usage: 'partner member-check --iss <domain> (--url <https-url> [--ttl-seconds <n>] [--timeout-ms <n>] [--on-failure allow|refuse])',
+      help: [
+        'At SSO the LMS POSTs {membershipId, iss} to the URL with a 60-second ES256 token it signs',
+        '(Authorization: Bearer; keys at PUBLIC_URL/.well-known/jwks.json, audience = the partner),',
+        'expects {"active": true|false}, caches the answer --ttl-seconds (default 300), waits at most',
+        '--timeout-ms (default 2000), and when the partner cannot answer lets the member in (allow)',
+        'or refuses with sso_failed/temporarily_unavailable (refuse, the default). Inactive: member_inactive.',
+      ].join('\n'),
+      async run(args, ctx) {
+        const { values } = parse(args, {
+          iss: { type: 'string' },
+          url: { type: 'string' },
+          'ttl-seconds': { type: 'string' },
+          'timeout-ms': { type: 'string' },
+          'on-failure': { type: 'string' },
+        });
+        const issuer = issuerOf(values);
+        const db = ctx.openDb().db;
+        await requirePartner(db, issuer);
+        const url = required(values, 'url');
+        try {
+          checkUrl(url, { allowHttp: ctx.config.WEBHOOK_ALLOW_HTTP, allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES });
+        } catch (err) {
+          throw new CliError(`--url ${url}: ${(err as Error).message}`);
+        }
+        const onFailure = values['on-failure'] ?? 'refuse';
+        if (onFailure !== 'allow' && onFailure !== 'refuse') throw new UsageError('--on-failure is allow or refuse');
+        const ttl = values['ttl-seconds'] === undefined ? 300 : wholeNumber(values['ttl-seconds'], 'ttl-seconds');
+        const timeout = values['timeout-ms'] === undefined ? 2000 : wholeNumber(values['timeout-ms'], 'timeout-ms', { min: 50 });
+        if (timeout > 30_000) throw new UsageError('--timeout-ms is at most 30000: a member waits for it');
+        await db
+          .update(partners)
+          .set({ memberCheckUrl: url, memberCheckTtlSeconds: ttl, memberCheckTimeoutMs: timeout, memberCheckOnFailure: onFailure })
+          .where(eq(partners.issuer, issuer));
+        ctx.io.out(`Member check of ${issuer}: ${url} (cache ${ttl} s, timeout ${timeout} ms, on failure ${onFailure}).`);
+      },
+    },
+    {
+      name: 'member-check-off',
+      summary: 'stop asking the partner at sign-in',
+      usage: 'partner member-check-off --iss <domain>',
+      help: 'Removes the member-status URL: members of the partner sign in without the check.',
+      async run(args, ctx) {
+        const { values } = parse(args, { iss: { type: 'string' } });
+        const issuer = issuerOf(values);
+        const db = ctx.openDb().db;
+        await requirePartner(db, issuer);
+        await db.update(partners).set({ memberCheckUrl: null }).where(eq(partners.issuer, issuer));
+        ctx.io.out(`Member check of ${issuer} turned off.`);
       },
     },
   ],

@@ -7,8 +7,19 @@ import { institutionCommands } from './institution.js';
 import { partnerCommands } from './partner.js';
 import { seedCommands } from './seed.js';
 import { userCommands } from './user.js';
+import { certificateCommands, purchaseCommands, webhookCommands } from './webhook.js';
 
-export const commandGroups: CommandGroup[] = [dbCommands, seedCommands, partnerCommands, userCommands, apiKeyCommands, institutionCommands];
+export const commandGroups: CommandGroup[] = [
+  dbCommands,
+  seedCommands,
+  partnerCommands,
+  userCommands,
+  apiKeyCommands,
+  institutionCommands,
+  webhookCommands,
+  certificateCommands,
+  purchaseCommands,
+];
 
 export interface RunOptions {
   io?: Partial<CliIo>;

@@ -1,3 +1,4 @@
+import { webhooksTitle } from './webhooks.js';
 import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -243,7 +244,11 @@ ${metricsSection(ctx, report, app.config.PLATFORM_CURRENCY)}
 <p><a href="${href('/dashboard/studio/new')}" class="button">${t.studio.newCourse}</a></p>
 ${courses}
 </section>
-${keys}`;
+${keys}
+${
+  session.caller.role === 'super_admin' &&
+  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksTitle(ctx)}</a></h2></section>`
+}`;
 }
 
 /** GET /dashboard: a learner's courses, or a teacher's and admin's metrics and courses. */

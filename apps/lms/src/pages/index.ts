@@ -14,6 +14,7 @@ import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
 import learnersPages from './learning/learners.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
+import webhooksPage from './webhooks.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in.js';
@@ -65,6 +66,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(transfersPage);
   await app.register(learnersPages);
   await app.register(confirmTransferPage);
+  await app.register(webhooksPage);
   await app.register(assetRoutes);
   await app.register(studioPages);
 };

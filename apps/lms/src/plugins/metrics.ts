@@ -3,6 +3,7 @@ import { type AppMetrics, appMetrics } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
 import { ssoReasonLabel } from '../metrics/sso-reasons.js';
+import { queueStats } from '../domain/partner-events/delivery.js';
 import type { RateLimitStats } from './rate-limit.js';
 
 export type Limiter = 'api_key' | 'session' | 'address' | 'failed_credentials';
@@ -15,6 +16,8 @@ export interface LmsMetrics extends AppMetrics {
   ssoSignIn(result: SsoResult, reason?: string): void;
   /** Counts how a course creation with an Idempotency-Key ended; passes its result or error through. */
   countIdempotent<T extends { replayed: boolean; statusCode: number }>(work: Promise<T>): Promise<T>;
+  /** How one partner-event delivery attempt ended (delivered, retry, gone, failed, blocked). */
+  webhookDelivery(result: string): void;
 }
 
 declare module 'fastify' {
@@ -186,8 +189,41 @@ export default fp(
     );
     limiterCounter('lms_rate_limit_circuit_openings_total', 'Times the Redis circuit opened', (s) => s.circuitOpenings);
 
+    // Partner events (docs/operations.md, "Partner events").
+    const webhookDeliveries = new Counter({
+      name: 'lms_webhook_deliveries_total',
+      help: 'Partner-event delivery attempts by result: delivered (2xx), retry (error, timeout, non-2xx; tried again later), gone (410: endpoint disabled), failed (schedule ran out), blocked (address not allowed)',
+      labelNames: ['result'] as const,
+      registers,
+    });
+    let queue: Promise<{ depth: number; oldestAgeSeconds: number }> | null = null;
+    // One query per scrape for both gauges (whichever collects first starts it).
+    const readQueue = () => {
+      queue ??= queueStats(app.db, new Date()).finally(() => setTimeout(() => (queue = null), 0));
+      return queue;
+    };
+    new Gauge({
+      name: 'lms_webhook_queue_depth',
+      help: 'Partner-event deliveries waiting to be sent (pending, active endpoints)',
+      registers,
+      async collect() {
+        this.set((await readQueue().catch(() => ({ depth: 0 }))).depth);
+      },
+    });
+    new Gauge({
+      name: 'lms_webhook_oldest_pending_age_seconds',
+      help: 'Age of the oldest partner-event delivery not yet delivered (0 when none)',
+      registers,
+      async collect() {
+        this.set((await readQueue().catch(() => ({ oldestAgeSeconds: 0 }))).oldestAgeSeconds);
+      },
+    });
+
     const metrics: LmsMetrics = {
       ...base,
+      webhookDelivery(result) {
+        webhookDeliveries.inc({ result });
+      },
       rateLimitDecision(limiter, allowed) {
         rateLimitDecisions.inc({ limiter, decision: allowed ? 'allowed' : 'refused' });
       },

@@ -7,3 +7,4 @@ export * from './aggregates.js';
 export * from './authoring.js';
 export * from './media.js';
 export * from './attempt-grants.js';
+export * from './partner-events.js';

@@ -153,6 +153,9 @@ export const certificates = pgTable(
     code: text().notNull().default(sql`replace(gen_random_uuid()::text, '-', '')`),
     /** The course's KUM when the certificate was issued (the certificate keeps it if the course changes). */
     kum: numeric({ precision: 8, scale: 2, mode: 'number' }),
+    /** Set when an operator revoked it (`lms-admin certificate revoke`), with the reason. */
+    revokedAt: tstz(),
+    revokedReason: text(),
   },
   (t) => [
     uniqueIndex('certificates_user_course_key').on(t.userId, t.courseId),

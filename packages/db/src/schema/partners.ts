@@ -14,9 +14,18 @@ export const partners = pgTable(
     /** Where the partner publishes its JWKS; null when it shared PEM keys instead. */
     jwksUrl: text(),
     isActive: boolean().notNull().default(true),
+    /** Member check at sign-in (docs/architecture.md, "Member check"): the partner's member-status URL, or null. */
+    memberCheckUrl: text(),
+    memberCheckTtlSeconds: integer().notNull().default(300),
+    memberCheckTimeoutMs: integer().notNull().default(2000),
+    /** What sign-in does when the partner cannot answer: 'allow' or 'refuse'. */
+    memberCheckOnFailure: text().notNull().default('refuse'),
     ...timestamps,
   },
-  (t) => [uniqueIndex('partners_issuer_key').on(t.issuer)],
+  (t) => [
+    uniqueIndex('partners_issuer_key').on(t.issuer),
+    check('partners_member_check_on_failure', sql`${t.memberCheckOnFailure} in ('allow', 'refuse')`),
+  ],
 );
 
 /** PEM public keys a partner shared directly (Option 2 of the spec), one row per `kid`. */

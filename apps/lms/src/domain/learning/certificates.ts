@@ -1,5 +1,6 @@
-import type { Db } from '@lms/db';
-import { sql } from 'drizzle-orm';
+import { certificates, type Db, inTransaction } from '@lms/db';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 
 /**
  * Issues the learner's certificate for the course if it is earned and not issued yet: every
@@ -11,6 +12,25 @@ import { sql } from 'drizzle-orm';
  * earns a certificate changes both (here in SQL, so the check and the insert are one statement).
  */
 export async function issueCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
+  // The certificate and its certificate.issued event commit together.
+  return inTransaction(db, async (tx) => {
+    const code = await insertCertificateIfEarned(tx, userId, courseId, at);
+    if (code !== null) {
+      const [cert] = await tx.select({ kum: certificates.kum }).from(certificates).where(eq(certificates.code, code));
+      await enqueuePartnerEvent(tx, {
+        type: 'certificate.issued',
+        userId,
+        occurredAt: at,
+        courseId,
+        // verificationUrl is added at delivery (PUBLIC_URL is the delivering instance's configuration).
+        data: { certificate: { code, kum: cert?.kum ?? null, issuedAt: at.toISOString() } },
+      });
+    }
+    return code;
+  });
+}
+
+async function insertCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
   const { rows } = await db.execute(sql`
     insert into certificates (user_id, course_id, kum, issued_at)
     select ${userId}, c.id, c.nilai_kum, ${at.toISOString()}::timestamptz from courses c
@@ -37,14 +57,18 @@ export interface Certificate {
   memberName: string;
   membershipId: string | null;
   institutionName: string | null;
+  revokedAt: Date | null;
+  revokedReason: string | null;
 }
 
 const columns = sql`k.code, k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
-  u.name as "memberName", u.membership_id as "membershipId", i.name as "institutionName"`;
+  u.name as "memberName", u.membership_id as "membershipId", i.name as "institutionName",
+  k.revoked_at as "revokedAt", k.revoked_reason as "revokedReason"`;
 const from = sql`certificates k join courses c on c.id = k.course_id join users u on u.id = k.user_id left join institutions i on i.id = c.institution_id`;
 
 function toCertificate(row: Record<string, unknown>): Certificate {
-  return { ...(row as unknown as Certificate), issuedAt: new Date(row.issuedAt as string | Date) };
+  const revokedAt = row.revokedAt === null || row.revokedAt === undefined ? null : new Date(row.revokedAt as string | Date);
+  return { ...(row as unknown as Certificate), issuedAt: new Date(row.issuedAt as string | Date), revokedAt };
 }
 
 /** The learner's own certificates, newest first. */
@@ -70,4 +94,33 @@ export async function findCertificateByCode(db: Db, code: string): Promise<Certi
   if (!CERTIFICATE_CODE.test(code)) return null;
   const { rows } = await db.execute(sql`select ${columns} from ${from} where k.code = ${code}`);
   return rows[0] ? toCertificate(rows[0]) : null;
+}
+
+export type RevokeResult = { outcome: 'revoked'; courseId: number } | { outcome: 'unknown' } | { outcome: 'already'; revokedAt: Date };
+
+/**
+ * Revokes a certificate by its code (an operator's decision, with a reason): the public page says
+ * revoked from then on, and the holder's partners hear certificate.revoked in the same transaction.
+ * A second revocation changes nothing.
+ */
+export async function revokeCertificate(db: Db, code: string, reason: string, at: Date): Promise<RevokeResult> {
+  return inTransaction(db, async (tx) => {
+    const [row] = await tx
+      .update(certificates)
+      .set({ revokedAt: at, revokedReason: reason })
+      .where(and(eq(certificates.code, code), isNull(certificates.revokedAt)))
+      .returning({ userId: certificates.userId, courseId: certificates.courseId, kum: certificates.kum });
+    if (!row) {
+      const [found] = await tx.select({ revokedAt: certificates.revokedAt }).from(certificates).where(eq(certificates.code, code));
+      return found?.revokedAt ? { outcome: 'already', revokedAt: found.revokedAt } : { outcome: 'unknown' };
+    }
+    await enqueuePartnerEvent(tx, {
+      type: 'certificate.revoked',
+      userId: row.userId,
+      occurredAt: at,
+      courseId: row.courseId,
+      data: { certificate: { code, kum: row.kum, revokedAt: at.toISOString(), reason } },
+    });
+    return { outcome: 'revoked', courseId: row.courseId };
+  });
 }

@@ -1,4 +1,5 @@
-import type { Db } from '@lms/db';
+import { type Db, inTransaction } from '@lms/db';
+import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { sql } from 'drizzle-orm';
 import { NotFoundError } from '../../errors.js';
 import { recordChapterCompletion } from './chapter-completions.js';
@@ -68,8 +69,29 @@ export interface CompletionResult {
 /** Marks a chapter complete (same refusals as reading it); again is a no-op. Then checks the certificate. */
 export async function completeChapter(db: Db, userId: string, chapterId: number, at: Date): Promise<CompletionResult> {
   const chapter = await openChapter(db, userId, chapterId);
-  const outcome = await recordChapterCompletion(db, userId, chapterId, at);
-  if (outcome === 'unknown-chapter') throw new NotFoundError('Chapter not found');
-  const certificateCode = await issueCertificateIfEarned(db, userId, chapter.courseId, at);
+  // The completion, the course completion it may make, the certificate it may earn and their
+  // partner events commit together.
+  const { outcome, certificateCode } = await inTransaction(db, async (tx) => {
+    const outcome = await recordChapterCompletion(tx, userId, chapterId, at);
+    if (outcome === 'unknown-chapter') throw new NotFoundError('Chapter not found');
+    if (outcome === 'recorded' && (await allChaptersDone(tx, userId, chapter.courseId))) {
+      await enqueuePartnerEvent(tx, {
+        type: 'enrollment.completed',
+        userId,
+        occurredAt: at,
+        courseId: chapter.courseId,
+        data: { completedAt: at.toISOString() },
+      });
+    }
+    return { outcome, certificateCode: await issueCertificateIfEarned(tx, userId, chapter.courseId, at) };
+  });
   return { chapter: { ...chapter, completed: true }, created: outcome === 'recorded', certificateCode };
+}
+
+/** Whether the learner has completed every chapter of the course (the enrolment's maintained counter). */
+async function allChaptersDone(tx: Db, userId: string, courseId: number): Promise<boolean> {
+  const { rows } = await tx.execute(sql`
+    select e.completed_chapters >= (select count(*) from chapters ch where ch.course_id = e.course_id) as done
+    from enrollments e where e.user_id = ${userId} and e.course_id = ${courseId}`);
+  return (rows[0] as { done: boolean } | undefined)?.done === true;
 }

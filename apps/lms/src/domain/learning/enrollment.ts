@@ -5,6 +5,12 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyR
 import { buyerVisible } from '../catalog/viewer.js';
 import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
 import { coursesManagedBy } from '../rules/course-managers.js';
+import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+
+/** enrollment.created for a new enrolment (in the enrolment's transaction). */
+export function enqueueEnrollmentCreated(tx: Db, userId: string, courseId: number, at: Date): Promise<number> {
+  return enqueuePartnerEvent(tx, { type: 'enrollment.created', userId, occurredAt: at, courseId, data: { enrolledAt: at.toISOString() } });
+}
 
 // Enrolment (docs/architecture.md, "Taking a course"): open courses at once, code courses with the
 // course's code, approval courses on a decision of the course's teacher (or an admin of its
@@ -65,11 +71,16 @@ async function insertEnrollment(
   courseId: number,
   at: Date,
 ): Promise<{ created: boolean; enrollment: EnrollmentBody }> {
-  const [inserted] = await db
-    .insert(enrollments)
-    .values({ userId, courseId, enrolledAt: at })
-    .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
-    .returning({ courseId: enrollments.courseId, enrolledAt: enrollments.enrolledAt });
+  // The enrolment and its partner event commit together (or neither does).
+  const inserted = await inTransaction(db, async (tx) => {
+    const [row] = await tx
+      .insert(enrollments)
+      .values({ userId, courseId, enrolledAt: at })
+      .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
+      .returning({ courseId: enrollments.courseId, enrolledAt: enrollments.enrolledAt });
+    if (row) await enqueueEnrollmentCreated(tx, userId, courseId, at);
+    return row;
+  });
   if (inserted) return { created: true, enrollment: inserted };
   const existing = await findEnrollment(db, userId, courseId);
   // A concurrent request made it first: it is the same enrollment.

@@ -6,7 +6,8 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { buyerVisible } from '../catalog/viewer.js';
 import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
 import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
-import type { Decider } from './enrollment.js';
+import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
+import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
 // Purchases (docs/architecture.md, "Taking a course"): a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
@@ -398,10 +399,13 @@ export async function confirmPurchase(
     // updates its course's counters (a row lock), and two bundles may pair the same courses in
     // opposite orders; confirmed at once in the bundles' orders they would deadlock.
     const inLockOrder = [...found.courseIds].sort((x, y) => x - y);
-    await tx
+    const created = await tx
       .insert(enrollments)
       .values(inLockOrder.map((courseId) => ({ userId: found.userId, courseId, enrolledAt: at })))
-      .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] });
+      .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
+      .returning({ courseId: enrollments.courseId });
+    await enqueuePurchaseEvent(tx, 'purchase.paid', purchaseId, at);
+    for (const { courseId } of created) await enqueueEnrollmentCreated(tx, found.userId, courseId, at);
     return found.courseIds.map(Number);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
@@ -453,6 +457,8 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
     if (ids.length > 0) {
       await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
     }
+    // The partners heard purchase.paid and enrollment.created: they hear that both were taken back.
+    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.unconfirmed', purchaseId, at, { unenrolledCourseIds: ids });
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -471,6 +477,74 @@ export async function rejectPurchase(db: Db, decider: Decider, purchaseId: numbe
       .update(purchases)
       .set({ status: 'rejected', closedAt: at, closedBy: decider.userId, closeReason: reason })
       .where(eq(purchases.id, purchaseId));
+  });
+  // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
+  return (await findPurchase(db, purchaseId))!;
+}
+
+/**
+ * purchase.paid / purchase.refunded / purchase.unconfirmed (an admin undid a confirmation made by
+ * mistake: the purchase waits for payment again, its enrolments are gone) for the buyer's partners,
+ * in the transaction that changed it.
+ */
+async function enqueuePurchaseEvent(
+  tx: Db,
+  type: 'purchase.paid' | 'purchase.refunded' | 'purchase.unconfirmed',
+  purchaseId: number,
+  at: Date,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const [p] = await tx
+    .select({
+      userId: purchases.userId,
+      courseId: purchases.courseId,
+      bundleId: purchases.bundleId,
+      amount: purchases.amount,
+      currency: purchases.currency,
+      reference: purchases.reference,
+      paidAt: purchases.paidAt,
+      closeReason: purchases.closeReason,
+    })
+    .from(purchases)
+    .where(eq(purchases.id, purchaseId));
+  if (!p) return;
+  await enqueuePartnerEvent(tx, {
+    type,
+    userId: p.userId,
+    occurredAt: at,
+    courseId: p.courseId,
+    data: {
+      purchase: {
+        id: purchaseId,
+        courseId: p.courseId,
+        bundleId: p.bundleId,
+        amount: p.amount,
+        currency: p.currency,
+        reference: p.reference,
+        paidAt: p.paidAt?.toISOString() ?? null,
+        ...(type === 'purchase.refunded' ? { refundedAt: at.toISOString(), reason: p.closeReason } : {}),
+        ...(type === 'purchase.unconfirmed' ? { unconfirmedAt: at.toISOString() } : {}),
+        ...extra,
+      },
+    },
+  });
+}
+
+/**
+ * An admin records that a paid purchase was refunded (the money went back to the buyer), with
+ * who, when and why (closedBy, closedAt, closeReason): who may is who may confirm it; only a paid
+ * purchase (else 409). Enrolments and certificates stay: what the learner did is not undone, and
+ * the partner hears purchase.refunded in the same transaction.
+ */
+export async function refundPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
+  await inTransaction(db, async (tx) => {
+    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    if (found.status !== 'paid') throw new ConflictError(`Only a paid purchase is refunded; this one is ${found.status}`);
+    await tx
+      .update(purchases)
+      .set({ status: 'refunded', closedAt: at, closedBy: decider.userId, closeReason: reason })
+      .where(eq(purchases.id, purchaseId));
+    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;

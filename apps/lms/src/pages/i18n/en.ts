@@ -302,6 +302,7 @@ export function en(f: Format): Messages {
         verifyAt: 'Check it at',
         print: "Use your browser's print function to print this page.",
         valid: 'This certificate is valid.',
+        revoked: 'This certificate was revoked on {date}. Reason: {reason}',
         mine: 'My certificates',
         open: 'View certificate',
       },

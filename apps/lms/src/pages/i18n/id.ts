@@ -328,6 +328,7 @@ export function id(f: Format) {
         verifyAt: 'Periksa keaslian di',
         print: 'Gunakan fungsi cetak peramban Anda untuk mencetak halaman ini.',
         valid: 'Sertifikat ini sah.',
+        revoked: 'Sertifikat ini dicabut pada {date}. Alasan: {reason}',
         mine: 'Sertifikat saya',
         open: 'Lihat sertifikat',
       },

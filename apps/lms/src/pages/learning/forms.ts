@@ -8,6 +8,7 @@ import {
   confirmPurchase,
   findPurchase,
   type PurchaseItem,
+  refundPurchase,
   rejectPurchase,
   startPurchase,
   undoConfirmation,
@@ -193,6 +194,26 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       let outcome = 'rejected';
       try {
         await rejectPurchase(app.db, caller, id, reason.data, app.clock());
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        outcome = 'already';
+      }
+      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+    },
+  );
+
+  app.post(
+    '/purchases/:id/refund',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Refund form of the transfers list', RejectForm) },
+    async (request, reply) => {
+      const caller = await decider(request);
+      const id = (request.params as { id: number }).id;
+      const given = (request.body as { reason?: unknown } | null)?.reason;
+      const reason = RejectPurchaseBody.shape.reason.safeParse(given);
+      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=reason-required');
+      let outcome = 'refunded';
+      try {
+        await refundPurchase(app.db, caller, id, reason.data, app.clock());
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
         outcome = 'already';

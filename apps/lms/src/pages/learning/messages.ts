@@ -105,6 +105,9 @@ export function enrolMessagesId(f: Format) {
         backToList: 'Kembali ke daftar transfer',
         undo: 'Batalkan konfirmasi',
         undoText: 'Salah konfirmasi? Anda dapat membatalkannya dalam 15 menit, selama peserta belum mulai belajar.',
+        refund: 'Catat pengembalian dana',
+        refundReason: 'Alasan pengembalian',
+        refundLabel: (reference: string) => `Catat pengembalian dana transfer ${reference}`,
       },
       confirmed: {
         done: 'Pembayaran dikonfirmasi: pembeli sudah terdaftar.',
@@ -113,6 +116,7 @@ export function enrolMessagesId(f: Format) {
         'reason-required': 'Tulis alasan penolakan (paling banyak 500 karakter).',
         undone: 'Konfirmasi dibatalkan: pembelian kembali menunggu pembayaran dan pendaftaran peserta dicabut.',
         'undo-refused': 'Konfirmasi tidak dapat dibatalkan lagi: sudah lebih dari 15 menit, atau peserta sudah mulai belajar.',
+        refunded: 'Pengembalian dana dicatat; pendaftaran dan sertifikat tetap.',
       },
       money: (amount: string, currency: string) => f.money(Number(amount), currency),
     },
@@ -258,6 +262,9 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         backToList: 'Back to the transfers',
         undo: 'Undo the confirmation',
         undoText: 'Confirmed by mistake? You can undo it within 15 minutes, as long as the learner has not started the course.',
+        refund: 'Record refund',
+        refundReason: 'Reason for the refund',
+        refundLabel: (reference) => `Record the refund of transfer ${reference}`,
       },
       confirmed: {
         done: 'Payment confirmed: the buyer is enrolled.',
@@ -267,6 +274,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         undone: 'Confirmation undone: the purchase waits for payment again and the enrolment was withdrawn.',
         'undo-refused':
           'The confirmation can no longer be undone: more than 15 minutes have passed, or the learner has started the course.',
+        refunded: 'Refund recorded; enrolments and certificates stay.',
       },
       money: (amount, currency) => f.money(Number(amount), currency),
     },

@@ -43,6 +43,11 @@ function transferTable(ctx: PageContext, rows: PendingPurchaseView[]): Html {
       html`<a class="button" href="${href('/dashboard/purchases', x.id, 'confirm')}" aria-label="${p.confirmLabel(reference)}">${p.confirm}</a>
 <form method="post" action="${href('/dashboard/purchases', x.id, 'reject')}" class="inline-reason"><label for="reason-${x.id}">${p.rejectReason}</label>
 <input id="reason-${x.id}" name="reason" required maxlength="500"> <button type="submit" class="secondary" aria-label="${p.rejectLabel(reference)}">${p.reject}</button></form>`;
+    // A paid purchase (found by its reference) can be recorded as refunded, with a reason.
+    const refund =
+      x.status === 'paid' &&
+      html`<form method="post" action="${href('/dashboard/purchases', x.id, 'refund')}" class="inline-reason"><label for="refund-${x.id}">${p.refundReason}</label>
+<input id="refund-${x.id}" name="reason" required maxlength="500"> <button type="submit" class="secondary" aria-label="${p.refundLabel(reference)}">${p.refund}</button></form>`;
     return html`<tr>
 <td data-label="${p.buyer}">${x.buyerName}<br><span class="muted">${x.buyerEmail}</span></td>
 <td data-label="${p.item}">${x.itemName}</td>
@@ -51,7 +56,7 @@ function transferTable(ctx: PageContext, rows: PendingPurchaseView[]): Html {
 <td data-label="${p.created}">${f.dateTime(x.createdAt)}</td>
 <td data-label="${p.deadline}">${f.dateTime(x.expiresAt) ?? '—'}</td>
 <td data-label="${p.status}">${t.purchase.statuses[x.status]}${x.closeReason && html`<br><span class="muted">${x.closeReason}</span>`}</td>
-<td data-label="${p.action}">${decide || '—'}</td>
+<td data-label="${p.action}">${decide || refund || '—'}</td>
 </tr>
 `;
   });

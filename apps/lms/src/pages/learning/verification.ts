@@ -2,7 +2,7 @@ import { HtmlPage } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findCertificateByCode } from '../../domain/learning/certificates.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import { fill, type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { optionalSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
@@ -37,7 +37,11 @@ const verificationPage: FastifyPluginAsyncZod = async (app) => {
 ${checkForm(ctx, code)}`;
       return sendPage(reply, page(ctx, c.invalidTitle, body, { user }), 404);
     }
-    const body = html`<div class="success" role="status"><p>${ctx.t.learn.certificate.valid}</p></div>
+    // A revoked certificate says so, with the date and the reason, wherever it is looked up.
+    const status = cert.revokedAt
+      ? html`<div class="error" role="alert"><p>${fill(ctx.t.learn.certificate.revoked, { date: ctx.f.day(cert.revokedAt) ?? '', reason: cert.revokedReason ?? '' })}</p></div>`
+      : html`<div class="success" role="status"><p>${ctx.t.learn.certificate.valid}</p></div>`;
+    const body = html`${status}
 ${certificateCard(ctx, cert, app.config.PUBLIC_URL, false)}`;
     return sendPage(reply, page(ctx, ctx.t.learn.certificate.title, body, { user }));
   };

@@ -20,6 +20,7 @@ import {
   listPendingPurchases,
   type PurchaseView,
   CONFIRMATION_UNDO_MS,
+  refundPurchase,
   rejectPurchase,
   startPurchase,
   undoConfirmation,
@@ -208,6 +209,36 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const caller = sessionCaller(request);
       const purchase = await rejectPurchase(app.db, caller, request.params.id, request.body.reason, app.clock());
+      return { success: true as const, purchase: purchaseBody(purchase) };
+    },
+  );
+
+  app.post(
+    '/api/learning/purchases/:id/refund',
+    {
+      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      schema: {
+        tags: TAGS,
+        summary: 'Record that a paid purchase was refunded, with who, when and why',
+        description:
+          `${SESSION_ONLY}${CSRF_RULE}\n\n` +
+          'Who: as for confirming (never the buyer). A paid purchase becomes refunded, with the reason, the admin and the time; ' +
+          "enrolments and certificates stay. The buyer's partners get `purchase.refunded`. Any other state: 409.",
+        security: [{ session: [] }],
+        params: LearningIdParams,
+        body: RejectPurchaseBody,
+        response: {
+          200: PurchaseResponse,
+          400: ValidationErrorResponse.or(ErrorResponse),
+          ...common,
+          404: ErrorResponse.describe('No such purchase.'),
+          409: ErrorResponse.describe('Not paid (pending, refunded already, cancelled, rejected, expired).'),
+        },
+      },
+    },
+    async (request) => {
+      const caller = sessionCaller(request);
+      const purchase = await refundPurchase(app.db, caller, request.params.id, request.body.reason, app.clock());
       return { success: true as const, purchase: purchaseBody(purchase) };
     },
   );

@@ -12,9 +12,11 @@ import {
 } from '@lms/partner-auth';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { deleteSession, findSession } from '../../domain/sessions.js';
 import { identityOwner, SsoFailure, signInMember } from '../../domain/sso.js';
 import { findUserProfile } from '../../domain/user-profile.js';
+import { lmsJwks } from '../../domain/member-check.js';
 import { pageContext } from '../../pages/i18n/index.js';
 import { sendPage } from '../../pages/send.js';
 import { switchAccountView } from '../../pages/sign-in.js';
@@ -120,6 +122,19 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         return sendPage(reply, switchAccountView(pageContext(app, request), current ?? { name: '?' }, incoming, { token, proof: proofs }));
       }
     }
+    // The partner's member check, if it registered one (docs/architecture.md, "Member check").
+    let membership: Awaited<ReturnType<typeof app.memberCheck>>;
+    try {
+      membership = await app.memberCheck(claims.issuer, membershipId);
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return failSignInForNow(request, reply, err);
+      throw err;
+    }
+    if (membership.outcome === 'inactive') return failSignIn(reply, 'sso_failed', 'member_inactive');
+    if (membership.outcome === 'unanswered') {
+      request.log.warn({ issuer: claims.issuer, problem: membership.problem, allowed: membership.allowed }, 'member check unanswered');
+      if (!membership.allowed) return failSignIn(reply, 'sso_failed', SSO_TEMPORARILY_UNAVAILABLE);
+    }
     let signIn: Awaited<ReturnType<typeof signInMember>>;
     try {
       signIn = await signInMember(
@@ -180,6 +195,22 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       const query = new URLSearchParams({ token });
       for (const value of [proof ?? []].flat()) query.append(GATEWAY_PROOF_PARAM, value);
       return reply.redirect(`/api/auth/sso/callback?${query.toString()}`, 307);
+    },
+  );
+
+  app.get(
+    '/.well-known/jwks.json',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['sso'],
+        summary: "The LMS's public signing keys (JWKS): partners verify the member-check tokens with them",
+        response: { 200: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }) },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return lmsJwks(app.db);
     },
   );
 

@@ -1,0 +1,224 @@
+import { affectedRows, type Db } from '@lms/db';
+import { sql } from 'drizzle-orm';
+import { BlockedUrlError, type OutboundPolicy, postBounded } from './outbound.js';
+import { signatureHeader } from './signing.js';
+
+// The delivery side of partner events (docs/architecture.md, "Partner events"): claim due
+// deliveries under a lease (FOR UPDATE SKIP LOCKED, then locked_until), send them signed, log
+// each attempt, and decide what comes next: delivered, retry later (backoff with jitter, at least
+// Retry-After), stopped (410: the endpoint is disabled), or failed (the schedule ran out).
+
+export interface DeliverySettings {
+  /** Waits before each retry, in ms (the first attempt is immediate); its length is the number of retries. */
+  retryScheduleMs: number[];
+  /** ± this fraction of each wait, at random (0.2: 80 % to 120 %). */
+  jitter: number;
+  timeoutMs: number;
+  /** How long a claimed delivery is this worker's (must exceed timeoutMs). */
+  leaseMs: number;
+  /** An endpoint failing every attempt for this long is disabled. */
+  disableAfterMs: number;
+  /** How much of an answer is read (and kept in the log, cut to EXCERPT_CHARS). */
+  maxResponseBytes: number;
+  /** The longest Retry-After honoured. */
+  maxRetryAfterMs: number;
+  policy: OutboundPolicy;
+  /** PUBLIC_URL: certificates' verification URLs. */
+  publicUrl: string;
+}
+
+/** Retries over ≥ 24 h, as the Standard Webhooks guidance: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (≈ 27.6 h). */
+export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const EXCERPT_CHARS = 500;
+
+export type AttemptResult = 'delivered' | 'retry' | 'gone' | 'failed' | 'blocked';
+
+interface Claimed {
+  deliveryId: number;
+  attempts: number;
+  eventId: string;
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+  occurredAt: string;
+  endpointId: number;
+  url: string;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: string | null;
+  failingSince: string | null;
+}
+
+/**
+ * Claims up to `limit` due deliveries of active endpoints for `leaseMs`: rows another worker holds
+ * are skipped (SKIP LOCKED while claiming, then the lease), so two instances never send one
+ * delivery at once; a killed instance's lease runs out and the delivery is due again.
+ */
+export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number): Promise<Claimed[]> {
+  const nowIso = now.toISOString();
+  const until = new Date(now.getTime() + leaseMs).toISOString();
+  const { rows } = await db.execute(sql`
+    with due as (
+      select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+      where d.status = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
+        and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz) and w.status = 'active'
+      order by d.next_attempt_at, d.id
+      limit ${limit}
+      for update of d skip locked
+    ), claimed as (
+      update webhook_deliveries d set locked_until = ${until}::timestamptz from due where d.id = due.id
+      returning d.id, d.attempts, d.event_id, d.endpoint_id
+    )
+    select c.id as "deliveryId", c.attempts, e.id as "eventId", e.seq, e.type, e.data, e.occurred_at as "occurredAt",
+      w.id as "endpointId", w.url, w.secret, w.previous_secret as "previousSecret",
+      w.previous_secret_until as "previousSecretUntil", w.failing_since as "failingSince"
+    from claimed c join partner_events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`);
+  return (rows as unknown as Claimed[]).map((r) => ({ ...r, seq: Number(r.seq), attempts: Number(r.attempts) }));
+}
+
+/** The body a receiver gets: Standard Webhooks' {type, timestamp, data}, plus how to order and deduplicate. */
+export function eventBody(c: Pick<Claimed, 'eventId' | 'seq' | 'type' | 'data' | 'occurredAt'>, publicUrl: string): string {
+  const data: Record<string, unknown> = { ...c.data, eventId: c.eventId, sequence: c.seq };
+  const cert = data.certificate as { code?: string } | undefined;
+  if (cert?.code) data.certificate = { ...cert, verificationUrl: `${publicUrl.replace(/\/$/, '')}/certificates/${cert.code}` };
+  return JSON.stringify({
+    type: c.type,
+    timestamp: new Date(c.occurredAt).toISOString(),
+    data,
+    delivery: {
+      ordered: false,
+      note: 'At least once, in no guaranteed order: deduplicate by webhook-id (data.eventId); order by data.sequence (per partner) or timestamp.',
+    },
+  });
+}
+
+/** Retry-After as ms (seconds or an HTTP date), or null. */
+export function retryAfterMs(value: string | string[] | undefined, now: Date): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === '') return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - now.getTime());
+}
+
+export interface AttemptOutcome {
+  result: AttemptResult;
+  statusCode: number | null;
+  latencyMs: number;
+}
+
+/** Sends one claimed delivery and records the attempt and what follows. */
+export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySettings, clock: () => Date): Promise<AttemptOutcome> {
+  const started = clock();
+  const body = eventBody(c, settings.publicUrl);
+  const secrets = [c.secret];
+  if (c.previousSecret && c.previousSecretUntil && new Date(c.previousSecretUntil).getTime() > started.getTime()) {
+    secrets.push(c.previousSecret);
+  }
+  const ts = Math.floor(started.getTime() / 1000);
+  const headers = {
+    'webhook-id': c.eventId,
+    'webhook-timestamp': String(ts),
+    'webhook-signature': signatureHeader(secrets, c.eventId, ts, body),
+    'user-agent': 'lms-webhooks/1.0',
+  };
+  let statusCode: number | null = null;
+  let excerpt: string;
+  let wait: number | null = null;
+  let result: AttemptResult;
+  const t0 = performance.now();
+  try {
+    const res = await postBounded(c.url, body, headers, {
+      policy: settings.policy,
+      timeoutMs: settings.timeoutMs,
+      maxBytes: settings.maxResponseBytes,
+    });
+    statusCode = res.status;
+    excerpt = res.body.slice(0, EXCERPT_CHARS);
+    if (res.status >= 200 && res.status < 300) result = 'delivered';
+    else if (res.status === 410) result = 'gone';
+    else {
+      result = 'retry';
+      wait = retryAfterMs(res.headers['retry-after'], started);
+    }
+  } catch (err) {
+    result = err instanceof BlockedUrlError ? 'blocked' : 'retry';
+    excerpt = (err as Error).message.slice(0, EXCERPT_CHARS);
+  }
+  const latencyMs = Math.round(performance.now() - t0);
+  const now = clock();
+  const attempts = c.attempts + 1;
+  if ((result === 'retry' || result === 'blocked') && attempts > settings.retryScheduleMs.length) result = 'failed';
+
+  const nowIso = now.toISOString();
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`
+      insert into webhook_attempts (delivery_id, endpoint_id, attempted_at, status_code, result, latency_ms, excerpt)
+      values (${c.deliveryId}, ${c.endpointId}, ${started.toISOString()}::timestamptz, ${statusCode}, ${result}, ${latencyMs}, ${excerpt})`);
+    if (result === 'delivered') {
+      await tx.execute(sql`update webhook_deliveries set status = 'delivered', attempts = ${attempts}, delivered_at = ${nowIso}::timestamptz,
+        last_status_code = ${statusCode}, locked_until = null where id = ${c.deliveryId}`);
+      await tx.execute(sql`update webhook_endpoints set failing_since = null where id = ${c.endpointId} and failing_since is not null`);
+      return;
+    }
+    if (result === 'gone') {
+      await tx.execute(sql`update webhook_deliveries set status = 'stopped', attempts = ${attempts}, last_status_code = 410,
+        locked_until = null where id = ${c.deliveryId}`);
+      await tx.execute(sql`update webhook_endpoints set status = 'disabled', disabled_at = ${nowIso}::timestamptz,
+        disabled_reason = 'the endpoint answered 410 Gone' where id = ${c.endpointId} and status = 'active'`);
+      return;
+    }
+    if (result === 'failed') {
+      await tx.execute(sql`update webhook_deliveries set status = 'failed', attempts = ${attempts}, last_status_code = ${statusCode},
+        locked_until = null where id = ${c.deliveryId}`);
+    } else {
+      const base = settings.retryScheduleMs[attempts - 1];
+      const jittered = base * (1 - settings.jitter + Math.random() * 2 * settings.jitter);
+      const delay = Math.max(jittered, Math.min(wait ?? 0, settings.maxRetryAfterMs));
+      const next = new Date(now.getTime() + delay).toISOString();
+      await tx.execute(sql`update webhook_deliveries set attempts = ${attempts}, last_status_code = ${statusCode},
+        next_attempt_at = ${next}::timestamptz, locked_until = null where id = ${c.deliveryId}`);
+    }
+    // Failing since the first failure after a success; disabled once that is older than disableAfterMs.
+    const failingSince = c.failingSince ? new Date(c.failingSince) : started;
+    await tx.execute(sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${failingSince.toISOString()}::timestamptz)
+      where id = ${c.endpointId}`);
+    if (now.getTime() - failingSince.getTime() >= settings.disableAfterMs) {
+      await tx.execute(sql`update webhook_endpoints set status = 'disabled', disabled_at = ${nowIso}::timestamptz,
+        disabled_reason = ${`every delivery failed since ${failingSince.toISOString()}`} where id = ${c.endpointId} and status = 'active'`);
+    }
+  });
+  return { result, statusCode, latencyMs };
+}
+
+/** Deletes the log, and the finished deliveries and their events, older than the retention. Returns rows deleted. */
+export async function purgeDeliveryLog(db: Db, before: Date, limit: number): Promise<number> {
+  const at = before.toISOString();
+  const a = await db.execute(sql`delete from webhook_attempts where id in
+    (select id from webhook_attempts where attempted_at < ${at}::timestamptz limit ${limit})`);
+  const e = await db.execute(sql`delete from partner_events where id in
+    (select e.id from partner_events e where e.occurred_at < ${at}::timestamptz
+       and not exists (select 1 from webhook_deliveries d where d.event_id = e.id and d.status = 'pending') limit ${limit})`);
+  return affectedRows(a) + affectedRows(e);
+}
+
+/** Queue figures for metrics: pending deliveries (active endpoints) and the age of the oldest. */
+export async function queueStats(db: Db, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
+  const { rows } = await db.execute(sql`
+    select count(*)::int as depth, min(d.created_at) as oldest from webhook_deliveries d
+    join webhook_endpoints w on w.id = d.endpoint_id where d.status = 'pending' and w.status = 'active'`);
+  const r = rows[0] as { depth: number; oldest: string | Date | null };
+  return { depth: r.depth, oldestAgeSeconds: r.oldest ? Math.max(0, (now.getTime() - new Date(r.oldest).getTime()) / 1000) : 0 };
+}
+
+/** Replays: the event's deliveries (or every event of the endpoint since a time) due again now. */
+export async function replay(db: Db, target: { eventId: string } | { endpointId: number; since: Date }, now: Date): Promise<number> {
+  const nowIso = now.toISOString();
+  const where =
+    'eventId' in target
+      ? sql`event_id = ${target.eventId}`
+      : sql`endpoint_id = ${target.endpointId} and created_at >= ${target.since.toISOString()}::timestamptz`;
+  const res = await db.execute(sql`update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = ${nowIso}::timestamptz,
+    locked_until = null, delivered_at = null where ${where}`);
+  return affectedRows(res);
+}

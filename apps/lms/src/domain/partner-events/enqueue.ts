@@ -1,0 +1,64 @@
+import type { Db } from '@lms/db';
+import { sql } from 'drizzle-orm';
+
+// The outbox side of partner events (docs/architecture.md, "Partner events"). Every write path
+// that changes what a partner may hear about calls enqueuePartnerEvent inside its own transaction,
+// so an event exists exactly when the change committed.
+
+export const PARTNER_EVENT_TYPES = [
+  'enrollment.created',
+  'enrollment.completed',
+  'certificate.issued',
+  'certificate.revoked',
+  'purchase.paid',
+  'purchase.refunded',
+  'purchase.unconfirmed',
+] as const;
+export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
+
+export interface PartnerEventInput {
+  type: PartnerEventType;
+  /** The member the event is about: only partners of whom they hold an identity hear of it. */
+  userId: string;
+  occurredAt: Date;
+  /** What the event says (course, certificate, purchase); the member reference is added per partner. */
+  data: Record<string, unknown>;
+  /** The course it concerns: `data.course` becomes {id, name} (read in the same statement). */
+  courseId?: number | null;
+}
+
+/**
+ * Writes the event to the outbox, in the caller's transaction (`tx`): one partner_events row per
+ * partner of whom the member holds an identity and that has an active endpoint wanting this type
+ * (carrying that partner's iss and membershipId, never another's), and one pending delivery per
+ * such endpoint. One statement; nothing at all when no endpoint wants it, so the write that causes
+ * an event costs one indexed lookup more when nobody listens. Returns how many deliveries it queued.
+ */
+export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Promise<number> {
+  const at = event.occurredAt.toISOString();
+  const { rows } = await tx.execute(sql`
+    with wanted as (
+      select p.id as partner_id, i.issuer, i.membership_id
+      from identities i join partners p on p.issuer = i.issuer
+      where i.user_id = ${event.userId}
+        and exists (select 1 from webhook_endpoints w
+                    where w.partner_id = p.id and w.status = 'active' and ${event.type} = any(w.event_types))
+    ), ev as (
+      insert into partner_events (id, partner_id, type, user_id, data, occurred_at)
+      select 'msg_' || replace(gen_random_uuid()::text, '-', ''), partner_id, ${event.type}, ${event.userId},
+        ${JSON.stringify(event.data)}::jsonb
+          || coalesce((select jsonb_build_object('course', jsonb_build_object('id', c.id, 'name', c.name)) from courses c
+                       where c.id = ${event.courseId ?? null}::int), '{}'::jsonb)
+          || jsonb_build_object('member', jsonb_build_object('iss', issuer, 'membershipId', membership_id)),
+        ${at}::timestamptz
+      from wanted
+      returning id, partner_id
+    ), queued as (
+      insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select ev.id, w.id, ${at}::timestamptz, ${at}::timestamptz
+      from ev join webhook_endpoints w on w.partner_id = ev.partner_id and w.status = 'active' and ${event.type} = any(w.event_types)
+      returning 1
+    )
+    select count(*)::int as n from queued`);
+  return (rows[0] as { n: number }).n;
+}
