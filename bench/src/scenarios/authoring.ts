@@ -182,6 +182,45 @@ export async function authoringScenarios(ctx: ScenarioContext) {
     }),
   );
 
+  // A stale save through the API (If-Match "0": no chapter is ever at version 0) against the same
+  // save without If-Match: the refusal locks the course and reads the chapter as the save does,
+  // then writes nothing, so it should cost no more than the save.
+  await run.comparePaired(
+    {
+      id: '13v',
+      scenario: `PATCH /api/chapters/{id} with a stale If-Match, refused with 409 (${EDIT_CONNECTIONS} connections)`,
+      baselineName: 'PATCH /api/chapters/{id}, the same save without If-Match (last save wins)',
+      kind: 'throughput',
+      target: { minRatio: 0.8 },
+    },
+    run.httpSide('stale api chapter save', {
+      url: lms.url,
+      path: `/api/chapters/${targets[0]}`,
+      method: 'PATCH',
+      headers: { ...write, 'if-match': '"0"' },
+      body: JSON.stringify({ content: 'Isi bab, suntingan basi.' }),
+      connections: EDIT_CONNECTIONS,
+      expect: 409,
+      perRequest: () => {
+        const edit = nextEdit();
+        return { path: `/api/chapters/${edit.id}`, body: JSON.stringify({ content: edit.content }) };
+      },
+    }),
+    run.httpSide('api chapter save', {
+      url: lms.url,
+      path: `/api/chapters/${targets[0]}`,
+      method: 'PATCH',
+      headers: write,
+      body: JSON.stringify({ content: 'Isi bab, suntingan API.' }),
+      connections: EDIT_CONNECTIONS,
+      expect: 200,
+      perRequest: () => {
+        const edit = nextEdit();
+        return { path: `/api/chapters/${edit.id}`, body: JSON.stringify({ content: edit.content }) };
+      },
+    }),
+  );
+
   // The shared list (row 2's load) while one chapter is edited every 100 ms (during that side's
   // runs only): each edit makes this instance compute the list again for the next key. Report only.
   const whileEditing = async <T>(work: () => Promise<T>): Promise<T> => {

@@ -1,20 +1,52 @@
 import { mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { generateSessionToken, sessions, users } from '@lms/db';
-import { sql } from 'drizzle-orm';
-import type { BrowserContext, Page } from 'playwright-core';
+import { users } from '@lms/db';
+import { DEMO_TEACHER_EMAIL, seedDemo } from '@lms/db/seed';
+import { eq, sql } from 'drizzle-orm';
+import type { Page } from 'playwright-core';
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
-import { freePort, makeTeacher, startLms } from '../helpers/services.js';
+import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 
-// The course studio in a real browser, in both languages: a teacher creates a course, two modules
-// with chapters (one with a picture, one with a video), a chapter quiz and a final exam, is
-// refused publishing until an event code is set, publishes; a member finds the course in the
-// catalog with its cover and enrols. Screenshots at 1280 and 390 px (SCREENSHOT_DIR, else a temp dir).
+// The course studio in a real browser, in both languages: the demo teacher signs in through the
+// demo partner's form, creates a course, two modules with chapters (one with a picture, one with a
+// video), a chapter quiz and a final exam, is refused publishing until an event code is set,
+// publishes; a member, signed in through the demo partner too, finds the course in the catalog
+// with its cover, enrols, completes every chapter, passes the chapter quiz and the final exam and
+// opens the certificate. Screenshots at 1280 and 390 px (SCREENSHOT_DIR, else a temp dir).
 
 const WIDTHS = [1280, 390] as const;
+
+/** What the member clicks and reads, in each language of the pages. */
+const WORDS = {
+  en: {
+    markComplete: 'Mark as complete',
+    completed: 'Completed',
+    takeQuiz: "Take this chapter's quiz",
+    start: 'Start',
+    submit: 'Submit answers',
+    passed: 'Passed',
+    viewCertificate: 'View certificate',
+    certificate: 'Certificate',
+  },
+  id: {
+    markComplete: 'Tandai selesai',
+    completed: 'Selesai',
+    takeQuiz: 'Kerjakan kuis bab ini',
+    start: 'Mulai mengerjakan',
+    submit: 'Kirim jawaban',
+    passed: 'Lulus',
+    viewCertificate: 'Lihat sertifikat',
+    certificate: 'Sertifikat',
+  },
+} as const;
+
+const MEMBERS = {
+  en: { email: 'dewi.anggota@example.org', name: 'Dewi Anggota', membershipId: 'IAI-000777' },
+  id: { email: 'rudi.anggota@example.org', name: 'Rudi Anggota', membershipId: 'IAI-000778' },
+} as const;
 
 t.test('a teacher builds a course in the studio and a member enrols', async (t) => {
   const shots = process.env.SCREENSHOT_DIR ?? (await mkdtemp(path.join(tmpdir(), 'studio-shots-')));
@@ -24,23 +56,24 @@ t.test('a teacher builds a course in the studio and a member enrols', async (t) 
   const lmsUrl = `http://127.0.0.1:${port}`;
   const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
   const db = lms.db.db;
-  const { teacherId } = await makeTeacher(db);
-  const [member] = await db
-    .insert(users)
-    .values({ email: 'anggota@example.test', name: 'Anggota', role: 'student' })
-    .returning({ id: users.id });
+  const { partnerUrl } = await startDemoPartner(t, lmsUrl, db);
+  // The demo data links the demo teacher (STAFF-001) to the demo partner, as the README walk-through does.
+  await seedDemo(db);
   const browser = await launchBrowser(t);
   const png = solidPng(1800, 900, [0x1f, 0x6f, 0x8b]);
 
-  const contextFor = async (userId: string, lang: 'id' | 'en'): Promise<BrowserContext> => {
-    const { token, tokenHash } = generateSessionToken();
-    await db.insert(sessions).values({ tokenHash, userId, expiresAt: new Date(Date.now() + 3_600_000) });
+  /** A browser in `lang` signed in through the demo partner's own form (partner → gateway → LMS SSO). */
+  const signIn = async (who: { email: string; name: string; membershipId: string }, lang: 'id' | 'en') => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.addCookies([
-      { name: lms.app.sessionCookieName, value: token, url: lmsUrl, httpOnly: true, sameSite: 'Lax' },
-      { name: 'lms_lang', value: lang, url: lmsUrl },
-    ]);
-    return context;
+    await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
+    const page = await context.newPage();
+    await page.goto(`${partnerUrl}/`);
+    await page.getByLabel('E-mail').fill(who.email);
+    await page.getByLabel('Name').fill(who.name);
+    await page.getByLabel('Membership ID').fill(who.membershipId);
+    await page.getByRole('button', { name: 'Go to the courses' }).click();
+    await page.waitForURL(`${lmsUrl}/dashboard`);
+    return { context, page };
   };
   /** Screenshots at both widths; at 390 px nothing may be wider than the screen. */
   const shoot = async (page: Page, name: string) => {
@@ -58,9 +91,9 @@ t.test('a teacher builds a course in the studio and a member enrols', async (t) 
 
   for (const lang of ['en', 'id'] as const) {
     const courseName = lang === 'en' ? 'Forensic Audit' : 'Audit Investigasi';
-    const context = await contextFor(teacherId, lang);
-    const page = await context.newPage();
-    await page.goto(`${lmsUrl}/dashboard`);
+    const { context, page } = await signIn({ email: DEMO_TEACHER_EMAIL, name: 'Budi Santoso', membershipId: 'STAFF-001' }, lang);
+    const [teacher] = await db.select().from(users).where(eq(users.email, DEMO_TEACHER_EMAIL));
+    t.equal(teacher!.role, 'teacher', `${lang}: the demo teacher signed in through the partner`);
     await page.locator('a[href="/dashboard/studio/new"]').click();
     await page.locator('#f-name').fill(courseName);
     await page.locator('form[action="/dashboard/studio/new"] button').click();
@@ -166,9 +199,10 @@ t.test('a teacher builds a course in the studio and a member enrols', async (t) 
     t.ok(await page.locator('form[action$="/unpublish"]').isVisible(), `${lang}: published`);
     await context.close();
 
-    // A member finds it in the catalog with its cover and enrols.
-    const memberContext = await contextFor(member!.id, lang);
-    const m = await memberContext.newPage();
+    // A member (through the demo partner) finds it in the catalog with its cover, enrols and takes it to the certificate.
+    const w = WORDS[lang];
+    const who = MEMBERS[lang];
+    const { context: memberContext, page: m } = await signIn(who, lang);
     await m.goto(`${lmsUrl}/dashboard/catalog`);
     const card = m.locator('li.card', { hasText: courseName });
     const cover = card.locator('img.cover');
@@ -177,10 +211,61 @@ t.test('a teacher builds a course in the studio and a member enrols', async (t) 
     await card.locator('h3 a').click();
     await m.locator('section[aria-labelledby="enrol"] form button').first().click();
     await m.waitForURL(/enrol=enrolled/);
+    const [member] = await db.select().from(users).where(eq(users.email, who.email));
     t.ok(
       (await db.execute(sql`select 1 from enrollments where user_id = ${member!.id} and course_id = ${courseId}`)).rows.length === 1,
       `${lang}: the member is enrolled`,
     );
+    const coursePage = `${lmsUrl}/dashboard/courses/${courseId}`;
+    for (const [i, chapter] of ['Bab 1', 'Bab 2'].entries()) {
+      await m.goto(coursePage);
+      await m.getByRole('link', { name: chapter, exact: true }).click();
+      await m.getByRole('heading', { level: 1, name: chapter }).waitFor();
+      if (i === 0) {
+        const shown = m.locator('article img').first();
+        await shown.waitFor();
+        t.ok(await shown.evaluate((img) => (img as HTMLImageElement).naturalWidth > 0), `${lang}: the chapter shows its picture`);
+      } else {
+        await m.locator('iframe[src^="https://www.youtube-nocookie.com/embed/"]').waitFor({ state: 'attached' });
+      }
+      await m.getByRole('button', { name: w.markComplete }).click();
+      await m.getByText(w.completed, { exact: true }).waitFor();
+      if (i === 0) {
+        // The chapter quiz opens the next chapter.
+        await m.getByRole('link', { name: w.takeQuiz }).click();
+        await m.getByRole('button', { name: w.start }).click();
+        await m.waitForURL(/\/learn\/quiz-attempts\/\d+$/);
+        await m.getByRole('radio', { name: 'Mengumpulkan bukti' }).check();
+        await m.getByRole('button', { name: w.submit }).click();
+        await m.getByText(w.passed, { exact: true }).waitFor();
+      }
+    }
+    t.equal(
+      Number(
+        (
+          await db.execute(
+            sql`select count(*)::int as n from chapter_completions where user_id = ${member!.id} and course_id = ${courseId}`,
+          )
+        ).rows[0]!.n,
+      ),
+      2,
+      `${lang}: every chapter completed`,
+    );
+    await m.goto(coursePage);
+    await m
+      .getByRole('link', { name: /Ujian akhir/ })
+      .first()
+      .click();
+    await m.getByRole('button', { name: w.start }).click();
+    await m.getByRole('radio', { name: 'Mengumpulkan bukti' }).check();
+    await m.getByRole('button', { name: w.submit }).click();
+    await m.getByText(w.passed, { exact: true }).waitFor();
+    await m.getByRole('link', { name: w.viewCertificate }).click();
+    await m.getByRole('heading', { name: w.certificate }).waitFor();
+    const certificate = await m.locator('main').innerText();
+    t.match(certificate, who.name, `${lang}: the certificate names the member`);
+    t.match(certificate, courseName, `${lang}: and the course`);
+    await shoot(m, `studio-${lang}-certificate`);
     await memberContext.close();
   }
 });

@@ -44,7 +44,27 @@ export interface AuthoringRouteSpec {
   success: { status: 200 | 201; schema: z.ZodType };
   /** Answers of this route beyond AUTHORING_ERRORS (a publish refusal). */
   extra?: Record<number, z.ZodType>;
+  /**
+   * What the route's optional `If-Match` checks: the version of the course's fields, the whole
+   * document's digest, a chapter's or a quiz's version (AUTHORING_VERSIONING). Routes without it
+   * refuse an `If-Match` (400).
+   */
+  versioned?: 'course' | 'document' | 'chapter' | 'quiz';
 }
+
+/** What a versioned route's description says about `If-Match` and `ETag`. */
+export const AUTHORING_VERSIONING =
+  'Optional `If-Match: "<version>"` (the `ETag` of the last answer, or the `version` it carries; `W/` accepted, `*` ' +
+  'checks nothing): the write is made only if what it edits is still at that version, otherwise a 409 naming both ' +
+  'versions, with the current `ETag`, and nothing is written. Without `If-Match` the last save wins. The answer ' +
+  'carries the new `version` and `ETag`. The studio pages check the same versions.';
+
+/** The document routes' `ETag` is a digest of the whole document, so any change to any part of the course moves it. */
+export const DOCUMENT_VERSIONING =
+  'Optional `If-Match` with the `ETag` of the last export or replace (a digest of the whole document: any write to ' +
+  'the course, its modules, chapters or quizzes changes it): the replace is made only over that document, otherwise ' +
+  'a 409 with the current `ETag` and nothing is written. Without `If-Match` the last save wins. The answer carries ' +
+  "the new `ETag`, and `version`, the version of the course's own fields.";
 
 const LIMITS =
   `Limits: ${AUTHORING_LIMITS.modulesPerCourse} modules and ${AUTHORING_LIMITS.chaptersPerCourse} chapters per course, ` +
@@ -56,7 +76,7 @@ const LEARNERS =
   'be deleted (409 naming them); their texts and settings may change. A started attempt keeps the questions and the ' +
   'pass mark it began with; submitted attempts keep their score; certificates stay valid.';
 
-export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
+const ROUTES: readonly AuthoringRouteSpec[] = [
   {
     operation: 'importCourse',
     method: 'POST',
@@ -81,6 +101,7 @@ export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
   },
   {
     operation: 'replaceCourse',
+    versioned: 'document',
     method: 'PUT',
     url: '/api/courses/:id/document',
     summary: 'Replace a course with a course document (import over it)',
@@ -95,6 +116,7 @@ export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
   },
   {
     operation: 'updateCourse',
+    versioned: 'course',
     method: 'PATCH',
     url: '/api/courses/:id',
     summary: "Change a course's fields",
@@ -146,6 +168,7 @@ export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
   },
   {
     operation: 'updateChapter',
+    versioned: 'chapter',
     method: 'PATCH',
     url: '/api/chapters/:id',
     summary: "Change a chapter's name or content",
@@ -176,6 +199,7 @@ export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
   ...(['chapter', 'module'] as const).flatMap((parent): AuthoringRouteSpec[] => [
     {
       operation: `put${parent === 'chapter' ? 'Chapter' : 'Module'}Quiz`,
+      versioned: 'quiz',
       method: 'PUT',
       url: `/api/${parent}s/:id/quiz`,
       summary: `Create or replace the quiz of a ${parent}`,
@@ -198,6 +222,7 @@ export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
   ]),
   {
     operation: 'putFinalExam',
+    versioned: 'quiz',
     method: 'PUT',
     url: '/api/courses/:id/final-exam',
     summary: 'Create or replace the final exam of a course',
@@ -262,3 +287,10 @@ export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [
     success: { status: 200, schema: HistoryResponse },
   },
 ];
+
+/** Every authoring route; a versioned one says how its `If-Match` works. */
+export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = ROUTES.map((spec) =>
+  spec.versioned === undefined
+    ? spec
+    : { ...spec, description: `${spec.description} ${spec.versioned === 'document' ? DOCUMENT_VERSIONING : AUTHORING_VERSIONING}` },
+);

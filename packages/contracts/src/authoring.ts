@@ -318,6 +318,11 @@ export const AuthoringIdParams = z.object({ id: z.coerce.number().int().min(1).m
 // Answers (no transforms: they serialize)
 
 const dateTime = z.iso.datetime({ offset: true });
+/** The version of the course's own fields, as the answer and its `ETag` give it. */
+const VERSION_OUT = z
+  .number()
+  .int()
+  .describe("The version of the course's fields (also the answer's `ETag`, quoted): send it back in `If-Match` to save only over it");
 const DetailSectionOut = z.record(z.string(), z.union([z.string(), z.number()]));
 
 export const QuestionOut = z
@@ -403,12 +408,19 @@ export const CourseDocumentResponse = z
     success: z.literal(true),
     courseId: z.number().int(),
     isPublished: z.boolean(),
+    version: VERSION_OUT,
     document: CourseDocumentOut,
   })
   .meta({ id: 'CourseDocumentResponse' });
 
 export const CourseFieldsResponse = z
-  .object({ success: z.literal(true), courseId: z.number().int(), isPublished: z.boolean(), course: CourseFieldsOut })
+  .object({
+    success: z.literal(true),
+    courseId: z.number().int(),
+    isPublished: z.boolean(),
+    version: VERSION_OUT,
+    course: CourseFieldsOut,
+  })
   .meta({ id: 'CourseFieldsResponse' });
 
 export const ModuleResponse = z
@@ -434,12 +446,18 @@ export const AuthoredChapterResponse = z
       name: z.string(),
       content: z.string(),
       orderIndex: z.number().int(),
+      version: z.number().int().describe("The chapter's version (also its `ETag`): send it back in `If-Match` to save only over it"),
     }),
   })
   .meta({ id: 'AuthoredChapterResponse' });
 
 export const QuizResponse = z
-  .object({ success: z.literal(true), courseId: z.number().int(), quiz: QuizOut })
+  .object({
+    success: z.literal(true),
+    courseId: z.number().int(),
+    version: z.number().int().describe("The quiz's version (also its `ETag`): send it back in `If-Match` to save only over it"),
+    quiz: QuizOut,
+  })
   .meta({ id: 'AuthoredQuizResponse' });
 
 export const OutlineResponse = z
@@ -516,6 +534,15 @@ export const HistoryResponse = z
   })
   .meta({ id: 'HistoryResponse' });
 
+/** A stale `If-Match`: the 409 names the current ETag. */
+export const StaleVersionResponse = z
+  .object({
+    success: z.literal(false),
+    error: z.string(),
+    etag: z.string().describe('The current ETag (also the `ETag` header): read again, then save with it in `If-Match`'),
+  })
+  .meta({ id: 'StaleVersionResponse' });
+
 /** The error answers every authoring route may give (the gateway adds its own). */
 export const AUTHORING_ERRORS = {
   400: ValidationErrorResponse.or(ErrorResponse).meta({
@@ -528,10 +555,13 @@ export const AUTHORING_ERRORS = {
       'a partner call that did not come through the gateway',
   }),
   404: ErrorResponse.meta({ description: 'No such course, module, chapter or quiz, or a draft the caller may not author' }),
-  409: ErrorResponse.meta({
+  // The stale-version shape first: a union answers with the first that fits, and ErrorResponse would drop `etag`.
+  409: StaleVersionResponse.or(ErrorResponse).meta({
     description:
       'The write would lose what learners did (a chapter with completions, a quiz with attempts, or a module holding ' +
-      'one), a second quiz where there is one, or the first request with this Idempotency-Key still holds it (with `Retry-After`)',
+      'one), a second quiz where there is one, the first request with this Idempotency-Key still holds it (with ' +
+      '`Retry-After`), or an `If-Match` version that is no longer the current one (someone saved since: the answer ' +
+      'names both versions and its `ETag` is the current one; read it again, then save)',
   }),
   413: ErrorResponse.meta({ description: 'Body over the authoring body limit (the message names it)' }),
   415: ErrorResponse.meta({ description: 'Body is not application/json' }),

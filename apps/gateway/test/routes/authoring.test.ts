@@ -18,7 +18,9 @@ t.test('every authoring route: refused before the LMS, or forwarded as it came',
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       received.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
-      res.writeHead(200, { 'content-type': 'application/json', 'idempotency-replayed': 'true' }).end('{"success":true,"echo":1}');
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'idempotency-replayed': 'true', etag: '"7"' })
+        .end('{"success":true,"echo":1}');
     });
   });
   await new Promise<void>((resolve) => lms.listen(0, '127.0.0.1', resolve));
@@ -49,15 +51,21 @@ t.test('every authoring route: refused before the LMS, or forwarded as it came',
     t.same(wrongIp.json(), { success: false, error: 'IP 192.0.2.1 is not whitelisted for issuer partner-a.example' });
     t.equal(received.length, before, 'none of them reached the LMS');
 
-    const ok = await send({ authorization: `Bearer ${bearer}`, 'idempotency-key': `k-${spec.operation}` });
+    const ok = await send({ authorization: `Bearer ${bearer}`, 'idempotency-key': `k-${spec.operation}`, 'if-match': '"6"' });
     t.equal(ok.statusCode, 200, `${spec.method} ${spec.url}: forwarded`);
     t.same(ok.json(), { success: true, echo: 1 }, "the LMS's answer relayed");
     t.equal(ok.headers['idempotency-replayed'], 'true');
+    t.equal(ok.headers.etag, '"7"', "the LMS's ETag relayed");
     const got = received.at(-1)!;
     t.match(got, {
       method: spec.method,
       url,
-      headers: { authorization: `Bearer ${bearer}`, 'x-gateway-secret': TEST_GATEWAY_SECRET, 'idempotency-key': `k-${spec.operation}` },
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        'x-gateway-secret': TEST_GATEWAY_SECRET,
+        'idempotency-key': `k-${spec.operation}`,
+        'if-match': '"6"',
+      },
     });
     t.equal(got.body, body ?? '', 'the body text as the partner sent it');
   }

@@ -34,6 +34,9 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
         headers: z.object({
           authorization: z.string().optional().meta({ description: 'Bearer <partner-signed JWT>' }),
           'idempotency-key': z.string().optional(),
+          ...(spec.versioned
+            ? { 'if-match': z.string().optional().meta({ description: 'The ETag to save over (see the description)' }) }
+            : {}),
         }),
         ...(spec.params ? { params: spec.params } : {}),
         ...(spec.querystring ? { querystring: spec.querystring } : {}),

@@ -9,7 +9,7 @@ import { type AccessRoute, accessDecision } from '../../plugins/metrics.js';
 import { fromTheLms, requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
 
 /** Response headers of the LMS that the partner should see. */
-const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after'];
+const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after', 'etag'];
 
 /**
  * The onRequest check of a partner call: a bearer token whose issuer is known and whose caller IP
@@ -54,6 +54,9 @@ export function forwardToLms(app: FastifyInstance, what: string) {
     if (request.rawJsonBody !== undefined) headers['content-type'] = 'application/json';
     const idempotencyKey = request.headers['idempotency-key'];
     if (typeof idempotencyKey === 'string') headers['idempotency-key'] = idempotencyKey;
+    // The authoring writes' version check (the LMS judges it).
+    const ifMatch = request.headers['if-match'];
+    if (typeof ifMatch === 'string') headers['if-match'] = ifMatch;
 
     const lms = LMS_UPSTREAM_URL ?? request.partnerLmsUrl;
     let upstream: UpstreamAnswer;

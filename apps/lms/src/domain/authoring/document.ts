@@ -9,11 +9,12 @@ import {
   type QuizOut,
 } from '@lms/contracts';
 import { courses, type Db, inTransaction } from '@lms/db';
+import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { invalidBody } from '../../errors.js';
 import { type AuthoringContext, assertMayCreateFor, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { type Change, changedFields, recordChange } from './history.js';
-import { assertVersion } from './versions.js';
+import { assertVersion, StaleDocumentError } from './versions.js';
 import { deleteRows, lockUnheld, type QuizRow, quizJson, writeChapters, writeModules, writeQuizzes } from './rows.js';
 
 // The course as one document: export (the author's view, keys included) and import (a new
@@ -204,9 +205,13 @@ export async function replaceCourse(
   ctx: AuthoringContext,
   courseId: number,
   doc: CourseDocument,
+  expectedTag?: string,
 ): Promise<{ course: CourseRow; document: CourseDocumentOut }> {
   return inTransaction(db, async (tx) => {
     const course = await lockAuthoredCourse(tx, ctx.author, { course: courseId });
+    const previous = await documentOf(tx, course);
+    if (expectedTag !== undefined && expectedTag !== documentTag(previous))
+      throw new StaleDocumentError(expectedTag, documentTag(previous));
     const fields = doc.course;
     if (fields.institutionId !== course.institution_id) {
       throw invalidBody([{ path: 'course.institutionId', message: `a course stays in its institution (${course.institution_id})` }]);
@@ -226,8 +231,37 @@ export async function replaceCourse(
     const summary = countsSummary(counts);
     if (Object.values(counts).some((c) => c.created + c.updated + c.deleted > 0)) changes.push({ path: 'tree', to: summary });
     await recordChange(tx, ctx, { courseId, action: 'course.replace', changes });
-    return { course: after, document: await documentOf(tx, after) };
+    const written = await documentOf(tx, after);
+    // The versions the studio and the API check: the course's when the replace changed anything
+    // (it rewrites every field), each kept quiz whose settings or questions differ (chapters'
+    // versions move in writeChapters).
+    if (documentTag(written) === documentTag(previous)) return { course: after, document: written };
+    const stale = changedQuizIds(previous, written);
+    await tx.execute(sql`update courses set version = version + 1 where id = ${courseId}`);
+    if (stale.length > 0) {
+      await tx.execute(sql`update quizzes set version = version + 1 where course_id = ${courseId} and id in (${sql.join(stale, sql`, `)})`);
+    }
+    const bumped = await readCourse(tx, courseId);
+    return { course: bumped, document: written };
   });
+}
+
+/**
+ * The document's digest: the `ETag` of the document routes. Any write to the course (a field, a
+ * module, a chapter, a quiz, the order) changes it; the same document always has the same digest.
+ */
+export function documentTag(document: unknown): string {
+  return `d${createHash('sha256').update(JSON.stringify(document)).digest('base64url').slice(0, 27)}`;
+}
+
+/** The quizzes kept from one document to the next whose settings or questions changed. */
+function changedQuizIds(before: CourseDocumentOut, after: CourseDocumentOut): number[] {
+  const quizzes = (d: CourseDocumentOut) => {
+    const all = [d.finalExam, ...d.modules.flatMap((m) => [m.quiz, ...m.chapters.map((ch) => ch.quiz)])];
+    return new Map(all.filter((q): q is QuizOut => q !== null).map((q) => [q.id, JSON.stringify(q)]));
+  };
+  const was = quizzes(before);
+  return [...quizzes(after)].filter(([id, json]) => was.has(id) && was.get(id) !== json).map(([id]) => id);
 }
 
 /** A document's course fields without the owner, every field it leaves out at its default. */

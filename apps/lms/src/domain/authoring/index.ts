@@ -11,7 +11,7 @@ export {
   lockAuthoredCourse,
   mayAuthorSql,
 } from './authors.js';
-export { courseFieldsOf, exportCourse, importNewCourse, replaceCourse, updateCourseFields } from './document.js';
+export { courseFieldsOf, documentTag, exportCourse, importNewCourse, replaceCourse, updateCourseFields } from './document.js';
 export { readHistory } from './history.js';
 export {
   type ChapterView,
@@ -30,4 +30,4 @@ export {
 } from './items.js';
 export { checklistOf, publishCourse, readPublication, unpublishCourse } from './publication.js';
 export { LearnersHoldError } from './rows.js';
-export { assertVersion, StaleVersionError } from './versions.js';
+export { assertVersion, StaleDocumentError, StaleVersionError } from './versions.js';

@@ -15,6 +15,24 @@ export class StaleVersionError<T = unknown> extends ConflictError {
   ) {
     super(`The ${what} was changed by someone else since you opened it (you edited version ${expected}; it is now at version ${current})`);
   }
+
+  /** The current version as the API's ETag: the 409 answer carries it (read again, then save over it). */
+  get etag(): string {
+    return `"${this.current}"`;
+  }
+}
+
+/** A document replace made over another document than the course's now (its `If-Match` digest is stale). */
+export class StaleDocumentError extends ConflictError {
+  /** The current document's ETag. */
+  readonly etag: string;
+  constructor(expected: string, current: string) {
+    super(
+      `The course was changed by someone else since that document was read (If-Match "${expected}"; it is now "${current}"): ` +
+        'export it again, then replace',
+    );
+    this.etag = `"${current}"`;
+  }
 }
 
 /** Throws StaleVersionError when `expected` is given and differs from `current`. */

@@ -136,6 +136,40 @@ const studio: FastifyPluginAsyncZod = async (app) => {
       csp,
     );
 
+  /**
+   * The confirmation of a delete (GET .../delete): what will be deleted and what goes with it, a
+   * POST form to the same URL that does it (under the form CSRF rule), and a way back. No JavaScript.
+   */
+  const confirmDelete = (
+    reply: FastifyReply,
+    ctx: PageContext,
+    session: PageSession,
+    course: CourseRow,
+    tab: StudioTab,
+    question: string,
+    details: { lines: string[]; notes?: (string | false)[]; picture?: string },
+    action: ReturnType<typeof href>,
+    cancel: ReturnType<typeof href>,
+  ) => {
+    const c = ctx.t.studio.confirm;
+    const notes = (details.notes ?? []).filter((n): n is string => Boolean(n));
+    return show(
+      reply,
+      ctx,
+      session,
+      course,
+      tab,
+      question,
+      html`<section class="card confirm-delete" aria-labelledby="confirm-title"><h2 id="confirm-title">${question}</h2>
+${details.picture && html`<p><img src="${href(details.picture)}" alt="" width="160"></p>`}
+${details.lines.length === 0 ? html`<p class="muted">${c.nothingElse}</p>` : html`<p>${c.goesWith}</p><ul class="deleted-with">${details.lines.map((l) => html`<li>${l}</li>`)}</ul>`}
+${notes.map((n) => html`<p><strong>${n}</strong></p>`)}
+<p class="muted">${c.cannotUndo}</p>
+<form method="post" action="${action}" class="inline"><button type="submit" class="danger">${c.yes}</button></form>
+<a href="${cancel}">${c.cancel}</a></section>`,
+    );
+  };
+
   // ------------------------------------------------------------------ new course
   app.get('/studio/new', { config: { auth: true }, schema: pageSchema('New course form', z.object({})) }, async (request, reply) => {
     const { session, ctx } = await who(request);
@@ -403,7 +437,7 @@ ${groups}
 ${j > 0 && small(href('/dashboard/studio/chapters', ch.id as number, 'move'), o.up, html`<input type="hidden" name="direction" value="up">`)}
 ${j < m.chapters.length - 1 && small(href('/dashboard/studio/chapters', ch.id as number, 'move'), o.down, html`<input type="hidden" name="direction" value="down">`)}
 <a href="${href('/dashboard/studio/quizzes/chapter', ch.id as number)}">${o.quiz}${ch.quiz ? ` (${ch.quiz.questions.length})` : ''}</a>
-${small(href('/dashboard/studio/chapters', ch.id as number, 'delete'), o.delete)}</li>`,
+<a href="${href('/dashboard/studio/chapters', ch.id as number, 'delete')}" class="danger-link">${o.delete}</a></li>`,
       );
       return html`<li class="card" id="module-${m.id as number}"><h3>${m.name}</h3>
 <form method="post" action="${href('/dashboard/studio/modules', m.id as number, 'rename')}" class="inline">
@@ -412,7 +446,7 @@ ${small(href('/dashboard/studio/chapters', ch.id as number, 'delete'), o.delete)
 ${i > 0 && small(href('/dashboard/studio/modules', m.id as number, 'move'), o.up, html`<input type="hidden" name="direction" value="up">`)}
 ${i < modules.length - 1 && small(href('/dashboard/studio/modules', m.id as number, 'move'), o.down, html`<input type="hidden" name="direction" value="down">`)}
 <a href="${href('/dashboard/studio/quizzes/module', m.id as number)}">${o.moduleQuiz}${m.quiz ? ` (${m.quiz.questions.length})` : ''}</a>
-${small(href('/dashboard/studio/modules', m.id as number, 'delete'), o.delete)}
+<a href="${href('/dashboard/studio/modules', m.id as number, 'delete')}" class="danger-link">${o.delete}</a>
 ${m.chapters.length === 0 ? html`<p class="muted">${o.noChapters}</p>` : html`<ol class="chapters">${chapters}</ol>`}
 <form method="post" action="${href('/dashboard/studio/modules', m.id as number, 'chapters')}" class="inline">
 <label>${o.chapterName} <input name="name" value="${valueFor(`chapter-${m.id}`)}" required></label> <button type="submit">${o.addChapter}</button> ${errorFor(`chapter-${m.id}`)}
@@ -559,6 +593,40 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
     changed();
     return back(reply, studioPath(courseId, '/outline?saved=1'));
   };
+  const quizLine = (ctx: PageContext, q: QuizOut | null) => (q ? [ctx.t.studio.confirm.quizLine(q.name, q.questions.length)] : []);
+  app.get(
+    '/studio/modules/:id/delete',
+    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a module') },
+    async (request, reply) => {
+      const { session, ctx, actx } = await who(request);
+      const id = idOf(request);
+      const tree = await exportCourse(app.db, actx, await courseOfModule(actx, id));
+      const m = tree.document.modules.find((x) => x.id === id);
+      if (!m) throw new NotFoundError('Module not found');
+      const lines = [
+        ...quizLine(ctx, m.quiz),
+        ...m.chapters.flatMap((ch) => [ctx.t.studio.confirm.chapterLine(ch.name), ...quizLine(ctx, ch.quiz)]),
+      ];
+      const action = href('/dashboard/studio/modules', id, 'delete');
+      const cancel = href('/dashboard/studio/courses', tree.course.id, 'outline');
+      return confirmDelete(reply, ctx, session, tree.course, 'outline', ctx.t.studio.confirm.module(m.name), { lines }, action, cancel);
+    },
+  );
+  app.get(
+    '/studio/chapters/:id/delete',
+    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a chapter') },
+    async (request, reply) => {
+      const { session, ctx, actx } = await who(request);
+      const id = idOf(request);
+      const tree = await exportCourse(app.db, actx, await courseOfChapter(actx, id));
+      const ch = tree.document.modules.flatMap((m) => m.chapters).find((x) => x.id === id);
+      if (!ch) throw new NotFoundError('Chapter not found');
+      const action = href('/dashboard/studio/chapters', id, 'delete');
+      const cancel = href('/dashboard/studio/courses', tree.course.id, 'outline');
+      const question = ctx.t.studio.confirm.chapter(ch.name);
+      return confirmDelete(reply, ctx, session, tree.course, 'outline', question, { lines: quizLine(ctx, ch.quiz) }, action, cancel);
+    },
+  );
   app.post(
     '/studio/modules/:id/delete',
     { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a module') },
@@ -746,7 +814,7 @@ ${field(qz.maxAttempts, 'maxAttempts', values, errors, { type: 'number' })}
 ${questions}
 <p><button type="submit" name="action" value="save">${s.save}</button> <button type="submit" name="action" value="more" class="secondary">${qz.moreQuestions}</button></p>
 </form>
-${exists && html`<form method="post" action="${href('/dashboard/studio/quizzes', p.scope, p.id, 'delete')}"><button type="submit" class="danger">${qz.remove}</button></form>`}`;
+${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 'delete')}" class="danger-link">${qz.remove}</a></p>`}`;
   };
 
   app.get(
@@ -817,6 +885,29 @@ ${exists && html`<form method="post" action="${href('/dashboard/studio/quizzes',
     },
   );
 
+  app.get(
+    '/studio/quizzes/:scope/:id/delete',
+    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a quiz', QuizParams) },
+    async (request, reply) => {
+      const { session, ctx, actx } = await who(request);
+      const p = request.params as z.infer<typeof QuizParams>;
+      const { course, quiz } = await quizAtPlace(actx, p);
+      if (quiz === null) throw new NotFoundError('There is no quiz here');
+      const c = ctx.t.studio.confirm;
+      return confirmDelete(
+        reply,
+        ctx,
+        session,
+        course,
+        'outline',
+        c.quiz(quiz.name),
+        { lines: [c.questions(quiz.questions.length)] },
+        href('/dashboard/studio/quizzes', p.scope, p.id, 'delete'),
+        href('/dashboard/studio/quizzes', p.scope, p.id),
+      );
+    },
+  );
+
   app.post(
     '/studio/quizzes/:scope/:id/delete',
     { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a quiz', QuizParams) },
@@ -844,7 +935,7 @@ ${exists && html`<form method="post" action="${href('/dashboard/studio/quizzes',
       return html`<li class="card"><img src="${href(picturePath(p))}" alt="${p.originalName}" width="160">
 <p><code>![${p.originalName.replace(/[[\]]/g, '')}](${picturePath(p)})</code></p>
 ${isCover ? html`<span class="badge completed">${s.isCover}</span>` : html`<form method="post" action="${href('/dashboard/studio/courses', course.id, 'pictures', p.id, 'cover')}" class="inline"><button type="submit" class="secondary">${s.makeCover}</button></form>`}
-<form method="post" action="${href('/dashboard/studio/courses', course.id, 'pictures', p.id, 'delete')}" class="inline"><button type="submit" class="danger">${s.delete}</button></form></li>`;
+<a href="${href('/dashboard/studio/courses', course.id, 'pictures', p.id, 'delete')}" class="danger-link">${s.delete}</a></li>`;
     });
     return html`${note}
 <form method="post" action="${href('/dashboard/studio/courses', course.id, 'pictures')}" enctype="multipart/form-data" class="card stack">
@@ -935,6 +1026,40 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
       );
       changed();
       return back(reply, studioPath(id, '/pictures'));
+    },
+  );
+  app.get(
+    '/studio/courses/:id/pictures/:pictureId/delete',
+    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a picture', PictureParams) },
+    async (request, reply) => {
+      const { session, ctx, actx } = await who(request);
+      const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
+      const picture = await findCoursePicture(app.db, actx, id, pictureId);
+      const course = await findAuthoredCourse(app.db, actx.author, { course: id });
+      const path = picturePath(picture);
+      const { rows } = await app.db.execute(
+        sql`select name from chapters where course_id = ${id} and strpos(content, ${path}) > 0 order by order_index, id`,
+      );
+      const c = ctx.t.studio.confirm;
+      const inChapters = (rows as { name: string }[]).map((r) => c.chapterLine(r.name));
+      return confirmDelete(
+        reply,
+        ctx,
+        session,
+        course,
+        'pictures',
+        c.picture(picture.originalName),
+        {
+          lines: [],
+          notes: [
+            course.cover_picture?.endsWith(path) === true && c.isCover,
+            inChapters.length > 0 && `${c.inText} ${inChapters.join(', ')}`,
+          ],
+          picture: path,
+        },
+        href('/dashboard/studio/courses', id, 'pictures', pictureId, 'delete'),
+        href('/dashboard/studio/courses', id, 'pictures'),
+      );
     },
   );
   app.post(

@@ -16,6 +16,7 @@ import {
   type AuthoringContext,
   courseFieldsOf,
   createChapter,
+  documentTag,
   createModule,
   deleteChapter,
   deleteModule,
@@ -28,13 +29,15 @@ import {
   readPublication,
   reorderOutline,
   replaceCourse,
+  StaleDocumentError,
+  StaleVersionError,
   unpublishCourse,
   updateChapter,
   updateCourseFields,
   updateModule,
 } from '../../domain/authoring/index.js';
 import type { StoredResponse } from '../../domain/idempotency.js';
-import { ForbiddenError } from '../../errors.js';
+import { BadRequestError, ForbiddenError } from '../../errors.js';
 import { runKeyedRequest, spendPartnerToken } from '../keyed-request.js';
 
 type Params = { id: number };
@@ -46,17 +49,39 @@ const idOf = (request: FastifyRequest) => (request.params as Params).id;
 const documentAnswer = (r: Awaited<ReturnType<typeof exportCourse>>) => ({
   courseId: r.course.id,
   isPublished: r.course.is_published,
+  version: r.course.version,
   document: r.document,
 });
+
+/**
+ * The version an `If-Match` header asks a write to be made over: `*` or no header is no check;
+ * `"<n>"` (or `W/"<n>"`) a version number, or for the document routes the document's digest.
+ * Anything else, or an `If-Match` on a route that has no version, is a 400.
+ */
+export function ifMatchOf(request: FastifyRequest, versioned: AuthoringRouteSpec['versioned']): number | string | undefined {
+  const header = request.headers['if-match'];
+  if (header === undefined) return undefined;
+  const value = (Array.isArray(header) ? header.join(',') : header).trim();
+  if (value === '*') return undefined;
+  if (versioned === undefined) throw new BadRequestError('This route has no version: send no If-Match');
+  const tag = /^(?:W\/)?"([^"]{1,128})"$/.exec(value)?.[1];
+  if (tag === undefined) throw new BadRequestError('If-Match must be one ETag, e.g. If-Match: "3" (the version, quoted)');
+  if (versioned === 'document') return tag;
+  if (!/^\d{1,9}$/.test(tag)) throw new BadRequestError(`If-Match must carry a version number here, e.g. If-Match: "3"; got ${value}`);
+  return Number(tag);
+}
+
+const versionOf = (r: FastifyRequest) => r.ifMatch as number | undefined;
 
 /** What each route of AUTHORING_ROUTES does, by its operation name: one call to domain/authoring. */
 const HANDLERS: Record<string, Handler> = {
   importCourse: async (tx, ctx, r) => ok(documentAnswer(await importNewCourse(tx, ctx, r.body as CourseDocument)), 201),
   exportCourse: async (tx, ctx, r) => ok(documentAnswer(await exportCourse(tx, ctx, idOf(r)))),
-  replaceCourse: async (tx, ctx, r) => ok(documentAnswer(await replaceCourse(tx, ctx, idOf(r), r.body as CourseDocument))),
+  replaceCourse: async (tx, ctx, r) =>
+    ok(documentAnswer(await replaceCourse(tx, ctx, idOf(r), r.body as CourseDocument, r.ifMatch as string | undefined))),
   updateCourse: async (tx, ctx, r) => {
-    const course = await updateCourseFields(tx, ctx, idOf(r), r.body as CoursePatchBody);
-    return ok({ courseId: course.id, isPublished: course.is_published, course: courseFieldsOf(course) });
+    const course = await updateCourseFields(tx, ctx, idOf(r), r.body as CoursePatchBody, versionOf(r));
+    return ok({ courseId: course.id, isPublished: course.is_published, version: course.version, course: courseFieldsOf(course) });
   },
   createModule: async (tx, ctx, r) =>
     ok({ module: await createModule(tx, ctx, idOf(r), r.body as { name: string; description: string }) }, 201),
@@ -66,14 +91,14 @@ const HANDLERS: Record<string, Handler> = {
   createChapter: async (tx, ctx, r) =>
     ok({ chapter: await createChapter(tx, ctx, idOf(r), r.body as { name: string; content: string }) }, 201),
   updateChapter: async (tx, ctx, r) =>
-    ok({ chapter: await updateChapter(tx, ctx, idOf(r), r.body as { name?: string; content?: string }) }),
+    ok({ chapter: await updateChapter(tx, ctx, idOf(r), r.body as { name?: string; content?: string }, versionOf(r)) }),
   deleteChapter: async (tx, ctx, r) => ok({ deleted: await deleteChapter(tx, ctx, idOf(r)) }),
   reorderOutline: async (tx, ctx, r) => ok(await reorderOutline(tx, ctx, idOf(r), r.body as OutlineBody)),
-  putChapterQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { chapter: idOf(r) }, r.body as QuizInput)),
+  putChapterQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { chapter: idOf(r) }, r.body as QuizInput, versionOf(r))),
   deleteChapterQuiz: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { chapter: idOf(r) }) }),
-  putModuleQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { module: idOf(r) }, r.body as QuizInput)),
+  putModuleQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { module: idOf(r) }, r.body as QuizInput, versionOf(r))),
   deleteModuleQuiz: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { module: idOf(r) }) }),
-  putFinalExam: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { finalOf: idOf(r) }, r.body as QuizInput)),
+  putFinalExam: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { finalOf: idOf(r) }, r.body as QuizInput, versionOf(r))),
   deleteFinalExam: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { finalOf: idOf(r) }) }),
   publicationChecklist: async (tx, ctx, r) => {
     const { course, checklist } = await readPublication(tx, ctx, idOf(r));
@@ -134,22 +159,55 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: routeSchema(spec, WHO, app.config.AUTHORING_BODY_LIMIT_BYTES),
       handler: async (request, reply) => {
         const author = authorOf(request);
+        request.ifMatch = ifMatchOf(request, spec.versioned);
         const ctx: AuthoringContext = { author, now: app.clock(), requestId: request.id };
         const token = request.partnerToken;
         const result = await runKeyedRequest(app, request, reply, {
           scope: author.kind === 'partner' ? author.issuer : `user:${author.userId}`,
-          requestBody: { method: spec.method, url: request.url, body: request.body ?? null },
+          requestBody: {
+            method: spec.method,
+            url: request.url,
+            body: request.body ?? null,
+            // The same key with another If-Match is another request (a 422), not a replay.
+            ...(request.ifMatch === undefined ? {} : { ifMatch: request.ifMatch }),
+          },
           work: async (tx) => {
             if (token) await spendPartnerToken(tx, token);
-            return handler(tx, ctx, request);
+            try {
+              return await handler(tx, ctx, request);
+            } catch (err) {
+              // A stale If-Match: the 409 names the current ETag (in its body, kept with an Idempotency-Key, and its header).
+              if (err instanceof StaleVersionError || err instanceof StaleDocumentError) {
+                return { statusCode: 409, body: { success: false, error: err.message, etag: err.etag } };
+              }
+              throw err;
+            }
           },
         });
         if (writes && result.statusCode < 300) app.catalogChanged();
+        const etag = result.statusCode < 300 || result.statusCode === 409 ? etagOf(result.body) : undefined;
+        if (etag !== undefined) reply.header('etag', etag);
         return reply.code(result.statusCode).send(result.body as never);
       },
     });
   }
 };
+
+/** The `ETag` of an answer: the document's digest, or the version of what was read or written. */
+function etagOf(body: unknown): string | undefined {
+  const b = body as { document?: unknown; version?: unknown; chapter?: { version?: unknown }; etag?: unknown };
+  if (typeof b.etag === 'string') return b.etag;
+  if (b.document !== undefined) return `"${documentTag(b.document)}"`;
+  const version = b.version ?? b.chapter?.version;
+  return typeof version === 'number' ? `"${version}"` : undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authoring route's `If-Match` (ifMatchOf): a version, a document digest, or none. */
+    ifMatch?: number | string;
+  }
+}
 
 /** A route's OpenAPI schema from its spec: parameters, body, its answer and every error answer. */
 export function routeSchema(spec: AuthoringRouteSpec, who: string, bodyLimitBytes: number) {
@@ -164,6 +222,9 @@ export function routeSchema(spec: AuthoringRouteSpec, who: string, bodyLimitByte
         .optional()
         .meta({ description: "Bearer <the partner's course-creation JWT> (partners, through the gateway)" }),
       'idempotency-key': z.string().optional(),
+      ...(spec.versioned
+        ? { 'if-match': z.string().optional().meta({ description: 'The ETag to save over (see the description); none: last save wins' }) }
+        : {}),
     }),
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.querystring ? { querystring: spec.querystring } : {}),
