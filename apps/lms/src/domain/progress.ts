@@ -1,7 +1,7 @@
 import type { CategoryProgressMetrics, ProgressMetrics } from '@lms/contracts';
 import { courses, type Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
-import { buyerVisibleWhere } from './catalog/buyer-visible.js';
+import { buyerVisibleWhere } from './rules/buyer-visible.js';
 
 /** The trailing window of the "30 days" metrics: (now − 30 days, now]. */
 export const TRAILING_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;

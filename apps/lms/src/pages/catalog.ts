@@ -2,7 +2,7 @@ import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { courseTierPrice } from '../domain/catalog/tier-prices.js';
+import { courseTierPrice } from '../domain/rules/tier-prices.js';
 import { listCategories } from '../domain/categories.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';

@@ -1,7 +1,7 @@
 import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { courseTierPrice } from '../domain/catalog/tier-prices.js';
+import { courseTierPrice } from '../domain/rules/tier-prices.js';
 import { NotFoundError } from '../errors.js';
 import { type PageContext, pageContext } from './i18n/index.js';
 import { sendPage } from './send.js';

@@ -1,7 +1,7 @@
 import type { Db, UserRole } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { isBuyerVisible } from '../catalog/buyer-visible.js';
+import { isBuyerVisible } from '../rules/buyer-visible.js';
 
 /**
  * Who writes a course: a person by session, or a partner's system by a bearer JWT forwarded by

@@ -2,8 +2,8 @@ import type { BundleCourse, BundleQuery, CourseBundle, PublicCourse } from '@lms
 import { bundles, categories, courses, type Db } from '@lms/db';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { buyerVisibleWhere } from './buyer-visible.js';
-import { bundlePriceColumns } from './tier-prices.js';
+import { buyerVisibleWhere } from '../rules/buyer-visible.js';
+import { bundlePriceColumns } from '../rules/tier-prices.js';
 import { loadPublicCourses } from './course-summaries.js';
 import { type CatalogViewer, learnerOf, toIso } from './viewer.js';
 import { preparedPer } from '../../lib/prepared.js';

@@ -3,10 +3,10 @@ import { MAX_ID } from '@lms/contracts';
 import { categories, courses, type Db, enrollments, users } from '@lms/db';
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { preparedOnce } from '../../lib/prepared.js';
-import { loadCourseProgress } from '../learning/access.js';
+import { loadCourseProgress } from '../rules/unlock.js';
 import { type ContentAccess, contentAccessOf, isPreviewChapterSql, openParts, readsAnswerKeys } from '../rules/content-access.js';
-import { isBuyerVisible } from './buyer-visible.js';
-import { categoryOf, publicOptionsOf } from './public-fields.js';
+import { isBuyerVisible } from '../rules/buyer-visible.js';
+import { categoryOf, publicOptionsOf } from '../rules/public-fields.js';
 import { type CatalogViewer, mayViewHiddenCourse, toIso } from './viewer.js';
 
 export type CourseDetailView = { withAnswerKeys: false; course: CourseDetail } | { withAnswerKeys: true; course: CourseDetailWithAnswers };

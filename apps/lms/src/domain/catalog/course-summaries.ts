@@ -1,10 +1,10 @@
 import type { ChapterSummary, DetailSection, ModuleSummary, PublicCourse, Question, QuizSummary } from '@lms/contracts';
 import { categories, courses, type Db } from '@lms/db';
 import { eq, type SQL, sql } from 'drizzle-orm';
-import { categoryOf, groupBy, publicOptionsOf } from './public-fields.js';
-import { learnerStanding, round2 } from './learner-status.js';
+import { categoryOf, groupBy, publicOptionsOf } from '../rules/public-fields.js';
+import { learnerStanding, round2 } from '../rules/learner-status.js';
 import { toIso } from './viewer.js';
-import { computeUnlock } from '../learning/unlock-rule.js';
+import { computeUnlock } from '../rules/unlock.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
 import { preparedPer } from '../../lib/prepared.js';
 

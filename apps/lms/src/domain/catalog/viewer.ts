@@ -1,7 +1,7 @@
 import { courses, type Db, enrollments, type UserRole } from '@lms/db';
 import { and, eq, or, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { coursesManagedBy } from '../rules/course-managers.js';
-import { buyerVisibleWhere } from './buyer-visible.js';
+import { buyerVisible } from '../rules/buyer-visible.js';
 
 /** Who looks at the catalog, as far as the catalog cares: how they authenticated and who they are. */
 export interface CatalogViewer {
@@ -15,9 +15,6 @@ export interface CatalogViewer {
  * statement serves every viewer of one kind and role, the id is its value) or a real id.
  */
 export type ViewerInSql = Omit<CatalogViewer, 'userId'> & { userId: string | SQLWrapper };
-
-/** Buyer-visible courses (the rule is buyer-visible.ts's). */
-export const buyerVisible: SQL = buyerVisibleWhere(courses);
 
 /**
  * Which courses the list shows a viewer. API keys: buyer-visible only (whatever `public` says);

@@ -1,8 +1,8 @@
 import { bundles, categories, courses, type Db, enrollments, institutions, purchases } from '@lms/db';
 import { and, asc, count, eq, lte, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { buyerVisibleWhere } from '../catalog/buyer-visible.js';
-import { buyerTier, bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
+import { buyerVisibleWhere } from '../rules/buyer-visible.js';
+import { buyerTier, bundlePriceColumns, bundleTierPrice, courseTierPrice, isPositiveAmount, salesEnded } from '../rules/tier-prices.js';
 
 /** A bundle as one buyer sees it on the bundles page: what it holds, their price, where they stand. */
 export interface BundleOffer {

@@ -3,7 +3,8 @@ import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { sql } from 'drizzle-orm';
 import { NotFoundError } from '../../errors.js';
 import { recordChapterCompletion } from './chapter-completions.js';
-import { isEnrolled, loadCourseProgress, lockedError, NotEnrolledError } from './access.js';
+import { loadCourseProgress } from '../rules/unlock.js';
+import { isEnrolled, lockedError, NotEnrolledError } from './access.js';
 import { issueCertificateIfEarned } from './certificates.js';
 
 export interface ChapterView {

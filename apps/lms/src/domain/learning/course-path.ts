@@ -1,8 +1,9 @@
 import type { Db, UserRole } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { contentAccessOf, readsAllContent } from '../rules/content-access.js';
-import { isEnrolled, loadCourseProgress } from './access.js';
-import { computeUnlock, type Step } from './unlock-rule.js';
+import { loadCourseProgress } from '../rules/unlock.js';
+import { isEnrolled } from './access.js';
+import { computeUnlock, type Step } from '../rules/unlock.js';
 
 /**
  * A course as a path: every step in course order (each chapter, then its chapter quiz; each

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { courses, type Db, enrollmentRequests, enrollments, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.js';
-import { buyerVisible } from '../catalog/viewer.js';
-import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
+import { buyerVisible } from '../rules/buyer-visible.js';
+import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../rules/tier-prices.js';
 import { coursesManagedBy } from '../rules/course-managers.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 

@@ -3,8 +3,8 @@ import { affectedRows, bundles, courses, type Db, enrollments, institutions, inT
 import { and, asc, count, desc, eq, gt, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
-import { buyerVisible } from '../catalog/viewer.js';
-import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../catalog/tier-prices.js';
+import { buyerVisible } from '../rules/buyer-visible.js';
+import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../rules/tier-prices.js';
 import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
 import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';

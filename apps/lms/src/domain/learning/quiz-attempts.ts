@@ -1,7 +1,8 @@
 import { type AttemptQuestion, type Db, inTransaction, type QuestionOption } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import { isEnrolled, loadCourseProgress, lockedError, NotEnrolledError } from './access.js';
+import { loadCourseProgress } from '../rules/unlock.js';
+import { isEnrolled, lockedError, NotEnrolledError } from './access.js';
 import { issueCertificateIfEarned } from './certificates.js';
 
 /** Answers sent this long after expiresAt still count: the time the form took to travel. */

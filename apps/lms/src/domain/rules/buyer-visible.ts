@@ -12,6 +12,9 @@ export function buyerVisibleWhere(table: { isPublished: AnyColumn; eventCode: An
   return sql`(${table.isPublished} and ${table.eventCode} is not null)`;
 }
 
+/** Buyer-visible courses, as a condition over `courses`: what the catalog and the learning paths share. */
+export const buyerVisible: SQL = buyerVisibleWhere(courses);
+
 export function isBuyerVisible(course: { isPublished: boolean; eventCode: string | null }): boolean {
   return course.isPublished && course.eventCode !== null;
 }
