@@ -182,45 +182,26 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.post(
-    '/purchases/:id/reject',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Reject-transfer form of the transfers list', RejectForm) },
-    async (request, reply) => {
+  // Reject (the money did not come) and refund (it went back): the same form, a reason the buyer
+  // reads, the same people; a purchase already decided says so instead of failing.
+  const decideWithReason = (path: string, summary: string, decide: typeof rejectPurchase, done: 'rejected' | 'refunded') =>
+    app.post(path, { config: { auth: true, csrf: 'form' }, schema: formSchema(summary, RejectForm) }, async (request, reply) => {
       const caller = await decider(request);
       const id = (request.params as { id: number }).id;
       const given = (request.body as { reason?: unknown } | null)?.reason;
       const reason = RejectPurchaseBody.shape.reason.safeParse(given);
       if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=reason-required');
-      let outcome = 'rejected';
+      let outcome: string = done;
       try {
-        await rejectPurchase(app.db, caller, id, reason.data, app.clock());
+        await decide(app.db, caller, id, reason.data, app.clock());
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
         outcome = 'already';
       }
       return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
-    },
-  );
-
-  app.post(
-    '/purchases/:id/refund',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Refund form of the transfers list', RejectForm) },
-    async (request, reply) => {
-      const caller = await decider(request);
-      const id = (request.params as { id: number }).id;
-      const given = (request.body as { reason?: unknown } | null)?.reason;
-      const reason = RejectPurchaseBody.shape.reason.safeParse(given);
-      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=reason-required');
-      let outcome = 'refunded';
-      try {
-        await refundPurchase(app.db, caller, id, reason.data, app.clock());
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        outcome = 'already';
-      }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
-    },
-  );
+    });
+  decideWithReason('/purchases/:id/reject', 'Reject-transfer form of the transfers list', rejectPurchase, 'rejected');
+  decideWithReason('/purchases/:id/refund', 'Refund form of the transfers list', refundPurchase, 'refunded');
 
   app.post(
     '/purchases/:id/cancel',
