@@ -1,9 +1,8 @@
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import type { Db } from '../src/client.js';
-import { makeCourse } from '../src/fixtures.js';
 import { createTestDb } from '../src/testing.js';
-import { testDatabaseUrl } from './helpers.js';
+import { makeCourseOnOlderSchema, testDatabaseUrl } from './helpers.js';
 
 // A course row is rewritten on nearly every learner write (its counters: 0002, 0003). A rewrite
 // that stays on the row's page touches no index (a HOT update); one that does not adds an entry
@@ -16,7 +15,7 @@ const TIMES = 2;
 
 /** Fills pages with courses, then updates the counters of a few of them one write at a time. */
 async function counterUpdates(db: Db) {
-  const first = await makeCourse(db);
+  const first = await makeCourseOnOlderSchema(db);
   await db.execute(sql`
     insert into courses (name, description, instructor, course_code, is_published, event_code, price, teacher_id, institution_id)
     select 'Kursus ' || g, 'Kursus buatan untuk uji nomor ' || g, 'Pengajar ' || g, 'FF-' || g, true, 'EV-FF-' || g, 100000,

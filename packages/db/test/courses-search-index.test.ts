@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import t from 'tap';
 import type { Db } from '../src/client.js';
-import { makeCourse } from '../src/fixtures.js';
 import { createTestDb } from '../src/testing.js';
-import { testDatabaseUrl } from './helpers.js';
+import { makeCourseOnOlderSchema, testDatabaseUrl } from './helpers.js';
 
 // A catalog search reads the trigram index of search_text. With GIN's default (fastupdate on) a
 // new course's entries wait in a pending list that every search reads whole until a vacuum
@@ -19,7 +18,7 @@ const CREATED = 300;
  * tree gets deeper), so the after-vacuum figure is the one to compare with.
  */
 async function searchPagesAroundCreations(db: Db) {
-  const first = await makeCourse(db, { name: 'Kimia organik dasar' });
+  const first = await makeCourseOnOlderSchema(db, 'Kimia organik dasar');
   const searchPages = () =>
     db.transaction(async (tx) => {
       // The table is small: make PostgreSQL use the index, as it does on a real catalogue.

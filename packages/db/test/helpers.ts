@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import type { Test } from 'tap';
 import type { Db } from '../src/client.js';
 import { users } from '../src/schema/index.js';
@@ -48,4 +49,24 @@ export async function makeStudent(db: Db) {
     .values({ email: `student${n}@t.test`, name: `S${n}` })
     .returning();
   return u!;
+}
+
+/**
+ * A buyer-visible course with its own institution and teacher, written in plain SQL naming only
+ * the columns every migration since 0001 has: for the tests that run against an older schema
+ * (`migratedUpTo`), where a drizzle insert would name today's columns.
+ */
+export async function makeCourseOnOlderSchema(db: Db, name = 'Kursus') {
+  n += 1;
+  const institution = await db.execute<{ id: number }>(sql`insert into institutions (name) values (${`Institution ${n}`}) returning id`);
+  const institutionId = institution.rows[0]!.id;
+  const teacher = await db.execute<{ id: string }>(
+    sql`insert into users (email, name, role, institution_id) values (${`old-teacher${n}@t.test`}, ${`Teacher ${n}`}, 'teacher', ${institutionId}) returning id`,
+  );
+  const teacherId = teacher.rows[0]!.id;
+  const course = await db.execute<{ id: number }>(sql`
+    insert into courses (name, description, instructor, course_code, is_published, event_code, price, teacher_id, institution_id)
+    values (${name}, ${`Description ${n}`}, ${`Instructor ${n}`}, ${`OLD-${n}`}, true, ${`EV-OLD-${n}`}, 100000, ${teacherId}, ${institutionId})
+    returning id`);
+  return { id: course.rows[0]!.id, teacherId, institutionId };
 }
