@@ -70,6 +70,8 @@ const assetRoutes: FastifyPluginAsyncZod = async (app) => {
     app.get(
       `/assets/${asset.name}`,
       {
+        // The sign-in and landing pages use them too: nothing in them is anyone's.
+        config: { public: true },
         schema: {
           hide: true,
           tags: ['pages'],

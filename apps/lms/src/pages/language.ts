@@ -68,7 +68,7 @@ const languageRoute: FastifyPluginAsyncZod = async (app) => {
   app.post(
     LANGUAGE_PATH,
     {
-      config: { csrf: false },
+      config: { public: true, csrf: false },
       schema: {
         hide: true,
         tags: ['pages'],

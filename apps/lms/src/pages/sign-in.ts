@@ -65,6 +65,7 @@ const signInPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/sign-in',
     {
+      config: { public: true },
       // HTML for people, not part of the JSON API description.
       schema: {
         hide: true,

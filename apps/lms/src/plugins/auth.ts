@@ -40,9 +40,25 @@ export function isApiRoute(url: string | undefined): boolean {
 }
 
 /**
- * What a route needs, from its URL and config: null for none (a public route, or one outside
- * `/api` that asks for nothing). `auth: true` and `auth: [roles]` are short for an API key or a
- * session (with those roles).
+ * What a route outside `/api` without `public` or `auth` gets: a session. Pages are closed by
+ * default like the API: a page that forgets to declare itself asks for a signed-in person (the
+ * pages' error handler turns the 401 into the sign-in page), never shows itself to anyone.
+ */
+export const DEFAULT_PAGE_AUTH: AuthRequirement = { accepts: ['session'] };
+
+/**
+ * Routes outside `/api` that are public by their path, because a plugin registers them (the API
+ * documents, `@fastify/swagger-ui`) or a balancer and an orchestrator call them (health). Every
+ * other public route says `public: true` where it is declared.
+ */
+export function isPublicByPath(url: string | undefined): boolean {
+  return url === '/healthz' || url === '/readyz' || url === '/docs' || (url?.startsWith('/docs/') ?? false);
+}
+
+/**
+ * What a route needs, from its URL and config: null for none (a public route). `auth: true` and
+ * `auth: [roles]` are short for an API key or a session (with those roles). Undeclared: the API's
+ * default under `/api`, a session elsewhere (unless public by path).
  */
 export function authRequirementOf(
   url: string | undefined,
@@ -53,7 +69,9 @@ export function authRequirementOf(
   if (auth === true) return DEFAULT_API_AUTH;
   if (Array.isArray(auth)) return { accepts: DEFAULT_API_AUTH.accepts, roles: auth };
   if (auth) return auth as AuthRequirement;
-  return isApiRoute(url) ? DEFAULT_API_AUTH : null;
+  if (isApiRoute(url)) return DEFAULT_API_AUTH;
+  // No route matched (url undefined): the not-found handler answers, with nothing to protect.
+  return url === undefined || isPublicByPath(url) ? null : DEFAULT_PAGE_AUTH;
 }
 
 /** A route's `auth`: `true` (API key or session), a role list (the same, those roles only), or the kinds in full. */

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
-import { isApiRoute } from '../../src/plugins/auth.js';
+import { isApiRoute, isPublicByPath } from '../../src/plugins/auth.js';
 import { buildTestApp } from '../helpers/app.js';
 import { TEST_GATEWAY_SECRET } from '../helpers/course-creation.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
@@ -107,7 +107,7 @@ t.test(
     const key = await apiKeyFor(app.db, teacher.id);
     const studentCookie = await sessionCookieFor(app, student.id);
     const sessionOnly = app.routeAccess.filter(
-      (r) => r.method !== 'HEAD' && r.needs?.accepts.length === 1 && r.needs.accepts[0] === 'session',
+      (r) => isApiRoute(r.url) && r.method !== 'HEAD' && r.needs?.accepts.length === 1 && r.needs.accepts[0] === 'session',
     );
     t.ok(sessionOnly.length >= 10, `the learning routes are session-only (${sessionOnly.length})`);
     t.ok(
@@ -128,3 +128,59 @@ t.test(
     }
   },
 );
+
+/**
+ * Pages are closed by default too (issue 31): a route outside /api says `public: true` or what it
+ * needs, or is public by its path (the API documents and health, named in plugins/auth.ts). The
+ * public pages are named here, so opening a page is a visible change to this file.
+ */
+const PUBLIC_PAGES = [
+  'GET /',
+  'GET /.well-known/jwks.json',
+  'GET /certificates',
+  'GET /certificates/:code',
+  'GET /dashboard/assets/dashboard.css',
+  'GET /dashboard/assets/dashboard.js',
+  'GET /media/pictures/:name',
+  'GET /sign-in',
+  'GET /sso/verify',
+  'POST /language',
+];
+
+t.test('every route outside /api declares itself or is public by its path; the public pages are named', async (t) => {
+  const { app } = await buildTestApp(t);
+  await app.ready();
+  const pages = app.routeAccess.filter((r) => !isApiRoute(r.url) && r.method !== 'HEAD' && !isPublicByPath(r.url));
+  t.ok(pages.length >= 30, `the listing sees the pages (${pages.length})`);
+  t.same(
+    pages.filter((r) => r.declared.public !== true && r.declared.auth === undefined).map((r) => `${r.method} ${r.url}`),
+    [],
+    'no page leaves its access undeclared',
+  );
+  t.same(
+    pages
+      .filter((r) => r.needs === null)
+      .map((r) => `${r.method} ${r.url}`)
+      .sort(),
+    [...PUBLIC_PAGES].sort(),
+    'only the named pages are public',
+  );
+});
+
+t.test('attacker: a page route registered without a declaration shows nothing to an anonymous caller', async (t) => {
+  const { app } = await buildTestApp(t);
+  app.get('/reports/every-member', async () => 'every member with their e-mail');
+  await app.ready();
+  const student = await makeUser(app.db, { role: 'student' });
+  const anonymous = await app.inject({ url: '/reports/every-member' });
+  t.equal(anonymous.statusCode, 401, 'closed by default');
+  t.notMatch(anonymous.body, 'every member');
+  t.same(
+    app.routeAccess.filter((r) => r.url === '/reports/every-member' && r.method === 'GET').map((r) => r.needs),
+    [{ accepts: ['session'] }],
+    'a session is what it asks for',
+  );
+  const signedIn = await app.inject({ url: '/reports/every-member', headers: { cookie: await sessionCookieFor(app, student.id) } });
+  t.equal(signedIn.statusCode, 200, 'a signed-in person gets through (the route narrows roles itself)');
+  t.equal((await app.inject({ url: '/no/such/page' })).statusCode, 404, 'an unknown URL is still a 404, not a 401');
+});

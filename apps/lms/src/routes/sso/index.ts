@@ -177,6 +177,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/sso/verify',
     {
+      config: { public: true },
       schema: {
         tags: ['sso'],
         summary: 'Entry of the SSO hand-off (the gateway points the browser here)',
