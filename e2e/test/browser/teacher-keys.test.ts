@@ -95,7 +95,7 @@ t.test('a teacher reads the metrics and creates, uses and revokes an API key', a
   t.match(figures, /1\s*Certificates/);
   t.equal(await page.locator('figure svg.chart').count(), 4, 'four charts');
   t.match(await page.getByRole('img', { name: 'Completion rate per category' }).locator('desc').textContent(), /Akuntansi: 50%/);
-  t.match(await page.locator('#courses + .table-wrap').innerText(), /Draf: Hukum Kontrak\s*Draft/, 'their draft is listed');
+  t.match(await page.locator('section:has(> #courses) .table-wrap').innerText(), /Draf: Hukum Kontrak\s*Draft/, 'their draft is listed');
   await screenshot(page, 'teacher-1-dashboard');
 
   // API keys ("Kunci API" in Indonesian): create a key; it is shown once with a copy button and the warning.
