@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from '@lms/partner-auth';
-import { checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
+import { authoringBodyLimitEnv, checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
 
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -45,14 +45,7 @@ const Env = z.object({
       .min(1024)
       .max(10 * 1024 * 1024),
   ).default(64 * 1024),
-  /** The body limit of the forwarded authoring writes (the LMS's setting of the same name); over it, 413. */
-  AUTHORING_BODY_LIMIT_BYTES: optional(
-    z.coerce
-      .number()
-      .int()
-      .min(64 * 1024)
-      .max(64 * 1024 * 1024),
-  ).default(4 * 1024 * 1024),
+  ...authoringBodyLimitEnv,
   /**
    * On SIGTERM/SIGINT: how long the gateway keeps serving (with /readyz at 503 and `Connection:
    * close` on every response) before it closes its listener. 0 on the one-command start.

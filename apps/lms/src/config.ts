@@ -1,6 +1,6 @@
 import type { DbConfig } from '@lms/db';
 import { parseTrustProxy } from '@lms/partner-auth';
-import { checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
+import { authoringBodyLimitEnv, checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
 import { z } from 'zod';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
@@ -112,17 +112,7 @@ const Env = z.object({
       .min(1024)
       .max(10 * 1024 * 1024),
   ).default(64 * 1024),
-  /**
-   * The body limit of the authoring writes (a course document with its chapters' Markdown is more
-   * than the other routes take); over it, 413 naming the limit. The gateway has the same setting.
-   */
-  AUTHORING_BODY_LIMIT_BYTES: optional(
-    z.coerce
-      .number()
-      .int()
-      .min(64 * 1024)
-      .max(64 * 1024 * 1024),
-  ).default(4 * 1024 * 1024),
+  ...authoringBodyLimitEnv,
   /** The largest picture the course studio accepts (bytes); larger uploads are refused before they are read whole (413). */
   STUDIO_UPLOAD_LIMIT_BYTES: optional(
     z.coerce

@@ -57,3 +57,18 @@ export function connectionLimitsOptions(limits: ConnectionLimits): {
     http: { headersTimeout: limits.HEADERS_TIMEOUT_MS, requestTimeout: limits.REQUEST_TIMEOUT_MS, connectionsCheckingInterval: interval },
   };
 }
+
+/**
+ * The body limit of the authoring writes (a course document with its chapters' Markdown is more
+ * than the other routes take), the same setting in the LMS and in the gateway that forwards them;
+ * over it, 413 naming the limit (bodyTooLargeMessage).
+ */
+export const authoringBodyLimitEnv = {
+  AUTHORING_BODY_LIMIT_BYTES: optional(
+    z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(64 * 1024 * 1024),
+  ).default(4 * 1024 * 1024),
+};
