@@ -81,6 +81,10 @@ export const courses = pgTable(
     eventCode: text(),
     isPublished: boolean().notNull().default(false),
     nilaiKum: numeric({ precision: 8, scale: 2, mode: 'number' }),
+    /** The credit scheme the course's points count in (KUM for lecturers, SKP for health professions…). */
+    creditScheme: text().notNull().default('KUM'),
+    /** Months a certificate of this course stays valid, or null: it does not expire. */
+    certificateValidMonths: integer(),
     coverPicture: text(),
     previewMode: boolean().notNull().default(false),
     isPurchasable: boolean().notNull().default(true),
@@ -123,6 +127,8 @@ export const courses = pgTable(
     check('courses_price_non_member_nonnegative', sql`${t.priceNonMember} >= 0`),
     check('courses_price_mahasiswa_nonnegative', sql`${t.priceMahasiswa} >= 0`),
     check('courses_dates_ordered', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} >= ${t.startDate}`),
+    check('courses_credit_scheme_shape', sql`${t.creditScheme} ~ '^[A-Z][A-Z0-9-]{0,19}$'`),
+    check('courses_certificate_valid_months', sql`${t.certificateValidMonths} between 1 and 600`),
   ],
 );
 

@@ -8,3 +8,4 @@ export * from './authoring.js';
 export * from './media.js';
 export * from './attempt-grants.js';
 export * from './partner-events.js';
+export * from './credentials.js';

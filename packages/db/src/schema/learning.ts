@@ -156,9 +156,19 @@ export const certificates = pgTable(
     /** Set when an operator revoked it (`lms-admin certificate revoke`), with the reason. */
     revokedAt: tstz(),
     revokedReason: text(),
+    /** When it stops being valid (the course's certificateValidMonths at issue), or null: never. */
+    expiresAt: tstz(),
+    /** The learner chose to keep it private: the public page then shows only that it exists and its status. */
+    isPrivate: boolean().notNull().default(false),
+    /** Salt of the credential subject's identity hash (Open Badges IdentityObject): no e-mail in clear. */
+    subjectSalt: text().notNull().default(sql`replace(gen_random_uuid()::text, '-', '')`),
+    /** The revoked certificate this one replaces (an admin's reissue), or null. */
+    reissuedFrom: integer(),
   },
   (t) => [
-    uniqueIndex('certificates_user_course_key').on(t.userId, t.courseId),
+    // One certificate in force per learner and course; revoked ones stay, for their status and history.
+    uniqueIndex('certificates_user_course_key').on(t.userId, t.courseId).where(sql`revoked_at is null`),
+    index('certificates_user_idx').on(t.userId, t.issuedAt),
     uniqueIndex('certificates_code_key').on(t.code),
     index('certificates_course_idx').on(t.courseId),
     index('certificates_issued_idx').on(t.issuedAt),

@@ -1,4 +1,4 @@
-import { certificates, type Db, inTransaction } from '@lms/db';
+import { certificates, credits, type Db, inTransaction } from '@lms/db';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 
@@ -31,24 +31,38 @@ export async function issueCertificateIfEarned(db: Db, userId: string, courseId:
 }
 
 async function insertCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
+  // A revoked certificate is not issued again by finishing again: only an admin's reissue replaces it.
+  // The credit record (the course's KUM in its scheme) is written by the same statement.
   const { rows } = await db.execute(sql`
-    insert into certificates (user_id, course_id, kum, issued_at)
-    select ${userId}, c.id, c.nilai_kum, ${at.toISOString()}::timestamptz from courses c
-    where c.id = ${courseId}
-      and exists (select 1 from enrollments e where e.user_id = ${userId} and e.course_id = c.id)
-      and exists (select 1 from chapters ch where ch.course_id = c.id)
-      and not exists (
-        select 1 from chapters ch where ch.course_id = c.id
-          and not exists (select 1 from chapter_completions cc where cc.user_id = ${userId} and cc.chapter_id = ch.id))
-      and not exists (
-        select 1 from quizzes f where f.course_id = c.id and f.scope = 'final'
-          and not exists (select 1 from quiz_attempts qa where qa.quiz_id = f.id and qa.user_id = ${userId} and qa.passed))
-    on conflict (user_id, course_id) do nothing
-    returning code`);
+    with issued as (
+      insert into certificates (user_id, course_id, kum, issued_at, expires_at)
+      select ${userId}, c.id, c.nilai_kum, ${at.toISOString()}::timestamptz,
+        case when c.certificate_valid_months is null then null
+          else ${at.toISOString()}::timestamptz + make_interval(months => c.certificate_valid_months) end
+      from courses c
+      where c.id = ${courseId}
+        and exists (select 1 from enrollments e where e.user_id = ${userId} and e.course_id = c.id)
+        and exists (select 1 from chapters ch where ch.course_id = c.id)
+        and not exists (
+          select 1 from chapters ch where ch.course_id = c.id
+            and not exists (select 1 from chapter_completions cc where cc.user_id = ${userId} and cc.chapter_id = ch.id))
+        and not exists (
+          select 1 from quizzes f where f.course_id = c.id and f.scope = 'final'
+            and not exists (select 1 from quiz_attempts qa where qa.quiz_id = f.id and qa.user_id = ${userId} and qa.passed))
+        and not exists (select 1 from certificates r where r.user_id = ${userId} and r.course_id = c.id and r.revoked_at is not null)
+      on conflict (user_id, course_id) where revoked_at is null do nothing
+      returning id, code, user_id, course_id, kum, issued_at
+    ), credited as (
+      insert into credits (user_id, course_id, certificate_id, scheme, amount, earned_at)
+      select i.user_id, i.course_id, i.id, c.credit_scheme, i.kum, i.issued_at
+      from issued i join courses c on c.id = i.course_id where i.kum > 0
+    )
+    select code from issued`);
   return (rows[0] as { code: string } | undefined)?.code ?? null;
 }
 
 export interface Certificate {
+  id: number;
   code: string;
   courseId: number;
   courseName: string;
@@ -59,16 +73,37 @@ export interface Certificate {
   institutionName: string | null;
   revokedAt: Date | null;
   revokedReason: string | null;
+  expiresAt: Date | null;
+  isPrivate: boolean;
+  creditScheme: string;
+  /** The revoked certificate this one replaced (an admin's reissue), or null. */
+  reissuedFrom: number | null;
 }
 
-const columns = sql`k.code, k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
+const columns = sql`k.id, k.code, k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
   u.name as "memberName", u.membership_id as "membershipId", i.name as "institutionName",
-  k.revoked_at as "revokedAt", k.revoked_reason as "revokedReason"`;
+  k.revoked_at as "revokedAt", k.revoked_reason as "revokedReason", k.expires_at as "expiresAt", k.is_private as "isPrivate",
+  c.credit_scheme as "creditScheme", k.reissued_from as "reissuedFrom"`;
 const from = sql`certificates k join courses c on c.id = k.course_id join users u on u.id = k.user_id left join institutions i on i.id = c.institution_id`;
 
+const optionalDate = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date));
+
 function toCertificate(row: Record<string, unknown>): Certificate {
-  const revokedAt = row.revokedAt === null || row.revokedAt === undefined ? null : new Date(row.revokedAt as string | Date);
-  return { ...(row as unknown as Certificate), issuedAt: new Date(row.issuedAt as string | Date), revokedAt };
+  return {
+    ...(row as unknown as Certificate),
+    issuedAt: new Date(row.issuedAt as string | Date),
+    revokedAt: optionalDate(row.revokedAt),
+    expiresAt: optionalDate(row.expiresAt),
+  };
+}
+
+export type CertificateStatus = 'valid' | 'revoked' | 'expired';
+
+/** Valid, revoked (whatever its dates) or expired at `now`: the one rule every page, file and list shows. */
+export function certificateStatus(cert: Pick<Certificate, 'revokedAt' | 'expiresAt'>, now: Date): CertificateStatus {
+  if (cert.revokedAt) return 'revoked';
+  if (cert.expiresAt && cert.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'valid';
 }
 
 /** The learner's own certificates, newest first. */
@@ -77,9 +112,12 @@ export async function listCertificates(db: Db, userId: string): Promise<Certific
   return rows.map(toCertificate);
 }
 
-/** The learner's certificate of one course (for the printable page), or null. */
+/** The learner's certificate of one course (for the printable page): the one in force, else the latest revoked, or null. */
 export async function findOwnCertificate(db: Db, userId: string, courseId: number): Promise<Certificate | null> {
-  const { rows } = await db.execute(sql`select ${columns} from ${from} where k.user_id = ${userId} and k.course_id = ${courseId}`);
+  const { rows } = await db.execute(
+    sql`select ${columns} from ${from} where k.user_id = ${userId} and k.course_id = ${courseId}
+      order by k.revoked_at is null desc, k.id desc limit 1`,
+  );
   return rows[0] ? toCertificate(rows[0]) : null;
 }
 
@@ -109,7 +147,8 @@ export async function revokeCertificate(db: Db, code: string, reason: string, at
       .update(certificates)
       .set({ revokedAt: at, revokedReason: reason })
       .where(and(eq(certificates.code, code), isNull(certificates.revokedAt)))
-      .returning({ userId: certificates.userId, courseId: certificates.courseId, kum: certificates.kum });
+      .returning({ id: certificates.id, userId: certificates.userId, courseId: certificates.courseId, kum: certificates.kum });
+    if (row) await tx.update(credits).set({ voidedAt: at }).where(eq(credits.certificateId, row.id));
     if (!row) {
       const [found] = await tx.select({ revokedAt: certificates.revokedAt }).from(certificates).where(eq(certificates.code, code));
       return found?.revokedAt ? { outcome: 'already', revokedAt: found.revokedAt } : { outcome: 'unknown' };
@@ -123,4 +162,84 @@ export async function revokeCertificate(db: Db, code: string, reason: string, at
     });
     return { outcome: 'revoked', courseId: row.courseId };
   });
+}
+
+export type ReissueResult =
+  | { outcome: 'reissued'; code: string; courseId: number }
+  | { outcome: 'unknown' }
+  /** The certificate is still in force: revoke it first. */
+  | { outcome: 'not_revoked' }
+  /** The learner already holds a certificate in force for that course (reissued before, or earned again). */
+  | { outcome: 'exists'; code: string };
+
+/**
+ * Reissues a revoked certificate (an operator's decision, for example after a wrong revocation or a
+ * corrected name): a new certificate with a new code and its own status entry, issued now, with the
+ * old one's KUM and expiry rule; the old one stays revoked (its credential keeps saying so). The
+ * credit record moves to the new certificate with its original date (the learning happened then).
+ * The holder's partners hear certificate.issued.
+ */
+export async function reissueCertificate(db: Db, code: string, at: Date): Promise<ReissueResult> {
+  if (!CERTIFICATE_CODE.test(code)) return { outcome: 'unknown' };
+  return inTransaction(db, async (tx) => {
+    const { rows } = await tx.execute(sql`
+      select k.id, k.user_id as "userId", k.course_id as "courseId", k.kum::float8 as kum, k.revoked_at as "revokedAt",
+        c.certificate_valid_months as "validMonths", c.credit_scheme as scheme,
+        (select code from certificates n where n.user_id = k.user_id and n.course_id = k.course_id and n.revoked_at is null) as "inForce",
+        (select earned_at from credits cr where cr.certificate_id = k.id) as "earnedAt"
+      from certificates k join courses c on c.id = k.course_id where k.code = ${code} for update of k`);
+    const old = rows[0] as
+      | {
+          id: number;
+          userId: string;
+          courseId: number;
+          kum: number | null;
+          revokedAt: unknown;
+          validMonths: number | null;
+          scheme: string;
+          inForce: string | null;
+          earnedAt: unknown;
+        }
+      | undefined;
+    if (!old) return { outcome: 'unknown' };
+    if (old.revokedAt === null) return { outcome: 'not_revoked' };
+    if (old.inForce) return { outcome: 'exists', code: old.inForce };
+    const expiresAt = old.validMonths === null ? null : addMonths(at, old.validMonths);
+    const [fresh] = await tx
+      .insert(certificates)
+      .values({ userId: old.userId, courseId: old.courseId, kum: old.kum, issuedAt: at, expiresAt, reissuedFrom: old.id })
+      .onConflictDoNothing()
+      .returning({ id: certificates.id, code: certificates.code });
+    if (!fresh) {
+      const [inForce] = await tx
+        .execute(sql`select code from certificates where user_id = ${old.userId} and course_id = ${old.courseId} and revoked_at is null`)
+        .then((r) => r.rows as { code: string }[]);
+      return { outcome: 'exists', code: inForce?.code ?? '' };
+    }
+    if (old.kum !== null && old.kum > 0) {
+      const earnedAt = old.earnedAt === null || old.earnedAt === undefined ? at : new Date(old.earnedAt as string | Date);
+      await tx
+        .insert(credits)
+        .values({ userId: old.userId, courseId: old.courseId, certificateId: fresh.id, scheme: old.scheme, amount: old.kum, earnedAt });
+    }
+    await enqueuePartnerEvent(tx, {
+      type: 'certificate.issued',
+      userId: old.userId,
+      occurredAt: at,
+      courseId: old.courseId,
+      data: { certificate: { code: fresh.code, kum: old.kum, issuedAt: at.toISOString() } },
+    });
+    return { outcome: 'reissued', code: fresh.code, courseId: old.courseId };
+  });
+}
+
+/** `at` plus whole calendar months, as PostgreSQL's interval arithmetic does (31 Jan + 1 month = 28/29 Feb). */
+export function addMonths(at: Date, months: number): Date {
+  const d = new Date(at.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() + months);
+  const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, last));
+  return d;
 }
