@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import PDFDocument from 'pdfkit';
+import QRCode from 'qrcode';
+
+// The PDF documents the LMS writes (a certificate, a member's credit record): pdfkit, with DejaVu
+// Sans embedded (subset) so that every name renders, Indonesian ones with their diacritics
+// included (é, ñ, ø…), and nothing depends on the fonts of the machine or the reader. The QR
+// code is a PNG drawn by `qrcode`. Fonts are read once per process.
+
+const require = createRequire(import.meta.url);
+let fonts: { body: Buffer; bold: Buffer } | null = null;
+function loadFonts() {
+  fonts ??= {
+    body: readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans.ttf')),
+    bold: readFileSync(require.resolve('dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf')),
+  };
+  return fonts;
+}
+
+export interface PdfInfo {
+  title: string;
+  author: string;
+  subject?: string;
+  /** BCP 47 language of the text (id, en). */
+  lang: string;
+  layout?: 'portrait' | 'landscape';
+}
+
+/** A new A4 document with the fonts 'Body' and 'Bold' registered ('Body' selected). */
+export function newPdf(info: PdfInfo): PDFKit.PDFDocument {
+  const { body, bold } = loadFonts();
+  const doc = new PDFDocument({
+    size: 'A4',
+    layout: info.layout ?? 'portrait',
+    margin: 56,
+    lang: info.lang,
+    displayTitle: true,
+    info: { Title: info.title, Author: info.author, Subject: info.subject ?? info.title, Creator: 'LMS' },
+  });
+  doc.registerFont('Body', body);
+  doc.registerFont('Bold', bold);
+  doc.font('Body');
+  return doc;
+}
+
+/** Ends the document and resolves with its bytes. */
+export function pdfBytes(doc: PDFKit.PDFDocument): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    doc.on('data', (c: Buffer) => chunks.push(c));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+    doc.end();
+  });
+}
+
+/** A QR code of `text` as a PNG (error correction M, a quiet zone of 2 modules). */
+export function qrPng(text: string, widthPx = 360): Promise<Buffer> {
+  return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: widthPx });
+}
