@@ -1,4 +1,4 @@
-import { chapterCompletions, quizAttemptGrants, quizzes, users } from '@lms/db';
+import { chapterCompletions, enrollments, quizAttemptGrants, quizzes, users } from '@lms/db';
 import { and, eq } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
@@ -327,6 +327,25 @@ t.test('the learners page and its CSV: figures per learner, safe cells, managers
   const keyed = await w.app.inject({ url: `/dashboard/courses/${w.course.id}/learners.csv`, headers: { 'x-api-key': key } });
   t.equal(keyed.statusCode, 302, 'an API key gets no CSV');
   t.notMatch(keyed.body, 'HYPERLINK');
+});
+
+t.test("a learner whose id has an underscore (the synthetic seed's ids) has a learner page and takes grants", async (t) => {
+  const [seeded] = await w.db
+    .insert(users)
+    .values({ id: 'seedx_000000042', email: 'seeded.42@example.test', name: 'Seeded', role: 'student' })
+    .returning();
+  await w.db.insert(enrollments).values({ userId: seeded!.id, courseId: w.course.id });
+  const learnerPage = `/dashboard/courses/${w.course.id}/learners/${seeded!.id}`;
+  t.equal((await get(cookies.owner, learnerPage)).statusCode, 200);
+  const [quiz] = await w.db.select().from(quizzes).where(eq(quizzes.courseId, w.course.id)).limit(1);
+  const res = await form(cookies.owner, `${learnerPage}/grants`, { quizId: String(quiz!.id), extra: '1', reason: 'Seeded learner' });
+  t.equal(res.statusCode, 303);
+  t.match(res.headers.location, 'granted=granted');
+  t.equal(
+    (await get(cookies.owner, `/dashboard/courses/${w.course.id}/learners/seedx_0000%2F42`)).statusCode,
+    404,
+    'other characters stay refused',
+  );
 });
 
 t.test('a course with every chapter done and the final exam open says what is left', async (t) => {

@@ -21,7 +21,8 @@ const PAGE = { hide: true, tags: ['pages'] };
 const LearnersQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) }).passthrough();
 const LearnerParams = z.object({
   id: z.coerce.number().int().min(1).max(MAX_ID),
-  userId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/),
+  // Any id the LMS makes: UUIDs, and the synthetic seed's `<prefix>_<number>`.
+  userId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
 });
 /** Loose: a wrong field is said on the page (`?granted=invalid`), not a 400. */
 const GrantForm = z.object({}).passthrough().nullish();
