@@ -37,6 +37,8 @@ function kindOf(url: URL): string {
 interface Visit {
   url: string;
   from: string;
+  /** The link had the `download` attribute. */
+  download: boolean;
 }
 
 t.test('every link a member, a teacher and an admin are offered answers, in both languages, and fits a phone', async (t) => {
@@ -78,18 +80,21 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
         const seen = new Set<string>();
         const perKind = new Map<string, number>();
         const shot = new Set<string>();
-        const queue: Visit[] = [{ url: `${lmsUrl}/dashboard`, from: '(start)' }];
+        const queue: Visit[] = [{ url: `${lmsUrl}/dashboard`, from: '(start)', download: false }];
         const bad: string[] = [];
         const wide: string[] = [];
         let visited = 0;
         while (queue.length > 0 && visited < MAX_PAGES) {
-          const { url, from } = queue.shift()!;
+          const { url, from, download } = queue.shift()!;
           visited += 1;
-          // A download (the learners' CSV) is fetched with the page's cookies, not navigated to.
-          if (/\.csv$/.test(new URL(url).pathname)) {
+          // A download (a link with the `download` attribute: the learners' CSV, a certificate's PDF
+          // or credential, the credit record) is fetched with the page's cookies, not navigated to.
+          if (download) {
             const file = await page.request.get(url);
             if (file.status() >= 400) bad.push(`${file.status()} ${url} (linked from ${from})`);
-            if (!/^text\/csv/.test(file.headers()['content-type'] ?? '')) bad.push(`not a CSV: ${url} (linked from ${from})`);
+            const type = file.headers()['content-type'] ?? '';
+            if (type.includes('text/html')) bad.push(`a download answered a page: ${url} (linked from ${from})`);
+            if (!/^attachment/.test(file.headers()['content-disposition'] ?? '')) bad.push(`not an attachment: ${url} (linked from ${from})`);
             continue;
           }
           const res = await page.goto(url);
@@ -124,8 +129,10 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
             await page.screenshot({ path: path.join(shots, `${name}-1280.png`), fullPage: true });
             await page.setViewportSize(PHONE);
           }
-          const links = await page.$$eval('a[href]', (as) => as.map((a) => (a as HTMLAnchorElement).href));
-          for (const link of links) {
+          const links = await page.$$eval('a[href]', (as) =>
+            as.map((a) => [(a as HTMLAnchorElement).href, a.hasAttribute('download')] as const),
+          );
+          for (const [link, download] of links) {
             let target: URL;
             try {
               target = new URL(link);
@@ -143,7 +150,7 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
             const n = perKind.get(k) ?? 0;
             if (n >= PER_KIND) continue;
             perKind.set(k, n + 1);
-            queue.push({ url: key, from: url });
+            queue.push({ url: key, from: url, download });
           }
         }
         t.ok(visited >= 5, `${visited} pages crawled (${perKind.size} kinds)`);
