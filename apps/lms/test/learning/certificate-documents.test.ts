@@ -325,6 +325,7 @@ t.test('admins reissue: refusals, then a new certificate; certificate.issued enq
   const list = await get(admin.cookie, `/dashboard/courses/${courseId}/learners`, 'en');
   t.equal(list.body.split(`href="/certificates/${fresh.code}"`).length, 2, 'one row');
   t.notMatch(list.body, `href="/certificates/${code}"`);
+  t.match(list.body, `href="${learnerPage}#certificate"`, 'the row links to where the certificate is managed');
 });
 
 t.test('expired: the public page, the PDF and the learners list say so, with the date', async (t) => {

@@ -52,6 +52,8 @@ export function certificateMessagesId(f: Format) {
       },
       admin: {
         title: 'Sertifikat',
+        manage: 'Kelola',
+        manageLabel: (name: string) => `Kelola sertifikat ${name}`,
         none: 'Peserta ini belum memiliki sertifikat kursus ini.',
         issuedOn: (date: DateInput) => `Terbit ${day(f, date)}`,
         reissued: 'Terbitan ulang',
@@ -122,6 +124,8 @@ export function certificateMessagesEn(f: Format): ReturnType<typeof certificateM
       },
       admin: {
         title: 'Certificate',
+        manage: 'Manage',
+        manageLabel: (name: string) => `Manage the certificate of ${name}`,
         none: 'This learner has no certificate of this course yet.',
         issuedOn: (date: DateInput) => `Issued ${day(f, date)}`,
         reissued: 'Reissued',

@@ -83,7 +83,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
 <td data-label="${l.quizzes}">${l.quizzesCell(r.quizzesPassed, r.quizzesTotal, r.quizAttempts)}</td>
 <td data-label="${l.bestQuiz}" class="num">${r.bestQuizScore === null ? '—' : f.number(r.bestQuizScore)}</td>
 <td data-label="${l.final}">${r.finalPassed && r.finalBest !== null ? l.finalPassed(r.finalBest) : l.finalNotYet(r.finalBest, r.finalAttempts)}</td>
-<td data-label="${l.certificate}">${r.certificateCode ? html`<a href="${href('/certificates', r.certificateCode)}">${f.dateTime(r.certificateIssuedAt ?? '') ?? ''}</a>${certificateBadge(r)}` : l.noCertificate}</td>
+<td data-label="${l.certificate}">${r.certificateCode ? html`<a href="${href('/certificates', r.certificateCode)}">${f.dateTime(r.certificateIssuedAt ?? '') ?? ''}</a>${certificateBadge(r)} · <a href="${href('/dashboard/courses', courseId, 'learners', r.userId).withFragment('certificate')}" aria-label="${t.certificateDocs.admin.manageLabel(r.name)}">${t.certificateDocs.admin.manage}</a>` : l.noCertificate}</td>
 <td data-label="${l.lastActivity}">${t.path.seen(r.lastActivity)}</td>
 <td data-label="${l.actions}"><a href="${href('/dashboard/courses', courseId, 'learners', r.userId)}" aria-label="${l.attemptsLabel(r.name)}">${l.attempts}</a></td>
 </tr>
