@@ -21,7 +21,8 @@ import { type Html, href, html } from '../view/html.js';
 const PAGE = { hide: true, tags: ['pages'] };
 const CertificateParams = z.object({
   id: z.coerce.number().int().min(1).max(MAX_ID),
-  userId: z.string().regex(/^[A-Za-z0-9-]{1,64}$/),
+  // Any id the LMS makes (as the learner page: UUIDs, the synthetic seed's `<prefix>_<number>`).
+  userId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   code: z.string().regex(CERTIFICATE_CODE),
 });
 /** Loose: a wrong reason is said on the page (`?certificate=reason-invalid`), not a 400. */
