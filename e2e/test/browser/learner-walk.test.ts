@@ -28,7 +28,7 @@ const WORDS = {
     locked: 'Locked',
     viewCertificate: 'View certificate',
     certificate: 'Certificate',
-    kum: /KUM points\s*2/,
+    kum: /Credit points\s*2 KUM/,
   },
   id: {
     codeLabel: 'Kode pendaftaran',
@@ -46,7 +46,7 @@ const WORDS = {
     locked: 'Terkunci',
     viewCertificate: 'Lihat sertifikat',
     certificate: 'Sertifikat',
-    kum: /Nilai KUM\s*2/,
+    kum: /Angka kredit\s*2 KUM/,
   },
 } as const;
 

@@ -7,7 +7,8 @@ import { institutionCommands } from './institution.js';
 import { partnerCommands } from './partner.js';
 import { seedCommands } from './seed.js';
 import { userCommands } from './user.js';
-import { certificateCommands, purchaseCommands, webhookCommands } from './webhook.js';
+import { certificateCommands } from './certificate.js';
+import { purchaseCommands, webhookCommands } from './webhook.js';
 
 export const commandGroups: CommandGroup[] = [
   dbCommands,

@@ -1,7 +1,6 @@
 import { users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import { findPurchase, refundPurchase } from '../domain/learning/purchases.js';
-import { revokeCertificate } from '../domain/learning/certificates.js';
 import { replay } from '../domain/partner-events/delivery.js';
 import {
   addEndpoint,
@@ -173,29 +172,6 @@ export const webhookCommands: CommandGroup = {
           ]),
         ]))
           ctx.io.out(line);
-      },
-    },
-  ],
-};
-
-export const certificateCommands: CommandGroup = {
-  name: 'certificate',
-  summary: 'certificates: revoke',
-  subcommands: [
-    {
-      name: 'revoke',
-      summary: 'revoke a certificate by its verification code (its page says revoked)',
-      usage: 'certificate revoke <code> --reason <text>',
-      help: "Revokes it: the public page says so, with the reason; the holder's partners get certificate.revoked.",
-      async run(args, ctx) {
-        const { values, positionals } = parse(args, { reason: { type: 'string' } }, true);
-        if (positionals.length !== 1) throw new UsageError('give the certificate code');
-        const reason = required(values, 'reason');
-        if (reason.length > 500) throw new UsageError('--reason is at most 500 characters');
-        const result = await revokeCertificate(ctx.openDb().db, positionals[0], reason, ctx.now());
-        if (result.outcome === 'unknown') throw new CliError(`no certificate with code ${positionals[0]}`);
-        if (result.outcome === 'already') throw new CliError(`already revoked on ${result.revokedAt.toISOString()}`);
-        ctx.io.err(`Certificate ${positionals[0]} revoked.`);
       },
     },
   ],

@@ -101,7 +101,7 @@ t.test('certificate: printable page for its holder, public verification, forged 
   t.match(printable.body, w.course.name);
   t.match(printable.body, '4.5');
   t.match(printable.body, code);
-  t.match((await page(w.learner.cookie, `/learn/certificates/${w.course.id}`)).body, 'Nilai KUM');
+  t.match((await page(w.learner.cookie, `/learn/certificates/${w.course.id}`)).body, 'Angka kredit');
   const other = await w.newLearner();
   t.equal((await page(other.cookie, `/learn/certificates/${w.course.id}`)).statusCode, 404, "another learner's certificate");
 

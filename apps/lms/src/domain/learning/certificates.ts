@@ -1,6 +1,8 @@
-import { certificates, credits, type Db, inTransaction } from '@lms/db';
+import { certificates, courses, credits, type Db, inTransaction, type UserRole } from '@lms/db';
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import { managesCourseColumn } from '../rules/course-managers.js';
 
 /**
  * Issues the learner's certificate for the course if it is earned and not issued yet: every
@@ -64,6 +66,8 @@ async function insertCertificateIfEarned(db: Db, userId: string, courseId: numbe
 export interface Certificate {
   id: number;
   code: string;
+  /** The holder. */
+  userId: string;
   courseId: number;
   courseName: string;
   kum: number | null;
@@ -80,7 +84,7 @@ export interface Certificate {
   reissuedFrom: number | null;
 }
 
-const columns = sql`k.id, k.code, k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
+const columns = sql`k.id, k.code, k.user_id as "userId", k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
   u.name as "memberName", u.membership_id as "membershipId", i.name as "institutionName",
   k.revoked_at as "revokedAt", k.revoked_reason as "revokedReason", k.expires_at as "expiresAt", k.is_private as "isPrivate",
   c.credit_scheme as "creditScheme", k.reissued_from as "reissuedFrom"`;
@@ -134,6 +138,54 @@ export async function findCertificateByCode(db: Db, code: string): Promise<Certi
   return rows[0] ? toCertificate(rows[0]) : null;
 }
 
+/** A learner's certificates of one course, the one in force first, then the revoked ones, newest first (the managers' learner page). */
+export async function listLearnerCertificates(db: Db, userId: string, courseId: number): Promise<Certificate[]> {
+  const { rows } = await db.execute(
+    sql`select ${columns} from ${from} where k.user_id = ${userId} and k.course_id = ${courseId}
+      order by k.revoked_at is null desc, k.id desc`,
+  );
+  return rows.map(toCertificate);
+}
+
+/**
+ * The holder's choice for one of their certificates: private, the public page says only that a
+ * certificate with that code exists and its status; public (the default), its details too. Only
+ * the holder's own certificate changes (the statement says whose): false when it is not theirs.
+ */
+export async function setCertificatePrivacy(db: Db, userId: string, certificateId: number, isPrivate: boolean): Promise<boolean> {
+  const changed = await db
+    .update(certificates)
+    .set({ isPrivate })
+    .where(and(eq(certificates.id, certificateId), eq(certificates.userId, userId)))
+    .returning({ id: certificates.id });
+  return changed.length === 1;
+}
+
+/** The longest reason a revocation takes (the page's form, the CLI). */
+export const MAX_REVOCATION_REASON = 500;
+
+/**
+ * Whether this person may revoke and reissue the course's certificates: a super_admin, or an admin
+ * of the course's institution. Not its teacher, even its owner: a certificate is the institution's
+ * word, and taking it back is the institution's act (the teacher sees the certificates, and asks).
+ * Null when there is no such course.
+ */
+export async function mayRevokeCertificates(db: Db, person: { userId: string; role: UserRole }, courseId: number): Promise<boolean | null> {
+  const institutional = person.role === 'super_admin' || person.role === 'admin';
+  const [row] = await db
+    .select({ may: institutional ? managesCourseColumn(person) : sql<boolean>`false` })
+    .from(courses)
+    .where(eq(courses.id, courseId));
+  return row ? row.may : null;
+}
+
+/** mayRevokeCertificates as a guard: a 404 for no such course, a 403 for anyone else. */
+export async function assertRevokesCertificates(db: Db, person: { userId: string; role: UserRole }, courseId: number): Promise<void> {
+  const may = await mayRevokeCertificates(db, person, courseId);
+  if (may === null) throw new NotFoundError('Course not found');
+  if (!may) throw new ForbiddenError("Only an admin of the course's institution or a super_admin may revoke or reissue its certificates");
+}
+
 export type RevokeResult = { outcome: 'revoked'; courseId: number } | { outcome: 'unknown' } | { outcome: 'already'; revokedAt: Date };
 
 /**
@@ -176,14 +228,14 @@ export type ReissueResult =
  * Reissues a revoked certificate (an operator's decision, for example after a wrong revocation or a
  * corrected name): a new certificate with a new code and its own status entry, issued now, with the
  * old one's KUM and expiry rule; the old one stays revoked (its credential keeps saying so). The
- * credit record moves to the new certificate with its original date (the learning happened then).
- * The holder's partners hear certificate.issued.
+ * credit record moves to the new certificate with its original date (the learning happened then),
+ * and so does the holder's privacy choice. The holder's partners hear certificate.issued.
  */
 export async function reissueCertificate(db: Db, code: string, at: Date): Promise<ReissueResult> {
   if (!CERTIFICATE_CODE.test(code)) return { outcome: 'unknown' };
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.execute(sql`
-      select k.id, k.user_id as "userId", k.course_id as "courseId", k.kum::float8 as kum, k.revoked_at as "revokedAt",
+      select k.id, k.user_id as "userId", k.course_id as "courseId", k.kum::float8 as kum, k.revoked_at as "revokedAt", k.is_private as "isPrivate",
         c.certificate_valid_months as "validMonths", c.credit_scheme as scheme,
         (select code from certificates n where n.user_id = k.user_id and n.course_id = k.course_id and n.revoked_at is null) as "inForce",
         (select earned_at from credits cr where cr.certificate_id = k.id) as "earnedAt"
@@ -195,6 +247,7 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
           courseId: number;
           kum: number | null;
           revokedAt: unknown;
+          isPrivate: boolean;
           validMonths: number | null;
           scheme: string;
           inForce: string | null;
@@ -207,7 +260,16 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
     const expiresAt = old.validMonths === null ? null : addMonths(at, old.validMonths);
     const [fresh] = await tx
       .insert(certificates)
-      .values({ userId: old.userId, courseId: old.courseId, kum: old.kum, issuedAt: at, expiresAt, reissuedFrom: old.id })
+      .values({
+        userId: old.userId,
+        courseId: old.courseId,
+        kum: old.kum,
+        issuedAt: at,
+        expiresAt,
+        reissuedFrom: old.id,
+        // The holder's choice stays theirs: a private certificate is reissued private.
+        isPrivate: old.isPrivate,
+      })
       .onConflictDoNothing()
       .returning({ id: certificates.id, code: certificates.code });
     if (!fresh) {

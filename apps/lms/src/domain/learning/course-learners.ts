@@ -20,8 +20,11 @@ export interface CourseLearnerRow {
   finalBest: number | null;
   finalPassed: boolean;
   finalAttempts: number;
+  /** The learner's certificate of the course: the one in force, else the latest revoked one. */
   certificateCode: string | null;
   certificateIssuedAt: Date | null;
+  certificateRevokedAt: Date | null;
+  certificateExpiresAt: Date | null;
   lastActivity: Date;
 }
 
@@ -60,12 +63,18 @@ export async function findCourseLearners(
       (select count(*) from quiz_attempts a join quizzes q on q.id = a.quiz_id
         where a.user_id = e.user_id and q.course_id = e.course_id and q.scope = 'final')::int as "finalAttempts",
       cert.code as "certificateCode", cert.issued_at as "certificateIssuedAt",
+      cert.revoked_at as "certificateRevokedAt", cert.expires_at as "certificateExpiresAt",
       greatest(e.enrolled_at,
         (select max(cc.completed_at) from chapter_completions cc where cc.user_id = e.user_id and cc.course_id = e.course_id),
         (select max(coalesce(a.submitted_at, a.attempted_at)) from quiz_attempts a join quizzes q on q.id = a.quiz_id
           where a.user_id = e.user_id and q.course_id = e.course_id)) as "lastActivity"
     from enrollments e join users u on u.id = e.user_id cross join totals
-      left join certificates cert on cert.user_id = e.user_id and cert.course_id = e.course_id
+      -- A reissue leaves the revoked certificate beside the new one: one row per learner all the same.
+      left join lateral (
+        select k.code, k.issued_at, k.revoked_at, k.expires_at from certificates k
+        where k.user_id = e.user_id and k.course_id = e.course_id
+        order by k.revoked_at is null desc, k.id desc limit 1
+      ) cert on true
     where e.course_id = ${courseId}
     order by lower(u.name), u.id
     offset ${offset} limit ${limit}`);
@@ -76,6 +85,8 @@ export async function findCourseLearners(
       enrolledAt: new Date(r.enrolledAt),
       lastActivity: new Date(r.lastActivity),
       certificateIssuedAt: r.certificateIssuedAt === null ? null : new Date(r.certificateIssuedAt),
+      certificateRevokedAt: r.certificateRevokedAt === null ? null : new Date(r.certificateRevokedAt),
+      certificateExpiresAt: r.certificateExpiresAt === null ? null : new Date(r.certificateExpiresAt),
     })),
   };
 }

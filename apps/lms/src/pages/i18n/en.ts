@@ -1,6 +1,7 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import { enrolMessagesEn } from '../learning/messages.js';
 import { studioMessagesEn } from '../studio/messages.js';
+import { certificateMessagesEn } from '../learning/certificate-messages.js';
 import { pathMessagesEn, quizLabelEn, moduleQuizLabelEn, examLabelEn } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
@@ -13,6 +14,7 @@ export function en(f: Format): Messages {
     ...enrolMessagesEn(f),
     ...studioMessagesEn(),
     ...pathMessagesEn(f),
+    ...certificateMessagesEn(f),
     layout: {
       title: (title) => `${title} · LMS`,
       skipToContent: 'Skip to content',

@@ -1,6 +1,7 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
 import { studioMessagesId } from '../studio/messages.js';
+import { certificateMessagesId } from '../learning/certificate-messages.js';
 import { pathMessagesId, quizLabelId, moduleQuizLabelId, examLabelId } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { DateInput, Format } from './format.js';
@@ -24,6 +25,7 @@ export function id(f: Format) {
     ...enrolMessagesId(f),
     ...studioMessagesId(),
     ...pathMessagesId(f),
+    ...certificateMessagesId(f),
     layout: {
       title: (title: string) => `${title} · LMS`,
       skipToContent: 'Langsung ke konten',

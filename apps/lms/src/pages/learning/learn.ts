@@ -8,11 +8,13 @@ import {
   RedirectResponse,
 } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { LockedError, NotEnrolledError } from '../../domain/learning/access.js';
 import { completeChapter, findChapterRow, openChapter } from '../../domain/learning/chapters.js';
 import { type CoursePath, findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
 import { mayReview, reviewAttempt } from '../../domain/learning/quiz-review.js';
-import { findOwnCertificate } from '../../domain/learning/certificates.js';
+import { findOwnCertificate, setCertificatePrivacy } from '../../domain/learning/certificates.js';
+import { certificateFileName, certificatePdf } from '../../documents/certificate-pdf.js';
 import {
   findOwnAttempt,
   findQuiz,
@@ -31,10 +33,14 @@ import { pageSession } from '../session.js';
 import { href, html, type Html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { renderMarkdown } from '../view/markdown.js';
-import { certificateCard } from './certificate-card.js';
+import { certificateCard, statusNotice } from './certificate-card.js';
 import { nextStepBox, outline, stepName } from './outline.js';
 
 const PAGE = { hide: true, tags: ['pages'] };
+/** The printable page's flash after the privacy form (anything else: none). */
+const PrivacyFlash = z.object({ privacy: z.literal('saved').optional().catch(undefined) }).passthrough();
+/** The privacy form: `private` or `public`; anything else is a 404 page (the schema), nothing changed. */
+const PrivacyForm = z.object({ visibility: z.enum(['private', 'public']) });
 
 /**
  * The learner's pages: a chapter (mark complete), a quiz (start, answer as a form, the result),
@@ -295,15 +301,72 @@ ${main}`;
   app.get(
     '/certificates/:id',
     // A course id past the int4 range is a 404 page (the schema bounds it), not a failed statement.
-    { config: { auth: true }, schema: { ...PAGE, params: LearningCourseIdParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
+    {
+      config: { auth: true },
+      schema: { ...PAGE, params: LearningCourseIdParams, querystring: PrivacyFlash, response: { 200: HtmlPage, 302: RedirectResponse } },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { t } = ctx;
+      const d = t.certificateDocs;
+      const courseId = request.params.id;
+      const cert = await findOwnCertificate(app.db, session.caller.userId, courseId);
+      if (!cert) throw new NotFoundError('Certificate not found');
+      // The holder's choice, a plain form (works without JavaScript); not printed.
+      const privacy = html`<section class="card no-print" aria-labelledby="privacy-title" id="privacy"><h2 id="privacy-title">${d.privacy.title}</h2>
+${request.query.privacy === 'saved' && html`<p class="success" role="status">${d.privacy.saved}</p>`}
+<p>${cert.isPrivate ? d.privacy.isPrivate : d.privacy.isPublic}</p>
+<form method="post" action="${href('/learn/certificates', courseId, 'privacy')}">
+<input type="hidden" name="visibility" value="${cert.isPrivate ? 'public' : 'private'}">
+<button type="submit">${cert.isPrivate ? d.privacy.makePublic : d.privacy.makePrivate}</button>
+</form></section>`;
+      const body = html`<div class="no-print">${statusNotice(ctx, cert, app.clock())}</div>
+${certificateCard(ctx, cert, app.config.PUBLIC_URL, true)}
+<p class="no-print"><a href="${href('/learn/certificates', courseId, 'pdf')}" download>${d.downloadPdf}</a></p>
+<p class="muted no-print">${t.learn.certificate.print}</p>
+${privacy}`;
+      return sendPage(reply, page(ctx, t.learn.certificate.title, body, { user: session.user }));
+    },
+  );
+
+  app.get(
+    '/certificates/:id/pdf',
+    // Only the holder's own, as the printable page: another person's course id is a 404 page, no session a redirect to sign-in.
+    // No response schema: the bytes go out as they are (a Buffer is never serialized).
+    { config: { auth: true }, schema: { ...PAGE, params: LearningCourseIdParams } },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
       const cert = await findOwnCertificate(app.db, session.caller.userId, request.params.id);
       if (!cert) throw new NotFoundError('Certificate not found');
-      const body = html`${certificateCard(ctx, cert, app.config.PUBLIC_URL, true)}
-<p class="muted">${ctx.t.learn.certificate.print}</p>`;
-      return sendPage(reply, page(ctx, ctx.t.learn.certificate.title, body, { user: session.user }));
+      const bytes = await certificatePdf(cert, { lang: ctx, publicUrl: app.config.PUBLIC_URL, now: app.clock() });
+      const name = certificateFileName(cert, ctx.t.certificateDocs.pdf.fileStem);
+      return reply
+        .type('application/pdf')
+        .header('cache-control', 'no-store')
+        .header('vary', 'Accept-Language, Cookie')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(bytes);
+    },
+  );
+
+  app.post(
+    '/certificates/:id/privacy',
+    {
+      config: { auth: true, csrf: 'form' },
+      schema: { ...PAGE, params: LearningCourseIdParams, body: PrivacyForm, response: { 303: RedirectResponse } },
+    },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const courseId = request.params.id;
+      // The holder's own certificate of that course (the one the printable page shows), or a 404 page.
+      const cert = await findOwnCertificate(app.db, session.caller.userId, courseId);
+      if (!cert) throw new NotFoundError('Certificate not found');
+      await setCertificatePrivacy(app.db, session.caller.userId, cert.id, request.body.visibility === 'private');
+      return reply.header('cache-control', 'no-store').redirect(`/learn/certificates/${courseId}?privacy=saved#privacy`, 303);
     },
   );
 };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { assertManages, findGrants, grantAttempts, MAX_EXTRA_ATTEMPTS, MAX_GRANT_REASON } from '../../domain/learning/attempt-grants.js';
 import { csvLine, findCourseLearners, LEARNERS_PAGE_SIZE } from '../../domain/learning/course-learners.js';
 import { isEnrolled } from '../../domain/learning/access.js';
+import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { findUserProfile } from '../../domain/user-profile.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
@@ -15,6 +16,7 @@ import { pageSession } from '../session.js';
 import { pager, progressBar } from '../view/components.js';
 import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { certificateFlashOf, certificateSection } from './certificate-admin.js';
 import { stepName } from './outline.js';
 
 const PAGE = { hide: true, tags: ['pages'] };
@@ -64,6 +66,11 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
         findCourseLearners(app.db, courseId, { offset: (at - 1) * LEARNERS_PAGE_SIZE, limit: LEARNERS_PAGE_SIZE }),
         loadCoursePath(app.db, session.caller.userId, courseId, 'preview'),
       ]);
+      const now = app.clock();
+      const certificateBadge = (r: { certificateRevokedAt: Date | null; certificateExpiresAt: Date | null }) => {
+        const status = certificateStatus({ revokedAt: r.certificateRevokedAt, expiresAt: r.certificateExpiresAt }, now);
+        return status !== 'valid' && html` <span class="badge status-${status}">${t.certificateDocs.status[status]}</span>`;
+      };
       const list =
         total === 0
           ? html`<p class="muted">${l.none}</p>`
@@ -77,7 +84,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
 <td data-label="${l.quizzes}">${l.quizzesCell(r.quizzesPassed, r.quizzesTotal, r.quizAttempts)}</td>
 <td data-label="${l.bestQuiz}" class="num">${r.bestQuizScore === null ? '—' : f.number(r.bestQuizScore)}</td>
 <td data-label="${l.final}">${r.finalPassed && r.finalBest !== null ? l.finalPassed(r.finalBest) : l.finalNotYet(r.finalBest, r.finalAttempts)}</td>
-<td data-label="${l.certificate}">${r.certificateCode ? html`<a href="${href('/certificates', r.certificateCode)}">${f.dateTime(r.certificateIssuedAt ?? '') ?? ''}</a>` : l.noCertificate}</td>
+<td data-label="${l.certificate}">${r.certificateCode ? html`<a href="${href('/certificates', r.certificateCode)}">${f.dateTime(r.certificateIssuedAt ?? '') ?? ''}</a>${certificateBadge(r)} · <a href="${href('/dashboard/courses', courseId, 'learners', r.userId).withFragment('certificate')}" aria-label="${t.certificateDocs.admin.manageLabel(r.name)}">${t.certificateDocs.admin.manage}</a>` : l.noCertificate}</td>
 <td data-label="${l.lastActivity}">${t.path.seen(r.lastActivity)}</td>
 <td data-label="${l.actions}"><a href="${href('/dashboard/courses', courseId, 'learners', r.userId)}" aria-label="${l.attemptsLabel(r.name)}">${l.attempts}</a></td>
 </tr>
@@ -164,10 +171,12 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
       const { id: courseId, userId } = request.params;
       await assertManages(app.db, session.caller, courseId);
       if (!(await isEnrolled(app.db, userId, courseId))) throw new NotFoundError('Learner not found in this course');
-      const [learner, path, grants] = await Promise.all([
+      const [learner, path, grants, certs, mayRevoke] = await Promise.all([
         findUserProfile(app.db, userId),
         loadCoursePath(app.db, userId, courseId, 'learner'),
         findGrants(app.db, userId, courseId),
+        listLearnerCertificates(app.db, userId, courseId),
+        mayRevokeCertificates(app.db, session.caller, courseId),
       ]);
       const quizzes = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].filter((s) => s.kind !== 'chapter');
       const flashValue = (request.query as Record<string, unknown> | undefined)?.granted;
@@ -203,7 +212,8 @@ ${
     ? html`<p class="muted">${g.none}</p>`
     : html`<ul>${grants.map((r) => html`<li>${g.row(r.extraAttempts, t.path.quizLabel(r.quizName), r.grantedByName, f.dateTime(r.grantedAt) ?? '')}<div class="muted">${r.reason}</div></li>`)}</ul>`
 }
-</section>`;
+</section>
+${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: mayRevoke === true, flash: certificateFlashOf(request.query), now: app.clock() })}`;
       return sendPage(reply, page(ctx, g.title(name), body, { user: session.user, current: '/dashboard' }));
     },
   );

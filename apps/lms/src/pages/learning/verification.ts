@@ -2,12 +2,12 @@ import { HtmlPage } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findCertificateByCode } from '../../domain/learning/certificates.js';
-import { fill, type PageContext, pageContext } from '../i18n/index.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { optionalSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-import { certificateCard } from './certificate-card.js';
+import { certificateCard, privateCertificateCard, statusNotice } from './certificate-card.js';
 
 /** The form that checks a code (GET /certificates?code=…): works without JavaScript and without a session. */
 function checkForm(ctx: PageContext, code = ''): Html {
@@ -37,11 +37,16 @@ const verificationPage: FastifyPluginAsyncZod = async (app) => {
 ${checkForm(ctx, code)}`;
       return sendPage(reply, page(ctx, c.invalidTitle, body, { user }), 404);
     }
-    // A revoked certificate says so, with the date and the reason, wherever it is looked up.
-    const status = cert.revokedAt
-      ? html`<div class="error" role="alert"><p>${fill(ctx.t.learn.certificate.revoked, { date: ctx.f.day(cert.revokedAt) ?? '', reason: cert.revokedReason ?? '' })}</p></div>`
-      : html`<div class="success" role="status"><p>${ctx.t.learn.certificate.valid}</p></div>`;
-    const body = html`${status}
+    // The status by certificateStatus() (the one rule): valid, revoked with its date (and reason),
+    // expired with its date. A certificate its holder keeps private shows that it exists and its
+    // status, nothing more: no name, no course, no reason (a reason can speak of the person).
+    // Never the membership number nor the e-mail. A reissue is not mentioned on the revoked one's
+    // page: that would say the same person holds another certificate.
+    const now = app.clock();
+    const body = cert.isPrivate
+      ? html`${statusNotice(ctx, cert, now, { reason: false })}
+${privateCertificateCard(ctx, cert)}`
+      : html`${statusNotice(ctx, cert, now)}
 ${certificateCard(ctx, cert, app.config.PUBLIC_URL, false)}`;
     return sendPage(reply, page(ctx, ctx.t.learn.certificate.title, body, { user }));
   };
