@@ -1,4 +1,5 @@
-import { certificates, quizAttempts, quizzes } from '@lms/db';
+import { certificates, credits, quizAttempts, quizzes } from '@lms/db';
+import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
 import { and, eq } from 'drizzle-orm';
 import t from 'tap';
 import { findAnswerKeys } from '../helpers/answer-keys.js';
@@ -94,6 +95,35 @@ t.test('20 concurrent passing final submissions issue one certificate', async (t
   t.same(same.map((r) => r.statusCode).sort(), [200, ...Array(19).fill(409)]);
   const theirs = await w.db.select().from(certificates).where(eq(certificates.userId, again.user.id));
   t.equal(theirs.length, 1);
+});
+
+t.test('a revoked certificate: the catalog no longer says issued, finishing again issues none, a reissue does', async (t) => {
+  const learner = await w.newLearner();
+  const mine = as(w.app, learner.cookie);
+  await finishAllButFinal(w, learner.cookie);
+  const passed = await takeQuiz(w.app, learner.cookie, w.tree.finalQuizId, 'a');
+  const code = passed.json().certificateCode as string;
+  const isGenerated = async () => (await mine.get(`/api/courses?courseId=${w.course.id}`)).json().courses[0].certificate.isGenerated;
+  t.equal(await isGenerated(), true);
+  t.match(await revokeCertificate(w.db, code, 'Data peserta salah', new Date()), { outcome: 'revoked' });
+  t.equal(await isGenerated(), false, 'the catalog does not show a revoked certificate as issued');
+  const again = await takeQuiz(w.app, learner.cookie, w.tree.finalQuizId, 'a');
+  t.equal(again.json().certificateCode, null, 'passing the final again issues no new certificate');
+  t.equal((await w.db.select().from(certificates).where(eq(certificates.userId, learner.user.id))).length, 1);
+  const [voided] = await w.db.select().from(credits).where(eq(credits.userId, learner.user.id));
+  t.ok(voided?.voidedAt, 'its credit is voided');
+  const reissued = await reissueCertificate(w.db, code, new Date());
+  t.match(reissued, { outcome: 'reissued', code: /^[0-9a-f]{32}$/ });
+  t.equal(await isGenerated(), true, 'the reissued certificate is shown');
+  const record = await w.db.select().from(credits).where(eq(credits.userId, learner.user.id));
+  t.same(
+    record.map((r) => [r.amount, r.voidedAt === null, r.earnedAt.toISOString()]).sort((a, b) => Number(a[1]) - Number(b[1])),
+    [
+      [4.5, false, voided!.earnedAt.toISOString()],
+      [4.5, true, voided!.earnedAt.toISOString()],
+    ],
+    'the credit moves to the new certificate with its first date; the old one stays voided',
+  );
 });
 
 t.test('a course without a final exam: the certificate comes with the last chapter', async (t) => {

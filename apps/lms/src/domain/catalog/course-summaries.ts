@@ -274,7 +274,7 @@ function learnerColumnsOf(course: SQL) {
       select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
       where pq.user_id = ${userId} and gq.course_id = ${course} and gq.scope <> 'final' and pq.passed
     ), '[]'::json)`,
-    certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${course})`,
+    certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${course} and ce.revoked_at is null)`,
   };
 }
 
