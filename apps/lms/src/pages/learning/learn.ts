@@ -302,6 +302,8 @@ ${main}`;
       const cert = await findOwnCertificate(app.db, session.caller.userId, request.params.id);
       if (!cert) throw new NotFoundError('Certificate not found');
       const body = html`${certificateCard(ctx, cert, app.config.PUBLIC_URL, true)}
+<p class="credential-download"><a href="${href('/api/learning/certificates', cert.code, 'credential')}" download="certificate-${cert.code}.jwt">${ctx.t.learn.certificate.credential}</a>
+<span class="muted">${ctx.t.learn.certificate.credentialHint}</span></p>
 <p class="muted">${ctx.t.learn.certificate.print}</p>`;
       return sendPage(reply, page(ctx, ctx.t.learn.certificate.title, body, { user: session.user }));
     },
