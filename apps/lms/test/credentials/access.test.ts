@@ -28,7 +28,7 @@ t.test('attackers: only the holder downloads, in the API error shape', async (t)
   }
   const admin = await makeUser(w.db, { role: 'admin' });
   const asAdmin = await download(w, await sessionCookieFor(w.app, admin.id), code);
-  t.equal(asAdmin.statusCode, 404, 'an admin downloads no one else's credential either (the holder only)');
+  t.equal(asAdmin.statusCode, 404, 'an admin downloads nobody else\'s credential either (the holder only)');
 });
 
 t.test('the certificate list links the credential', async (t) => {

@@ -59,7 +59,7 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
 
   const jwks = await fetch(`${w.base}/.well-known/jwks.json`);
   t.match(jwks.headers.get('cache-control'), /max-age=60/);
-  t.ok((await jwks.json()).keys.some((k: { kid: string; alg: string; use: string }) => k.kid === header.kid && k.alg === 'RS256' && k.use === 'sig'));
+  t.ok(((await jwks.json()) as { keys: { kid: string; alg: string; use: string }[] }).keys.some((k: { kid: string; alg: string; use: string }) => k.kid === header.kid && k.alg === 'RS256' && k.use === 'sig'));
 
   t.match(await verifyCredential(jwt, { now: now() }), { status: 'valid', kid: header.kid, id: payload.id });
 
