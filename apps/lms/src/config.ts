@@ -239,7 +239,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const data = parseEnv(Env, env);
   deriveSetting(() => checkConnectionLimits(data));
   const trustProxy = deriveSetting(() => parseTrustProxy(data.TRUST_PROXY));
-  const config = { ...data, SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL, trustProxy, production: env.NODE_ENV === 'production' };
+  const config = {
+    ...data,
+    SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL,
+    trustProxy,
+    production: env.NODE_ENV === 'production',
+  };
   deriveSetting(() => credentialIssuerKeyPem(config));
   return config;
 }

@@ -34,7 +34,10 @@ export const credentialCommands: CommandGroup = {
         const result = await verifyCredential(text, { now: ctx.now() });
         if (result.status === 'invalid' || result.status === 'unverifiable') {
           ctx.io.out(`${result.status === 'invalid' ? 'INVALID' : 'NOT CHECKED'}: ${result.reason}`);
-          throw new CliError(result.status === 'invalid' ? 'the credential is not valid' : 'the credential could not be checked', result.status === 'invalid' ? 1 : 2);
+          throw new CliError(
+            result.status === 'invalid' ? 'the credential is not valid' : 'the credential could not be checked',
+            result.status === 'invalid' ? 1 : 2,
+          );
         }
         ctx.io.out(`${result.status.toUpperCase()}: ${result.name ?? '(no name)'}`);
         ctx.io.out(`  credential  ${result.id}`);

@@ -28,7 +28,7 @@ t.test('attackers: only the holder downloads, in the API error shape', async (t)
   }
   const admin = await makeUser(w.db, { role: 'admin' });
   const asAdmin = await download(w, await sessionCookieFor(w.app, admin.id), code);
-  t.equal(asAdmin.statusCode, 404, 'an admin downloads nobody else\'s credential either (the holder only)');
+  t.equal(asAdmin.statusCode, 404, "an admin downloads nobody else's credential either (the holder only)");
 });
 
 t.test('the certificate list links the credential', async (t) => {
@@ -56,7 +56,11 @@ t.test('the issuer profile and the institution profiles are public JSON', async 
   const issuer = await w.app.inject({ url: '/credentials/issuer' });
   t.same(issuer.json(), { id: `${w.base}/credentials/issuer`, type: ['Profile'], name: 'LMS', url: w.base });
   const institution = await w.app.inject({ url: `/credentials/institutions/${w.course.institutionId}` });
-  t.match(institution.json(), { id: `${w.base}/credentials/institutions/${w.course.institutionId}`, type: ['Profile'], name: 'Test Institution' });
+  t.match(institution.json(), {
+    id: `${w.base}/credentials/institutions/${w.course.institutionId}`,
+    type: ['Profile'],
+    name: 'Test Institution',
+  });
   for (const id of ['0', 'x', '99999999999999', '999999']) {
     t.equal((await w.app.inject({ url: `/credentials/institutions/${id}` })).statusCode, 404, `institution ${id}`);
   }

@@ -29,7 +29,10 @@ t.test('rotation: a second configured key signs new credentials with a new kid; 
   t.equal(rows.length, 2, 'the configured key was recorded on start');
   t.equal(rows.find((r) => r.kid !== devKid)?.privateJwk, null, 'without its private half');
   const jwks = (await (await fetch(`${app.config.PUBLIC_URL}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
-  t.ok(jwks.keys.some((k: { kid: string }) => k.kid === devKid), 'the old key stays published');
+  t.ok(
+    jwks.keys.some((k: { kid: string }) => k.kid === devKid),
+    'the old key stays published',
+  );
   t.notOk(JSON.stringify(jwks).includes('"d"'), 'no private member published');
 
   const learner = await w.newLearner();

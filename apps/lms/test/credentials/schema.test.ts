@@ -6,7 +6,9 @@ import { download, earnCertificate, listeningWorld, parts } from './world.js';
 
 // The credential as issued validates against 1EdTech's Open Badges 3.0 AchievementCredential JSON
 // Schema, vendored with its source in test/fixtures/open-badges/README.md (draft 2019-09).
-const schema = JSON.parse(readFileSync(new URL('../fixtures/open-badges/ob_v3p0_achievementcredential_schema.json', import.meta.url), 'utf8'));
+const schema = JSON.parse(
+  readFileSync(new URL('../fixtures/open-badges/ob_v3p0_achievementcredential_schema.json', import.meta.url), 'utf8'),
+);
 
 t.test('the downloaded credential validates against the OB 3.0 JSON Schema', async (t) => {
   t.equal(schema.$schema, 'https://json-schema.org/draft/2019-09/schema#');

@@ -46,7 +46,9 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
   const salt = subject.identifier[0]!.salt;
   t.equal(
     subject.identifier[0]!.identityHash,
-    `sha256$${createHash('sha256').update(w.learner.user.email + salt).digest('hex')}`,
+    `sha256$${createHash('sha256')
+      .update(w.learner.user.email + salt)
+      .digest('hex')}`,
     'the holder can prove the e-mail with the salt',
   );
   t.match((payload.credentialSubject as { achievement: object }).achievement, {
@@ -59,7 +61,11 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
 
   const jwks = await fetch(`${w.base}/.well-known/jwks.json`);
   t.match(jwks.headers.get('cache-control'), /max-age=60/);
-  t.ok(((await jwks.json()) as { keys: { kid: string; alg: string; use: string }[] }).keys.some((k: { kid: string; alg: string; use: string }) => k.kid === header.kid && k.alg === 'RS256' && k.use === 'sig'));
+  t.ok(
+    ((await jwks.json()) as { keys: { kid: string; alg: string; use: string }[] }).keys.some(
+      (k: { kid: string; alg: string; use: string }) => k.kid === header.kid && k.alg === 'RS256' && k.use === 'sig',
+    ),
+  );
 
   t.match(await verifyCredential(jwt, { now: now() }), { status: 'valid', kid: header.kid, id: payload.id });
 
@@ -95,7 +101,10 @@ t.test('a tampered credential and a forged one (another key, the same kid) are i
   const none = `${Buffer.from(JSON.stringify({ alg: 'none', kid })).toString('base64url')}.${p}.`;
   t.match(await verifyCredential(none, { now: now() }), { status: 'invalid' });
   t.match(await verifyCredential('not a jwt', { now: now() }), { status: 'invalid' });
-  t.match(await verifyCredential(jwt, { now: new Date(Date.parse(payload.validFrom) - 60_000) }), { status: 'invalid', reason: /not valid before/ });
+  t.match(await verifyCredential(jwt, { now: new Date(Date.parse(payload.validFrom) - 60_000) }), {
+    status: 'invalid',
+    reason: /not valid before/,
+  });
 });
 
 t.test('a course whose certificates expire: expired once the clock passes validUntil', async (t) => {
@@ -144,7 +153,9 @@ t.test('lms-admin credential verify FILE: 0 valid, 1 not valid, 2 could not chec
   t.equal((await run('credential', 'verify', 'missing.jwt')).exit, 2, 'an unreadable file');
 
   // The issuer's site not answering: could not check.
-  const [h, p, s] = (await download(w, w.learner.cookie, (await as(w.app, w.learner.cookie).get('/api/learning/certificates')).json().certificates[0].code)).body.split('.');
+  const [h, p, s] = (
+    await download(w, w.learner.cookie, (await as(w.app, w.learner.cookie).get('/api/learning/certificates')).json().certificates[0].code)
+  ).body.split('.');
   const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
   payload.iss = 'http://127.0.0.1:1/credentials/issuer';
   writeFileSync(join(dir, 'offline.jwt'), `${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`);

@@ -49,7 +49,22 @@ export async function learningWorld(t: Test) {
     return { user, cookie: await sessionCookieFor(app, user.id, 30 * 86_400_000) };
   }
 
-  return { app, db, testDb, time, teacher, course, tree, chapterList, quizOfChapter, quizOfModule, questionsOf, learner, newLearner, chapters };
+  return {
+    app,
+    db,
+    testDb,
+    time,
+    teacher,
+    course,
+    tree,
+    chapterList,
+    quizOfChapter,
+    quizOfModule,
+    questionsOf,
+    learner,
+    newLearner,
+    chapters,
+  };
 }
 
 export type World = Awaited<ReturnType<typeof learningWorld>>;

@@ -220,7 +220,8 @@ export async function verifyCredential(jwtText: string, options: VerifyOptions =
       throw new Invalid('statusListCredential is not a URL');
     }
     if (listUrl.origin !== issuerUrl.origin) throw new Invalid(`the status list ${listUrl.href} is not on the issuer's origin`);
-    const index = typeof entry.statusListIndex === 'string' && /^(0|[1-9][0-9]{0,9})$/.test(entry.statusListIndex) ? Number(entry.statusListIndex) : -1;
+    const index =
+      typeof entry.statusListIndex === 'string' && /^(0|[1-9][0-9]{0,9})$/.test(entry.statusListIndex) ? Number(entry.statusListIndex) : -1;
     if (index < 0) throw new Invalid('statusListIndex is not a whole number');
 
     const listJwt = (await fetchBounded(listUrl, 'application/vc+jwt, text/plain', settings)).trim();

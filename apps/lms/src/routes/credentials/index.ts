@@ -78,10 +78,7 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       const key = await app.credentialIssuer.key();
       const jwt = await buildStatusListCredential(app.db, n, app.credentialIssuer.settings, key, app.clock());
       if (jwt === null) throw new NotFoundError('Status list not found');
-      return reply
-        .type('application/vc+jwt')
-        .header('cache-control', `public, max-age=${STATUS_LIST_MAX_AGE_SECONDS}`)
-        .send(jwt);
+      return reply.type('application/vc+jwt').header('cache-control', `public, max-age=${STATUS_LIST_MAX_AGE_SECONDS}`).send(jwt);
     },
   );
 };

@@ -50,7 +50,7 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['Learning'],
         summary: "The caller's certificate as an Open Badges 3.0 credential (VC-JWT)",
         description:
-          'The holder only (session cookie): another person\'s code, an unknown code or a malformed one is 404, an API key ' +
+          "The holder only (session cookie): another person's code, an unknown code or a malformed one is 404, an API key " +
           '403, no credentials 401. The answer is the compact JWS of an `OpenBadgeCredential` (W3C VC Data Model 2.0, ' +
           'OB 3.0 context), `text/plain` as OB 3.0 "Document Formats: Web Resource" says, as an attachment ' +
           '`certificate-<code>.jwt`. It is signed with the issuer key published at `/.well-known/jwks.json` and points to ' +
