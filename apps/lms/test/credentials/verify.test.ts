@@ -1,12 +1,13 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { courses } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { verifyCredential } from '../../src/domain/credentials/verify.js';
-import { revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
 import { runCli } from '../../src/cli/run.js';
 import { testConfig } from '../../src/testing.js';
 import { as } from '../learning/world.js';
@@ -79,6 +80,30 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
   const again = await download(w, w.learner.cookie, code);
   t.equal(again.statusCode, 200, 'a revoked certificate still downloads');
   t.match(await verifyCredential(again.body, { now: now() }), { status: 'revoked' });
+
+  // The list itself, read by hand: bit statusListIndex, most significant bit first in its byte.
+  const listJwt = await (await fetch(`${w.base}/credentials/status/1`)).text();
+  const listCredential = parts(listJwt).payload as { type: string[]; credentialSubject: { encodedList: string; statusPurpose: string } };
+  t.same(listCredential.type, ['VerifiableCredential', 'BitstringStatusListCredential']);
+  t.equal(listCredential.credentialSubject.statusPurpose, 'revocation');
+  t.match(listCredential.credentialSubject.encodedList, /^u[A-Za-z0-9_-]+$/, "multibase 'u' + base64url");
+  const bits = gunzipSync(Buffer.from(listCredential.credentialSubject.encodedList.slice(1), 'base64url'));
+  t.equal(bits.length, 16_384, '131,072 bits');
+  const index = Number((payload.credentialStatus as { statusListIndex: string }).statusListIndex);
+  t.equal(bits[index >> 3]! & (0x80 >> (index & 7)), 0x80 >> (index & 7), 'its bit is set');
+  t.equal(
+    bits.reduce((n, byte) => n + byte.toString(2).replaceAll('0', '').length, 0),
+    1,
+    'and no other',
+  );
+
+  // A reissue is a new certificate with its own entry: the new one valid, the old one still revoked.
+  const reissued = await reissueCertificate(w.db, code, now());
+  if (reissued.outcome !== 'reissued') throw new Error(reissued.outcome);
+  const fresh = (await download(w, w.learner.cookie, reissued.code)).body;
+  t.match(await verifyCredential(fresh, { now: now() }), { status: 'valid' }, 'the reissued certificate verifies');
+  t.not(parts(fresh).payload.credentialStatus, (payload as { credentialStatus: unknown }).credentialStatus);
+  t.match(await verifyCredential(jwt, { now: now() }), { status: 'revoked' }, 'the replaced one stays revoked');
 });
 
 t.test('a tampered credential and a forged one (another key, the same kid) are invalid', async (t) => {
