@@ -34,6 +34,8 @@ const FORBIDDEN_HEADERS = ['jku', 'x5u', 'jwk', 'x5c', 'crit'];
 const OB_TYPES = ['OpenBadgeCredential', 'AchievementCredential'];
 const VC_CONTEXT_V2 = 'https://www.w3.org/ns/credentials/v2';
 const MAX_JWT_CHARS = 1_000_000;
+/** How far ahead of the verifier's clock the issuer's may be (validFrom, nbf). */
+export const CLOCK_SKEW_MS = 60_000;
 
 class Invalid extends Error {}
 class Unverifiable extends Error {}
@@ -155,7 +157,9 @@ function checkClaims(payload: Json, what: string, now: number): { expired: boole
   const validFrom = dateOf(payload.validFrom, `${what}: validFrom`);
   if (validFrom === null) throw new Invalid(`${what}: no validFrom`);
   if (typeof payload.nbf !== 'number' || payload.nbf * 1000 !== validFrom) throw new Invalid(`${what}: nbf is not validFrom`);
-  if (validFrom > now) throw new Invalid(`${what}: not valid before ${new Date(validFrom).toISOString()}`);
+  // A status list is made on request (validFrom = the issuer's now): a verifier's clock a little
+  // behind the issuer's must not call it invalid.
+  if (validFrom > now + CLOCK_SKEW_MS) throw new Invalid(`${what}: not valid before ${new Date(validFrom).toISOString()}`);
   const validUntil = dateOf(payload.validUntil, `${what}: validUntil`);
   if (payload.exp !== undefined || validUntil !== null) {
     if (typeof payload.exp !== 'number' || payload.exp * 1000 !== validUntil) throw new Invalid(`${what}: exp is not validUntil`);
