@@ -20,6 +20,8 @@ import memberCheckPlugin, { type MemberCheckOptions } from './plugins/member-che
 import openapiPlugin from './plugins/openapi.js';
 import paymentsPlugin from './plugins/payments.js';
 import catalogCachePlugin from './plugins/catalog-cache.js';
+import credentialsPlugin from './plugins/credentials.js';
+import credentialRoutes from './routes/credentials/index.js';
 import csrfPlugin from './plugins/csrf.js';
 import rateLimitPlugin, { type RateLimitOptions } from './plugins/rate-limit.js';
 import apiKeyRoutes from './routes/api-keys/index.js';
@@ -105,6 +107,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(openapiPlugin);
   await app.register(paymentsPlugin);
   await app.register(catalogCachePlugin);
+  await app.register(credentialsPlugin);
 
   await app.register(enrolmentCodeLimiter);
   await app.register(healthRoutes);
@@ -118,6 +121,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(enrollmentRoutes);
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);
+  await app.register(credentialRoutes);
 
   return app;
 }

@@ -1,3 +1,5 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { DbConfig } from '@lms/db';
 import { parseTrustProxy } from '@lms/partner-auth';
 import { authoringBodyLimitEnv, checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
@@ -196,6 +198,18 @@ const Env = z.object({
   WEBHOOK_ALLOW_HTTP: optional(boolFlag).default(false),
   /** Loopback, private and link-local addresses allowed for partner URLs (the demo only). */
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: optional(boolFlag).default(false),
+  /**
+   * Open Badges 3.0 credentials (README, "Verifiable credentials"): the issuer's private key, a
+   * PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`) of an RSA key of at least 2048 bits (RS256), given
+   * inline or as the path of a file holding it (not both). Its public half is published at
+   * /.well-known/jwks.json with kid = its RFC 7638 thumbprint; a new key (rotation) gets a new kid
+   * and the old ones stay published. Required when NODE_ENV=production; elsewhere, unset means a
+   * development key generated once and kept in the database (with a warning in the log).
+   */
+  CREDENTIAL_ISSUER_KEY: optional(z.string()),
+  CREDENTIAL_ISSUER_KEY_FILE: optional(z.string()),
+  /** The issuer's name in every credential and at /credentials/issuer. */
+  CREDENTIAL_ISSUER_NAME: optional(z.string().max(200)).default('LMS'),
   /** How often an instance looks for due deliveries (ms); 0 turns the delivery worker off. */
   WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(1_000),
   /** Deliveries one instance sends at once. */
@@ -211,7 +225,12 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
  */
 export const DEPLOYMENT_VARIABLES: readonly string[] = ['DATABASE_URL', 'PUBLIC_URL', 'GATEWAY_SECRET'];
 
-export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & { SEED_DEMO_ON_EMPTY: boolean; trustProxy: string[] };
+export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & {
+  SEED_DEMO_ON_EMPTY: boolean;
+  trustProxy: string[];
+  /** NODE_ENV=production: the credential issuer key must be configured. */
+  production: boolean;
+};
 
 export { ConfigError };
 
@@ -220,7 +239,64 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const data = parseEnv(Env, env);
   deriveSetting(() => checkConnectionLimits(data));
   const trustProxy = deriveSetting(() => parseTrustProxy(data.TRUST_PROXY));
-  return { ...data, SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL, trustProxy };
+  const config = {
+    ...data,
+    SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL,
+    trustProxy,
+    production: env.NODE_ENV === 'production',
+  };
+  deriveSetting(() => credentialIssuerKeyPem(config));
+  return config;
+}
+
+/** The message when production has no credential issuer key (the LMS refuses to start). */
+export const MISSING_ISSUER_KEY =
+  'NODE_ENV=production needs the credential issuer key: set CREDENTIAL_ISSUER_KEY (a PKCS#8 PEM of an RSA key of at least ' +
+  '2048 bits) or CREDENTIAL_ISSUER_KEY_FILE (the path of a file holding it), e.g. ' +
+  '`openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:3072 -out issuer.pem`';
+
+/**
+ * The configured credential issuer key (PEM), checked: PKCS#8, RSA, at least 2048 bits. Null when
+ * none is configured outside production (a development key is then used). Throws a plain Error
+ * with a clear message otherwise (loadConfig turns it into a ConfigError at start).
+ */
+export function credentialIssuerKeyPem(
+  config: Pick<LmsConfig, 'CREDENTIAL_ISSUER_KEY' | 'CREDENTIAL_ISSUER_KEY_FILE' | 'production'>,
+): string | null {
+  const inline = config.CREDENTIAL_ISSUER_KEY;
+  const file = config.CREDENTIAL_ISSUER_KEY_FILE;
+  if (inline && file) throw new Error('CREDENTIAL_ISSUER_KEY and CREDENTIAL_ISSUER_KEY_FILE: set one, not both');
+  if (!inline && !file) {
+    if (config.production) throw new Error(MISSING_ISSUER_KEY);
+    return null;
+  }
+  let pem: string;
+  if (file) {
+    try {
+      pem = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new Error(`CREDENTIAL_ISSUER_KEY_FILE: cannot read ${file}: ${(err as Error).message}`);
+    }
+  } else {
+    // A PEM in an environment variable often arrives with its newlines written as \n.
+    pem = (inline as string).replace(/\\n/g, '\n');
+  }
+  const name = file ? 'CREDENTIAL_ISSUER_KEY_FILE' : 'CREDENTIAL_ISSUER_KEY';
+  if (!/-----BEGIN PRIVATE KEY-----/.test(pem)) {
+    throw new Error(`${name}: not a PKCS#8 PEM private key (-----BEGIN PRIVATE KEY-----); convert with \`openssl pkcs8 -topk8 -nocrypt\``);
+  }
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pem, format: 'pem' });
+  } catch (err) {
+    throw new Error(`${name}: not a readable private key: ${(err as Error).message}`);
+  }
+  if (key.asymmetricKeyType !== 'rsa') {
+    throw new Error(`${name}: an RSA key is needed (RS256, the Open Badges 3.0 minimum), not ${key.asymmetricKeyType ?? 'this type'}`);
+  }
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < 2048) throw new Error(`${name}: the RSA key has ${bits} bits; at least 2048 are needed`);
+  return pem;
 }
 
 /** Where the database is and how long a call to it may take; the server and the admin CLI open it with these. */

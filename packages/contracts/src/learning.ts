@@ -108,6 +108,9 @@ export const LearnerCertificate = z
     kum: z.number().nullable().describe("The course's KUM when the certificate was issued"),
     issuedAt: z.iso.datetime(),
     verificationUrl: z.string(),
+    credentialUrl: z
+      .string()
+      .describe('Where the holder downloads it as an Open Badges 3.0 credential (VC-JWT; session only, the holder only)'),
   })
   .meta({ id: 'LearnerCertificate' });
 

@@ -2,6 +2,7 @@ import { type DbHandle, isTransactionConflict } from '@lms/db';
 import { ConfigError, invocationDir, loadConfig, type LmsConfig } from '../config.js';
 import { apiKeyCommands } from './api-key.js';
 import { type CliContext, CliError, type CliIo, type CommandGroup, openConfiguredDb, type Subcommand, UsageError } from './command.js';
+import { credentialCommands } from './credential.js';
 import { dbCommands } from './db.js';
 import { institutionCommands } from './institution.js';
 import { partnerCommands } from './partner.js';
@@ -19,6 +20,7 @@ export const commandGroups: CommandGroup[] = [
   institutionCommands,
   webhookCommands,
   certificateCommands,
+  credentialCommands,
   purchaseCommands,
 ];
 

@@ -53,6 +53,7 @@ export async function learningWorld(t: Test) {
     app,
     db,
     dbHandle: testDb,
+    testDb,
     time,
     teacher,
     course,

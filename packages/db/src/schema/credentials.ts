@@ -8,13 +8,20 @@ import { tstz } from './timestamps.js';
 
 /**
  * The public halves of every key the LMS has signed credentials with (Open Badges VC-JWT). The
- * private key lives in configuration (or a file), never here; its public half is recorded the
+ * private key lives in configuration (or a file), never here (except a development key: privateJwk); its public half is recorded the
  * first time an instance starts with it, and stays published at the JWKS URL after a rotation so
  * that credentials signed before it still verify.
  */
 export const credentialIssuerKeys = pgTable('credential_issuer_keys', {
   kid: text().primaryKey(),
   publicJwk: jsonb().notNull(),
+  /**
+   * Development keys only: the private half of a key the LMS generated itself because no key was
+   * configured (never in production, where the LMS refuses to start without one), kept here so
+   * that every instance of a development or demo deployment signs with the same key. Null for a
+   * configured key, whose private half stays in configuration.
+   */
+  privateJwk: jsonb(),
   /** First seen (the first start with this key). */
   createdAt: tstz().notNull().defaultNow(),
 });

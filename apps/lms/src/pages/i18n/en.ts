@@ -307,6 +307,8 @@ export function en(f: Format): Messages {
         revoked: 'This certificate was revoked on {date}. Reason: {reason}',
         mine: 'My certificates',
         open: 'View certificate',
+        credential: 'Download the digital credential (Open Badges 3.0)',
+        credentialHint: 'A signed file anyone can verify, for your digital wallet or your association.',
       },
     },
   };

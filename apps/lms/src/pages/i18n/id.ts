@@ -333,6 +333,8 @@ export function id(f: Format) {
         revoked: 'Sertifikat ini dicabut pada {date}. Alasan: {reason}',
         mine: 'Sertifikat saya',
         open: 'Lihat sertifikat',
+        credential: 'Unduh kredensial digital (Open Badges 3.0)',
+        credentialHint: 'Berkas bertanda tangan yang dapat diverifikasi siapa pun, untuk dompet digital Anda atau asosiasi Anda.',
       },
     },
   };

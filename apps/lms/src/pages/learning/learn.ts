@@ -324,6 +324,8 @@ ${request.query.privacy === 'saved' && html`<p class="success" role="status">${d
       const body = html`<div class="no-print">${statusNotice(ctx, cert, app.clock())}</div>
 ${certificateCard(ctx, cert, app.config.PUBLIC_URL, true)}
 <p class="no-print"><a href="${href('/learn/certificates', courseId, 'pdf')}" download>${d.downloadPdf}</a></p>
+<p class="credential-download no-print"><a href="${href('/api/learning/certificates', cert.code, 'credential')}" download="certificate-${cert.code}.jwt">${t.learn.certificate.credential}</a>
+<span class="muted">${t.learn.certificate.credentialHint}</span></p>
 <p class="muted no-print">${t.learn.certificate.print}</p>
 ${privacy}`;
       return sendPage(reply, page(ctx, t.learn.certificate.title, body, { user: session.user }));

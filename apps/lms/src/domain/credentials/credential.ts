@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '@lms/db';
+import { sql } from 'drizzle-orm';
+import { type JWTPayload, SignJWT } from 'jose';
+import { CERTIFICATE_CODE } from '../learning/certificates.js';
+import { ISSUER_ALG, type IssuerKey } from './keys.js';
+import { encodeList, STATUS_LIST_SIZE, statusEntryOf, statusListBits } from './status-list.js';
+
+// Open Badges 3.0 (https://www.imsglobal.org/spec/ob/v3p0/, 1EdTech openbadges-specification at
+// 1af145f) on the W3C Verifiable Credentials Data Model 2.0. Choices (README, "Verifiable credentials"):
+// - the subject is an IdentityObject: sha256 of the e-mail + the certificate's own salt
+//   (identityType 'emailAddress'); an account without an e-mail (none today: users.email is
+//   required) would be identified by its LMS user id the same way, identityType 'systemId';
+// - credentialSubject.id is an opaque urn:uuid derived from the code and the salt (the VC-JWT
+//   section requires `sub` = credentialSubject.id; it says nothing about the person);
+// - the KUM points are Achievement.creditsAvailable, the scheme (KUM, SKP...) is Achievement.tag;
+// - the course's institution is Achievement.creator, a Profile served at /credentials/institutions/{id}.
+
+export const VC_CONTEXT_V2 = 'https://www.w3.org/ns/credentials/v2';
+/** The OB 3.0 context the spec's serialization section names (context-3.0.3). */
+export const OB_CONTEXT = 'https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json';
+export const OB_SCHEMA = 'https://purl.imsglobal.org/spec/ob/v3p0/schema/json/ob_v3p0_achievementcredential_schema.json';
+export const CREDENTIAL_TYPES = ['VerifiableCredential', 'OpenBadgeCredential'] as const;
+
+export interface IssuerSettings {
+  publicUrl: string;
+  issuerName: string;
+}
+
+const baseOf = (publicUrl: string) => publicUrl.replace(/\/$/, '');
+
+export const issuerId = (publicUrl: string) => `${baseOf(publicUrl)}/credentials/issuer`;
+export const statusListUrl = (publicUrl: string, n: number) => `${baseOf(publicUrl)}/credentials/status/${n}`;
+export const institutionProfileId = (publicUrl: string, id: number) => `${baseOf(publicUrl)}/credentials/institutions/${id}`;
+
+/** The issuer's OB 3.0 Profile, at its own id. */
+export function issuerProfile(settings: IssuerSettings) {
+  return { id: issuerId(settings.publicUrl), type: ['Profile'], name: settings.issuerName, url: baseOf(settings.publicUrl) };
+}
+
+/** A date as the credential writes it: whole seconds (nbf/exp are whole seconds and must equal validFrom/validUntil). */
+export const credentialDate = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
+
+export interface CredentialRow {
+  id: number;
+  code: string;
+  userId: string;
+  email: string | null;
+  salt: string;
+  issuedAt: Date;
+  expiresAt: Date | null;
+  kum: number | null;
+  courseId: number;
+  courseName: string;
+  courseDescription: string;
+  scheme: string;
+  institutionId: number | null;
+  institutionName: string | null;
+  chapterCount: number;
+  hasFinal: boolean;
+}
+
+/** The certificate behind a credential, if `holderId` holds it (any other caller: null, as if unknown). */
+export async function findCredentialSource(db: Db, code: string, holderId: string): Promise<CredentialRow | null> {
+  if (!CERTIFICATE_CODE.test(code)) return null;
+  const { rows } = await db.execute(sql`
+    select k.id, k.code, k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
+      k.expires_at as "expiresAt", k.kum::float8 as kum, c.id as "courseId", c.name as "courseName",
+      c.description as "courseDescription", c.credit_scheme as scheme, i.id as "institutionId", i.name as "institutionName",
+      (select count(*)::int from chapters ch where ch.course_id = c.id) as "chapterCount",
+      exists (select 1 from quizzes f where f.course_id = c.id and f.scope = 'final') as "hasFinal"
+    from certificates k join courses c on c.id = k.course_id join users u on u.id = k.user_id
+      left join institutions i on i.id = c.institution_id
+    where k.code = ${code} and k.user_id = ${holderId}`);
+  const row = rows[0] as Record<string, unknown> | undefined;
+  if (!row) return null;
+  return {
+    ...(row as unknown as CredentialRow),
+    issuedAt: new Date(row.issuedAt as string | Date),
+    expiresAt: row.expiresAt === null || row.expiresAt === undefined ? null : new Date(row.expiresAt as string | Date),
+  };
+}
+
+const sha256hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** An opaque, stable urn:uuid (RFC 9562 version 8) for the credential's subject. */
+function subjectId(code: string, salt: string): string {
+  const b = createHash('sha256').update(`credential-subject:${code}:${salt}`).digest().subarray(0, 16);
+  b[6] = ((b[6] ?? 0) & 0x0f) | 0x80;
+  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `urn:uuid:${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function criteriaNarrative(row: CredentialRow): string {
+  const chapters = `every chapter of the course (${row.chapterCount})`;
+  return row.hasFinal
+    ? `Completed ${chapters} and passed the final exam of "${row.courseName}".`
+    : `Completed ${chapters} of "${row.courseName}".`;
+}
+
+/** The OpenBadgeCredential of a certificate (unsigned JSON, as the JSON serialization says: no nulls, no empty arrays). */
+export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
+  const base = baseOf(settings.publicUrl);
+  const { list, index } = statusEntryOf(row.id);
+  const statusUrl = statusListUrl(settings.publicUrl, list);
+  const email = row.email?.trim().toLowerCase();
+  const identity = email
+    ? { identityType: 'emailAddress', identityHash: `sha256$${sha256hex(email + row.salt)}` }
+    : { identityType: 'systemId', identityHash: `sha256$${sha256hex(row.userId + row.salt)}` };
+  const creditsAvailable = row.kum !== null && row.kum > 0 ? row.kum : undefined;
+  return {
+    '@context': [VC_CONTEXT_V2, OB_CONTEXT],
+    id: `${base}/certificates/${row.code}`,
+    type: [...CREDENTIAL_TYPES],
+    name: row.courseName,
+    issuer: issuerProfile(settings),
+    validFrom: credentialDate(row.issuedAt),
+    ...(row.expiresAt ? { validUntil: credentialDate(row.expiresAt) } : {}),
+    awardedDate: credentialDate(row.issuedAt),
+    credentialSubject: {
+      id: subjectId(row.code, row.salt),
+      type: ['AchievementSubject'],
+      identifier: [{ type: 'IdentityObject', ...identity, hashed: true, salt: row.salt }],
+      achievement: {
+        id: `${base}/courses/${row.courseId}`,
+        type: ['Achievement'],
+        achievementType: 'CertificateOfCompletion',
+        name: row.courseName,
+        description: row.courseDescription.trim() || `Certificate of completion of "${row.courseName}".`,
+        criteria: { narrative: criteriaNarrative(row) },
+        ...(creditsAvailable !== undefined ? { creditsAvailable } : {}),
+        tag: [row.scheme],
+        ...(row.institutionId !== null
+          ? {
+              creator: {
+                id: institutionProfileId(settings.publicUrl, row.institutionId),
+                type: ['Profile'],
+                name: row.institutionName ?? '',
+              },
+            }
+          : {}),
+      },
+    },
+    credentialStatus: {
+      id: `${statusUrl}#${index}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: String(index),
+      statusListCredential: statusUrl,
+    },
+    credentialSchema: [{ id: OB_SCHEMA, type: '1EdTechJsonSchemaValidator2019' }],
+  };
+}
+
+export type OpenBadgeCredential = ReturnType<typeof buildCredential>;
+
+/**
+ * Signs a credential as a VC-JWT, as OB 3.0 section 8.2 "JSON Web Token Proof Format" says
+ * (ob_v3p0/integrity.md, #jwt-proof): JOSE header alg RS256, kid, typ "JWT" and no other header;
+ * the payload IS the credential (not a `vc` claim: that is the VC-DATA-MODEL 1.1 form the spec's
+ * note mentions for verifiers only), plus iss = issuer.id, jti = id, sub = credentialSubject.id,
+ * nbf = validFrom, exp = validUntil when there is one, and iat.
+ */
+export async function signCredential(
+  credential: { id: string; issuer: { id: string } | string; validFrom: string; validUntil?: string; credentialSubject?: { id?: string } },
+  key: IssuerKey,
+  now: Date,
+): Promise<string> {
+  const iss = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
+  const jwt = new SignJWT(credential as unknown as JWTPayload)
+    .setProtectedHeader({ alg: ISSUER_ALG, kid: key.kid, typ: 'JWT' })
+    .setIssuer(iss)
+    .setJti(credential.id)
+    .setNotBefore(seconds(new Date(credential.validFrom)))
+    .setIssuedAt(seconds(now));
+  if (credential.credentialSubject?.id) jwt.setSubject(credential.credentialSubject.id);
+  if (credential.validUntil) jwt.setExpirationTime(seconds(new Date(credential.validUntil)));
+  return jwt.sign(key.privateKey);
+}
+
+/**
+ * List n as a BitstringStatusListCredential (VC-JWT, the same key), or null when it does not exist.
+ * validFrom is now (the list is made on request); no validUntil: a verifier fetches it each time.
+ */
+export async function buildStatusListCredential(db: Db, n: number, settings: IssuerSettings, key: IssuerKey, now: Date) {
+  const bits = await statusListBits(db, n);
+  if (!bits) return null;
+  const id = statusListUrl(settings.publicUrl, n);
+  const credential = {
+    '@context': [VC_CONTEXT_V2],
+    id,
+    type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+    issuer: issuerId(settings.publicUrl),
+    validFrom: credentialDate(now),
+    credentialSubject: { id: `${id}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: encodeList(bits) },
+  };
+  return signCredential(credential, key, now);
+}
+
+export { STATUS_LIST_SIZE };

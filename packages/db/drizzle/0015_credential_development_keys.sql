@@ -1,0 +1,1 @@
+ALTER TABLE "credential_issuer_keys" ADD COLUMN "private_jwk" jsonb;
