@@ -45,7 +45,8 @@ interface ResolvedService extends Omit<Service, 'ports'> {
   stop_grace_period?: string;
 }
 /** The file as compose reads it, with every default filled in. */
-const resolved = parse(composeConfig({ GATEWAY_SECRET: 'compose-config-check-secret' }).stdout) as {
+const REQUIRED_ENV = { GATEWAY_SECRET: 'compose-config-check-secret', CREDENTIAL_ISSUER_KEY_ON_HOST: '/etc/lms/issuer.pem' };
+const resolved = parse(composeConfig(REQUIRED_ENV).stdout) as {
   services: Record<string, ResolvedService>;
   networks: { default: { ipam: { config: Array<{ subnet: string }> } } };
 };
@@ -154,14 +155,34 @@ t.test('the Dockerfiles copy paths that exist, prune and build packages that exi
   }
 });
 
-t.test('docker-compose config accepts the file, and refuses it without GATEWAY_SECRET', async (t) => {
-  const ok = composeConfig({ GATEWAY_SECRET: 'compose-config-check-secret' });
+t.test('docker-compose config accepts the file, and refuses it without GATEWAY_SECRET or the issuer key', async (t) => {
+  const ok = composeConfig(REQUIRED_ENV);
   t.equal(ok.status, 0, ok.stderr);
   t.equal(defaults('lms').PUBLIC_URL, 'http://localhost:3000', 'defaults resolved');
   t.equal(defaults('gateway').GATEWAY_SECRET, 'compose-config-check-secret');
-  const missing = composeConfig({});
+  const missing = composeConfig({ CREDENTIAL_ISSUER_KEY_ON_HOST: REQUIRED_ENV.CREDENTIAL_ISSUER_KEY_ON_HOST });
   t.not(missing.status, 0, 'without GATEWAY_SECRET compose refuses');
   t.match(missing.stderr, 'GATEWAY_SECRET must be set');
+  const noKey = composeConfig({ GATEWAY_SECRET: REQUIRED_ENV.GATEWAY_SECRET });
+  t.not(noKey.status, 0, 'without the issuer key compose refuses');
+  t.match(noKey.stderr, 'CREDENTIAL_ISSUER_KEY_ON_HOST must be set');
+});
+
+t.test('the LMS runs as a deployment: the issuer key file it names is the one mounted, and its config needs it', async (t) => {
+  const lms = defaults('lms');
+  t.equal(lms.NODE_ENV, 'production');
+  const mounted = (resolved.services.lms!.volumes ?? []) as unknown[];
+  const target = mounted
+    .map((v) => (typeof v === 'string' ? v.split(':')[1] : (v as { target: string }).target))
+    .find((v) => v === lms.CREDENTIAL_ISSUER_KEY_FILE);
+  t.ok(target, `${lms.CREDENTIAL_ISSUER_KEY_FILE} is mounted read-only from CREDENTIAL_ISSUER_KEY_ON_HOST`);
+  const { loadConfig } = await import('@lms/lms/config');
+  const { GATEWAY_SECRET, DATABASE_URL, PUBLIC_URL } = lms;
+  t.throws(
+    () => loadConfig({ GATEWAY_SECRET, DATABASE_URL, PUBLIC_URL, NODE_ENV: 'production' }),
+    /CREDENTIAL_ISSUER_KEY/,
+    'the same environment without the key file stops the start, naming the setting',
+  );
 });
 
 // The balancer (HAProxy, deploy/haproxy) is the one address of each app; what it promises is run

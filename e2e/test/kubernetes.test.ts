@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,9 +99,15 @@ function environment(container: Container): Record<string, string> {
   return env;
 }
 /** What an operator puts in the Secret, for the config to parse. */
+const issuerKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const placeholderSecret = (key: string) =>
-  ({ DATABASE_URL: 'postgres://lms:secret@postgres:5432/lms', GATEWAY_SECRET: 'a-shared-secret-of-32-characters' })[key] ??
-  `placeholder-${key}`;
+  (
+    ({
+      DATABASE_URL: 'postgres://lms:secret@postgres:5432/lms',
+      GATEWAY_SECRET: 'a-shared-secret-of-32-characters',
+      CREDENTIAL_ISSUER_KEY: issuerKeyPem,
+    }) as Record<string, string>
+  )[key] ?? `placeholder-${key}`;
 
 const deployments = manifests.filter((m) => m.kind === 'Deployment');
 const containerOf = (name: string) => find('Deployment', name).spec!.template!.spec.containers[0]!;

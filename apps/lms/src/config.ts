@@ -210,6 +210,12 @@ const Env = z.object({
   CREDENTIAL_ISSUER_KEY_FILE: optional(z.string()),
   /** The issuer's name in every credential and at /credentials/issuer. */
   CREDENTIAL_ISSUER_NAME: optional(z.string().max(200)).default('LMS'),
+  /**
+   * `production` in a deployment (the Docker image sets it): then nothing secret is made up at
+   * start (the credential issuer key must be configured). Any other value, or none, is a developer's
+   * machine, the demo or the tests.
+   */
+  NODE_ENV: optional(z.string().max(40)),
   /** How often an instance looks for due deliveries (ms); 0 turns the delivery worker off. */
   WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(1_000),
   /** Deliveries one instance sends at once. */
@@ -243,7 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...data,
     SEED_DEMO_ON_EMPTY: data.SEED_DEMO_ON_EMPTY ?? !data.DATABASE_URL,
     trustProxy,
-    production: env.NODE_ENV === 'production',
+    production: data.NODE_ENV === 'production',
   };
   deriveSetting(() => credentialIssuerKeyPem(config));
   return config;
