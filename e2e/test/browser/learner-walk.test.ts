@@ -1,6 +1,11 @@
-import { courses, enrollments, users } from '@lms/db';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { courses, type Db, enrollments, generateSessionToken, sessions, users } from '@lms/db';
 import { DEMO_QUICK_COURSE, insertQuickCourse } from '@lms/db/seed';
 import { eq } from 'drizzle-orm';
+import type { Browser, Locator, Page } from 'playwright-core';
 import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
@@ -8,7 +13,10 @@ import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/se
 // A member takes the demo's short course in a real browser, once in English and once in Bahasa
 // Indonesia (the pages' default), each on an LMS of its own: signs in through the demo partner,
 // reads every chapter, fails the chapter quiz once and passes it, passes the module quiz and the
-// final exam, opens the certificate and its public verification page.
+// final exam, opens the certificate and its public verification page; downloads the certificate's
+// PDF (its text read back) and its Open Badges credential (verified by `lms-admin credential
+// verify` over HTTP); an admin revokes it on the learner's page, and the public page and the
+// verifier then say revoked.
 
 /** The words a learner clicks and reads, in each language of the pages (the pages' catalogs). */
 const WORDS = {
@@ -29,6 +37,11 @@ const WORDS = {
     viewCertificate: 'View certificate',
     certificate: 'Certificate',
     kum: /Credit points\s*2 KUM/,
+    downloadPdf: 'Download PDF',
+    credential: 'Download the digital credential (Open Badges 3.0)',
+    reason: /^Reason for revoking/,
+    revoke: 'Revoke certificate',
+    revokedFlash: 'The certificate is revoked.',
   },
   id: {
     codeLabel: 'Kode pendaftaran',
@@ -47,8 +60,46 @@ const WORDS = {
     viewCertificate: 'Lihat sertifikat',
     certificate: 'Sertifikat',
     kum: /Angka kredit\s*2 KUM/,
+    downloadPdf: 'Unduh PDF',
+    credential: 'Unduh kredensial digital (Open Badges 3.0)',
+    reason: /^Alasan pencabutan/,
+    revoke: 'Cabut sertifikat',
+    revokedFlash: 'Sertifikat dicabut.',
   },
 } as const;
+
+const execFileAsync = promisify(execFile);
+/** A command's output, its exit code kept (no throw): the LMS runs in this process, so never spawnSync. */
+async function run(file: string, args: string[]) {
+  try {
+    const { stdout, stderr } = await execFileAsync(file, args, { encoding: 'utf8' });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+const LMS_ADMIN = fileURLToPath(new URL('../../../apps/lms/dist/cli/main.js', import.meta.url));
+const verify = (file: string) => run(process.execPath, [LMS_ADMIN, 'credential', 'verify', file]);
+
+/** Clicks a download link and keeps the file: its suggested name, path and bytes. */
+async function download(page: Page, link: Locator) {
+  const [file] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  const path = await file.path();
+  return { name: file.suggestedFilename(), path, bytes: await readFile(path) };
+}
+
+/** A browser page signed in as the user (a session made in the database), in the language. */
+async function signedIn(browser: Browser, lmsUrl: string, cookieName: string, db: Db, userId: string, lang: string) {
+  const { token, tokenHash } = generateSessionToken();
+  await db.insert(sessions).values({ tokenHash, userId, expiresAt: new Date(Date.now() + 3_600_000) });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addCookies([
+    { name: 'lms_lang', value: lang, url: lmsUrl },
+    { name: cookieName, value: token, url: lmsUrl },
+  ]);
+  return context.newPage();
+}
 
 const MEMBERS = {
   en: { email: 'dewi.anggota@example.org', name: 'Dewi Anggota', membershipId: 'IAI-000777' },
@@ -164,4 +215,45 @@ for (const lang of ['en', 'id'] as const)
     t.match(await anonymous.locator('main').innerText(), new RegExp(`Sertifikat ini sah\\.[\\s\\S]*${member.name}`));
     t.notMatch(await anonymous.locator('main').innerText(), member.membershipId, 'no membership number in public');
     await screenshot(anonymous, `learner-6-verification-${lang}`);
+
+    // The PDF, downloaded as the member does and read by poppler's pdftotext (another reader than
+    // the pdf.js of the LMS's own tests): the name, the course, the verification URL.
+    const pdf = await download(page, page.getByRole('link', { name: w.downloadPdf }));
+    t.equal(pdf.bytes.subarray(0, 5).toString(), '%PDF-', `${pdf.name} is a PDF`);
+    const pdfText = (await run('pdftotext', ['-layout', pdf.path, '-'])).stdout.replace(/\s+/g, ' ');
+    t.match(pdfText, member.name);
+    t.match(pdfText, DEMO_QUICK_COURSE.name);
+    t.match(pdfText, `${lmsUrl}${link}`);
+    t.notMatch(pdfText, member.membershipId, 'the PDF never shows the membership number');
+
+    // The Open Badges credential, checked by `lms-admin credential verify` as a third party would:
+    // over HTTP, against the JWKS and the status list the LMS publishes.
+    const credential = await download(page, page.getByRole('link', { name: w.credential }));
+    t.match(credential.name, /^certificate-[0-9a-f]{32}\.jwt$/);
+    const valid = await verify(credential.path);
+    t.equal(valid.code, 0, valid.stdout + valid.stderr);
+    t.match(valid.stdout, /^VALID: /);
+
+    // An admin of the course's institution revokes it on the learner's page (a super_admin here).
+    const [admin] = await db
+      .insert(users)
+      .values({ email: `walk.admin.${lang}@example.org`, name: 'Walk Admin', role: 'super_admin' })
+      .returning();
+    const adminPage = await signedIn(browser, lmsUrl, lms.app.sessionCookieName, db, admin!.id, lang);
+    await adminPage.goto(`${lmsUrl}/dashboard/courses/${course!.id}/learners/${account!.id}#certificate`);
+    await adminPage.getByLabel(w.reason).fill('Nama peserta salah');
+    await adminPage.getByRole('button', { name: w.revoke }).click();
+    await adminPage.getByText(w.revokedFlash).waitFor();
+    await screenshot(adminPage, `learner-7-revoked-by-admin-${lang}`);
+    await anonymous.goto(`${lmsUrl}${link}`);
+    // The anonymous browser reads Indonesian (its Accept-Language), whatever the member's language.
+    t.match(
+      await anonymous.locator('main').innerText(),
+      /Sertifikat ini dicabut pada .*Alasan: Nama peserta salah/,
+      'the public page says revoked, with the reason',
+    );
+    await screenshot(anonymous, `learner-8-verification-revoked-${lang}`);
+    const revoked = await verify(credential.path);
+    t.equal(revoked.code, 1, 'the same file no longer verifies');
+    t.match(revoked.stdout, /^REVOKED: /);
   });
