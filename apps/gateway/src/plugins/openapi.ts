@@ -30,7 +30,10 @@ export default fp<OpenApiPluginOptions>(
           // Where this gateway is reached (its PUBLIC_URL): "Try it out" calls this server, no placeholder.
           { url: options.publicUrl.replace(/\/$/, ''), description: 'this gateway (PUBLIC_URL)' },
         ],
-        tags: [{ name: 'sso', description: 'Partner single sign-on' }],
+        tags: [
+          { name: 'sso', description: 'Partner single sign-on' },
+          { name: 'partners', description: "A partner's own members: their credit records (`GET /api/partner/credits`)" },
+        ],
       },
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,

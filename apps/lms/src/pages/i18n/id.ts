@@ -1,5 +1,6 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
+import { creditMessagesId } from '../learning/credit-messages.js';
 import { studioMessagesId } from '../studio/messages.js';
 import { pathMessagesId, quizLabelId, moduleQuizLabelId, examLabelId } from '../learning/path-messages.js';
 import { type Html, html } from '../view/html.js';
@@ -22,6 +23,7 @@ export function id(f: Format) {
   const again = 'Silakan kembali ke situs web organisasi Anda lalu masuk lagi dari sana.';
   return {
     ...enrolMessagesId(f),
+    ...creditMessagesId(f),
     ...studioMessagesId(),
     ...pathMessagesId(f),
     layout: {
