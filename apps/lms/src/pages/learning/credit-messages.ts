@@ -36,7 +36,7 @@ export function creditMessagesId(f: Format) {
           : `${f.number(earned)} / ${f.number(target)} ${scheme} dalam ${f.number(p.years)} tahun terakhir`,
       progressLabel: (scheme: string) => `Kemajuan target ${scheme}`,
       export: 'Unduh',
-      csv: 'CSV (Excel)',
+      csv: 'CSV (untuk Excel)',
       pdf: 'PDF untuk asosiasi Anda',
       csvNote:
         'Berkas CSV memakai UTF-8 dengan BOM, titik koma sebagai pemisah dan koma desimal, seperti Excel dengan pengaturan Indonesia.',
