@@ -7,6 +7,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { makeCourse } from '../helpers/catalog-fixtures.js';
 import { manualClock } from '../helpers/clock.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
+import { countQueries } from '../helpers/query-counter.js';
 import { registerPartner } from '../helpers/sso.js';
 
 // A member's credit record: records written at chosen dates (straight into the database, as
@@ -224,6 +225,28 @@ t.test('a revoked certificate is voided (shown, not counted); a reissue counts a
   t.match(fresh, { voided: false, earnedAt: '2025-12-31T17:30:00.000Z', certificateStatus: 'valid' }, 'with its original date');
   t.match(body.yearTotals[0], { year: 2026, scheme: 'SKP', amount: 10 });
   t.match(body.targets, [{ period: 'calendar_year', earned: 10 }]);
+});
+
+t.test('bounded statements: 40 records cost what 1 does', async (t) => {
+  const few = await makeUser(db, { role: 'student' });
+  const many = await makeUser(db, { role: 'student' });
+  await earn(db, few.id, audit, '2026-01-05T00:00:00Z');
+  for (let i = 0; i < 40; i++) {
+    const c = await course(`Seminar ${i}`, 1.5, i % 2 ? 'SKP' : 'KUM');
+    await earn(db, many.id, c, `20${10 + (i % 16)}-03-0${1 + (i % 9)}T00:00:00Z`);
+  }
+  await db.insert(identities).values({ issuer: 'iai.example.or.id', membershipId: 'IAI-many', userId: many.id, origin: 'sso' });
+  const cookies = [await sessionCookieFor(app, few.id), await sessionCookieFor(app, many.id)];
+  const counts: number[] = [];
+  for (const c of cookies) {
+    const counter = countQueries(db);
+    const res = await get('/api/learning/credits', {}, c);
+    counter.restore();
+    t.equal(res.statusCode, 200);
+    counts.push(counter.statements.length);
+  }
+  t.equal(counts[0], counts[1], `the same number of statements (${counts.join(', ')})`);
+  t.ok(counts[1]! <= 4, 'the session, the records, the targets');
 });
 
 /** The text of a PDF, as a reader extracts it (unpdf: pdf.js). */
