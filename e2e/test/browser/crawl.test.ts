@@ -85,11 +85,13 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
         while (queue.length > 0 && visited < MAX_PAGES) {
           const { url, from } = queue.shift()!;
           visited += 1;
-          // A download (the learners' CSV) is fetched with the page's cookies, not navigated to.
-          if (/\.csv$/.test(new URL(url).pathname)) {
+          // A download (the learners' CSV, the credit record's CSV and PDF) is fetched with the page's cookies, not navigated to.
+          const download = /\.(csv|pdf)$/.exec(new URL(url).pathname)?.[1];
+          if (download) {
             const file = await page.request.get(url);
             if (file.status() >= 400) bad.push(`${file.status()} ${url} (linked from ${from})`);
-            if (!/^text\/csv/.test(file.headers()['content-type'] ?? '')) bad.push(`not a CSV: ${url} (linked from ${from})`);
+            const type = download === 'csv' ? /^text\/csv/ : /^application\/pdf/;
+            if (!type.test(file.headers()['content-type'] ?? '')) bad.push(`not a ${download.toUpperCase()}: ${url} (linked from ${from})`);
             continue;
           }
           const res = await page.goto(url);
