@@ -10,6 +10,7 @@ import partnersPlugin, { type PartnersPluginOptions } from './plugins/partners.j
 import healthRoutes from './routes/health/index.js';
 import courseRoutes from './routes/courses/index.js';
 import authoringRoutes from './routes/authoring/index.js';
+import partnerCreditRoutes from './routes/partner-credits/index.js';
 import ssoRoutes from './routes/sso/index.js';
 
 export interface GatewayDeps {
@@ -63,6 +64,7 @@ export async function buildGateway(deps: GatewayDeps) {
   await app.register(ssoRoutes);
   await app.register(courseRoutes);
   await app.register(authoringRoutes);
+  await app.register(partnerCreditRoutes);
   return app;
 }
 

@@ -29,6 +29,7 @@ import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
 import authoringRoutes from './routes/authoring/index.js';
+import partnerCreditRoutes from './routes/partner-credits/index.js';
 import progressRoutes from './routes/progress/index.js';
 import learningRoutes from './routes/learning/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(catalogRoutes);
   await app.register(courseCreationRoutes);
   await app.register(authoringRoutes);
+  await app.register(partnerCreditRoutes);
   await app.register(enrollmentRoutes);
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);

@@ -190,6 +190,18 @@ const courseFieldShape = {
   eventCode: text().trim().min(1).max(64).nullable().describe('A published course with an eventCode is buyer-visible'),
   nilaiKum: z.number().min(0).max(999_999.99).nullable().describe('KUM/SKPK points a certificate of this course earns'),
   minPassingScore: z.number().int().min(0).max(100).describe('Pass mark of the final exam'),
+  creditScheme: text()
+    .regex(/^[A-Z][A-Z0-9-]{0,19}$/, 'must be a capital letter then up to 19 capital letters, digits or dashes, e.g. KUM, SKP')
+    .describe("The credit scheme the course's points count in (default KUM): a member's credits are totalled per scheme"),
+  certificateValidMonths: z
+    .number()
+    .int()
+    .min(1)
+    .max(600)
+    .nullable()
+    .describe(
+      'Months a certificate of this course stays valid (1-600), or null: it does not expire. Applies to certificates issued after the change',
+    ),
   coverPicture: httpsUrl().nullable(),
   previewMode: z.boolean(),
   isPurchasable: z.boolean(),
@@ -377,6 +389,8 @@ export const CourseFieldsOut = z
     eventCode: z.string().nullable(),
     nilaiKum: z.number().nullable(),
     minPassingScore: z.number().int(),
+    creditScheme: z.string(),
+    certificateValidMonths: z.number().int().nullable(),
     coverPicture: z.string().nullable(),
     previewMode: z.boolean(),
     isPurchasable: z.boolean(),

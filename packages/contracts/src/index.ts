@@ -12,3 +12,4 @@ export * from './purchases.js';
 export * from './learning.js';
 export * from './authoring.js';
 export * from './authoring-routes.js';
+export * from './credits.js';

@@ -21,7 +21,8 @@ export default fp<OpenApiPluginOptions>(
           title: 'LMS gateway API',
           version: '1.0.0',
           description:
-            'The edge partners call: SSO entry (`/sso/verify`). Partners are registered by the operator with their ' +
+            "The edge partners call: SSO entry (`/sso/verify`), course creation and authoring, their members' credit " +
+            'records (`GET /api/partner/credits`). Partners are registered by the operator with their ' +
             'issuer (`iss`), the IP ranges their backends call from, and their LMS host. A JSON body nests at most ' +
             '32 levels (deeper: 400 naming the top-level field); otherwise it is forwarded to the LMS exactly as sent, ' +
             'and the LMS judges it.',
@@ -30,7 +31,10 @@ export default fp<OpenApiPluginOptions>(
           // Where this gateway is reached (its PUBLIC_URL): "Try it out" calls this server, no placeholder.
           { url: options.publicUrl.replace(/\/$/, ''), description: 'this gateway (PUBLIC_URL)' },
         ],
-        tags: [{ name: 'sso', description: 'Partner single sign-on' }],
+        tags: [
+          { name: 'sso', description: 'Partner single sign-on' },
+          { name: 'partners', description: "A partner's own members: their credit records (`GET /api/partner/credits`)" },
+        ],
       },
       transform: jsonSchemaTransform,
       transformObject: jsonSchemaTransformObject,

@@ -4,6 +4,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import { calculateJwkThumbprint, exportJWK, importSPKI } from 'jose';
 import { MIN_RSA_KEY_BITS, rsaKeyBits } from '@lms/partner-auth';
 import { checkUrl } from '../domain/partner-events/outbound.js';
+import { creditTargetCommand } from './credit-targets.js';
 import { CliError, type CommandGroup, parse, required, resolveFrom, table, UsageError, wholeNumber } from './command.js';
 
 /** A DNS name as the spec's `iss` (at most 253 characters). */
@@ -334,5 +335,6 @@ export const partnerCommands: CommandGroup = {
         ctx.io.out(`Member check of ${issuer} turned off.`);
       },
     },
+    creditTargetCommand,
   ],
 };

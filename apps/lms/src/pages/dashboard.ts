@@ -16,6 +16,7 @@ import { staffLearningSections } from './learning/dashboard-sections.js';
 import { loadCoursePath } from '../domain/learning/course-path.js';
 import { stepHref, stepName } from './learning/outline.js';
 import { pendingPurchasesSection } from './learning/pending-purchases.js';
+import { creditsThisYearSection } from './learning/credits.js';
 
 const STAFF_COURSE_LIMIT = 50;
 const CONTINUE_LIMIT = 20;
@@ -107,6 +108,7 @@ ${figures([
 ])}
 </section>
 ${await pendingPurchasesSection(app, ctx, session.caller.userId)}
+${await creditsThisYearSection(app, ctx, session.caller.userId)}
 <section aria-labelledby="courses">
 <h2 id="courses">${t.dashboard.yourCourses}</h2>
 ${courseList}

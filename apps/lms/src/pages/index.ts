@@ -23,6 +23,7 @@ import mediaRoutes from './media.js';
 import studioPages from './studio/index.js';
 import landingPage from './landing.js';
 import learnPages from './learning/learn.js';
+import creditPages from './learning/credits.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
 
@@ -88,6 +89,7 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
     async (scope) => {
       pageErrors(scope);
       await scope.register(learnPages);
+      await scope.register(creditPages);
     },
     { prefix: '/learn' },
   );

@@ -48,6 +48,8 @@ export default fp(
             '**Authoring.** Courses are written (`tags: authoring`) by their owner teacher, the admins of their ' +
             'institution and super_admins by session, and by bound partners through the gateway; every write is ' +
             'recorded in the course history.\n\n' +
+            '**Credits.** A member reads their own credit record (`GET /api/learning/credits`, session only); a partner, ' +
+            "through the gateway, reads its own members' records (`GET /api/partner/credits`, `tags: partners`).\n\n" +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             "`x-requested-with` header and, if they send `Origin`, come from this service's origin.",
         },

@@ -44,6 +44,8 @@ export interface CourseRow {
   price_mahasiswa: string | null;
   currency: string;
   min_passing_score: number;
+  credit_scheme: string;
+  certificate_valid_months: number | null;
   admissions: Record<string, unknown> | null;
   academics: Record<string, unknown> | null;
   tuition_and_financing: Record<string, unknown> | null;

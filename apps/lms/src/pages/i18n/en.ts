@@ -1,5 +1,6 @@
 import { API_KEY_SHOWN_ONCE_WARNING } from '@lms/contracts';
 import { enrolMessagesEn } from '../learning/messages.js';
+import { creditMessagesEn } from '../learning/credit-messages.js';
 import { studioMessagesEn } from '../studio/messages.js';
 import { certificateMessagesEn } from '../learning/certificate-messages.js';
 import { pathMessagesEn, quizLabelEn, moduleQuizLabelEn, examLabelEn } from '../learning/path-messages.js';
@@ -12,6 +13,7 @@ export function en(f: Format): Messages {
   const again = "Please go back to your organisation's website and sign in again from there.";
   return {
     ...enrolMessagesEn(f),
+    ...creditMessagesEn(f),
     ...studioMessagesEn(),
     ...pathMessagesEn(f),
     ...certificateMessagesEn(f),

@@ -1,5 +1,6 @@
 import type { ApiKeysScriptMessages } from '../client/api-keys-page.js';
 import { enrolMessagesId } from '../learning/messages.js';
+import { creditMessagesId } from '../learning/credit-messages.js';
 import { studioMessagesId } from '../studio/messages.js';
 import { certificateMessagesId } from '../learning/certificate-messages.js';
 import { pathMessagesId, quizLabelId, moduleQuizLabelId, examLabelId } from '../learning/path-messages.js';
@@ -23,6 +24,7 @@ export function id(f: Format) {
   const again = 'Silakan kembali ke situs web organisasi Anda lalu masuk lagi dari sana.';
   return {
     ...enrolMessagesId(f),
+    ...creditMessagesId(f),
     ...studioMessagesId(),
     ...pathMessagesId(f),
     ...certificateMessagesId(f),

@@ -22,7 +22,7 @@ export const SETTINGS_GROUPS = {
   description: ['name', 'description', 'instructor', 'courseCode', 'categoryId'],
   schedule: ['type', 'startDate', 'endDate'],
   prices: ['isPurchasable', 'price', 'priceNonMember', 'priceMahasiswa', 'currency', 'enrollmentType', 'enrollmentCode', 'eventCode'],
-  kum: ['nilaiKum', 'minPassingScore', 'previewMode'],
+  kum: ['nilaiKum', 'creditScheme', 'certificateValidMonths', 'minPassingScore', 'previewMode'],
   details: [...DETAIL_SECTIONS],
 } as const;
 
@@ -53,6 +53,8 @@ export function settingsValues(course: CourseRow): FormValues {
     enrollmentCode: f.enrollmentCode ?? '',
     eventCode: f.eventCode ?? '',
     nilaiKum: f.nilaiKum === null ? '' : String(f.nilaiKum),
+    creditScheme: f.creditScheme,
+    certificateValidMonths: f.certificateValidMonths === null ? '' : String(f.certificateValidMonths),
     minPassingScore: String(f.minPassingScore),
     previewMode: f.previewMode ? 'on' : '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, section(f[s] as Record<string, unknown> | null)])),
@@ -109,6 +111,9 @@ export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors
     enrollmentCode: orNull(str(form.enrollmentCode)),
     eventCode: orNull(str(form.eventCode)),
     nilaiKum: orNull(str(form.nilaiKum)) === null ? null : num(str(form.nilaiKum)),
+    // Left blank (a form of before this field): the default scheme.
+    creditScheme: str(form.creditScheme).trim().toUpperCase() || 'KUM',
+    certificateValidMonths: orNull(str(form.certificateValidMonths)) === null ? null : num(str(form.certificateValidMonths)),
     minPassingScore: num(str(form.minPassingScore)),
     previewMode: str(form.previewMode) !== '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, sectionOf(s)])),
