@@ -75,7 +75,16 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
   t.match(list.headers.get('cache-control'), /max-age=(60|[1-5]?\d)\b/, 'cached 60 s at most');
   t.match(list.headers.get('content-type'), /^application\/vc\+jwt/);
 
+  const listBefore = await list.text();
+  w.time.set(w.time.ms + 5_000); // signed again, its validFrom would differ
+  t.equal(
+    await (await fetch(`${w.base}/credentials/status/1`)).text(),
+    listBefore,
+    'an unchanged list is served as it was signed (a verifier costs a read, not an RSA signature)',
+  );
+
   t.equal((await revokeCertificate(w.db, code, 'Plagiarism', now())).outcome, 'revoked');
+  t.not(await (await fetch(`${w.base}/credentials/status/1`)).text(), listBefore, 'a revocation changes the next answer');
   t.match(await verifyCredential(jwt, { now: now() }), { status: 'revoked' }, 'the same file now says revoked');
   const again = await download(w, w.learner.cookie, code);
   t.equal(again.statusCode, 200, 'a revoked certificate still downloads');

@@ -180,13 +180,31 @@ export async function signCredential(
   return jwt.sign(key.privateKey);
 }
 
+/** How long a signed status list is served again while its bits do not change. */
+const SIGNED_LIST_REUSE_MS = 10 * 60_000;
+/** The last signed form of each list (per issuer URL and list), with the bits it says. */
+const signedLists = new Map<string, { bits: Uint8Array; kid: string; jwt: string; at: number }>();
+
 /**
  * List n as a BitstringStatusListCredential (VC-JWT, the same key), or null when it does not exist.
- * validFrom is now (the list is made on request); no validUntil: a verifier fetches it each time.
+ * validFrom is when it was signed; no validUntil: a verifier fetches it each time. Every request
+ * reads the revoked bits (one range read of the certificates' primary key), but a list whose bits
+ * and key have not changed is not signed again for up to 10 minutes: a verifier's request costs a
+ * read, not an RSA signature, and a revocation shows in the very next answer.
  */
 export async function buildStatusListCredential(db: Db, n: number, settings: IssuerSettings, key: IssuerKey, now: Date) {
   const bits = await statusListBits(db, n);
   if (!bits) return null;
+  const cacheKey = `${settings.publicUrl}|${n}`;
+  const kept = signedLists.get(cacheKey);
+  const age = now.getTime() - (kept?.at ?? 0);
+  if (kept && kept.kid === key.kid && age >= 0 && age < SIGNED_LIST_REUSE_MS && Buffer.compare(kept.bits, bits) === 0) return kept.jwt;
+  const jwt = await signStatusList(n, bits, settings, key, now);
+  signedLists.set(cacheKey, { bits, kid: key.kid, jwt, at: now.getTime() });
+  return jwt;
+}
+
+function signStatusList(n: number, bits: Uint8Array, settings: IssuerSettings, key: IssuerKey, now: Date) {
   const id = statusListUrl(settings.publicUrl, n);
   const credential = {
     '@context': [VC_CONTEXT_V2],
