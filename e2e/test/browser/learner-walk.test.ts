@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { courses, type Db, enrollments, generateSessionToken, sessions, users } from '@lms/db';
+import { courses, creditTargets, type Db, enrollments, generateSessionToken, partners, sessions, users } from '@lms/db';
 import { DEMO_QUICK_COURSE, insertQuickCourse } from '@lms/db/seed';
 import { eq } from 'drizzle-orm';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -13,7 +13,8 @@ import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/se
 // A member takes the demo's short course in a real browser, once in English and once in Bahasa
 // Indonesia (the pages' default), each on an LMS of its own: signs in through the demo partner,
 // reads every chapter, fails the chapter quiz once and passes it, passes the module quiz and the
-// final exam, opens the certificate and its public verification page; downloads the certificate's
+// final exam, opens the certificate and its public verification page, sees the year's credits
+// move towards the partner's target on the dashboard; downloads the certificate's
 // PDF (its text read back) and its Open Badges credential (verified by `lms-admin credential
 // verify` over HTTP); an admin revokes it on the learner's page, and the public page and the
 // verifier then say revoked.
@@ -38,6 +39,7 @@ const WORDS = {
     certificate: 'Certificate',
     kum: /Credit points\s*2 KUM/,
     downloadPdf: 'Download PDF',
+    credits: (earned: number) => `${earned} / 30 KUM in ${new Date().getFullYear()}`,
     credential: 'Download the digital credential (Open Badges 3.0)',
     reason: /^Reason for revoking/,
     revoke: 'Revoke certificate',
@@ -61,6 +63,7 @@ const WORDS = {
     certificate: 'Sertifikat',
     kum: /Angka kredit\s*2 KUM/,
     downloadPdf: 'Unduh PDF',
+    credits: (earned: number) => `${earned} / 30 KUM pada ${new Date().getFullYear()}`,
     credential: 'Unduh kredensial digital (Open Badges 3.0)',
     reason: /^Alasan pencabutan/,
     revoke: 'Cabut sertifikat',
@@ -130,6 +133,14 @@ for (const lang of ['en', 'id'] as const)
     await page.getByLabel('Membership ID').fill(member.membershipId);
     await page.getByRole('button', { name: 'Go to the courses' }).click();
     await page.waitForURL(`${lmsUrl}/dashboard`);
+    // The demo partner asks its members for 30 KUM a year: the dashboard shows the year's progress.
+    const [partner] = await db.select({ id: partners.id }).from(partners).limit(1);
+    await db.insert(creditTargets).values({ partnerId: partner!.id, scheme: 'KUM', period: 'calendar_year', years: 1, amount: 30 });
+    const yearsCredits = async () => {
+      await page.goto(`${lmsUrl}/dashboard`);
+      return page.locator('section[aria-labelledby="credits-this-year"]').innerText();
+    };
+    t.match(await yearsCredits(), w.credits(0), 'no credits yet this year');
 
     // Enrol with the course's code on its page: a wrong code first, then the right one.
     const coursePage = `${lmsUrl}/dashboard/courses/${course!.id}`;
@@ -216,6 +227,10 @@ for (const lang of ['en', 'id'] as const)
     t.notMatch(await anonymous.locator('main').innerText(), member.membershipId, 'no membership number in public');
     await screenshot(anonymous, `learner-6-verification-${lang}`);
 
+    t.match(await yearsCredits(), w.credits(2), "the course's 2 KUM count towards the year's target");
+    await screenshot(page, `learner-5b-dashboard-credits-${lang}`);
+    await page.goto(`${lmsUrl}/learn/certificates/${course!.id}`);
+
     // The PDF, downloaded as the member does and read by poppler's pdftotext (another reader than
     // the pdf.js of the LMS's own tests): the name, the course, the verification URL.
     const pdf = await download(page, page.getByRole('link', { name: w.downloadPdf }));
@@ -253,6 +268,7 @@ for (const lang of ['en', 'id'] as const)
       'the public page says revoked, with the reason',
     );
     await screenshot(anonymous, `learner-8-verification-revoked-${lang}`);
+    t.match(await yearsCredits(), w.credits(0), 'a revoked certificate earns no credit');
     const revoked = await verify(credential.path);
     t.equal(revoked.code, 1, 'the same file no longer verifies');
     t.match(revoked.stdout, /^REVOKED: /);
