@@ -7,6 +7,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { makeCourse } from '../helpers/catalog-fixtures.js';
 import { manualClock } from '../helpers/clock.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
+import { pdfText } from '../helpers/pdf.js';
 import { countQueries } from '../helpers/query-counter.js';
 import { registerPartner } from '../helpers/sso.js';
 
@@ -187,7 +188,7 @@ t.test('PDF: a PDF holding the name, the membership number and the totals', asyn
   t.equal(res.headers['content-type'], 'application/pdf');
   t.match(res.headers['content-disposition'], /^attachment; filename="credits-2026-06-15\.pdf"$/);
   t.equal(res.rawPayload.subarray(0, 5).toString('latin1'), '%PDF-');
-  const text = await pdfText(res.rawPayload);
+  const { text } = await pdfText(res.rawPayload);
   t.match(text, /Ni Made Ayu Pradnyaswarī/);
   t.match(text, /IAI-0042/);
   t.match(text, /2026 · SKP: 10/);
@@ -248,11 +249,3 @@ t.test('bounded statements: 40 records cost what 1 does', async (t) => {
   t.equal(counts[0], counts[1], `the same number of statements (${counts.join(', ')})`);
   t.ok(counts[1]! <= 4, 'the session, the records, the targets');
 });
-
-/** The text of a PDF, as a reader extracts it (unpdf: pdf.js). */
-async function pdfText(bytes: Buffer): Promise<string> {
-  const { extractText, getDocumentProxy } = await import('unpdf');
-  const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  const { text } = await extractText(pdf, { mergePages: true });
-  return text;
-}
