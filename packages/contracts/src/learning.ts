@@ -111,6 +111,11 @@ export const LearnerCertificate = z
     credentialUrl: z
       .string()
       .describe('Where the holder downloads it as an Open Badges 3.0 credential (VC-JWT; session only, the holder only)'),
+    status: z
+      .enum(['valid', 'revoked', 'expired'])
+      .describe('Revoked by an admin (see revokedAt), past its expiresAt, or valid: the same rule as the public page'),
+    revokedAt: z.iso.datetime().nullable(),
+    expiresAt: z.iso.datetime().nullable().describe("Null: it does not expire (the course's certificateValidMonths at issue)"),
   })
   .meta({ id: 'LearnerCertificate' });
 

@@ -28,6 +28,9 @@ t.test('the walk: every chapter and quiz, a failed final, a passed final → one
     courseName: w.course.name,
     kum: 4.5,
     verificationUrl: `http://localhost:3000/certificates/${passed.json().certificateCode}`,
+    status: 'valid',
+    revokedAt: null,
+    expiresAt: null,
   });
   const after = await metrics();
   t.same(
@@ -107,6 +110,11 @@ t.test('a revoked certificate: the catalog no longer says issued, finishing agai
   t.equal(await isGenerated(), true);
   t.match(await revokeCertificate(w.db, code, 'Data peserta salah', new Date()), { outcome: 'revoked' });
   t.equal(await isGenerated(), false, 'the catalog does not show a revoked certificate as issued');
+  t.match(
+    (await mine.get('/api/learning/certificates')).json().certificates,
+    [{ code, status: 'revoked', revokedAt: /^\d{4}-/ }],
+    'the learner API says revoked too',
+  );
   const again = await takeQuiz(w.app, learner.cookie, w.tree.finalQuizId, 'a');
   t.equal(again.json().certificateCode, null, 'passing the final again issues no new certificate');
   t.equal((await w.db.select().from(certificates).where(eq(certificates.userId, learner.user.id))).length, 1);

@@ -2,7 +2,7 @@ import { CertificateListResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { buildCredential, findCredentialSource, signCredential } from '../../domain/credentials/credential.js';
-import { listCertificates } from '../../domain/learning/certificates.js';
+import { certificateStatus, listCertificates } from '../../domain/learning/certificates.js';
 import { NotFoundError } from '../../errors.js';
 import { ErrorResponse } from '@lms/contracts';
 import { sessionOnly } from './session-only.js';
@@ -26,6 +26,7 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const list = await listCertificates(app.db, sessionLearner(request));
+      const now = app.clock();
       const base = app.config.PUBLIC_URL.replace(/\/$/, '');
       return {
         success: true as const,
@@ -37,6 +38,9 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
           issuedAt: c.issuedAt.toISOString(),
           verificationUrl: `${base}/certificates/${c.code}`,
           credentialUrl: `${base}${credentialPath(c.code)}`,
+          status: certificateStatus(c, now),
+          revokedAt: c.revokedAt?.toISOString() ?? null,
+          expiresAt: c.expiresAt?.toISOString() ?? null,
         })),
       };
     },
