@@ -94,7 +94,8 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
             if (file.status() >= 400) bad.push(`${file.status()} ${url} (linked from ${from})`);
             const type = file.headers()['content-type'] ?? '';
             if (type.includes('text/html')) bad.push(`a download answered a page: ${url} (linked from ${from})`);
-            if (!/^attachment/.test(file.headers()['content-disposition'] ?? '')) bad.push(`not an attachment: ${url} (linked from ${from})`);
+            if (!/^attachment/.test(file.headers()['content-disposition'] ?? ''))
+              bad.push(`not an attachment: ${url} (linked from ${from})`);
             continue;
           }
           const res = await page.goto(url);
