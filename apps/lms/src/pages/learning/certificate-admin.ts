@@ -1,4 +1,5 @@
 import { MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -120,10 +121,18 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
     throw err;
   });
 
-  const certificateOf = async (courseId: number, userId: string, code: string) => {
+  /**
+   * Who acts, and the certificate the URL names: the caller must revoke for the course's
+   * institution (decided before the form is read), and the code must be this learner's certificate
+   * of this course (another one is a 404 page).
+   */
+  const certificateToManage = async (request: FastifyRequest, params: z.infer<typeof CertificateParams>) => {
+    const session = await pageSession(app, request);
+    const { id: courseId, userId, code } = params;
+    await assertRevokesCertificates(app.db, session.caller, courseId);
     const cert = await findCertificateByCode(app.db, code);
     if (!cert || cert.courseId !== courseId || cert.userId !== userId) throw new NotFoundError('Certificate not found');
-    return cert;
+    return { courseId, userId, code };
   };
   const back = (courseId: number, userId: string, flash: CertificateFlash) =>
     `/dashboard/courses/${courseId}/learners/${encodeURIComponent(userId)}?certificate=${flash}#certificate`;
@@ -135,10 +144,7 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
       schema: { ...PAGE, params: CertificateParams, body: AnyForm, response: { 303: RedirectResponse } },
     },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const { id: courseId, userId, code } = request.params;
-      await assertRevokesCertificates(app.db, session.caller, courseId);
-      await certificateOf(courseId, userId, code);
+      const { courseId, userId, code } = await certificateToManage(request, request.params);
       const fields = RevokeFields.safeParse(request.body ?? {});
       let flash: CertificateFlash;
       if (!fields.success) flash = 'reason-invalid';
@@ -157,10 +163,7 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
       schema: { ...PAGE, params: CertificateParams, body: AnyForm, response: { 303: RedirectResponse } },
     },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const { id: courseId, userId, code } = request.params;
-      await assertRevokesCertificates(app.db, session.caller, courseId);
-      await certificateOf(courseId, userId, code);
+      const { courseId, userId, code } = await certificateToManage(request, request.params);
       const result = await reissueCertificate(app.db, code, app.clock());
       if (result.outcome === 'unknown') throw new NotFoundError('Certificate not found');
       const flash: CertificateFlash =

@@ -36,12 +36,16 @@ export function targetProgress(ctx: PageContext, t: TargetProgress, year: number
 <progress max="${t.target}" value="${Math.min(t.earned, t.target)}" aria-label="${c.progressLabel(t.scheme)}">${words}</progress> ${words}</p>`;
 }
 
-/** The dashboard's small block: this year's counted credits per scheme, the targets, a link to the record. */
-export async function creditsThisYearSection(app: FastifyInstance, ctx: PageContext, userId: string): Promise<Html> {
+/** The member's credits now, and the current year, in the deployment's time zone (PAGES_TIME_ZONE). */
+async function creditsNow(app: FastifyInstance, userId: string) {
   const zone = app.config.PAGES_TIME_ZONE;
   const now = app.clock();
-  const year = zonedYear(now, zone);
-  const credits = await memberCredits(app.db, userId, now, zone);
+  return { now, zone, year: zonedYear(now, zone), credits: await memberCredits(app.db, userId, now, zone) };
+}
+
+/** The dashboard's small block: this year's counted credits per scheme, the targets, a link to the record. */
+export async function creditsThisYearSection(app: FastifyInstance, ctx: PageContext, userId: string): Promise<Html> {
+  const { year, credits } = await creditsNow(app, userId);
   const c = ctx.t.credits;
   const totals = credits.yearTotals.filter((t) => t.year === year);
   return html`<section aria-labelledby="credits-this-year">
@@ -102,10 +106,7 @@ const creditPages: FastifyPluginAsyncZod = async (app) => {
       const ctx = pageContext(app, request);
       const { f } = ctx;
       const c = ctx.t.credits;
-      const zone = app.config.PAGES_TIME_ZONE;
-      const now = app.clock();
-      const year = zonedYear(now, zone);
-      const credits = await memberCredits(app.db, session.caller.userId, now, zone);
+      const { year, credits } = await creditsNow(app, session.caller.userId);
       const body = html`<h1>${c.title}</h1>
 <p>${c.intro}</p>
 <p>${c.export}: <a href="${href('/learn/credits.csv')}" download>${c.csv}</a> · <a href="${href('/learn/credits.pdf')}" download>${c.pdf}</a></p>
@@ -142,9 +143,7 @@ ${recordsTable(ctx, credits)}
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
-      const zone = app.config.PAGES_TIME_ZONE;
-      const now = app.clock();
-      const credits = await memberCredits(app.db, session.caller.userId, now, zone);
+      const { now, zone, credits } = await creditsNow(app, session.caller.userId);
       const csv = creditsCsv(credits, zone, ctx.t.credits.csvHeaders, (r) => recordStatus(ctx, r), CSV_DIALECTS[ctx.locale]);
       return reply
         .type('text/csv; charset=utf-8')
@@ -160,10 +159,7 @@ ${recordsTable(ctx, credits)}
     const ctx = pageContext(app, request);
     const { f } = ctx;
     const c = ctx.t.credits;
-    const zone = app.config.PAGES_TIME_ZONE;
-    const now = app.clock();
-    const year = zonedYear(now, zone);
-    const credits = await memberCredits(app.db, session.caller.userId, now, zone);
+    const { now, zone, year, credits } = await creditsNow(app, session.caller.userId);
     const pdf = await creditsPdf({ name: session.user.name, membershipId: session.user.membershipId }, credits, {
       title: c.pdfTitle,
       lang: ctx.locale,
