@@ -13,3 +13,4 @@ export * from './learning.js';
 export * from './authoring.js';
 export * from './authoring-routes.js';
 export * from './credits.js';
+export * from './partner-teachers.js';
