@@ -14,3 +14,4 @@ export * from './authoring.js';
 export * from './authoring-routes.js';
 export * from './credits.js';
 export * from './partner-teachers.js';
+export * from './partner-events.js';
