@@ -41,8 +41,15 @@ t.test('rotation: a second configured key signs new credentials with a new kid; 
   const newKid = parts(after).header.kid;
   t.not(newKid, devKid, 'a new kid');
   t.ok(rows.some((r) => r.kid === newKid));
-  t.match(await verifyCredential(after, { now: w.time.clock() }), { status: 'valid', kid: newKid });
-  t.match(await verifyCredential(before, { now: w.time.clock() }), { status: 'valid', kid: devKid }, 'the old credential still verifies');
+  t.match(await verifyCredential(after, { issuer: `${app.config.PUBLIC_URL}/credentials/issuer`, now: w.time.clock() }), {
+    status: 'valid',
+    kid: newKid,
+  });
+  t.match(
+    await verifyCredential(before, { issuer: `${w.base}/credentials/issuer`, now: w.time.clock() }),
+    { status: 'valid', kid: devKid },
+    'the old credential still verifies',
+  );
   const oldCode = String(parts(before).payload.id).split('/').pop()!;
   const again = (await download(w2, w.learner.cookie, oldCode)).body;
   t.equal(parts(again).header.kid, newKid, 'a new download of an old certificate is signed with the new key');
