@@ -59,13 +59,15 @@ export interface CredentialRow {
   institutionName: string | null;
   chapterCount: number;
   hasFinal: boolean;
+  /** Where its revocation bit is (status-list.ts). */
+  statusEntry: number;
 }
 
 /** The certificate behind a credential, if `holderId` holds it (any other caller: null, as if unknown). */
 export async function findCredentialSource(db: Db, code: string, holderId: string): Promise<CredentialRow | null> {
   if (!CERTIFICATE_CODE.test(code)) return null;
   const { rows } = await db.execute(sql`
-    select k.id, k.code, k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
+    select k.id, k.code, k.status_entry as "statusEntry", k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
       k.expires_at as "expiresAt", k.kum::float8 as kum, c.id as "courseId", c.name as "courseName",
       c.description as "courseDescription", c.credit_scheme as scheme, i.id as "institutionId", i.name as "institutionName",
       (select count(*)::int from chapters ch where ch.course_id = c.id) as "chapterCount",
@@ -103,7 +105,7 @@ function criteriaNarrative(row: CredentialRow): string {
 /** The OpenBadgeCredential of a certificate (unsigned JSON, as the JSON serialization says: no nulls, no empty arrays). */
 export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
   const base = baseOf(settings.publicUrl);
-  const { list, index } = statusEntryOf(row.id);
+  const { list, index } = statusEntryOf(row.statusEntry);
   const statusUrl = statusListUrl(settings.publicUrl, list);
   const email = row.email?.trim().toLowerCase();
   const identity = email

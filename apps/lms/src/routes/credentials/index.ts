@@ -66,7 +66,8 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: 'A Bitstring Status List (revocation) as a VC-JWT',
         description:
           'W3C Bitstring Status List v1.0: a BitstringStatusListCredential signed with the issuer key (compact JWS, ' +
-          '`application/vc+jwt`). The certificate with id i is bit i mod 131072 of list floor(i / 131072) + 1; 1 = revoked. ' +
+          '`application/vc+jwt`) of 131,072 bits, 1 = revoked. A credential names its list and index (`credentialStatus`); ' +
+          'new certificates get a random index, so the bits say nothing of how many certificates exist. ' +
           `Cached for at most ${STATUS_LIST_MAX_AGE_SECONDS} s. An unknown or malformed list number: 404.`,
         params: z.object({ n: z.string() }),
         response: { 200: z.string(), 404: ErrorResponse },
