@@ -51,7 +51,11 @@ export const credentialCommands: CommandGroup = {
         if (positionals.length !== 1) throw new UsageError('give the credential file');
         const issuer = values.issuer ?? issuerId(ctx.config.PUBLIC_URL);
         if (!canonicalHttpUrl(issuer)) {
-          throw new UsageError(`--issuer must be an absolute http(s) URL as a credential's iss writes it (got "${printable(issuer)}")`);
+          throw new UsageError(
+            values.issuer === undefined
+              ? `PUBLIC_URL gives the issuer "${printable(issuer)}", not an http(s) URL in canonical form (lower-case host): give --issuer`
+              : `--issuer must be an absolute http(s) URL as a credential's iss writes it (got "${printable(issuer)}")`,
+          );
         }
         const path = resolveFrom(ctx.cwd, positionals[0] as string);
         let text: string;
