@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
+import { shellPath } from './helpers/shell-path.js';
 
 // One Node.js for the whole project, in one place: the root package.json's devDependencies.node
 // (the npm registry's `node` package, which pnpm installs as node_modules/.bin/node and puts first
@@ -100,7 +101,7 @@ t.test('the Kubernetes pod templates say it', async (t) => {
 // without pnpm runs; /usr/bin/node, v20, on this project's machines).
 function machineNode(): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    if (!dir || dir.includes('node_modules')) continue;
+    if (!dir || dir.split(sep).includes('node_modules')) continue;
     try {
       accessSync(join(dir, 'node'), constants.X_OK);
       return join(dir, 'node');
@@ -115,7 +116,7 @@ t.test("on the machine's older Node, first on PATH, the start script and the CI 
   const node = machineNode();
   if (!node) throw new Error('no node on PATH outside node_modules');
   const version = spawnSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).stdout.trim();
-  const path = [dirname(node), ...(process.env.PATH ?? '').split(delimiter).filter((d) => !d.includes('node_modules'))].join(delimiter);
+  const path = [dirname(node), shellPath()].join(delimiter);
   const env = { ...process.env, PATH: path, NODE_OPTIONS: '' };
   const refused = (what: string) =>
     new RegExp(

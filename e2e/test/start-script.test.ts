@@ -3,11 +3,12 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { cookieBrowser, signInThroughPartner } from './helpers/cookie-browser.js';
 import { freePort } from './helpers/services.js';
+import { shellPath } from './helpers/shell-path.js';
 
 // The one-command start (scripts/start.mjs, what `pnpm run start` runs) on a temporary data
 // directory and free ports: one banner once the LMS, the gateway and the demo partner answer; a
@@ -185,11 +186,11 @@ t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops 
   // PATH as a shell's, without node_modules/.bin: npx and pnpm run on the machine's Node, and
   // pnpm puts the project's first on PATH for the script and its servers.
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const path = (process.env.PATH ?? '')
-    .split(delimiter)
-    .filter((dir) => !dir.includes('node_modules'))
-    .join(delimiter);
-  const started = await start(t, { cwd: root, path, wrap: (args) => ['npx', '-y', 'pnpm@12', 'run', 'start', ...args.slice(2)] });
+  const started = await start(t, {
+    cwd: root,
+    path: shellPath(),
+    wrap: (args) => ['npx', '-y', 'pnpm@12', 'run', 'start', ...args.slice(2)],
+  });
   t.match(started.output(), `LMS service is running on Node v${PROJECT_NODE}\n`, "the start and its servers run on the project's Node");
   const pids = descendants(started.child.pid!);
   t.ok(pids.length >= 4, `the start and its three servers under npx (${pids.length} processes)`);
