@@ -10,6 +10,10 @@
 // GATEWAY_SECRET: the LMS and the gateway share one. When the environment has none, a fresh
 // random one is made for this run (it only has to be the same in both apps).
 //
+// Runtime: the project's Node (package.json devDependencies.node), which `pnpm run start` puts first
+// on PATH; on an older Node this script stops at once with a message (scripts/check-node.mjs). The
+// build and the servers run on the Node that runs this script, and the banner says which.
+//
 // Settings of the start itself (everything else goes to the apps as it is):
 //   LMS_PORT, GATEWAY_PORT, PARTNER_PORT         3000, 3001, 3002
 //   LMS_METRICS_PORT, GATEWAY_METRICS_PORT       9464, 9465 (0: no metrics listener)
@@ -24,12 +28,17 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requireProjectNode } from './check-node.mjs';
 import { formatLine } from './log-format.mjs';
 
+requireProjectNode('scripts/start.mjs');
+
 const root = fileURLToPath(new URL('..', import.meta.url));
-const env = { ...process.env };
+// This Node first on PATH for what runs below (turbo's tasks call `node` by name), also when the
+// script was started without pnpm (`node_modules/.bin/node scripts/start.mjs`).
+const env = { ...process.env, PATH: [dirname(process.execPath), process.env.PATH].filter(Boolean).join(delimiter) };
 const argv = process.argv.slice(2);
 const logFormat = env.LOG_FORMAT ?? 'auto';
 if (!['auto', 'json', 'pretty'].includes(logFormat)) fail(`LOG_FORMAT must be auto, json or pretty (not ${JSON.stringify(logFormat)})`);
@@ -188,7 +197,7 @@ function printBanner() {
   const demoKey = readDemoKey();
   const lines = [
     '',
-    '  ┌ LMS service is running',
+    `  ┌ LMS service is running on Node ${process.version}`,
     `  │ LMS            ${lmsUrl}`,
     `  │ API docs       ${lmsUrl}/docs`,
     `  │ Dashboard      ${lmsUrl}/dashboard`,

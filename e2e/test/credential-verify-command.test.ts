@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { freePort } from './helpers/services.js';
+import { shellPath } from './helpers/shell-path.js';
 
 // The README's command, `npx -y pnpm@12 run lms-admin credential verify <file>`, as a person types
 // it at the repository root: its exit status is the CLI's own (0 valid, 1 not valid, 2 could not
@@ -20,8 +21,9 @@ t.teardown(() => rm(dir, { recursive: true, force: true }));
 function readmeCommand(args: string[], env: Record<string, string> = {}) {
   const child = spawn('npx', ['-y', 'pnpm@12', 'run', 'lms-admin', 'credential', 'verify', ...args], {
     cwd: root,
-    // Nothing of this test runner's environment (a turbo task's variables) reaches the command.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), ...env },
+    // Nothing of this test runner's environment (a turbo task's variables, the node_modules/.bin
+    // directories on PATH) reaches the command.
+    env: { PATH: shellPath(), HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

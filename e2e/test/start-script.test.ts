@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { cookieBrowser, signInThroughPartner } from './helpers/cookie-browser.js';
 import { freePort } from './helpers/services.js';
+import { shellPath } from './helpers/shell-path.js';
 
 // The one-command start (scripts/start.mjs, what `pnpm run start` runs) on a temporary data
 // directory and free ports: one banner once the LMS, the gateway and the demo partner answer; a
@@ -25,9 +26,18 @@ interface Started {
   exited: Promise<number | string>;
 }
 
+// The project's Node (package.json devDependencies.node), which the banner names.
+const PROJECT_NODE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).devDependencies.node as string;
+
 async function start(
   t: Test,
-  options: { wrap?: (args: string[]) => string[]; dir?: string; env?: (ports: number[]) => Record<string, string>; cwd?: string } = {},
+  options: {
+    wrap?: (args: string[]) => string[];
+    dir?: string;
+    env?: (ports: number[]) => Record<string, string>;
+    cwd?: string;
+    path?: string;
+  } = {},
 ): Promise<Started> {
   const { wrap = (args) => args, env = () => ({}) } = options;
   let dir = options.dir;
@@ -41,7 +51,7 @@ async function start(
   const child = spawn(cmd!, args, {
     ...(options.cwd ? { cwd: options.cwd } : {}),
     env: {
-      PATH: process.env.PATH,
+      PATH: options.path ?? process.env.PATH,
       HOME: process.env.HOME,
       DATA_DIR: join(dir, 'lms'),
       PARTNER_DATA_DIR: join(dir, 'partner'),
@@ -71,6 +81,15 @@ async function start(
   ]);
   if (!ready) throw new Error(`the start ended before its banner:\n${out}`);
   return { child, ports, output: () => out, exited };
+}
+
+/** A process's arguments and executable (Linux /proc), or empty when it ended. */
+function commandOf(pid: number): { argv: string[]; exe: string } {
+  try {
+    return { argv: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean), exe: readlinkSync(`/proc/${pid}/exe`) };
+  } catch {
+    return { argv: [], exe: '' };
+  }
 }
 
 /** Every process whose parent chain leads to `pid` (Linux /proc). */
@@ -130,6 +149,7 @@ t.test('one banner after all three answer; SIGTERM to the start process alone st
   const out = started.output();
   const [lms, gateway, partner] = started.ports;
   t.equal(out.match(/LMS service is running/g)?.length, 1, 'one banner');
+  t.match(out, `LMS service is running on Node v${PROJECT_NODE}\n`, "it names the project's Node");
   t.match(out, `LMS            http://localhost:${lms}\n`);
   t.match(out, `http://localhost:${lms}/docs`);
   t.match(out, `http://localhost:${lms}/dashboard`);
@@ -163,10 +183,27 @@ t.test('when the process above the start goes (kill <pnpm pid>), the start stops
 t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops the three servers", async (t) => {
   // npx → sh → pnpm → sh → the start: npx forwards SIGTERM to its shell only, so pnpm and the
   // start's own shell live on, orphaned; the start notices that an ancestor went and stops all.
+  // PATH as a shell's, without node_modules/.bin: npx and pnpm run on the machine's Node, and
+  // pnpm puts the project's first on PATH for the script and its servers.
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  const started = await start(t, { cwd: root, wrap: (args) => ['npx', '-y', 'pnpm@12', 'run', 'start', ...args.slice(2)] });
+  const started = await start(t, {
+    cwd: root,
+    path: shellPath(),
+    wrap: (args) => ['npx', '-y', 'pnpm@12', 'run', 'start', ...args.slice(2)],
+  });
+  t.match(started.output(), `LMS service is running on Node v${PROJECT_NODE}\n`, "the start and its servers run on the project's Node");
   const pids = descendants(started.child.pid!);
   t.ok(pids.length >= 4, `the start and its three servers under npx (${pids.length} processes)`);
+  // The start and the three servers, by their command lines: each one's executable is this Node
+  // (tap runs this file on the project's), never the machine's that runs npx and pnpm.
+  const ours = pids
+    .map(commandOf)
+    .filter(
+      ({ argv }) =>
+        /(^|\/)node$/.test(argv[0] ?? '') && argv.some((a) => /^(scripts\/start\.mjs|dist\/server\.js|src\/server\.js)$/.test(a)),
+    );
+  t.equal(ours.length, 4, `the start and its three servers: ${ours.map((p) => p.argv.join(' ')).join('; ')}`);
+  for (const { argv, exe } of ours) t.equal(exe, realpathSync(process.execPath), `${argv.slice(1).join(' ')}: on the project's Node`);
   for (const port of started.ports) t.equal(await portAnswers(port), true, `port ${port} answers`);
   started.child.kill('SIGTERM');
   await started.exited;

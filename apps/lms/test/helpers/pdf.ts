@@ -9,20 +9,21 @@ import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 type JsQr = typeof jsQRModule.default;
 const jsQR: JsQr = (jsQRModule as unknown as { default?: JsQr }).default ?? (jsQRModule as unknown as JsQr);
 
+/** The document and, to end with, the loading task's destroy (pdf.js 6: the document has none of its own). */
 async function open(bytes: Buffer) {
-  return getDocument({
+  const task = getDocument({
     data: new Uint8Array(bytes),
-    isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
     isOffscreenCanvasSupported: false,
     verbosity: 0,
-  }).promise;
+  });
+  return { doc: await task.promise, close: () => task.destroy() };
 }
 
 /** The text of every page, items joined by spaces (NFC), and the page count and size of the first page. */
 export async function pdfText(bytes: Buffer): Promise<{ text: string; pages: number; width: number; height: number }> {
-  const doc = await open(bytes);
+  const { doc, close } = await open(bytes);
   const parts: string[] = [];
   const first = await doc.getPage(1);
   const [, , width, height] = first.view as [number, number, number, number];
@@ -32,7 +33,7 @@ export async function pdfText(bytes: Buffer): Promise<{ text: string; pages: num
     for (const item of content.items) if ('str' in item) parts.push(item.str);
   }
   const pages = doc.numPages;
-  await doc.destroy();
+  await close();
   return { text: parts.join(' ').normalize('NFC').replace(/\s+/g, ' '), pages, width, height };
 }
 
@@ -68,7 +69,7 @@ function toRgba(img: DecodedImage): Uint8ClampedArray {
 
 /** The text of every QR code drawn as an image on the PDF's pages. */
 export async function pdfQrCodes(bytes: Buffer): Promise<string[]> {
-  const doc = await open(bytes);
+  const { doc, close } = await open(bytes);
   const found: string[] = [];
   for (let n = 1; n <= doc.numPages; n++) {
     const page = await doc.getPage(n);
@@ -81,6 +82,6 @@ export async function pdfQrCodes(bytes: Buffer): Promise<string[]> {
       if (qr) found.push(qr.data);
     }
   }
-  await doc.destroy();
+  await close();
   return found;
 }
