@@ -94,6 +94,12 @@ export function studioMessagesId() {
         videoRefused: (hosts: string) => `Video hanya dari: ${hosts}.`,
         pictures: 'Gambar kursus: salin baris Markdown ke isi',
         uploadHere: 'Unggah gambar di halaman Gambar.',
+        tooLong: (max: string, typed: string) => `Isi paling banyak ${max} karakter (yang diketik: ${typed}).`,
+        notText: 'Isi memuat karakter yang tidak dapat disimpan (NUL atau surrogate UTF-16 tunggal).',
+        tooDeep: (limit: string) =>
+          `Elemen HTML dalam isi ini bersarang lebih dari ${limit} tingkat: peserta melihat HTML-nya sebagai teks. Tutup elemen yang dibuka.`,
+        renderTimedOut: 'Isi ini terlalu lama diolah: peserta melihatnya sebagai teks biasa. Sederhanakan isinya.',
+        renderFailed: 'Isi ini tidak dapat diolah: peserta melihatnya sebagai teks biasa.',
       },
       quiz: {
         title: (what: string) => `Kuis: ${what}`,
@@ -273,6 +279,12 @@ export function studioMessagesEn(): StudioMessages {
         videoRefused: (hosts: string) => `Videos only from: ${hosts}.`,
         pictures: "The course's pictures: copy a Markdown line into the content",
         uploadHere: 'Upload pictures on the Pictures page.',
+        tooLong: (max: string, typed: string) => `The content may hold at most ${max} characters (typed: ${typed}).`,
+        notText: 'The content holds a character that cannot be stored (NUL or a lone UTF-16 surrogate).',
+        tooDeep: (limit: string) =>
+          `HTML elements in this content nest more than ${limit} deep: learners see its HTML as text. Close the elements you open.`,
+        renderTimedOut: 'This content took too long to render: learners see it as plain text. Simplify it.',
+        renderFailed: 'This content could not be rendered: learners see it as plain text.',
       },
       quiz: {
         title: (what: string) => `Quiz: ${what}`,
