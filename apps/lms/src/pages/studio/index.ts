@@ -33,6 +33,9 @@ import {
   deletePicture,
   findCoursePicture,
   listPictures,
+  PICTURE_LIMITS,
+  PictureNameError,
+  PictureTooLargeError,
   picturePath,
   postgresPictureStore,
   UnsupportedPictureError,
@@ -1040,6 +1043,8 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
       try {
         await uploadPicture(app.db, store, actx, course.id, { bytes, name });
       } catch (err) {
+        if (err instanceof PictureTooLargeError) return refuse(overLimit(ctx, err), 422);
+        if (err instanceof PictureNameError) return refuse(s.badName, 422);
         if (err instanceof UnsupportedPictureError) return refuse(err.message, 422);
         throw err;
       }
@@ -1150,6 +1155,23 @@ function versionOf(values: FormValues): number | undefined {
 }
 
 /** A BadRequestError's field problems (invalidBody's details), by field name. */
+/** A picture over one of PICTURE_LIMITS, said with its figures and the limit. */
+function overLimit(ctx: PageContext, err: PictureTooLargeError): string {
+  const s = ctx.t.studio.pictures;
+  const n = (v: number) => ctx.f.number(v);
+  const { width, height, frames, scans } = err.header;
+  switch (err.limit) {
+    case 'pixels':
+      return s.tooManyPixels(n(width), n(height), n(PICTURE_LIMITS.pixels));
+    case 'gifFrames':
+      return s.tooManyFrames(n(frames), n(PICTURE_LIMITS.gifFrames));
+    case 'gifPixels':
+      return s.gifTooLarge(n(frames), n(width), n(height), n(frames * width * height), n(PICTURE_LIMITS.gifPixels));
+    case 'jpegScans':
+      return s.tooManyScans(n(scans ?? 0), n(PICTURE_LIMITS.jpegScans));
+  }
+}
+
 function problemsOf(err: BadRequestError): FieldErrors {
   const details = (err as unknown as { details?: { path: string; message: string }[] }).details ?? [];
   return Object.fromEntries(details.map((d) => [d.path.split('.')[0], d.message]));
