@@ -1,10 +1,23 @@
 import fp from 'fastify-plugin';
-import { MarkdownRenderer, type MarkdownRendererOptions } from '../lib/markdown/renderer.js';
+import { UnavailableError } from '../errors.js';
+import type { RenderedMarkdown } from '../lib/markdown/render.js';
+import {
+  MarkdownRenderer,
+  type MarkdownRendererOptions,
+  type MarkdownRendererStats,
+  MarkdownUnavailableError,
+} from '../lib/markdown/renderer.js';
+
+/** The app's renderer: a text's HTML (an UnavailableError, a 503 page, when it cannot take it now), its figures. */
+export interface AppMarkdown {
+  render(markdown: string): Promise<RenderedMarkdown>;
+  stats(): MarkdownRendererStats;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Renders chapters' Markdown once per content, off the event loop (lib/markdown/renderer.ts). */
-    markdown: MarkdownRenderer;
+    markdown: AppMarkdown;
   }
 }
 
@@ -16,7 +29,7 @@ export interface MarkdownOptions extends MarkdownRendererOptions {
 /**
  * The instance's Markdown renderer: its worker thread and its cache of rendered chapters, shared
  * by every page that shows Markdown (the learner's chapter, the studio's preview). Its worker stops
- * with the app. docs/architecture.md, "Rendering Markdown".
+ * when the app starts closing. docs/architecture.md, "Rendering Markdown".
  */
 export default fp<MarkdownOptions>(
   async (app, { startWorker = false, ...options }) => {
@@ -24,9 +37,21 @@ export default fp<MarkdownOptions>(
       onWorkerError: (err) => app.log.error({ err }, 'the Markdown worker broke: the text it held is shown as plain text'),
       ...options,
     });
-    app.decorate('markdown', renderer);
+    const markdown: AppMarkdown = {
+      render: (text) =>
+        renderer.render(text).catch((err: unknown) => {
+          if (!(err instanceof MarkdownUnavailableError)) throw err;
+          throw err.reason === 'busy'
+            ? new UnavailableError(err.message, err.retryAfterSeconds)
+            : new UnavailableError('The service is shutting down; retry the request');
+        }),
+      stats: () => renderer.stats(),
+    };
+    app.decorate('markdown', markdown);
     if (startWorker) app.addHook('onReady', async () => renderer.start());
-    app.addHook('onClose', async () => renderer.close());
+    // At the start of closing: requests still waiting for a render end at once (plain text) rather
+    // than hold the shutdown behind the worker's queue.
+    app.addHook('preClose', async () => renderer.close());
   },
   { name: 'markdown' },
 );

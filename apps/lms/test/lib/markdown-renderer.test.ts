@@ -1,12 +1,11 @@
 import t from 'tap';
-import { UnavailableError } from '../../src/errors.js';
 import { renderMarkdownNow } from '../../src/lib/markdown/render.js';
-import { MarkdownRenderer } from '../../src/lib/markdown/renderer.js';
+import { MarkdownRenderer, MarkdownUnavailableError } from '../../src/lib/markdown/renderer.js';
 import { HOSTILE_MARKDOWN } from '../helpers/hostile-markdown.js';
 
 // The renderer (lib/markdown/renderer.ts) with its real worker thread: a text rendered once
 // whoever asks, the cache bounded, a text that takes too long stopped and shown as plain text, a
-// worker that breaks replaced, too many waiting texts refused with a 503.
+// worker that breaks replaced, too many waiting texts refused (the pages answer 503).
 
 const long = (label: string) => `# ${label}\n\n${'Kalimat biasa dengan **tebal**. '.repeat(200)}`;
 
@@ -80,9 +79,9 @@ t.test('too many texts waiting: refused with a 503 to retry', async (t) => {
   t.teardown(() => renderer.close());
   const first = renderer.render(long('first'));
   const refused = await renderer.render(long('second')).catch((err: unknown) => err);
-  t.type(refused, UnavailableError);
-  t.equal((refused as UnavailableError).statusCode, 503);
-  t.equal((refused as UnavailableError).headers['retry-after'], '2');
+  t.type(refused, MarkdownUnavailableError);
+  t.equal((refused as MarkdownUnavailableError).reason, 'busy');
+  t.equal((refused as MarkdownUnavailableError).retryAfterSeconds, 2, 'pages ask to retry in 2 s');
   t.equal(renderer.stats().busyRefusals, 1);
   t.equal((await first).outcome, 'rendered', 'the one waiting is rendered');
   t.equal((await renderer.render(long('first'))).outcome, 'rendered', 'and a text already rendered is never refused');
@@ -95,5 +94,6 @@ t.test('closing: texts waiting are shown as plain text, later ones refused', asy
   await renderer.close();
   t.equal((await waiting).outcome, 'failed');
   const later = await renderer.render(long('later')).catch((err: unknown) => err);
-  t.type(later, UnavailableError);
+  t.type(later, MarkdownUnavailableError);
+  t.equal((later as MarkdownUnavailableError).reason, 'closed');
 });

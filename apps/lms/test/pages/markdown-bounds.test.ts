@@ -170,3 +170,18 @@ t.test('hostile chapter texts: saved, viewed and previewed without holding the e
     t.equal(delta(afterViews, await scrape(metrics.url))('lms_markdown_renders_total', { outcome: 'rendered' }), 1, 'rendered once more');
   });
 });
+
+t.test('with too many texts waiting for the renderer, a page asks to come back (503, Retry-After)', async (t) => {
+  const { app, db } = await buildTestApp(t, { deps: { markdown: { maxQueued: 0 } } });
+  const institutionId = await makeInstitution(db.db);
+  const teacher = await makeUser(db.db, { role: 'teacher', institutionId });
+  const course = await makeCourse(db.db, { teacherId: teacher.id, institutionId });
+  const [long, short] = (await makeCourseTree(db.db, course.id, [2])).modules[0]!.chapters;
+  await db.db.execute(sql`update chapters set content = ${'Kalimat biasa. '.repeat(1000)} where id = ${long!.id}`);
+  const reader = await browserOf(app, teacher.id);
+  const busy = await reader.get(`/learn/chapters/${long!.id}`);
+  t.equal(busy.status, 503, 'a long chapter waits for the worker, whose queue is full');
+  t.equal(busy.headers['retry-after'], '2');
+  t.match(busy.headers['content-type'], /^text\/html/, 'a page, not JSON');
+  t.equal((await reader.get(`/learn/chapters/${short!.id}`)).status, 200, 'a short chapter is rendered on the spot');
+});

@@ -1,6 +1,6 @@
 // What a picture file says it holds, read from its structure without decoding a pixel: the size
 // of its canvas and how many frames a decoder would paint on it. pictures.ts bounds the work of
-// decoding by these figures before sharp sees the file (docs/authoring.md, "Pictures"). Each
+// decoding by these figures before sharp sees the file (docs/authoring.md, "Media"). Each
 // reader walks the file once (linear in its bytes, at most the upload limit) and refuses what is
 // not the structure its signature promises.
 

@@ -12,7 +12,7 @@ import { recordChange } from '../authoring/history.js';
 // JPEG, WebP and GIF are kept, decoded and re-encoded by sharp (which also refuses a file that
 // only starts like a picture), and made at most PICTURE_MAX_WIDTH wide for the catalog.
 //
-// Decoding is bounded before it starts (docs/authoring.md, "Pictures"): the file's structure is
+// Decoding is bounded before it starts (docs/authoring.md, "Media"): the file's structure is
 // read without decoding (./picture-header.ts) and its pixels, over all the frames a decoder would
 // paint, held to PICTURE_LIMITS; sharp's own reading of the header must say the same kind and stay
 // within them. A 2.6 KB GIF of 38 frames of 1000 x 1000 cost 2-9 s of CPU before.

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { UnavailableError } from '../../errors.js';
 import { type MarkdownOutcome, markdownAsPlainText, type RenderedMarkdown, renderMarkdownNow } from './render.js';
 import type { RenderReply, RenderRequest } from './worker.js';
 
@@ -20,7 +19,7 @@ export interface MarkdownRendererOptions {
   inlineChars?: number;
   /** How long the worker may take over one text (its start not counted) before it is stopped. */
   timeoutMs?: number;
-  /** Texts that may wait for the worker; one more is refused with a 503 (the page says retry). */
+  /** Texts that may wait for the worker; one more is refused (MarkdownUnavailableError: a 503 page). */
   maxQueued?: number;
   /** Characters of rendered HTML kept (about two bytes each). */
   cacheChars?: number;
@@ -71,6 +70,17 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './
 /** Seconds a page asks the reader to wait when too many texts wait for the worker. */
 export const MARKDOWN_BUSY_RETRY_AFTER_SECONDS = 2;
 
+/** The renderer cannot take the text now: too many wait (`busy`), or it is closed (`closed`). Pages answer 503. */
+export class MarkdownUnavailableError extends Error {
+  override name = 'MarkdownUnavailableError';
+  constructor(
+    readonly reason: 'busy' | 'closed',
+    readonly retryAfterSeconds = MARKDOWN_BUSY_RETRY_AFTER_SECONDS,
+  ) {
+    super(reason === 'busy' ? 'Too many chapters are being rendered at once; retry in a moment' : 'The Markdown renderer is closed');
+  }
+}
+
 export class MarkdownRenderer {
   readonly #options: Required<MarkdownRendererOptions>;
   readonly #cache = new Map<string, Entry>();
@@ -88,7 +98,7 @@ export class MarkdownRenderer {
     this.#options = { ...MARKDOWN_RENDERER_DEFAULTS, ...options };
   }
 
-  /** The text's HTML, from the cache or rendered now; a 503 UnavailableError when too many texts wait. */
+  /** The text's HTML, from the cache or rendered now; MarkdownUnavailableError when too many texts wait. */
   async render(markdown: string): Promise<RenderedMarkdown> {
     const key = createHash('sha256').update(markdown).digest('base64');
     const cached = this.#cache.get(key);
@@ -105,10 +115,10 @@ export class MarkdownRenderer {
       return pending;
     }
     if (markdown.length <= this.#options.inlineChars) return this.#remember(key, renderMarkdownNow(markdown));
-    if (this.#closed) throw new UnavailableError('The service is shutting down; retry the request');
+    if (this.#closed) throw new MarkdownUnavailableError('closed');
     if (this.#queue.length >= this.#options.maxQueued) {
       this.#counts.busyRefusals++;
-      throw new UnavailableError('Too many chapters are being rendered at once; retry in a moment', MARKDOWN_BUSY_RETRY_AFTER_SECONDS);
+      throw new MarkdownUnavailableError('busy');
     }
     const rendered = new Promise<RenderedMarkdown>((resolve) => {
       this.#queue.push({ id: this.#nextId++, markdown, resolve });
