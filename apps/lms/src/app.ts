@@ -13,6 +13,7 @@ import databasePlugin from './plugins/database.js';
 import { BadRequestError, UnavailableError } from './errors.js';
 import errorHandlerPlugin from './plugins/error-handler.js';
 import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugins/failed-credentials.js';
+import markdownPlugin, { type MarkdownOptions } from './plugins/markdown.js';
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
@@ -54,6 +55,8 @@ export interface AppDeps {
   housekeeping?: HousekeepingOptions;
   partnerEvents?: PartnerEventsOptions;
   memberCheck?: MemberCheckOptions;
+  /** The Markdown renderer's limits (tests shorten its time limit). */
+  markdown?: MarkdownOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -95,6 +98,7 @@ export async function buildApp(deps: AppDeps) {
     closingError: () => new UnavailableError('The service is shutting down; retry the request'),
   });
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
+  await app.register(markdownPlugin, deps.markdown ?? {});
   await app.register(metricsPlugin);
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(partnerEventsPlugin, deps.partnerEvents ?? {});

@@ -25,7 +25,7 @@ async function main() {
     });
   }
 
-  const app = await buildApp({ config, db, ownsDb: true });
+  const app = await buildApp({ config, db, ownsDb: true, markdown: { startWorker: true } });
   if (!config.GATEWAY_SECRET) {
     // Said once at start, where the operator looks: every sign-in and course creation will fail.
     app.log.warn(

@@ -1,7 +1,7 @@
 import type { FastifyError } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.js';
+import { AppError, UnavailableError } from '../errors.js';
 import { retryLaterError } from '../plugins/error-handler.js';
 import apiKeysPage from './api-keys.js';
 import assetRoutes from './assets.js';
@@ -37,7 +37,8 @@ export { explainSignInError } from './sign-in.js';
  */
 function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
   app.setErrorHandler(async (err: FastifyError, request, reply) => {
-    const later = retryLaterError(request, err);
+    // The database, a concurrent transaction, or a busy Markdown renderer (lib/markdown/renderer.ts).
+    const later = retryLaterError(request, err) ?? (err instanceof UnavailableError ? err : undefined);
     // No session lookup for the nav: the database is what is missing, or busy.
     if (later) return sendPage(reply.headers(later.headers), errorPage(pageContext(app, request), 503, null), 503);
     const status = err instanceof AppError ? err.statusCode : hasZodFastifySchemaValidationErrors(err) ? 404 : (err.statusCode ?? 500);

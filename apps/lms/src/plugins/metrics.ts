@@ -219,6 +219,36 @@ export default fp(
       },
     });
 
+    // Chapters' Markdown (lib/markdown/renderer.ts), read at scrape time.
+    new Counter({
+      name: 'lms_markdown_renders_total',
+      help: "Chapter texts rendered (not from the cache) by outcome: rendered, too_deep (HTML nested deeper than the limit: shown with the author's HTML as text), timed_out and failed (shown as plain text)",
+      labelNames: ['outcome'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const [outcome, n] of Object.entries(app.markdown.stats().renders)) this.inc({ outcome }, n);
+      },
+    });
+    new Counter({
+      name: 'lms_markdown_cache_hits_total',
+      help: 'Chapter texts shown from the cache of rendered Markdown (or sharing a render in progress)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(app.markdown.stats().cacheHits);
+      },
+    });
+    new Counter({
+      name: 'lms_markdown_busy_refusals_total',
+      help: 'Pages answered 503 because too many chapter texts were waiting for the Markdown worker',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(app.markdown.stats().busyRefusals);
+      },
+    });
+
     const metrics: LmsMetrics = {
       ...base,
       webhookDelivery(result) {
@@ -244,5 +274,5 @@ export default fp(
     };
     app.decorate('metrics', metrics);
   },
-  { name: 'metrics', dependencies: ['database'] },
+  { name: 'metrics', dependencies: ['database', 'markdown'] },
 );

@@ -3,6 +3,7 @@ import { type Db, inTransaction } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { NotFoundError, UnprocessableError } from '../../errors.js';
+import { MalformedPictureError, type PictureHeader, type PictureKind, readPictureHeader } from './picture-header.js';
 import { type AuthoringContext, findAuthoredCourse, lockAuthoredCourse } from '../authoring/authors.js';
 import { recordChange } from '../authoring/history.js';
 
@@ -10,15 +11,56 @@ import { recordChange } from '../authoring/history.js';
 // is, is decided by its first bytes, never by its name or the browser's Content-Type; only PNG,
 // JPEG, WebP and GIF are kept, decoded and re-encoded by sharp (which also refuses a file that
 // only starts like a picture), and made at most PICTURE_MAX_WIDTH wide for the catalog.
+//
+// Decoding is bounded before it starts (docs/authoring.md, "Media"): the file's structure is
+// read without decoding (./picture-header.ts) and its pixels, over all the frames a decoder would
+// paint, held to PICTURE_LIMITS; sharp's own reading of the header must say the same kind and stay
+// within them. A 2.6 KB GIF of 38 frames of 1000 x 1000 cost 2-9 s of CPU before.
 
 export const PICTURE_TYPES = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' } as const;
-export type PictureKind = keyof typeof PICTURE_TYPES;
+export type { PictureKind };
 
 /** Pictures wider than this are scaled down (the catalog and chapter pages never show them larger). */
 export const PICTURE_MAX_WIDTH = 1600;
 
+/** What a picture may hold; each refusal is a 422 naming the limit. */
+export const PICTURE_LIMITS = {
+  /** Pixels of one frame (width x height), any kind. */
+  pixels: 40_000_000,
+  /** Frames of a GIF. */
+  gifFrames: 300,
+  /** Pixels of a GIF over all its frames (frames x canvas): re-encoding a GIF costs about 0.1 s of CPU per million. */
+  gifPixels: 8_000_000,
+  /** Scans of a JPEG (a progressive file decodes the picture again with each). */
+  jpegScans: 100,
+} as const;
+
 /** 422: not one of the picture kinds we keep (an SVG, an HTML page named .png, a PDF…). */
 export class UnsupportedPictureError extends UnprocessableError {}
+
+/** 422: a picture over one of PICTURE_LIMITS (`limit`), with what it holds. */
+export class PictureTooLargeError extends UnprocessableError {
+  constructor(
+    readonly limit: keyof typeof PICTURE_LIMITS,
+    readonly header: PictureHeader,
+  ) {
+    const { width, height, frames, scans } = header;
+    const holds = limit === 'jpegScans' ? `${scans} scans` : `${frames} x ${width} x ${height} pixels (frames x width x height)`;
+    super(`The picture holds ${holds}: the limit is ${PICTURE_LIMITS[limit]} (${limit})`);
+  }
+}
+
+/** 422: a file name sent with a control character (NUL, a line break…), which no file of a person's has. */
+export class PictureNameError extends UnprocessableError {}
+
+/** Which of PICTURE_LIMITS a picture of this header is over, or null. */
+export function pictureOverLimit(kind: PictureKind, h: PictureHeader): keyof typeof PICTURE_LIMITS | null {
+  if (h.width * h.height > PICTURE_LIMITS.pixels) return 'pixels';
+  if (kind === 'gif' && h.frames > PICTURE_LIMITS.gifFrames) return 'gifFrames';
+  if (kind === 'gif' && h.frames * h.width * h.height > PICTURE_LIMITS.gifPixels) return 'gifPixels';
+  if (kind === 'jpeg' && (h.scans ?? 0) > PICTURE_LIMITS.jpegScans) return 'jpegScans';
+  return null;
+}
 
 /** The kind of picture these bytes are, by their signature; null for anything else. */
 export function sniffPicture(bytes: Uint8Array): PictureKind | null {
@@ -78,12 +120,39 @@ export function postgresPictureStore(db: Db): PictureStore {
   };
 }
 
-/** Decodes, checks and scales a picture; 415 for anything that is not a PNG, JPEG, WebP or GIF picture. */
+/**
+ * Checks, decodes and scales a picture; 422 for anything that is not a PNG, JPEG, WebP or GIF
+ * picture, or one over PICTURE_LIMITS (found before a pixel is decoded).
+ */
 export async function preparePicture(bytes: Buffer): Promise<{ kind: PictureKind; bytes: Buffer; width: number; height: number }> {
   const kind = sniffPicture(bytes);
   if (kind === null) throw new UnsupportedPictureError('Only PNG, JPEG, WebP and GIF pictures are accepted (the file is something else)');
+  const unreadable = () => new UnsupportedPictureError(`The file starts like a ${kind.toUpperCase()} picture but is not a readable one`);
+  let header: PictureHeader;
   try {
-    const image = sharp(bytes, { animated: kind === 'gif', limitInputPixels: 40_000_000 }).rotate();
+    header = readPictureHeader(bytes, kind);
+  } catch (err) {
+    if (err instanceof MalformedPictureError) throw unreadable();
+    throw err;
+  }
+  const over = pictureOverLimit(kind, header);
+  if (over) throw new PictureTooLargeError(over, header);
+  const options = { animated: kind === 'gif', limitInputPixels: PICTURE_LIMITS.pixels };
+  // What sharp reads from the header (no pixels yet) must be the same kind, within the same limits.
+  const meta = await sharp(bytes, options)
+    .metadata()
+    .catch(() => null);
+  if (!meta || meta.format !== kind || !meta.width || !meta.height) throw unreadable();
+  const seen = {
+    width: meta.width,
+    height: meta.pageHeight ?? meta.height,
+    frames: kind === 'gif' ? (meta.pages ?? 1) : 1,
+    scans: header.scans,
+  };
+  const overAsRead = pictureOverLimit(kind, seen);
+  if (overAsRead) throw new PictureTooLargeError(overAsRead, seen);
+  try {
+    const image = sharp(bytes, options).rotate();
     const resized = image.resize({ width: PICTURE_MAX_WIDTH, withoutEnlargement: true });
     const { data, info } = await resized.toFormat(kind).toBuffer({ resolveWithObject: true });
     return { kind, bytes: data, width: info.width, height: info.pageHeight ?? info.height };
@@ -102,6 +171,8 @@ export async function uploadPicture(
 ): Promise<StoredPicture> {
   // The right first (a 404/403 costs no decoding), then the work outside any transaction.
   await findAuthoredCourse(db, ctx.author, { course: courseId });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
+  if (/[\u0000-\u001f\u007f]/.test(file.name)) throw new PictureNameError('The file name holds a control character (NUL, a line break…)');
   const prepared = await preparePicture(file.bytes);
   const sha256 = createHash('sha256').update(prepared.bytes).digest('hex');
   return inTransaction(db, async (tx) => {
@@ -114,7 +185,8 @@ export async function uploadPicture(
         bytes: prepared.bytes,
         width: prepared.width,
         height: prepared.height,
-        originalName: file.name.slice(0, 200),
+        // Cut at 200 characters, never inside one (half a surrogate pair cannot be stored).
+        originalName: Array.from(file.name).slice(0, 200).join(''),
         uploadedBy: ctx.author.kind === 'session' ? ctx.author.userId : null,
       },
       tx,

@@ -32,7 +32,7 @@ import { MARKDOWN_PAGE_CSP, sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { href, html, type Html } from '../view/html.js';
 import { page } from '../view/layout.js';
-import { renderMarkdown } from '../view/markdown.js';
+import { markdownFragment } from '../view/markdown.js';
 import { certificateCard, statusNotice } from './certificate-card.js';
 import { nextStepBox, outline, stepName } from './outline.js';
 
@@ -89,10 +89,12 @@ const learnPages: FastifyPluginAsyncZod = async (app) => {
         : done
           ? html`<p><span class="badge completed">${t.learn.chapter.completed}</span> ${t.path.chapterDone}</p>`
           : html`<form method="post" action="${href('/learn/chapters', row.id, 'complete')}"><button type="submit">${t.learn.chapter.markComplete}</button></form>`;
+      // Once per chapter text for every reader, off the event loop (lib/markdown/renderer.ts).
+      const content = await app.markdown.render(row.content);
       const main = html`<p class="muted">${t.learn.chapter.ofCourse(row.courseName, row.moduleName)}</p>
 <h1>${row.name}</h1>
 ${preview && html`<p class="notice">${t.path.manager.previewBanner}</p>`}
-<article class="card">${renderMarkdown(row.content)}</article>
+<article class="card">${markdownFragment(content)}</article>
 ${action}
 ${(preview || done) && nextStepBox(ctx, path, step)}`;
       return sendPage(

@@ -1,7 +1,8 @@
-import { CoursePatchBody, type QuizInput, QuizBody, type QuizOut } from '@lms/contracts';
+import { AUTHORING_LIMITS, ChapterBody, CoursePatchBody, type QuizInput, QuizBody, type QuizOut } from '@lms/contracts';
 import type { z } from 'zod';
 import type { CourseRow } from '../../domain/authoring/authors.js';
 import { courseFieldsOf } from '../../domain/authoring/index.js';
+import type { PageContext } from '../i18n/index.js';
 
 // What the studio's plain HTML forms send (flat strings, ../form-body.ts) turned into the authoring
 // API's own bodies, checked by the API's own schemas; and the other way, a stored row as the
@@ -285,4 +286,21 @@ export function videoEmbedUrl(input: string, allowedHosts: readonly string[]): s
 export function videoMarkdown(embedUrl: string, title: string): string {
   const safeTitle = title.replace(/["<>&]/g, '');
   return `\n\n<iframe src="${embedUrl}" title="${safeTitle}" width="560" height="315" allowfullscreen></iframe>\n`;
+}
+
+/** The API's own rule for a chapter's content (length, no NUL, no lone surrogate). */
+const ChapterContent = ChapterBody.shape.content;
+
+/**
+ * What is wrong with a chapter's typed content, in the person's words, or null: the limits of a
+ * saved chapter (AUTHORING_LIMITS.chapterContentChars characters, text PostgreSQL can store), so
+ * that neither a save nor a preview renders more than a chapter may hold.
+ */
+export function chapterContentProblem(ctx: PageContext, content: string | undefined): string | null {
+  const value = content ?? '';
+  const words = ctx.t.studio.chapter;
+  if (value.length > AUTHORING_LIMITS.chapterContentChars)
+    return words.tooLong(ctx.f.number(AUTHORING_LIMITS.chapterContentChars), ctx.f.number(value.length));
+  if (!ChapterContent.safeParse(value).success) return words.notText;
+  return null;
 }

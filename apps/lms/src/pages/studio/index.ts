@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import { HtmlPage, MAX_ID, QUESTION_KINDS, type QuizOut, RedirectResponse } from '@lms/contracts';
+import { AUTHORING_LIMITS, HtmlPage, MAX_ID, QUESTION_KINDS, type QuizOut, RedirectResponse } from '@lms/contracts';
 import { sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -33,6 +33,9 @@ import {
   deletePicture,
   findCoursePicture,
   listPictures,
+  PICTURE_LIMITS,
+  PictureNameError,
+  PictureTooLargeError,
   picturePath,
   postgresPictureStore,
   UnsupportedPictureError,
@@ -46,11 +49,12 @@ import { MARKDOWN_PAGE_CSP, sendPage } from '../send.js';
 import { type PageSession, pageSession } from '../session.js';
 import { type Html, href, html, join } from '../view/html.js';
 import { page } from '../view/layout.js';
-import { renderMarkdown } from '../view/markdown.js';
+import { MARKDOWN_MAX_NESTING, markdownFragment } from '../view/markdown.js';
 import {
   DETAIL_SECTIONS,
   type FieldErrors,
   type FormValues,
+  chapterContentProblem,
   quizBody,
   quizValues,
   SETTINGS_GROUPS,
@@ -95,6 +99,13 @@ const formSchema = (summary: string, params: z.ZodType = IdParams) => ({
   body: Form,
   response: { 200: HtmlPage, 303: RedirectResponse, 409: HtmlPage, 413: HtmlPage, 422: HtmlPage },
 });
+
+/**
+ * The largest chapter form: the content limit in characters, each at most 9 bytes once
+ * percent-encoded (a UTF-8 character of three bytes; a four-byte one is two UTF-16 characters),
+ * and room for the other fields.
+ */
+const CHAPTER_FORM_BODY_LIMIT = AUTHORING_LIMITS.chapterContentChars * 9 + 64 * 1024;
 
 const studio: FastifyPluginAsyncZod = async (app) => {
   acceptFormBodies(app, app.config.AUTHORING_BODY_LIMIT_BYTES);
@@ -673,6 +684,19 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
               html`<li><img src="${href(picturePath(p))}" alt="" width="80"> <code>![${p.originalName.replace(/[[\]]/g, '')}](${picturePath(p)})</code></li>`,
           )}</ul><p><a href="${href('/dashboard/studio/courses', course.id, 'pictures')}">${s.chapter.uploadHere}</a></p>`;
     const previewSource = options.previewTyped ? (values.content ?? '') : options.storedContent;
+    // Rendered once per text, off the event loop (lib/markdown/renderer.ts); the author is told
+    // when learners will not see it formatted.
+    const rendered = await app.markdown.render(previewSource);
+    const renderNote =
+      rendered.outcome !== 'rendered' &&
+      flash(
+        rendered.outcome === 'too_deep'
+          ? s.chapter.tooDeep(ctx.f.number(MARKDOWN_MAX_NESTING))
+          : rendered.outcome === 'timed_out'
+            ? s.chapter.renderTimedOut
+            : s.chapter.renderFailed,
+        'error',
+      );
     return html`${options.note ?? false}${options.compare ?? false}
 <h2>${s.chapter.title(values.name ?? '')}</h2>
 <form method="post" action="${href('/dashboard/studio/chapters', chapterId)}" class="stack editor">
@@ -686,7 +710,7 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
 </form>
 <section class="card" aria-labelledby="pics"><h2 id="pics">${s.chapter.pictures}</h2>${pictureList}</section>
 <section class="card chapter-preview" aria-labelledby="preview"><h2 id="preview">${options.previewTyped ? s.chapter.previewOf : s.chapter.preview}</h2>
-<div class="markdown">${renderMarkdown(previewSource)}</div></section>`;
+${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>`;
   };
 
   app.get(
@@ -704,7 +728,12 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
 
   app.post(
     '/studio/chapters/:id',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Saves a chapter (or previews it, or adds a video)') },
+    {
+      config: { auth: true, csrf: 'form' },
+      schema: formSchema('Saves a chapter (or previews it, or adds a video)'),
+      // A chapter's form, not the 4 MiB of a course document: a bigger body is a 413 page before it is parsed.
+      bodyLimit: CHAPTER_FORM_BODY_LIMIT,
+    },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { course, chapter } = await chapterOf(actx, idOf(request));
@@ -719,6 +748,9 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
           show(reply, ctx, session, course, 'outline', s.chapter.title(chapter.name), body, status, MARKDOWN_PAGE_CSP),
         );
       const action = String(typed.action ?? 'save');
+      // What is typed is checked as a saved chapter is (the content limit) before it is rendered or saved.
+      const contentProblem = chapterContentProblem(ctx, typed.content);
+      if (contentProblem !== null) return again({ content: contentProblem }, 422, { note: flash(s.fixBelow, 'error') });
       if (action === 'preview') return again({}, 200, { previewTyped: true });
       if (action === 'video') {
         const embed = videoEmbedUrl(String(typed.videoUrl ?? ''), app.config.STUDIO_VIDEO_HOSTS);
@@ -728,6 +760,8 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
           });
         typed.content = `${String(typed.content ?? '').trimEnd()}${videoMarkdown(embed, String(typed.name ?? 'Video'))}`;
         typed.videoUrl = '';
+        const withVideo = chapterContentProblem(ctx, typed.content);
+        if (withVideo !== null) return again({ content: withVideo }, 422, { note: flash(s.fixBelow, 'error') });
         return again({}, 200, { previewTyped: true });
       }
       const name = String(typed.name ?? '').trim();
@@ -1009,6 +1043,8 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
       try {
         await uploadPicture(app.db, store, actx, course.id, { bytes, name });
       } catch (err) {
+        if (err instanceof PictureTooLargeError) return refuse(overLimit(ctx, err), 422);
+        if (err instanceof PictureNameError) return refuse(s.badName, 422);
         if (err instanceof UnsupportedPictureError) return refuse(err.message, 422);
         throw err;
       }
@@ -1119,6 +1155,23 @@ function versionOf(values: FormValues): number | undefined {
 }
 
 /** A BadRequestError's field problems (invalidBody's details), by field name. */
+/** A picture over one of PICTURE_LIMITS, said with its figures and the limit. */
+function overLimit(ctx: PageContext, err: PictureTooLargeError): string {
+  const s = ctx.t.studio.pictures;
+  const n = (v: number) => ctx.f.number(v);
+  const { width, height, frames, scans } = err.header;
+  switch (err.limit) {
+    case 'pixels':
+      return s.tooManyPixels(n(width), n(height), n(PICTURE_LIMITS.pixels));
+    case 'gifFrames':
+      return s.tooManyFrames(n(frames), n(PICTURE_LIMITS.gifFrames));
+    case 'gifPixels':
+      return s.gifTooLarge(n(frames), n(width), n(height), n(frames * width * height), n(PICTURE_LIMITS.gifPixels));
+    case 'jpegScans':
+      return s.tooManyScans(n(scans ?? 0), n(PICTURE_LIMITS.jpegScans));
+  }
+}
+
 function problemsOf(err: BadRequestError): FieldErrors {
   const details = (err as unknown as { details?: { path: string; message: string }[] }).details ?? [];
   return Object.fromEntries(details.map((d) => [d.path.split('.')[0], d.message]));

@@ -94,6 +94,12 @@ export function studioMessagesId() {
         videoRefused: (hosts: string) => `Video hanya dari: ${hosts}.`,
         pictures: 'Gambar kursus: salin baris Markdown ke isi',
         uploadHere: 'Unggah gambar di halaman Gambar.',
+        tooLong: (max: string, typed: string) => `Isi paling banyak ${max} karakter (yang diketik: ${typed}).`,
+        notText: 'Isi memuat karakter yang tidak dapat disimpan (NUL atau surrogate UTF-16 tunggal).',
+        tooDeep: (limit: string) =>
+          `Elemen HTML dalam isi ini bersarang lebih dari ${limit} tingkat: peserta melihat HTML-nya sebagai teks. Tutup elemen yang dibuka.`,
+        renderTimedOut: 'Isi ini terlalu lama diolah: peserta melihatnya sebagai teks biasa. Sederhanakan isinya.',
+        renderFailed: 'Isi ini tidak dapat diolah: peserta melihatnya sebagai teks biasa.',
       },
       quiz: {
         title: (what: string) => `Kuis: ${what}`,
@@ -145,6 +151,13 @@ export function studioMessagesId() {
         uploaded: 'Gambar diunggah.',
         tooLarge: (mb: string) => `Berkas terlalu besar: paling besar ${mb} MB.`,
         noFile: 'Pilih berkas gambar.',
+        tooManyPixels: (w: string, h: string, max: string) =>
+          `Gambar berukuran ${w} × ${h} piksel: paling banyak ${max} piksel (satu bingkai) yang diterima.`,
+        tooManyFrames: (frames: string, max: string) => `GIF ini memiliki ${frames} bingkai: paling banyak ${max} bingkai yang diterima.`,
+        gifTooLarge: (frames: string, w: string, h: string, total: string, max: string) =>
+          `GIF ini memuat ${total} piksel untuk diurai (${frames} × ${w} × ${h}: bingkai × lebar × tinggi): paling banyak ${max} piksel untuk semua bingkai yang diterima.`,
+        tooManyScans: (scans: string, max: string) => `JPEG ini memiliki ${scans} pemindaian (scan): paling banyak ${max} yang diterima.`,
+        badName: 'Nama berkas memuat karakter kendali (NUL, pindah baris…): ganti nama berkas lalu unggah lagi.',
         makeCover: 'Jadikan sampul',
         isCover: 'Sampul',
         delete: 'Hapus',
@@ -273,6 +286,12 @@ export function studioMessagesEn(): StudioMessages {
         videoRefused: (hosts: string) => `Videos only from: ${hosts}.`,
         pictures: "The course's pictures: copy a Markdown line into the content",
         uploadHere: 'Upload pictures on the Pictures page.',
+        tooLong: (max: string, typed: string) => `The content may hold at most ${max} characters (typed: ${typed}).`,
+        notText: 'The content holds a character that cannot be stored (NUL or a lone UTF-16 surrogate).',
+        tooDeep: (limit: string) =>
+          `HTML elements in this content nest more than ${limit} deep: learners see its HTML as text. Close the elements you open.`,
+        renderTimedOut: 'This content took too long to render: learners see it as plain text. Simplify it.',
+        renderFailed: 'This content could not be rendered: learners see it as plain text.',
       },
       quiz: {
         title: (what: string) => `Quiz: ${what}`,
@@ -324,6 +343,13 @@ export function studioMessagesEn(): StudioMessages {
         uploaded: 'Picture uploaded.',
         tooLarge: (mb: string) => `The file is too large: at most ${mb} MB.`,
         noFile: 'Choose a picture file.',
+        tooManyPixels: (w: string, h: string, max: string) =>
+          `The picture is ${w} × ${h} pixels: at most ${max} pixels (one frame) are accepted.`,
+        tooManyFrames: (frames: string, max: string) => `The GIF has ${frames} frames: at most ${max} frames are accepted.`,
+        gifTooLarge: (frames: string, w: string, h: string, total: string, max: string) =>
+          `The GIF holds ${total} pixels to decode (${frames} × ${w} × ${h}: frames × width × height): at most ${max} pixels over all frames are accepted.`,
+        tooManyScans: (scans: string, max: string) => `The JPEG has ${scans} scans: at most ${max} are accepted.`,
+        badName: 'The file name holds a control character (NUL, a line break…): rename the file and upload it again.',
         makeCover: 'Make it the cover',
         isCover: 'Cover',
         delete: 'Delete',
