@@ -39,9 +39,9 @@ export const webhookCommands: CommandGroup = {
       usage: 'webhook add --iss <domain> --url <https-url> [--events <type,...>|all]',
       help: [
         'Registers an endpoint that receives the partner events (Standard Webhooks) of the partner',
-        'whose members they concern. --events lists the types (default all): enrollment.created,',
-        'enrollment.completed, certificate.issued, certificate.revoked, purchase.paid, purchase.refunded,',
-        'purchase.unconfirmed.',
+        'whose members they concern. --events lists the types: enrollment.created, enrollment.completed,',
+        'certificate.issued, certificate.revoked, purchase.paid, purchase.refunded, purchase.unconfirmed;',
+        'or all (the default): every type, those added in later versions too.',
         'The URL must be https and resolve to a public address, unless WEBHOOK_ALLOW_HTTP /',
         'WEBHOOK_ALLOW_PRIVATE_ADDRESSES allow otherwise (the demo). The secret (whsec_...) is shown once.',
       ].join('\n'),

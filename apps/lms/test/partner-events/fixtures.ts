@@ -4,7 +4,6 @@ import { eq, sql } from 'drizzle-orm';
 import type { Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
 import type { DeliverySettings } from '../../src/domain/partner-events/delivery.js';
-import { PARTNER_EVENT_TYPES } from '../../src/domain/partner-events/enqueue.js';
 import { newWebhookSecret } from '../../src/domain/partner-events/signing.js';
 import { buildTestApp } from '../helpers/app.js';
 import { registerPartner, localServer } from '../helpers/sso.js';
@@ -43,10 +42,10 @@ export const fastSettings = (overrides: Partial<DeliverySettings> = {}): Partial
   ...overrides,
 });
 
+/** An endpoint row as `webhook add` stores it (`['all']`: every type, later ones too). */
 export async function addEndpointRow(db: Db, partnerId: number, url: string, eventTypes: string[] = ['all']) {
   const secret = newWebhookSecret();
-  const types = eventTypes[0] === 'all' ? [...PARTNER_EVENT_TYPES] : eventTypes;
-  const [row] = await db.insert(webhookEndpoints).values({ partnerId, url, eventTypes: types, secret }).returning();
+  const [row] = await db.insert(webhookEndpoints).values({ partnerId, url, eventTypes, secret }).returning();
   return row!;
 }
 

@@ -1,7 +1,7 @@
 import { type Db, partners, webhookEndpoints } from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import { BlockedUrlError, checkUrl, type OutboundPolicy } from './outbound.js';
-import { PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
+import { type EventSubscription, PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
 import { newWebhookSecret } from './signing.js';
 
 // Operators' side of partner events: endpoints (add, list, rotate, disable, enable), the delivery
@@ -23,23 +23,26 @@ export interface EndpointView {
   createdAt: Date;
 }
 
-/** Event types from a list (`all` or empty: every type); unknown ones are refused by name. */
-export function eventTypesOf(list: string[]): PartnerEventType[] {
+/**
+ * Event types from a list; `all` or nothing is `['all']`, stored as such so that types added later
+ * reach the endpoint too. Unknown ones are refused by name.
+ */
+export function eventTypesOf(list: string[]): EventSubscription[] {
   const wanted = list
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
-  if (wanted.length === 0 || wanted.includes('all')) return [...PARTNER_EVENT_TYPES];
+  if (wanted.length === 0 || wanted.includes('all')) return ['all'];
   const unknown = wanted.filter((v) => !(PARTNER_EVENT_TYPES as readonly string[]).includes(v));
   if (unknown.length > 0)
     throw new EndpointInputError(`unknown event type ${unknown.join(', ')}; known: ${PARTNER_EVENT_TYPES.join(', ')}`);
-  return [...new Set(wanted)] as PartnerEventType[];
+  return [...new Set(wanted)] as PartnerEventType[] as EventSubscription[];
 }
 
 /** Registers an endpoint; returns it with its secret (shown once). */
 export async function addEndpoint(
   db: Db,
-  input: { issuer: string; url: string; eventTypes: PartnerEventType[] },
+  input: { issuer: string; url: string; eventTypes: EventSubscription[] },
   policy: OutboundPolicy,
 ): Promise<{ id: number; secret: string }> {
   try {
@@ -148,9 +151,7 @@ export async function pointDemoPartnerEvents(
       .where(and(eq(webhookEndpoints.partnerId, partner.id), eq(webhookEndpoints.url, demo.webhookUrl)))
       .returning({ id: webhookEndpoints.id });
     if (updated.length === 0) {
-      await db
-        .insert(webhookEndpoints)
-        .values({ partnerId: partner.id, url: demo.webhookUrl, eventTypes: [...PARTNER_EVENT_TYPES], secret: demo.secret });
+      await db.insert(webhookEndpoints).values({ partnerId: partner.id, url: demo.webhookUrl, eventTypes: ['all'], secret: demo.secret });
     }
   }
   if (demo.memberCheckUrl) {
