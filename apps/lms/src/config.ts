@@ -192,7 +192,11 @@ const Env = z.object({
       .min(0)
       .max(24 * 90),
   ).default(120),
-  /** How long the delivery log (attempts) and finished events are kept (days). */
+  /**
+   * How long the delivery log (attempts) and finished events are kept (days), and how long a
+   * delivery waits for a disabled endpoint before it is dropped (counted in the log and in
+   * lms_webhook_dropped_total).
+   */
   WEBHOOK_LOG_RETENTION_DAYS: optional(z.coerce.number().min(0).max(3650)).default(30),
   /** Plain-http endpoint and member-check URLs allowed (the demo on a laptop only). */
   WEBHOOK_ALLOW_HTTP: optional(boolFlag).default(false),

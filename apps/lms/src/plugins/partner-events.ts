@@ -5,7 +5,6 @@ import {
   DEFAULT_RETRY_SCHEDULE_MS,
   type DeliverySettings,
   type AttemptResult,
-  purgeDeliveryLog,
 } from '../domain/partner-events/delivery.js';
 import type { OutboundPolicy } from '../domain/partner-events/outbound.js';
 
@@ -28,13 +27,12 @@ declare module 'fastify' {
   }
 }
 
-const PURGE_EVERY_MS = 60 * 60_000;
-
 /**
  * The in-process delivery worker of partner events (docs/architecture.md, "Partner events"). Every
  * instance runs it; rows are claimed with FOR UPDATE SKIP LOCKED and a lease, so each delivery has
  * one sender at a time. The timer does not keep the process alive; on close no new round starts
- * and the sends in flight are awaited (each bounded by WEBHOOK_TIMEOUT_MS).
+ * and the sends in flight are awaited (each bounded by WEBHOOK_TIMEOUT_MS). The delivery log's
+ * retention is housekeeping's (plugins/housekeeping.ts).
  */
 export default fp<PartnerEventsOptions>(
   async (app, opts) => {
@@ -57,7 +55,6 @@ export default fp<PartnerEventsOptions>(
     const concurrency = c.WEBHOOK_CONCURRENCY;
     const inFlight = new Set<Promise<unknown>>();
     let closing = false;
-    let lastPurge = 0;
 
     async function round(): Promise<number> {
       if (closing) return 0;
@@ -75,11 +72,6 @@ export default fp<PartnerEventsOptions>(
           return p;
         }),
       );
-      const now = app.clock().getTime();
-      if (now - lastPurge >= PURGE_EVERY_MS) {
-        lastPurge = now;
-        await purgeDeliveryLog(app.db, new Date(now - c.WEBHOOK_LOG_RETENTION_DAYS * 86_400_000), 5_000);
-      }
       return claimed.length;
     }
     app.decorate('deliverDueEvents', round);

@@ -3,6 +3,7 @@ import { type Db, identities, webhookEndpoints } from '@lms/db';
 import { eq, sql } from 'drizzle-orm';
 import type { Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
+import type { LmsConfig } from '../../src/config.js';
 import type { DeliverySettings } from '../../src/domain/partner-events/delivery.js';
 import { newWebhookSecret } from '../../src/domain/partner-events/signing.js';
 import { buildTestApp } from '../helpers/app.js';
@@ -58,11 +59,24 @@ export async function endpointRow(db: Db, id: number) {
 }
 
 /** An LMS with two partners (A, B), a cast, an open course with 2 chapters; learner holds A's identity, otherLearner B's. */
-export async function eventsWorld(t: Test, options: { settings?: Partial<DeliverySettings>; db?: TestDb } = {}) {
+export async function eventsWorld(
+  t: Test,
+  options: {
+    settings?: Partial<DeliverySettings>;
+    db?: TestDb;
+    /** The delivery worker's poll (default 0: no worker, tests call deliverDueEvents). */
+    pollMs?: number;
+    config?: Partial<LmsConfig>;
+    clock?: () => Date;
+  } = {},
+) {
   const { app, db } = await buildTestApp(t, {
     db: options.db,
-    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true },
-    deps: { partnerEvents: { settings: fastSettings(options.settings), pollMs: 0 } },
+    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true, ...options.config },
+    deps: {
+      partnerEvents: { settings: fastSettings(options.settings), pollMs: options.pollMs ?? 0 },
+      ...(options.clock ? { clock: options.clock } : {}),
+    },
   });
   const cast = await makeCast(app, db.db);
   const partnerA = await registerPartner(db.db, { issuer: 'a.example.org' });

@@ -202,23 +202,78 @@ export async function purgeDeliveryLog(db: Db, before: Date, limit: number): Pro
   return affectedRows(a) + affectedRows(e);
 }
 
-/** Queue figures for metrics: pending deliveries (active endpoints) and the age of the oldest. */
-export async function queueStats(db: Db, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
+/**
+ * Drops up to `limit` deliveries still waiting for a disabled endpoint whose event is older than
+ * `before` (the retention, WEBHOOK_LOG_RETENTION_DAYS): what waits for a disabled endpoint is
+ * bounded (docs/architecture.md, "Events wait for a disabled endpoint"). Returns how many were
+ * dropped, by endpoint id, for the log and the metric.
+ */
+export async function dropExpiredWaiting(db: Db, before: Date, limit: number): Promise<Map<number, number>> {
   const { rows } = await db.execute(sql`
-    select count(*)::int as depth, min(d.created_at) as oldest from webhook_deliveries d
-    join webhook_endpoints w on w.id = d.endpoint_id where d.status = 'pending' and w.status = 'active'`);
-  const r = rows[0] as { depth: number; oldest: string | Date | null };
-  return { depth: r.depth, oldestAgeSeconds: r.oldest ? Math.max(0, (now.getTime() - new Date(r.oldest).getTime()) / 1000) : 0 };
+    with gone as (
+      delete from webhook_deliveries where id in
+        (select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+         where d.status = 'pending' and w.status = 'disabled' and d.created_at < ${before.toISOString()}::timestamptz limit ${limit})
+      returning endpoint_id
+    )
+    select endpoint_id as "endpointId", count(*)::int as n from gone group by endpoint_id`);
+  return new Map((rows as Array<{ endpointId: number; n: number }>).map((r) => [Number(r.endpointId), Number(r.n)]));
 }
 
-/** Replays: the event's deliveries (or every event of the endpoint since a time) due again now. */
+export interface QueueStats {
+  /** Pending deliveries of active endpoints. */
+  depth: number;
+  /** Age of the oldest of them (0 when none). */
+  oldestAgeSeconds: number;
+  /** Pending deliveries waiting for a disabled endpoint. */
+  waitingForDisabled: number;
+}
+
+/** Queue figures for metrics, in one statement. */
+export async function queueStats(db: Db, now: Date): Promise<QueueStats> {
+  const { rows } = await db.execute(sql`
+    select count(*) filter (where w.status = 'active')::int as depth,
+      min(d.created_at) filter (where w.status = 'active') as oldest,
+      count(*) filter (where w.status <> 'active')::int as waiting
+    from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.status = 'pending'`);
+  const r = rows[0] as { depth: number; oldest: string | Date | null; waiting: number };
+  return {
+    depth: r.depth,
+    oldestAgeSeconds: r.oldest ? Math.max(0, (now.getTime() - new Date(r.oldest).getTime()) / 1000) : 0,
+    waitingForDisabled: r.waiting,
+  };
+}
+
+/**
+ * Replays: one event, or every event of an endpoint's partner since a time, due again now to the
+ * endpoints that want it. A delivery that was never made (the event came before the endpoint was
+ * added, or while an older version queued nothing for a disabled endpoint) is made now, from the
+ * event kept in the outbox; one in flight keeps its lease. Deliveries of a disabled endpoint wait
+ * for it to be enabled. Returns how many deliveries are due (or waiting) again.
+ */
 export async function replay(db: Db, target: { eventId: string } | { endpointId: number; since: Date }, now: Date): Promise<number> {
   const nowIso = now.toISOString();
-  const where =
+  const which =
     'eventId' in target
-      ? sql`event_id = ${target.eventId}`
-      : sql`endpoint_id = ${target.endpointId} and created_at >= ${target.since.toISOString()}::timestamptz`;
-  const res = await db.execute(sql`update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = ${nowIso}::timestamptz,
-    locked_until = null, delivered_at = null where ${where}`);
-  return affectedRows(res);
+      ? sql`e.id = ${target.eventId}`
+      : sql`w.id = ${target.endpointId} and e.occurred_at >= ${target.since.toISOString()}::timestamptz`;
+  const { rows } = await db.execute(sql`
+    with targets as (
+      select e.id as event_id, w.id as endpoint_id, e.occurred_at from partner_events e
+      join webhook_endpoints w on w.partner_id = e.partner_id
+      where ${which}
+    ), again as (
+      update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = ${nowIso}::timestamptz, delivered_at = null
+      from targets t where d.event_id = t.event_id and d.endpoint_id = t.endpoint_id
+      returning 1
+    ), made as (
+      insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select t.event_id, t.endpoint_id, ${nowIso}::timestamptz, t.occurred_at from targets t
+      join partner_events e on e.id = t.event_id join webhook_endpoints w on w.id = t.endpoint_id
+      where w.event_types && array[e.type, 'all']::text[]
+      on conflict (event_id, endpoint_id) do nothing
+      returning 1
+    )
+    select (select count(*) from again)::int + (select count(*) from made)::int as n`);
+  return (rows[0] as { n: number }).n;
 }

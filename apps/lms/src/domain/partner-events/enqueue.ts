@@ -31,11 +31,13 @@ export interface PartnerEventInput {
 
 /**
  * Writes the event to the outbox, in the caller's transaction (`tx`): one partner_events row per
- * partner of whom the member holds an identity and that has an active endpoint wanting this type
+ * partner of whom the member holds an identity and that has an endpoint wanting this type
  * (carrying that partner's iss and membershipId, never another's), and one pending delivery per
- * such endpoint. An endpoint stored with `all` wants every type, those added later too. One
- * statement; nothing at all when no endpoint wants it, so the write that causes an event costs
- * one indexed lookup more when nobody listens. Returns how many deliveries it queued.
+ * such endpoint, active or disabled: a disabled endpoint's deliveries wait until it is enabled
+ * (docs/architecture.md, "Events wait for a disabled endpoint"). An endpoint stored with `all`
+ * wants every type, those added later too. One statement; nothing at all when no endpoint wants
+ * it, so the write that causes an event costs one indexed lookup more when nobody listens.
+ * Returns how many deliveries it queued.
  */
 export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Promise<number> {
   const at = event.occurredAt.toISOString();
@@ -45,8 +47,7 @@ export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Pro
       select p.id as partner_id, i.issuer, i.membership_id
       from identities i join partners p on p.issuer = i.issuer
       where i.user_id = ${event.userId}
-        and exists (select 1 from webhook_endpoints w
-                    where w.partner_id = p.id and w.status = 'active' and w.event_types && ${wants})
+        and exists (select 1 from webhook_endpoints w where w.partner_id = p.id and w.event_types && ${wants})
     ), ev as (
       insert into partner_events (id, partner_id, type, user_id, data, occurred_at)
       select 'msg_' || replace(gen_random_uuid()::text, '-', ''), partner_id, ${event.type}, ${event.userId},
@@ -60,7 +61,7 @@ export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Pro
     ), queued as (
       insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
       select ev.id, w.id, ${at}::timestamptz, ${at}::timestamptz
-      from ev join webhook_endpoints w on w.partner_id = ev.partner_id and w.status = 'active' and w.event_types && ${wants}
+      from ev join webhook_endpoints w on w.partner_id = ev.partner_id and w.event_types && ${wants}
       returning 1
     )
     select count(*)::int as n from queued`);
