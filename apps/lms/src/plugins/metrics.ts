@@ -194,7 +194,7 @@ export default fp(
     // Partner events (docs/operations.md, "Partner events").
     const webhookDeliveries = new Counter({
       name: 'lms_webhook_deliveries_total',
-      help: 'Partner-event delivery attempts by result: delivered (2xx), retry (error, timeout, non-2xx; tried again later), gone (410: endpoint disabled), failed (schedule ran out), blocked (address not allowed)',
+      help: 'Partner-event delivery attempts by result: delivered (2xx), retry (error, timeout, non-2xx; tried again later), gone (410: endpoint disabled), failed (schedule ran out), blocked (URL refused by our outbound rules: endpoint disabled, deliveries wait)',
       labelNames: ['result'] as const,
       registers,
     });

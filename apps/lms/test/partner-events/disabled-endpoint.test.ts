@@ -7,9 +7,10 @@ import { makeCourse } from '../learning/enrolment-fixtures.js';
 import { addEndpointRow, drain, endpointRow, eventsWorld, receiver } from './fixtures.js';
 
 // Issue 40, finding 7: events were queued only for active endpoints, so whatever happened while an
-// endpoint was disabled (by an operator, by a 410, after failing for days) was never sent, and the
-// runbook's `webhook replay <id> --since` found nothing to send again. Now a disabled endpoint's
-// deliveries wait and go out when it is enabled (their bound: waiting-retention.test.ts).
+// endpoint was disabled (by an operator, by a 410, after failing for days, or because our own
+// outbound rules refused its URL: blocked-url.test.ts) was never sent, and the runbook's
+// `webhook replay <id> --since` found nothing to send again. Now a disabled endpoint's deliveries
+// wait and go out when it is enabled (their bound: waiting-retention.test.ts).
 
 t.test('an event while an endpoint is disabled waits and arrives after `webhook enable`', async (t) => {
   const w = await eventsWorld(t);

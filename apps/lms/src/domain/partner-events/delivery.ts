@@ -6,7 +6,8 @@ import { signatureHeader } from './signing.js';
 // The delivery side of partner events (docs/architecture.md, "Partner events"): claim due
 // deliveries under a lease (FOR UPDATE SKIP LOCKED, then locked_until), send them signed, log
 // each attempt, and decide what comes next: delivered, retry later (backoff with jitter, at least
-// Retry-After), stopped (410: the endpoint is disabled), or failed (the schedule ran out).
+// Retry-After), stopped (410: the endpoint is disabled), failed (the schedule ran out), or blocked
+// (our outbound rules refuse the URL: the endpoint is disabled at once and its deliveries wait).
 
 export interface DeliverySettings {
   /** Waits before each retry, in ms (the first attempt is immediate); its length is the number of retries. */
@@ -148,7 +149,7 @@ export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySett
   const latencyMs = Math.round(performance.now() - t0);
   const now = clock();
   const attempts = c.attempts + 1;
-  if ((result === 'retry' || result === 'blocked') && attempts > settings.retryScheduleMs.length) result = 'failed';
+  if (result === 'retry' && attempts > settings.retryScheduleMs.length) result = 'failed';
 
   const nowIso = now.toISOString();
   await db.transaction(async (tx) => {
@@ -159,6 +160,17 @@ export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySett
       await tx.execute(sql`update webhook_deliveries set status = 'delivered', attempts = ${attempts}, delivered_at = ${nowIso}::timestamptz,
         last_status_code = ${statusCode}, locked_until = null where id = ${c.deliveryId}`);
       await tx.execute(sql`update webhook_endpoints set failing_since = null where id = ${c.endpointId} and failing_since is not null`);
+      return;
+    }
+    if (result === 'blocked') {
+      // Our own rules refuse the URL (not https, credentials in it, an address that is not public):
+      // no retry can change that, so the endpoint is disabled at once with the reason and this
+      // delivery, like every other, waits for it (not an attempt of the schedule). An operator
+      // fixes the cause (the partner's DNS, WEBHOOK_ALLOW_*), then enables it: nothing is lost.
+      await tx.execute(sql`update webhook_deliveries set locked_until = null where id = ${c.deliveryId}`);
+      await tx.execute(sql`update webhook_endpoints set status = 'disabled', disabled_at = ${nowIso}::timestamptz,
+        disabled_reason = ${`our outbound rules refuse its URL: ${excerpt}`.slice(0, EXCERPT_CHARS)}
+        where id = ${c.endpointId} and status = 'active'`);
       return;
     }
     if (result === 'gone') {
