@@ -222,8 +222,14 @@ const Env = z.object({
   NODE_ENV: optional(z.string().max(40)),
   /** How often an instance looks for due deliveries (ms); 0 turns the delivery worker off. */
   WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(1_000),
-  /** Deliveries one instance sends at once. */
-  WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(8),
+  /** Deliveries one instance sends at once (they wait on the network, not the CPU). */
+  WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(16),
+  /**
+   * Deliveries one instance sends at once to one endpoint: an endpoint that hangs holds this many
+   * of the WEBHOOK_CONCURRENCY slots until its sends time out, never the others' (at most
+   * WEBHOOK_CONCURRENCY).
+   */
+  WEBHOOK_ENDPOINT_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(4),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */

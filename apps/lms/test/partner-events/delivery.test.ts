@@ -279,13 +279,17 @@ t.test('outbound safety: non-public addresses refused unless allowed', async (t)
 });
 
 t.test('two instances on one database deliver each event once', async (t) => {
-  const first = await eventsWorld(t);
+  // The lease is what keeps them apart while a send is in flight; a lease that runs out (a send
+  // held past it on a machine under load) means a second send, as promised (at least once). This
+  // test is about SKIP LOCKED and the lease, not about their running out: a lease of a minute.
+  const lease = { leaseMs: 60_000 };
+  const first = await eventsWorld(t, { settings: lease });
   const { buildTestApp } = await import('../helpers/app.js');
   const { fastSettings } = await import('./fixtures.js');
   const { app: second } = await buildTestApp(t, {
     db: first.db,
     config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true },
-    deps: { partnerEvents: { settings: fastSettings(), pollMs: 0 } },
+    deps: { partnerEvents: { settings: fastSettings(lease), pollMs: 0 } },
   });
   const a = await receiver(t, (_n, _req, res) => setTimeout(() => res.end('ok'), 20));
   await addEndpointRow(first.db.db, first.partnerA, a.url);

@@ -90,7 +90,7 @@ export async function eventsWorld(
 }
 
 /** Runs delivery rounds until nothing is pending and due soon, waiting for due times between rounds (at most `rounds`). */
-export async function drain(app: LmsApp, db: Db, rounds = 20): Promise<void> {
+export async function drain(app: LmsApp, db: Db, rounds = 200): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     await app.deliverDueEvents();
     const { rows } = await db.execute(

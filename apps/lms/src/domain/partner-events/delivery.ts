@@ -8,6 +8,8 @@ import { signatureHeader } from './signing.js';
 // each attempt, and decide what comes next: delivered, retry later (backoff with jitter, at least
 // Retry-After), stopped (410: the endpoint is disabled), failed (the schedule ran out), or blocked
 // (our outbound rules refuse the URL: the endpoint is disabled at once and its deliveries wait).
+// One claimed delivery is one job: attemptDelivery neither knows nor cares who claimed it
+// (worker.ts today, a job queue later).
 
 export interface DeliverySettings {
   /** Waits before each retry, in ms (the first attempt is immediate); its length is the number of retries. */
@@ -50,22 +52,41 @@ interface Claimed {
   failingSince: string | null;
 }
 
+export interface EndpointShare {
+  /** Deliveries of one endpoint a claimer sends at once, at most. */
+  max: number;
+  /** The claimer's sends in flight, by endpoint id: those count against `max`. */
+  busy?: ReadonlyMap<number, number>;
+}
+
 /**
- * Claims up to `limit` due deliveries of active endpoints for `leaseMs`: rows another worker holds
- * are skipped (SKIP LOCKED while claiming, then the lease), so two instances never send one
- * delivery at once; a killed instance's lease runs out and the delivery is due again.
+ * Claims up to `limit` due deliveries of active endpoints for `leaseMs`, at most `share.max` per
+ * endpoint counting the claimer's sends in flight (docs/architecture.md, "One slow partner
+ * delays nobody"): an endpoint that hangs holds its share, never the others'. Oldest due first
+ * across endpoints. Rows another worker holds are skipped (SKIP LOCKED while claiming, then the
+ * lease), so two instances never send one delivery at once; a killed instance's lease runs out and
+ * the delivery is due again. Each active endpoint's due rows are read through its own index range
+ * (endpoint, next attempt): a disabled endpoint's waiting deliveries are never scanned.
  */
-export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number): Promise<Claimed[]> {
+export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number, share?: EndpointShare): Promise<Claimed[]> {
   const nowIso = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();
+  const max = share?.max ?? limit;
+  const busy = JSON.stringify(Object.fromEntries(share?.busy ?? []));
   const { rows } = await db.execute(sql`
     with due as (
-      select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-      where d.status = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz) and w.status = 'active'
+      select d.id, d.next_attempt_at from webhook_endpoints w
+      cross join lateral (
+        select d.id, d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
+          and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz)
+        order by d.next_attempt_at, d.id
+        limit greatest(0, ${max}::int - coalesce((${busy}::jsonb ->> w.id::text)::int, 0))
+        for update of d skip locked
+      ) d
+      where w.status = 'active'
       order by d.next_attempt_at, d.id
       limit ${limit}
-      for update of d skip locked
     ), claimed as (
       update webhook_deliveries d set locked_until = ${until}::timestamptz from due where d.id = due.id
       returning d.id, d.attempts, d.event_id, d.endpoint_id
@@ -74,7 +95,12 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number
       w.id as "endpointId", w.url, w.secret, w.previous_secret as "previousSecret",
       w.previous_secret_until as "previousSecretUntil", w.failing_since as "failingSince"
     from claimed c join partner_events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`);
-  return (rows as unknown as Claimed[]).map((r) => ({ ...r, seq: Number(r.seq), attempts: Number(r.attempts) }));
+  return (rows as unknown as Claimed[]).map((r) => ({
+    ...r,
+    deliveryId: Number(r.deliveryId),
+    seq: Number(r.seq),
+    attempts: Number(r.attempts),
+  }));
 }
 
 /** The body a receiver gets: Standard Webhooks' {type, timestamp, data}, plus how to order and deduplicate. */
