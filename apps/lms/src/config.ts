@@ -192,7 +192,11 @@ const Env = z.object({
       .min(0)
       .max(24 * 90),
   ).default(120),
-  /** How long the delivery log (attempts) and finished events are kept (days). */
+  /**
+   * How long the delivery log (attempts) and finished events are kept (days), and how long a
+   * delivery waits for a disabled endpoint before it is dropped (counted in the log and in
+   * lms_webhook_dropped_total).
+   */
   WEBHOOK_LOG_RETENTION_DAYS: optional(z.coerce.number().min(0).max(3650)).default(30),
   /** Plain-http endpoint and member-check URLs allowed (the demo on a laptop only). */
   WEBHOOK_ALLOW_HTTP: optional(boolFlag).default(false),
@@ -218,8 +222,14 @@ const Env = z.object({
   NODE_ENV: optional(z.string().max(40)),
   /** How often an instance looks for due deliveries (ms); 0 turns the delivery worker off. */
   WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(1_000),
-  /** Deliveries one instance sends at once. */
-  WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(8),
+  /** Deliveries one instance sends at once (they wait on the network, not the CPU). */
+  WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(16),
+  /**
+   * Deliveries one instance sends at once to one endpoint: an endpoint that hangs holds this many
+   * of the WEBHOOK_CONCURRENCY slots until its sends time out, never the others' (at most
+   * WEBHOOK_CONCURRENCY).
+   */
+  WEBHOOK_ENDPOINT_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(4),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */

@@ -39,9 +39,9 @@ export const webhookCommands: CommandGroup = {
       usage: 'webhook add --iss <domain> --url <https-url> [--events <type,...>|all]',
       help: [
         'Registers an endpoint that receives the partner events (Standard Webhooks) of the partner',
-        'whose members they concern. --events lists the types (default all): enrollment.created,',
-        'enrollment.completed, certificate.issued, certificate.revoked, purchase.paid, purchase.refunded,',
-        'purchase.unconfirmed.',
+        'whose members they concern. --events lists the types: enrollment.created, enrollment.completed,',
+        'certificate.issued, certificate.revoked, purchase.paid, purchase.refunded, purchase.unconfirmed;',
+        'or all (the default): every type, those added in later versions too.',
         'The URL must be https and resolve to a public address, unless WEBHOOK_ALLOW_HTTP /',
         'WEBHOOK_ALLOW_PRIVATE_ADDRESSES allow otherwise (the demo). The secret (whsec_...) is shown once.',
       ].join('\n'),
@@ -110,7 +110,10 @@ export const webhookCommands: CommandGroup = {
       name: 'disable',
       summary: 'stop delivering to an endpoint (its deliveries wait)',
       usage: 'webhook disable <id> [--reason <text>]',
-      help: 'Disables the endpoint; pending deliveries wait until it is enabled again.',
+      help: [
+        'Disables the endpoint. Its pending deliveries, and the events that happen while it is disabled,',
+        'wait until it is enabled again (at most WEBHOOK_LOG_RETENTION_DAYS: older ones are dropped).',
+      ].join('\n'),
       async run(args, ctx) {
         const { values, positionals } = parse(args, { reason: { type: 'string' } }, true);
         const id = endpointId(positionals);
@@ -123,7 +126,7 @@ export const webhookCommands: CommandGroup = {
       name: 'enable',
       summary: 'deliver to a disabled endpoint again',
       usage: 'webhook enable <id>',
-      help: 'Enables the endpoint; its pending deliveries go out; use replay for failed ones.',
+      help: 'Enables the endpoint: every delivery waiting for it goes out now, on a fresh retry schedule; use replay for failed ones.',
       async run(args, ctx) {
         const { positionals } = parse(args, {}, true);
         const id = endpointId(positionals);
@@ -135,7 +138,11 @@ export const webhookCommands: CommandGroup = {
       name: 'replay',
       summary: 'send one event again, or every event of an endpoint since a time',
       usage: 'webhook replay (--event <webhook-id> | <id> --since <iso-time>)',
-      help: 'Makes the deliveries due now (same webhook-id: receivers deduplicate).',
+      help: [
+        'Makes the deliveries due now (same webhook-id: receivers deduplicate), also those never made',
+        '(an event before the endpoint was added), as long as the event is kept (WEBHOOK_LOG_RETENTION_DAYS).',
+        'A disabled endpoint gets them when it is enabled.',
+      ].join('\n'),
       async run(args, ctx) {
         const { values, positionals } = parse(args, { event: { type: 'string' }, since: { type: 'string' } }, true);
         const db = ctx.openDb().db;
@@ -144,7 +151,10 @@ export const webhookCommands: CommandGroup = {
           if (positionals.length > 0 || values.since !== undefined) throw new UsageError('--event goes alone');
           n = await replay(db, { eventId: values.event }, ctx.now());
         } else {
-          n = await replay(db, { endpointId: endpointId(positionals), since: dateOf(required(values, 'since'), 'since') }, ctx.now());
+          const id = endpointId(positionals);
+          n = await replay(db, { endpointId: id, since: dateOf(required(values, 'since'), 'since') }, ctx.now());
+          const [endpoint] = await listEndpoints(db, undefined, id);
+          if (endpoint && endpoint.status !== 'active') ctx.io.err(`Endpoint ${id} is disabled: they go out when it is enabled.`);
         }
         ctx.io.out(`${n} deliveries queued again`);
       },

@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { expireOverduePurchases } from '../domain/learning/purchases.js';
+import { dropExpiredWaiting, purgeDeliveryLog } from '../domain/partner-events/delivery.js';
 import { purgeUsedTokenIds } from '../domain/partner-tokens.js';
 import { PURGE_BATCH_ROWS } from '../domain/purge.js';
 
@@ -18,8 +19,20 @@ export interface HousekeepingOptions {
 }
 
 export type PurgeResult =
-  /** expiredPurchases: purchases past their payment deadline, closed as expired. */
-  | { ran: true; usedTokenIds: number; idempotencyKeys: number; expiredPurchases: number; batches: number }
+  /**
+   * expiredPurchases: purchases past their payment deadline, closed as expired. droppedDeliveries:
+   * partner-event deliveries that waited for a disabled endpoint longer than the retention;
+   * webhookLogRows: delivery attempts and finished events past the retention.
+   */
+  | {
+      ran: true;
+      usedTokenIds: number;
+      idempotencyKeys: number;
+      expiredPurchases: number;
+      droppedDeliveries: number;
+      webhookLogRows: number;
+      batches: number;
+    }
   /** Another instance was purging: this one left it to that one. */
   | { ran: false };
 
@@ -27,7 +40,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /**
      * Deletes the rows whose time is over (spent token ids past their token's exp, Idempotency-Keys
-     * past 24 h) and closes the purchases past their payment deadline.
+     * past 24 h, the partner-event log and what waited for a disabled endpoint past
+     * WEBHOOK_LOG_RETENTION_DAYS) and closes the purchases past their payment deadline.
      */
     purgeExpiredRows(): Promise<PurgeResult>;
   }
@@ -38,9 +52,11 @@ export const HOUSEKEEPING_LOCK_ID = 727_003;
 
 /**
  * Periodic deletion of what the database keeps only for a while, so those tables do not grow
- * without bound: spent token ids (needed until the token's exp + tolerance) and Idempotency-Key
- * answers (24 h); and purchases past their payment deadline are closed as expired. Times come from
- * the injected clock.
+ * without bound: spent token ids (needed until the token's exp + tolerance), Idempotency-Key
+ * answers (24 h), the partner-event delivery log and finished events, and deliveries that waited
+ * for a disabled endpoint (WEBHOOK_LOG_RETENTION_DAYS; those dropped are counted in the log and in
+ * lms_webhook_dropped_total); and purchases past their payment deadline are closed as expired.
+ * Times come from the injected clock.
  *
  * Every instance has the timer, and one at a time purges: the run holds a PostgreSQL advisory
  * lock, and an instance that finds it taken skips its turn (N instances deleting the same rows at
@@ -79,12 +95,36 @@ export default fp<HousekeepingOptions>(
         const tokenIds = await inBatches((limit) => purgeUsedTokenIds(app.db, now, limit));
         const keys = closing ? { rows: 0, batches: 0 } : await inBatches((limit) => purgeExpiredIdempotencyKeys(app.db, now, limit));
         const purchases = closing ? { rows: 0, batches: 0 } : await inBatches((limit) => expireOverduePurchases(app.db, now, { limit }));
+        // Partner events (docs/architecture.md, "Events wait for a disabled endpoint"): first what
+        // waited too long for a disabled endpoint, so that its events go with the finished ones.
+        const eventsBefore = new Date(now.getTime() - app.config.WEBHOOK_LOG_RETENTION_DAYS * 86_400_000);
+        const droppedBy = new Map<number, number>();
+        const dropped = closing
+          ? { rows: 0, batches: 0 }
+          : await inBatches(async (limit) => {
+              let rows = 0;
+              for (const [endpointId, n] of await dropExpiredWaiting(app.db, eventsBefore, limit)) {
+                droppedBy.set(endpointId, (droppedBy.get(endpointId) ?? 0) + n);
+                rows += n;
+              }
+              return rows;
+            });
+        if (dropped.rows > 0) {
+          app.metrics.webhookDropped(dropped.rows);
+          app.log.warn(
+            { droppedByEndpoint: Object.fromEntries(droppedBy), retentionDays: app.config.WEBHOOK_LOG_RETENTION_DAYS },
+            `partner events: ${dropped.rows} deliveries waited for a disabled endpoint longer than the retention and were dropped`,
+          );
+        }
+        const webhookLog = closing ? { rows: 0, batches: 0 } : await inBatches((limit) => purgeDeliveryLog(app.db, eventsBefore, limit));
         return {
           ran: true as const,
           usedTokenIds: tokenIds.rows,
           idempotencyKeys: keys.rows,
           expiredPurchases: purchases.rows,
-          batches: tokenIds.batches + keys.batches + purchases.batches,
+          droppedDeliveries: dropped.rows,
+          webhookLogRows: webhookLog.rows,
+          batches: tokenIds.batches + keys.batches + purchases.batches + dropped.batches + webhookLog.batches,
         };
       });
       if (!outcome.acquired) {
@@ -92,7 +132,7 @@ export default fp<HousekeepingOptions>(
         return { ran: false };
       }
       const result = outcome.result;
-      if (result.usedTokenIds + result.idempotencyKeys + result.expiredPurchases > 0)
+      if (result.usedTokenIds + result.idempotencyKeys + result.expiredPurchases + result.droppedDeliveries + result.webhookLogRows > 0)
         app.log.info(result, 'housekeeping: expired rows purged');
       return result;
     });
@@ -115,5 +155,5 @@ export default fp<HousekeepingOptions>(
       await running;
     });
   },
-  { name: 'housekeeping', dependencies: ['database'] },
+  { name: 'housekeeping', dependencies: ['database', 'metrics'] },
 );

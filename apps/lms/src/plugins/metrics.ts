@@ -3,7 +3,7 @@ import { type AppMetrics, appMetrics } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
 import { ssoReasonLabel } from '../metrics/sso-reasons.js';
-import { queueStats } from '../domain/partner-events/delivery.js';
+import { type QueueStats, queueStats } from '../domain/partner-events/delivery.js';
 import type { RateLimitStats } from './rate-limit.js';
 
 export type Limiter = 'api_key' | 'session' | 'address' | 'failed_credentials';
@@ -18,6 +18,8 @@ export interface LmsMetrics extends AppMetrics {
   countIdempotent<T extends { replayed: boolean; statusCode: number }>(work: Promise<T>): Promise<T>;
   /** How one partner-event delivery attempt ended (delivered, retry, gone, failed, blocked). */
   webhookDelivery(result: string): void;
+  /** Deliveries dropped after waiting for a disabled endpoint longer than WEBHOOK_LOG_RETENTION_DAYS. */
+  webhookDropped(count: number): void;
 }
 
 declare module 'fastify' {
@@ -192,11 +194,16 @@ export default fp(
     // Partner events (docs/operations.md, "Partner events").
     const webhookDeliveries = new Counter({
       name: 'lms_webhook_deliveries_total',
-      help: 'Partner-event delivery attempts by result: delivered (2xx), retry (error, timeout, non-2xx; tried again later), gone (410: endpoint disabled), failed (schedule ran out), blocked (address not allowed)',
+      help: 'Partner-event delivery attempts by result: delivered (2xx), retry (error, timeout, non-2xx; tried again later), gone (410: endpoint disabled), failed (schedule ran out), blocked (URL refused by our outbound rules: endpoint disabled, deliveries wait)',
       labelNames: ['result'] as const,
       registers,
     });
-    let queue: Promise<{ depth: number; oldestAgeSeconds: number }> | null = null;
+    const webhookDropped = new Counter({
+      name: 'lms_webhook_dropped_total',
+      help: 'Partner-event deliveries dropped after waiting for a disabled endpoint longer than WEBHOOK_LOG_RETENTION_DAYS',
+      registers,
+    });
+    let queue: Promise<QueueStats> | null = null;
     // One query per scrape for both gauges (whichever collects first starts it).
     const readQueue = () => {
       queue ??= queueStats(app.db, new Date()).finally(() => setTimeout(() => (queue = null), 0));
@@ -208,6 +215,14 @@ export default fp(
       registers,
       async collect() {
         this.set((await readQueue().catch(() => ({ depth: 0 }))).depth);
+      },
+    });
+    new Gauge({
+      name: 'lms_webhook_waiting_for_disabled',
+      help: 'Partner-event deliveries waiting for a disabled endpoint (sent when it is enabled; dropped after WEBHOOK_LOG_RETENTION_DAYS)',
+      registers,
+      async collect() {
+        this.set((await readQueue().catch(() => ({ waitingForDisabled: 0 }))).waitingForDisabled);
       },
     });
     new Gauge({
@@ -253,6 +268,9 @@ export default fp(
       ...base,
       webhookDelivery(result) {
         webhookDeliveries.inc({ result });
+      },
+      webhookDropped(count) {
+        webhookDropped.inc(count);
       },
       rateLimitDecision(limiter, allowed) {
         rateLimitDecisions.inc({ limiter, decision: allowed ? 'allowed' : 'refused' });

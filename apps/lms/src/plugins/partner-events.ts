@@ -1,13 +1,7 @@
 import fp from 'fastify-plugin';
-import {
-  attemptDelivery,
-  claimDue,
-  DEFAULT_RETRY_SCHEDULE_MS,
-  type DeliverySettings,
-  type AttemptResult,
-  purgeDeliveryLog,
-} from '../domain/partner-events/delivery.js';
+import { type AttemptResult, DEFAULT_RETRY_SCHEDULE_MS, type DeliverySettings } from '../domain/partner-events/delivery.js';
 import type { OutboundPolicy } from '../domain/partner-events/outbound.js';
+import { DeliveryWorker } from '../domain/partner-events/worker.js';
 
 export interface PartnerEventsOptions {
   /** Overrides of the configured delivery settings (tests: a schedule in ms). */
@@ -20,7 +14,11 @@ export interface PartnerEventsOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Sends what is due now (one round, at most WEBHOOK_CONCURRENCY at once); resolves to how many were attempted. */
+    /**
+     * One look for due deliveries (at most WEBHOOK_CONCURRENCY, WEBHOOK_ENDPOINT_CONCURRENCY per
+     * endpoint), sent and awaited; resolves to how many were attempted. For tests and tools: the
+     * worker itself never waits for a whole round.
+     */
     deliverDueEvents(): Promise<number>;
     partnerEventSettings: DeliverySettings;
     /** The outbound policy for partner URLs (webhooks and member checks). */
@@ -28,13 +26,13 @@ declare module 'fastify' {
   }
 }
 
-const PURGE_EVERY_MS = 60 * 60_000;
-
 /**
  * The in-process delivery worker of partner events (docs/architecture.md, "Partner events"). Every
  * instance runs it; rows are claimed with FOR UPDATE SKIP LOCKED and a lease, so each delivery has
- * one sender at a time. The timer does not keep the process alive; on close no new round starts
- * and the sends in flight are awaited (each bounded by WEBHOOK_TIMEOUT_MS).
+ * one sender at a time; sends are not awaited as a round, and one endpoint holds at most its share
+ * of the slots ("One slow partner delays nobody"). The timer does not keep the process alive; on
+ * close no new claim starts and the sends in flight are awaited (each bounded by WEBHOOK_TIMEOUT_MS).
+ * The delivery log's retention is housekeeping's (plugins/housekeeping.ts).
  */
 export default fp<PartnerEventsOptions>(
   async (app, opts) => {
@@ -54,69 +52,27 @@ export default fp<PartnerEventsOptions>(
     };
     app.decorate('partnerEventSettings', settings);
     app.decorate('outboundPolicy', settings.policy);
-    const concurrency = c.WEBHOOK_CONCURRENCY;
-    const inFlight = new Set<Promise<unknown>>();
-    let closing = false;
-    let lastPurge = 0;
-
-    async function round(): Promise<number> {
-      if (closing) return 0;
-      const claimed = await claimDue(app.db, app.clock(), concurrency, settings.leaseMs);
-      await Promise.all(
-        claimed.map((d) => {
-          const p = attemptDelivery(app.db, d, settings, app.clock)
-            .then((o) => {
-              app.metrics.webhookDelivery(o.result);
-              opts.onAttempt?.(o.result);
-            })
-            .catch((err) => app.log.warn({ err, deliveryId: d.deliveryId }, 'partner event delivery could not be recorded'))
-            .finally(() => inFlight.delete(p));
-          inFlight.add(p);
-          return p;
-        }),
-      );
-      const now = app.clock().getTime();
-      if (now - lastPurge >= PURGE_EVERY_MS) {
-        lastPurge = now;
-        await purgeDeliveryLog(app.db, new Date(now - c.WEBHOOK_LOG_RETENTION_DAYS * 86_400_000), 5_000);
-      }
-      return claimed.length;
-    }
-    app.decorate('deliverDueEvents', round);
+    const worker = new DeliveryWorker({
+      db: app.db,
+      settings,
+      clock: app.clock,
+      concurrency: c.WEBHOOK_CONCURRENCY,
+      perEndpoint: Math.min(c.WEBHOOK_ENDPOINT_CONCURRENCY, c.WEBHOOK_CONCURRENCY),
+      onAttempt: (o) => {
+        app.metrics.webhookDelivery(o.result);
+        opts.onAttempt?.(o.result);
+      },
+      onError: (err, deliveryId) =>
+        deliveryId === undefined
+          ? app.log.warn({ err }, 'partner event delivery: claiming failed; the next look tries again')
+          : app.log.warn({ err, deliveryId }, 'partner event delivery could not be recorded'),
+    });
+    app.decorate('deliverDueEvents', () => worker.round());
 
     const pollMs = opts.pollMs ?? c.WEBHOOK_POLL_MS;
-    let timer: NodeJS.Timeout | null = null;
-    let current: Promise<unknown> | null = null;
-    if (pollMs > 0) {
-      const tick = async () => {
-        timer = null;
-        try {
-          // A full round means more may be due: go again at once.
-          let n = concurrency;
-          while (!closing && n >= concurrency) {
-            current = round();
-            n = (await current) as number;
-          }
-        } catch (err) {
-          app.log.warn({ err }, 'partner event delivery round failed; retrying on the next tick');
-        } finally {
-          current = null;
-          if (!closing) {
-            timer = setTimeout(tick, pollMs);
-            timer.unref();
-          }
-        }
-      };
-      app.addHook('onReady', async () => {
-        timer = setTimeout(tick, 0);
-        timer.unref();
-      });
-    }
+    if (pollMs > 0) app.addHook('onReady', async () => worker.start(pollMs));
     app.addHook('onClose', async () => {
-      closing = true;
-      if (timer) clearTimeout(timer);
-      await current?.catch(() => {});
-      await Promise.allSettled([...inFlight]);
+      await worker.stop();
     });
   },
   { name: 'partner-events', dependencies: ['database', 'metrics'] },

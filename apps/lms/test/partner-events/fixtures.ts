@@ -3,8 +3,8 @@ import { type Db, identities, webhookEndpoints } from '@lms/db';
 import { eq, sql } from 'drizzle-orm';
 import type { Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
+import type { LmsConfig } from '../../src/config.js';
 import type { DeliverySettings } from '../../src/domain/partner-events/delivery.js';
-import { PARTNER_EVENT_TYPES } from '../../src/domain/partner-events/enqueue.js';
 import { newWebhookSecret } from '../../src/domain/partner-events/signing.js';
 import { buildTestApp } from '../helpers/app.js';
 import { registerPartner, localServer } from '../helpers/sso.js';
@@ -43,10 +43,10 @@ export const fastSettings = (overrides: Partial<DeliverySettings> = {}): Partial
   ...overrides,
 });
 
+/** An endpoint row as `webhook add` stores it (`['all']`: every type, later ones too). */
 export async function addEndpointRow(db: Db, partnerId: number, url: string, eventTypes: string[] = ['all']) {
   const secret = newWebhookSecret();
-  const types = eventTypes[0] === 'all' ? [...PARTNER_EVENT_TYPES] : eventTypes;
-  const [row] = await db.insert(webhookEndpoints).values({ partnerId, url, eventTypes: types, secret }).returning();
+  const [row] = await db.insert(webhookEndpoints).values({ partnerId, url, eventTypes, secret }).returning();
   return row!;
 }
 
@@ -59,11 +59,24 @@ export async function endpointRow(db: Db, id: number) {
 }
 
 /** An LMS with two partners (A, B), a cast, an open course with 2 chapters; learner holds A's identity, otherLearner B's. */
-export async function eventsWorld(t: Test, options: { settings?: Partial<DeliverySettings>; db?: TestDb } = {}) {
+export async function eventsWorld(
+  t: Test,
+  options: {
+    settings?: Partial<DeliverySettings>;
+    db?: TestDb;
+    /** The delivery worker's poll (default 0: no worker, tests call deliverDueEvents). */
+    pollMs?: number;
+    config?: Partial<LmsConfig>;
+    clock?: () => Date;
+  } = {},
+) {
   const { app, db } = await buildTestApp(t, {
     db: options.db,
-    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true },
-    deps: { partnerEvents: { settings: fastSettings(options.settings), pollMs: 0 } },
+    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true, ...options.config },
+    deps: {
+      partnerEvents: { settings: fastSettings(options.settings), pollMs: options.pollMs ?? 0 },
+      ...(options.clock ? { clock: options.clock } : {}),
+    },
   });
   const cast = await makeCast(app, db.db);
   const partnerA = await registerPartner(db.db, { issuer: 'a.example.org' });
@@ -77,7 +90,7 @@ export async function eventsWorld(t: Test, options: { settings?: Partial<Deliver
 }
 
 /** Runs delivery rounds until nothing is pending and due soon, waiting for due times between rounds (at most `rounds`). */
-export async function drain(app: LmsApp, db: Db, rounds = 20): Promise<void> {
+export async function drain(app: LmsApp, db: Db, rounds = 200): Promise<void> {
   for (let i = 0; i < rounds; i++) {
     await app.deliverDueEvents();
     const { rows } = await db.execute(

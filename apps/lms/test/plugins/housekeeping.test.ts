@@ -36,11 +36,27 @@ t.test('rows past their time are deleted, the others kept', async (t) => {
   const time = manualClock();
   const { app } = await buildTestApp(t, { deps: { clock: time.clock, housekeeping: { intervalMs: 3_600_000 } } });
   await seedRows(app, time.ms);
-  t.same(await app.purgeExpiredRows(), { ran: true, usedTokenIds: 1, idempotencyKeys: 2, expiredPurchases: 0, batches: 3 });
+  t.same(await app.purgeExpiredRows(), {
+    ran: true,
+    usedTokenIds: 1,
+    idempotencyKeys: 2,
+    expiredPurchases: 0,
+    droppedDeliveries: 0,
+    webhookLogRows: 0,
+    batches: 5,
+  });
   t.same(await remaining(app), { jtis: ['live'], keys: ['recent'] });
   // An hour and a minute later, by the injected clock, the rest is due too.
   time.set(time.ms + HOUR + 60_000);
-  t.same(await app.purgeExpiredRows(), { ran: true, usedTokenIds: 1, idempotencyKeys: 1, expiredPurchases: 0, batches: 3 });
+  t.same(await app.purgeExpiredRows(), {
+    ran: true,
+    usedTokenIds: 1,
+    idempotencyKeys: 1,
+    expiredPurchases: 0,
+    droppedDeliveries: 0,
+    webhookLogRows: 0,
+    batches: 5,
+  });
   t.same(await remaining(app), { jtis: [], keys: [] });
 });
 
@@ -66,8 +82,16 @@ t.test('a batch is at most batchRows rows; a full batch is followed by another',
   await app.db
     .insert(usedTokenIds)
     .values(['a', 'b', 'c', 'd', 'e'].map((jti) => ({ issuer: 'p.test', jti, expiresAt: new Date(time.ms - 1_000) })));
-  t.same(await app.purgeExpiredRows(), { ran: true, usedTokenIds: 5, idempotencyKeys: 0, expiredPurchases: 0, batches: 5 });
-  t.same(batches, [2, 2, 1, 0, 0], 'token ids 2 + 2 + 1, then the keys and the purchases: none');
+  t.same(await app.purgeExpiredRows(), {
+    ran: true,
+    usedTokenIds: 5,
+    idempotencyKeys: 0,
+    expiredPurchases: 0,
+    droppedDeliveries: 0,
+    webhookLogRows: 0,
+    batches: 7,
+  });
+  t.same(batches, [2, 2, 1, 0, 0, 0, 0], 'token ids 2 + 2 + 1, then the keys, the purchases and the partner events: none');
 });
 
 /** Instances of the LMS on one database: on PostgreSQL each with a pool of its own (as separate processes would), on PGlite sharing the one handle. */
@@ -160,11 +184,15 @@ t.test('a backlog of 600,000 rows and three instances: one purges in batches, th
   );
   t.equal(
     rowsPerBatch.length,
-    BACKLOG / PURGE_BATCH_ROWS + 1 + 1 + 1,
-    'the token ids in full batches, one empty batch, one batch of keys, one of purchases to expire',
+    BACKLOG / PURGE_BATCH_ROWS + 1 + 1 + 1 + 1 + 1,
+    'the token ids in full batches, one empty batch, one batch of keys, one of purchases to expire, one of deliveries waiting too long, one of the delivery log',
   );
   const deletes = statements.flatMap((s) => s.statements).filter((text) => /^\s*delete/i.test(text));
-  t.equal(deletes.length, rowsPerBatch.length - 1, 'one delete statement per batch (the purchases are an update)');
+  t.equal(
+    deletes.length,
+    rowsPerBatch.length - 3 + 2,
+    'one delete statement per batch; the purchases are an update, the waiting deliveries one statement that answers a count per endpoint, the log two deletes (attempts, events)',
+  );
   t.same(
     deletes.filter((text) => /returning/i.test(text) || !/ limit \$\d+\)$/.test(text)),
     [],

@@ -17,7 +17,10 @@ export const webhookEndpoints = pgTable(
       .notNull()
       .references(() => partners.id, { onDelete: 'cascade' }),
     url: text().notNull(),
-    /** The event types it receives (e.g. enrollment.created). */
+    /**
+     * The event types it receives (e.g. enrollment.created), or `{all}`: every type, those added
+     * later included (docs/architecture.md, "Events wait for a disabled endpoint").
+     */
     eventTypes: text().array().notNull(),
     /** whsec_ + base64 of 32 random bytes. */
     secret: text().notNull(),
@@ -57,7 +60,10 @@ export const partnerEvents = pgTable(
   (t) => [uniqueIndex('partner_events_seq_key').on(t.seq), index('partner_events_partner_occurred_idx').on(t.partnerId, t.occurredAt)],
 );
 
-/** One event to one endpoint: pending until delivered, or failed (given up), or stopped (410/disabled). */
+/**
+ * One event to one endpoint: pending until delivered, or failed (given up), or stopped (410). A
+ * pending delivery of a disabled endpoint waits (WEBHOOK_LOG_RETENTION_DAYS at most).
+ */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
@@ -79,7 +85,9 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId),
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The claim reads each active endpoint's due deliveries through it (a disabled endpoint's
+    // waiting ones are never scanned).
+    index('webhook_deliveries_endpoint_due_idx').on(t.endpointId, t.nextAttemptAt, t.id).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     check('webhook_deliveries_status', sql`${t.status} in ('pending', 'delivered', 'failed', 'stopped')`),
   ],
@@ -97,7 +105,7 @@ export const webhookAttempts = pgTable(
     attemptedAt: tstz().notNull(),
     /** The HTTP status, or null when no answer came (refused, timeout, blocked address). */
     statusCode: integer(),
-    /** delivered, retry, gone, failed. */
+    /** delivered, retry, gone, failed, blocked. */
     result: text().notNull(),
     latencyMs: integer().notNull(),
     /** The first bytes of the answer or the error, bounded. */

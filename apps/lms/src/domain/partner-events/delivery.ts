@@ -6,7 +6,10 @@ import { signatureHeader } from './signing.js';
 // The delivery side of partner events (docs/architecture.md, "Partner events"): claim due
 // deliveries under a lease (FOR UPDATE SKIP LOCKED, then locked_until), send them signed, log
 // each attempt, and decide what comes next: delivered, retry later (backoff with jitter, at least
-// Retry-After), stopped (410: the endpoint is disabled), or failed (the schedule ran out).
+// Retry-After), stopped (410: the endpoint is disabled), failed (the schedule ran out), or blocked
+// (our outbound rules refuse the URL: the endpoint is disabled at once and its deliveries wait).
+// One claimed delivery is one job: attemptDelivery neither knows nor cares who claimed it
+// (worker.ts today, a job queue later).
 
 export interface DeliverySettings {
   /** Waits before each retry, in ms (the first attempt is immediate); its length is the number of retries. */
@@ -49,22 +52,41 @@ interface Claimed {
   failingSince: string | null;
 }
 
+export interface EndpointShare {
+  /** Deliveries of one endpoint a claimer sends at once, at most. */
+  max: number;
+  /** The claimer's sends in flight, by endpoint id: those count against `max`. */
+  busy?: ReadonlyMap<number, number>;
+}
+
 /**
- * Claims up to `limit` due deliveries of active endpoints for `leaseMs`: rows another worker holds
- * are skipped (SKIP LOCKED while claiming, then the lease), so two instances never send one
- * delivery at once; a killed instance's lease runs out and the delivery is due again.
+ * Claims up to `limit` due deliveries of active endpoints for `leaseMs`, at most `share.max` per
+ * endpoint counting the claimer's sends in flight (docs/architecture.md, "One slow partner
+ * delays nobody"): an endpoint that hangs holds its share, never the others'. Oldest due first
+ * across endpoints. Rows another worker holds are skipped (SKIP LOCKED while claiming, then the
+ * lease), so two instances never send one delivery at once; a killed instance's lease runs out and
+ * the delivery is due again. Each active endpoint's due rows are read through its own index range
+ * (endpoint, next attempt): a disabled endpoint's waiting deliveries are never scanned.
  */
-export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number): Promise<Claimed[]> {
+export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number, share?: EndpointShare): Promise<Claimed[]> {
   const nowIso = now.toISOString();
   const until = new Date(now.getTime() + leaseMs).toISOString();
+  const max = share?.max ?? limit;
+  const busy = JSON.stringify(Object.fromEntries(share?.busy ?? []));
   const { rows } = await db.execute(sql`
     with due as (
-      select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-      where d.status = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
-        and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz) and w.status = 'active'
+      select d.id, d.next_attempt_at from webhook_endpoints w
+      cross join lateral (
+        select d.id, d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
+          and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz)
+        order by d.next_attempt_at, d.id
+        limit greatest(0, ${max}::int - coalesce((${busy}::jsonb ->> w.id::text)::int, 0))
+        for update of d skip locked
+      ) d
+      where w.status = 'active'
       order by d.next_attempt_at, d.id
       limit ${limit}
-      for update of d skip locked
     ), claimed as (
       update webhook_deliveries d set locked_until = ${until}::timestamptz from due where d.id = due.id
       returning d.id, d.attempts, d.event_id, d.endpoint_id
@@ -73,7 +95,12 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number
       w.id as "endpointId", w.url, w.secret, w.previous_secret as "previousSecret",
       w.previous_secret_until as "previousSecretUntil", w.failing_since as "failingSince"
     from claimed c join partner_events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`);
-  return (rows as unknown as Claimed[]).map((r) => ({ ...r, seq: Number(r.seq), attempts: Number(r.attempts) }));
+  return (rows as unknown as Claimed[]).map((r) => ({
+    ...r,
+    deliveryId: Number(r.deliveryId),
+    seq: Number(r.seq),
+    attempts: Number(r.attempts),
+  }));
 }
 
 /** The body a receiver gets: Standard Webhooks' {type, timestamp, data}, plus how to order and deduplicate. */
@@ -148,7 +175,7 @@ export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySett
   const latencyMs = Math.round(performance.now() - t0);
   const now = clock();
   const attempts = c.attempts + 1;
-  if ((result === 'retry' || result === 'blocked') && attempts > settings.retryScheduleMs.length) result = 'failed';
+  if (result === 'retry' && attempts > settings.retryScheduleMs.length) result = 'failed';
 
   const nowIso = now.toISOString();
   await db.transaction(async (tx) => {
@@ -159,6 +186,17 @@ export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySett
       await tx.execute(sql`update webhook_deliveries set status = 'delivered', attempts = ${attempts}, delivered_at = ${nowIso}::timestamptz,
         last_status_code = ${statusCode}, locked_until = null where id = ${c.deliveryId}`);
       await tx.execute(sql`update webhook_endpoints set failing_since = null where id = ${c.endpointId} and failing_since is not null`);
+      return;
+    }
+    if (result === 'blocked') {
+      // Our own rules refuse the URL (not https, credentials in it, an address that is not public):
+      // no retry can change that, so the endpoint is disabled at once with the reason and this
+      // delivery, like every other, waits for it (not an attempt of the schedule). An operator
+      // fixes the cause (the partner's DNS, WEBHOOK_ALLOW_*), then enables it: nothing is lost.
+      await tx.execute(sql`update webhook_deliveries set locked_until = null where id = ${c.deliveryId}`);
+      await tx.execute(sql`update webhook_endpoints set status = 'disabled', disabled_at = ${nowIso}::timestamptz,
+        disabled_reason = ${`our outbound rules refuse its URL: ${excerpt}`.slice(0, EXCERPT_CHARS)}
+        where id = ${c.endpointId} and status = 'active'`);
       return;
     }
     if (result === 'gone') {
@@ -202,23 +240,78 @@ export async function purgeDeliveryLog(db: Db, before: Date, limit: number): Pro
   return affectedRows(a) + affectedRows(e);
 }
 
-/** Queue figures for metrics: pending deliveries (active endpoints) and the age of the oldest. */
-export async function queueStats(db: Db, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
+/**
+ * Drops up to `limit` deliveries still waiting for a disabled endpoint whose event is older than
+ * `before` (the retention, WEBHOOK_LOG_RETENTION_DAYS): what waits for a disabled endpoint is
+ * bounded (docs/architecture.md, "Events wait for a disabled endpoint"). Returns how many were
+ * dropped, by endpoint id, for the log and the metric.
+ */
+export async function dropExpiredWaiting(db: Db, before: Date, limit: number): Promise<Map<number, number>> {
   const { rows } = await db.execute(sql`
-    select count(*)::int as depth, min(d.created_at) as oldest from webhook_deliveries d
-    join webhook_endpoints w on w.id = d.endpoint_id where d.status = 'pending' and w.status = 'active'`);
-  const r = rows[0] as { depth: number; oldest: string | Date | null };
-  return { depth: r.depth, oldestAgeSeconds: r.oldest ? Math.max(0, (now.getTime() - new Date(r.oldest).getTime()) / 1000) : 0 };
+    with gone as (
+      delete from webhook_deliveries where id in
+        (select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+         where d.status = 'pending' and w.status = 'disabled' and d.created_at < ${before.toISOString()}::timestamptz limit ${limit})
+      returning endpoint_id
+    )
+    select endpoint_id as "endpointId", count(*)::int as n from gone group by endpoint_id`);
+  return new Map((rows as Array<{ endpointId: number; n: number }>).map((r) => [Number(r.endpointId), Number(r.n)]));
 }
 
-/** Replays: the event's deliveries (or every event of the endpoint since a time) due again now. */
+export interface QueueStats {
+  /** Pending deliveries of active endpoints. */
+  depth: number;
+  /** Age of the oldest of them (0 when none). */
+  oldestAgeSeconds: number;
+  /** Pending deliveries waiting for a disabled endpoint. */
+  waitingForDisabled: number;
+}
+
+/** Queue figures for metrics, in one statement. */
+export async function queueStats(db: Db, now: Date): Promise<QueueStats> {
+  const { rows } = await db.execute(sql`
+    select count(*) filter (where w.status = 'active')::int as depth,
+      min(d.created_at) filter (where w.status = 'active') as oldest,
+      count(*) filter (where w.status <> 'active')::int as waiting
+    from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where d.status = 'pending'`);
+  const r = rows[0] as { depth: number; oldest: string | Date | null; waiting: number };
+  return {
+    depth: r.depth,
+    oldestAgeSeconds: r.oldest ? Math.max(0, (now.getTime() - new Date(r.oldest).getTime()) / 1000) : 0,
+    waitingForDisabled: r.waiting,
+  };
+}
+
+/**
+ * Replays: one event, or every event of an endpoint's partner since a time, due again now to the
+ * endpoints that want it. A delivery that was never made (the event came before the endpoint was
+ * added, or while an older version queued nothing for a disabled endpoint) is made now, from the
+ * event kept in the outbox; one in flight keeps its lease. Deliveries of a disabled endpoint wait
+ * for it to be enabled. Returns how many deliveries are due (or waiting) again.
+ */
 export async function replay(db: Db, target: { eventId: string } | { endpointId: number; since: Date }, now: Date): Promise<number> {
   const nowIso = now.toISOString();
-  const where =
+  const which =
     'eventId' in target
-      ? sql`event_id = ${target.eventId}`
-      : sql`endpoint_id = ${target.endpointId} and created_at >= ${target.since.toISOString()}::timestamptz`;
-  const res = await db.execute(sql`update webhook_deliveries set status = 'pending', attempts = 0, next_attempt_at = ${nowIso}::timestamptz,
-    locked_until = null, delivered_at = null where ${where}`);
-  return affectedRows(res);
+      ? sql`e.id = ${target.eventId}`
+      : sql`w.id = ${target.endpointId} and e.occurred_at >= ${target.since.toISOString()}::timestamptz`;
+  const { rows } = await db.execute(sql`
+    with targets as (
+      select e.id as event_id, w.id as endpoint_id, e.occurred_at from partner_events e
+      join webhook_endpoints w on w.partner_id = e.partner_id
+      where ${which}
+    ), again as (
+      update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = ${nowIso}::timestamptz, delivered_at = null
+      from targets t where d.event_id = t.event_id and d.endpoint_id = t.endpoint_id
+      returning 1
+    ), made as (
+      insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select t.event_id, t.endpoint_id, ${nowIso}::timestamptz, t.occurred_at from targets t
+      join partner_events e on e.id = t.event_id join webhook_endpoints w on w.id = t.endpoint_id
+      where w.event_types && array[e.type, 'all']::text[]
+      on conflict (event_id, endpoint_id) do nothing
+      returning 1
+    )
+    select (select count(*) from again)::int + (select count(*) from made)::int as n`);
+  return (rows[0] as { n: number }).n;
 }

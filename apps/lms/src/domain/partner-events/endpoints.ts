@@ -1,7 +1,7 @@
-import { type Db, partners, webhookEndpoints } from '@lms/db';
+import { type Db, inTransaction, partners, webhookEndpoints } from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import { BlockedUrlError, checkUrl, type OutboundPolicy } from './outbound.js';
-import { PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
+import { type EventSubscription, PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
 import { newWebhookSecret } from './signing.js';
 
 // Operators' side of partner events: endpoints (add, list, rotate, disable, enable), the delivery
@@ -23,23 +23,26 @@ export interface EndpointView {
   createdAt: Date;
 }
 
-/** Event types from a list (`all` or empty: every type); unknown ones are refused by name. */
-export function eventTypesOf(list: string[]): PartnerEventType[] {
+/**
+ * Event types from a list; `all` or nothing is `['all']`, stored as such so that types added later
+ * reach the endpoint too. Unknown ones are refused by name.
+ */
+export function eventTypesOf(list: string[]): EventSubscription[] {
   const wanted = list
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
-  if (wanted.length === 0 || wanted.includes('all')) return [...PARTNER_EVENT_TYPES];
+  if (wanted.length === 0 || wanted.includes('all')) return ['all'];
   const unknown = wanted.filter((v) => !(PARTNER_EVENT_TYPES as readonly string[]).includes(v));
   if (unknown.length > 0)
     throw new EndpointInputError(`unknown event type ${unknown.join(', ')}; known: ${PARTNER_EVENT_TYPES.join(', ')}`);
-  return [...new Set(wanted)] as PartnerEventType[];
+  return [...new Set(wanted)] as PartnerEventType[] as EventSubscription[];
 }
 
 /** Registers an endpoint; returns it with its secret (shown once). */
 export async function addEndpoint(
   db: Db,
-  input: { issuer: string; url: string; eventTypes: PartnerEventType[] },
+  input: { issuer: string; url: string; eventTypes: EventSubscription[] },
   policy: OutboundPolicy,
 ): Promise<{ id: number; secret: string }> {
   try {
@@ -58,14 +61,14 @@ export async function addEndpoint(
   return { id: row.id, secret };
 }
 
-export async function listEndpoints(db: Db, issuer?: string): Promise<EndpointView[]> {
+export async function listEndpoints(db: Db, issuer?: string, id?: number): Promise<EndpointView[]> {
   const { rows } = await db.execute(sql`
     select w.id, p.issuer, w.url, w.event_types as "eventTypes", w.status, w.disabled_at as "disabledAt",
       w.disabled_reason as "disabledReason", w.failing_since as "failingSince", w.previous_secret_until as "previousSecretUntil",
       w.created_at as "createdAt",
       (select count(*)::int from webhook_deliveries d where d.endpoint_id = w.id and d.status = 'pending') as pending
     from webhook_endpoints w join partners p on p.id = w.partner_id
-    where ${issuer === undefined ? sql`true` : sql`p.issuer = ${issuer}`}
+    where ${issuer === undefined ? sql`true` : sql`p.issuer = ${issuer}`} and ${id === undefined ? sql`true` : sql`w.id = ${id}`}
     order by p.issuer, w.id`);
   const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return rows.map((r) => ({
@@ -88,17 +91,28 @@ export async function rotateSecret(db: Db, endpointId: number, overlapMs: number
   return row ? secret : null;
 }
 
+/**
+ * Disables or enables an endpoint. While disabled its deliveries wait (new events too); enabling
+ * makes every waiting one due now on a fresh retry schedule (docs/architecture.md, "Events wait
+ * for a disabled endpoint"). Returns whether the endpoint exists.
+ */
 export async function setEndpointStatus(db: Db, endpointId: number, active: boolean, reason: string, now: Date): Promise<boolean> {
-  const [row] = await db
-    .update(webhookEndpoints)
-    .set(
-      active
-        ? { status: 'active', disabledAt: null, disabledReason: null, failingSince: null }
-        : { status: 'disabled', disabledAt: now, disabledReason: reason },
-    )
-    .where(eq(webhookEndpoints.id, endpointId))
-    .returning({ id: webhookEndpoints.id });
-  return row !== undefined;
+  return inTransaction(db, async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set(
+        active
+          ? { status: 'active', disabledAt: null, disabledReason: null, failingSince: null }
+          : { status: 'disabled', disabledAt: now, disabledReason: reason },
+      )
+      .where(eq(webhookEndpoints.id, endpointId))
+      .returning({ id: webhookEndpoints.id });
+    if (row && active) {
+      await tx.execute(sql`update webhook_deliveries set attempts = 0, next_attempt_at = ${now.toISOString()}::timestamptz
+        where endpoint_id = ${endpointId} and status = 'pending'`);
+    }
+    return row !== undefined;
+  });
 }
 
 export interface AttemptLogRow {
@@ -148,9 +162,7 @@ export async function pointDemoPartnerEvents(
       .where(and(eq(webhookEndpoints.partnerId, partner.id), eq(webhookEndpoints.url, demo.webhookUrl)))
       .returning({ id: webhookEndpoints.id });
     if (updated.length === 0) {
-      await db
-        .insert(webhookEndpoints)
-        .values({ partnerId: partner.id, url: demo.webhookUrl, eventTypes: [...PARTNER_EVENT_TYPES], secret: demo.secret });
+      await db.insert(webhookEndpoints).values({ partnerId: partner.id, url: demo.webhookUrl, eventTypes: ['all'], secret: demo.secret });
     }
   }
   if (demo.memberCheckUrl) {

@@ -15,6 +15,8 @@ export const PARTNER_EVENT_TYPES = [
   'purchase.unconfirmed',
 ] as const;
 export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
+/** What an endpoint subscribes to: types, or `all` (stored as such, so types added later are included). */
+export type EventSubscription = PartnerEventType | 'all';
 
 export interface PartnerEventInput {
   type: PartnerEventType;
@@ -29,20 +31,23 @@ export interface PartnerEventInput {
 
 /**
  * Writes the event to the outbox, in the caller's transaction (`tx`): one partner_events row per
- * partner of whom the member holds an identity and that has an active endpoint wanting this type
+ * partner of whom the member holds an identity and that has an endpoint wanting this type
  * (carrying that partner's iss and membershipId, never another's), and one pending delivery per
- * such endpoint. One statement; nothing at all when no endpoint wants it, so the write that causes
- * an event costs one indexed lookup more when nobody listens. Returns how many deliveries it queued.
+ * such endpoint, active or disabled: a disabled endpoint's deliveries wait until it is enabled
+ * (docs/architecture.md, "Events wait for a disabled endpoint"). An endpoint stored with `all`
+ * wants every type, those added later too. One statement; nothing at all when no endpoint wants
+ * it, so the write that causes an event costs one indexed lookup more when nobody listens.
+ * Returns how many deliveries it queued.
  */
 export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Promise<number> {
   const at = event.occurredAt.toISOString();
+  const wants = sql`array[${event.type}, 'all']::text[]`;
   const { rows } = await tx.execute(sql`
     with wanted as (
       select p.id as partner_id, i.issuer, i.membership_id
       from identities i join partners p on p.issuer = i.issuer
       where i.user_id = ${event.userId}
-        and exists (select 1 from webhook_endpoints w
-                    where w.partner_id = p.id and w.status = 'active' and ${event.type} = any(w.event_types))
+        and exists (select 1 from webhook_endpoints w where w.partner_id = p.id and w.event_types && ${wants})
     ), ev as (
       insert into partner_events (id, partner_id, type, user_id, data, occurred_at)
       select 'msg_' || replace(gen_random_uuid()::text, '-', ''), partner_id, ${event.type}, ${event.userId},
@@ -56,7 +61,7 @@ export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Pro
     ), queued as (
       insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
       select ev.id, w.id, ${at}::timestamptz, ${at}::timestamptz
-      from ev join webhook_endpoints w on w.partner_id = ev.partner_id and w.status = 'active' and ${event.type} = any(w.event_types)
+      from ev join webhook_endpoints w on w.partner_id = ev.partner_id and w.event_types && ${wants}
       returning 1
     )
     select count(*)::int as n from queued`);

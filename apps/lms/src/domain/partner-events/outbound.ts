@@ -95,11 +95,17 @@ export function postBounded(
       lookup: guardedLookup(options.policy) as never,
       agent: false,
     });
-    const timer = setTimeout(() => req.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
     const done = (fn: () => void) => {
       clearTimeout(timer);
       fn();
     };
+    // The deadline settles the attempt by itself, whatever the socket does next (a partner that
+    // sends its headers and then trickles or holds the body is cut here too).
+    const timer = setTimeout(() => {
+      const err = new Error(`timed out after ${options.timeoutMs} ms`);
+      req.destroy(err);
+      done(() => reject(err));
+    }, options.timeoutMs);
     req.on('error', (err) => done(() => reject(err)));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];

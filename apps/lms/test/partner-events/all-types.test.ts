@@ -1,0 +1,48 @@
+import { webhookDeliveries, webhookEndpoints } from '@lms/db';
+import { asc } from 'drizzle-orm';
+import t from 'tap';
+import { enqueuePartnerEvent, type PartnerEventType } from '../../src/domain/partner-events/enqueue.js';
+import { cliFor } from '../helpers/cli.js';
+import { eventsWorld } from './fixtures.js';
+
+// Issue 40 (low): an endpoint registered for `all` stored the list of types known that day, so it
+// missed every type added later (purchase.unconfirmed was added after the first six). `all` is
+// now stored as such (migration 0016 turns the old lists into it).
+
+t.test("an endpoint registered for 'all' stores 'all' and hears of types added later", async (t) => {
+  const w = await eventsWorld(t);
+  const cli = cliFor(w.db);
+  const added = await cli('webhook', 'add', '--iss', 'a.example.org', '--url', 'https://hooks.example.org/all');
+  t.equal(added.code, 0, added.err);
+  t.match(added.err, /: all\./);
+  const some = await cli(
+    'webhook',
+    'add',
+    '--iss',
+    'a.example.org',
+    '--url',
+    'https://hooks.example.org/some',
+    '--events',
+    'enrollment.created',
+  );
+  t.equal(some.code, 0, some.err);
+  const rows = await w.db.db.select().from(webhookEndpoints).orderBy(asc(webhookEndpoints.id));
+  t.same(
+    rows.map((r) => r.eventTypes),
+    [['all'], ['enrollment.created']],
+    "'all' is stored as such, not as today's list",
+  );
+  t.match((await cli('webhook', 'list')).out, /\sall\s+https:\/\/hooks\.example\.org\/all/);
+
+  // A type a later version adds: the 'all' endpoint gets it, the one that chose its types does not.
+  const future = 'member.renewed' as PartnerEventType;
+  const queued = await enqueuePartnerEvent(w.db.db, { type: future, userId: w.cast.learner.id, occurredAt: new Date(), data: {} });
+  t.equal(queued, 1);
+  const [d] = await w.db.db.select().from(webhookDeliveries);
+  t.equal(d!.endpointId, rows[0]!.id, "queued for the 'all' endpoint only");
+  t.equal(
+    await enqueuePartnerEvent(w.db.db, { type: 'enrollment.created', userId: w.cast.learner.id, occurredAt: new Date(), data: {} }),
+    2,
+    'a type both want: both',
+  );
+});
