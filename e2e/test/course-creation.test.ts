@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { OPEN_ENDED_END_DATE } from '@lms/contracts';
 import { courses, generateSessionToken, idempotencyKeys, sessions } from '@lms/db';
 import { count, eq } from 'drizzle-orm';
 import t from 'tap';
@@ -86,9 +87,9 @@ t.test('course creation through the gateway', async (t) => {
     t.equal(res.statusCode, 201, res.body);
     const course = res.json().course;
     t.match(course, { enrollmentType: 'code', type: 'self_paced', price: '0.00', courseCode: '', coverPicture: '' });
-    // As the catalog list reports a course without dates: start = creation time, end = start.
+    // As the catalog list reports a course without dates: start = creation time, end open (it runs on).
     t.equal(course.startDate, course.createdAt);
-    t.equal(course.endDate, course.createdAt);
+    t.equal(course.endDate, OPEN_ENDED_END_DATE);
   });
 
   await t.test('each body rule is a 400 naming the field', async (t) => {

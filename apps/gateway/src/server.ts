@@ -11,7 +11,9 @@ async function main() {
   stopOnSignals(app, config.SHUTDOWN_DRAIN_MS);
 
   if (!config.GATEWAY_SECRET) {
-    app.log.warn('GATEWAY_SECRET is not set: SSO (/sso/verify) and course creation (POST /api/courses) are refused with 503');
+    app.log.warn(
+      'GATEWAY_SECRET is not set: SSO (/sso/verify) and every forwarded partner call (course creation, authoring, credits, teachers) are refused with 503',
+    );
   }
   if (config.METRICS_PORT !== 0) await serveMetrics(app, app.gatewayMetrics, config);
   await app.listen({ port: config.PORT, host: config.HOST });

@@ -30,6 +30,7 @@ import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
 import authoringRoutes from './routes/authoring/index.js';
 import partnerCreditRoutes from './routes/partner-credits/index.js';
+import partnerTeacherRoutes from './routes/partner-teachers/index.js';
 import progressRoutes from './routes/progress/index.js';
 import learningRoutes from './routes/learning/index.js';
 import partnerAuthPlugin, { type PartnerAuthOptions } from './plugins/partner-auth.js';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(courseCreationRoutes);
   await app.register(authoringRoutes);
   await app.register(partnerCreditRoutes);
+  await app.register(partnerTeacherRoutes);
   await app.register(enrollmentRoutes);
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);

@@ -75,3 +75,21 @@ export async function publishCourseFromDocument({ key, issuer, gatewayUrl, insti
   log.info?.(`course ${courseId} published`);
   return { courseId, isPublished: published.isPublished, document: filled.document };
 }
+
+/**
+ * The institutions the operator bound to this partner and their active teachers, every page:
+ * `GET /api/partner/teachers` through the gateway (a fresh course-creation token per page). The
+ * `id` of a teacher is the `teacherId` of a course; an institution's `id` its `institutionId`.
+ */
+export async function listTeachers({ key, issuer, gatewayUrl, institutionId }) {
+  const teachers = [];
+  let institutions = [];
+  for (let page = 1; ; page++) {
+    const query = new URLSearchParams({ page: String(page), limit: '100' });
+    if (institutionId !== undefined) query.set('institutionId', String(institutionId));
+    const body = expect('list teachers', await callGateway(key, issuer, gatewayUrl, 'GET', `/api/partner/teachers?${query}`), 200);
+    institutions = body.institutions;
+    teachers.push(...body.teachers);
+    if (page >= body.pagination.totalPages) return { institutions, teachers };
+  }
+}

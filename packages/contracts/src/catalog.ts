@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ID, text } from './text.js';
+import { LATEST_DATE_TIME, MAX_ID, text } from './text.js';
 
 // Catalog contracts: the course list, the course detail and the recommended bundles. One zod
 // schema per resource validates requests, serializes responses and documents both (OpenAPI).
@@ -8,6 +8,15 @@ import { MAX_ID, text } from './text.js';
 
 /** A date-time in the response: ISO 8601 text. */
 const dateTime = z.iso.datetime({ offset: true });
+
+/**
+ * The `endDate` the list, the bundles and the created course record report for a course without
+ * an end date (**settled**): the spec types these `endDate`s as date-time strings, never null, and
+ * a course without an end runs on, so its end is the last instant the API knows (date-times are
+ * bounded to the years 1000-9999: LATEST_DATE_TIME, 9999-12-31T23:59:59.999Z). A client that compares `endDate` with now never reads such a
+ * course as ended. The detail (`GET /api/courses/{id}`) keeps null, as the spec types it there.
+ */
+export const OPEN_ENDED_END_DATE = LATEST_DATE_TIME;
 
 /** Whole-number query text, parsed: `page=2`. Stricter than `Number()`, which takes `0x10`, `1e3`, ` 2`. */
 const wholeNumber = (min: number, max: number) =>
@@ -240,7 +249,7 @@ export const PublicCourse = z
     description: z.string(),
     instructor: z.string(),
     startDate: dateTime.describe('The course start; a course without one reports its creation time.'),
-    endDate: dateTime.describe('The course end; a course without one reports its start date (as above).'),
+    endDate: dateTime.describe(`The course end; a course without one runs on and reports \`${OPEN_ENDED_END_DATE}\` (never a past date).`),
     enrollmentType: z.string(),
     enrollmentCode: z
       .string()
@@ -440,8 +449,8 @@ export const BundleCourse = z
     enrollmentType: z.string(),
     isPurchasable: z.boolean(),
     previewMode: z.boolean(),
-    startDate: dateTime,
-    endDate: dateTime,
+    startDate: dateTime.describe('As in the course list: a course without a start reports its creation time.'),
+    endDate: dateTime.describe(`As in the course list: a course without an end reports \`${OPEN_ENDED_END_DATE}\`.`),
     modules: z.array(ModuleSummary),
     certificate: CertificateInfo,
     minPassingScore: z.number(),

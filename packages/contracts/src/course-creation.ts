@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OPEN_ENDED_END_DATE } from './catalog.js';
 import { boundedDateTime, idNumber, text } from './text.js';
 
 /** Decimal money as text: up to 12 digits, optionally 1–2 decimals, never negative. */
@@ -55,7 +56,9 @@ export const CreatedCourse = z
     currency: z.string(),
     description: z.string(),
     startDate: z.iso.datetime().describe('The start as given; without one, the creation time (as the catalog list reports it).'),
-    endDate: z.iso.datetime().describe('The end as given; without one, the start date above (as the catalog list reports it).'),
+    endDate: z.iso
+      .datetime()
+      .describe(`The end as given; without one, \`${OPEN_ENDED_END_DATE}\`: the course runs on (as the catalog list reports it).`),
     enrollmentType: z.string(),
     instructor: z.string(),
     isPurchasable: z.boolean(),

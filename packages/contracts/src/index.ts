@@ -13,3 +13,5 @@ export * from './learning.js';
 export * from './authoring.js';
 export * from './authoring-routes.js';
 export * from './credits.js';
+export * from './partner-teachers.js';
+export * from './partner-events.js';

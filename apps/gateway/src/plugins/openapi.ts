@@ -22,7 +22,8 @@ export default fp<OpenApiPluginOptions>(
           version: '1.0.0',
           description:
             "The edge partners call: SSO entry (`/sso/verify`), course creation and authoring, their members' credit " +
-            'records (`GET /api/partner/credits`). Partners are registered by the operator with their ' +
+            'records (`GET /api/partner/credits`), their institutions and teachers (`GET /api/partner/teachers`). ' +
+            'Partners are registered by the operator with their ' +
             'issuer (`iss`), the IP ranges their backends call from, and their LMS host. A JSON body nests at most ' +
             '32 levels (deeper: 400 naming the top-level field); otherwise it is forwarded to the LMS exactly as sent, ' +
             'and the LMS judges it.',
@@ -33,7 +34,11 @@ export default fp<OpenApiPluginOptions>(
         ],
         tags: [
           { name: 'sso', description: 'Partner single sign-on' },
-          { name: 'partners', description: "A partner's own members: their credit records (`GET /api/partner/credits`)" },
+          {
+            name: 'partners',
+            description:
+              "A partner's own members' credit records (`GET /api/partner/credits`), its institutions and their teachers (`GET /api/partner/teachers`)",
+          },
         ],
       },
       transform: jsonSchemaTransform,

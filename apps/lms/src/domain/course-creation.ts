@@ -1,4 +1,4 @@
-import type { CreateCourseBody, CreatedCourse } from '@lms/contracts';
+import { type CreateCourseBody, type CreatedCourse, OPEN_ENDED_END_DATE } from '@lms/contracts';
 import { courses, type Db } from '@lms/db';
 import { assertMayCreateFor } from './authoring/authors.js';
 
@@ -33,7 +33,7 @@ export async function createDraftCourse(db: Db, partnerIssuer: string, input: Cr
     .returning();
   if (!row) throw new Error('course insert returned nothing');
   // The record's dates and cover are strings (the spec's types), settled as the catalog list
-  // settles them: no start date reads as the creation time, no end date as the start date.
+  // settles them: no start date reads as the creation time, no end date as OPEN_ENDED_END_DATE.
   const startDate = (row.startDate ?? row.createdAt).toISOString();
   return {
     id: row.id,
@@ -45,7 +45,7 @@ export async function createDraftCourse(db: Db, partnerIssuer: string, input: Cr
     currency: row.currency,
     description: row.description,
     startDate,
-    endDate: row.endDate ? row.endDate.toISOString() : startDate,
+    endDate: row.endDate ? row.endDate.toISOString() : OPEN_ENDED_END_DATE,
     enrollmentType: row.enrollmentType,
     instructor: row.instructor,
     isPurchasable: row.isPurchasable,

@@ -50,6 +50,8 @@ export default fp(
             'recorded in the course history.\n\n' +
             '**Credits.** A member reads their own credit record (`GET /api/learning/credits`, session only); a partner, ' +
             "through the gateway, reads its own members' records (`GET /api/partner/credits`, `tags: partners`).\n\n" +
+            '**Partners.** Before creating a course, a partner reads the institutions bound to it and their teachers ' +
+            '(`GET /api/partner/teachers`, `tags: partners`): the `institutionId` and `teacherId` course creation takes.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             "`x-requested-with` header and, if they send `Origin`, come from this service's origin.",
         },

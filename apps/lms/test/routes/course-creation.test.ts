@@ -1,3 +1,4 @@
+import { OPEN_ENDED_END_DATE } from '@lms/contracts';
 import { courses } from '@lms/db';
 import { count } from 'drizzle-orm';
 import t from 'tap';
@@ -45,14 +46,20 @@ t.test('a bound partner creates a draft for a teacher of the institution; the re
   const minimal = await post(valid());
   t.equal(minimal.statusCode, 201, minimal.body);
   const course = minimal.json().course;
-  t.match(course, { institutionId: home, teacherId: teacher.id, coverPicture: '', startDate: course.createdAt, endDate: course.createdAt });
+  t.match(course, {
+    institutionId: home,
+    teacherId: teacher.id,
+    coverPicture: '',
+    startDate: course.createdAt,
+    endDate: OPEN_ENDED_END_DATE,
+  });
   t.type(course.startDate, 'string');
 
   const started = await post(valid({ startDate: '2026-12-01T09:00:00Z', coverPicture: 'https://cdn.example/c.png' }));
   t.equal(started.statusCode, 201, started.body);
   t.match(started.json().course, {
     startDate: '2026-12-01T09:00:00.000Z',
-    endDate: '2026-12-01T09:00:00.000Z',
+    endDate: OPEN_ENDED_END_DATE, // a start without an end: it runs on, not "ends as it starts"
     coverPicture: 'https://cdn.example/c.png',
   });
 

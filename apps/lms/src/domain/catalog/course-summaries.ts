@@ -1,4 +1,12 @@
-import type { ChapterSummary, DetailSection, ModuleSummary, PublicCourse, Question, QuizSummary } from '@lms/contracts';
+import {
+  type ChapterSummary,
+  type DetailSection,
+  type ModuleSummary,
+  OPEN_ENDED_END_DATE,
+  type PublicCourse,
+  type Question,
+  type QuizSummary,
+} from '@lms/contracts';
 import { categories, courses, type Db } from '@lms/db';
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from '../rules/public-fields.js';
@@ -456,7 +464,8 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
     description: row.description,
     instructor: row.instructor,
     startDate,
-    endDate: row.endDate ? toIso(row.endDate) : startDate,
+    // No end: the course runs on (contracts' OPEN_ENDED_END_DATE), never "ended at its start".
+    endDate: row.endDate ? toIso(row.endDate) : OPEN_ENDED_END_DATE,
     enrollmentType: row.enrollmentType,
     enrollmentCode: row.enrollmentCode ?? '',
     isPurchasable: row.isPurchasable,

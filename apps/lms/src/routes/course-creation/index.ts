@@ -1,4 +1,4 @@
-import { CreateCourseBody, CreateCourseResponse, ErrorResponse, ValidationErrorResponse } from '@lms/contracts';
+import { CreateCourseBody, CreateCourseResponse, ErrorResponse, OPEN_ENDED_END_DATE, ValidationErrorResponse } from '@lms/contracts';
 import { CLOCK_TOLERANCE_SECONDS } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -32,7 +32,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
           'partner (`lms-admin partner bind`) and `teacherId` an active teacher of that institution; otherwise 403 naming ' +
           'the institution (an unknown institution or teacher reads the same). The course is created unpublished. The ' +
           "created record follows the spec's types, settled as the catalog list settles them: `startDate` is the " +
-          'creation time when none was given, `endDate` the start date when none was given, `coverPicture` an empty ' +
+          `creation time when none was given, \`endDate\` \`${OPEN_ENDED_END_DATE}\` when none was given (the course runs on), \`coverPicture\` an empty ` +
           'string when none was given. ' +
           '`Idempotency-Key` (optional, 1–255 visible ASCII characters): the same key with the same body from the same ' +
           'partner within 24 h returns the first response (with `Idempotency-Replayed: true`) and creates nothing; ' +
