@@ -7,6 +7,8 @@ import { categories } from '../src/schema/index.js';
 import { createTestDb } from '../src/testing.js';
 import { postgresUrl } from './helpers.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): PostgreSQL's template databases, whatever TEST_DATABASE_URL says.
+
 // createTestDb on a PostgreSQL server copies a migrated template database instead of running
 // the migrations for every test database. The copies must be what the migrations make, and each
 // its own. On the machine's server whatever TEST_DATABASE_URL says: PGlite has no templates.
