@@ -75,9 +75,9 @@ const WORDS = {
 
 const execFileAsync = promisify(execFile);
 /** A command's output, its exit code kept (no throw): the LMS runs in this process, so never spawnSync. */
-async function run(file: string, args: string[]) {
+async function run(file: string, args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await execFileAsync(file, args, { encoding: 'utf8' });
+    const { stdout, stderr } = await execFileAsync(file, args, { encoding: 'utf8', env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };
@@ -85,7 +85,8 @@ async function run(file: string, args: string[]) {
   }
 }
 const LMS_ADMIN = fileURLToPath(new URL('../../../apps/lms/dist/cli/main.js', import.meta.url));
-const verify = (file: string) => run(process.execPath, [LMS_ADMIN, 'credential', 'verify', file]);
+/** `lms-admin credential verify` as this LMS's operator runs it: its PUBLIC_URL is the expected issuer. */
+const verify = (file: string, lmsUrl: string) => run(process.execPath, [LMS_ADMIN, 'credential', 'verify', file], { PUBLIC_URL: lmsUrl });
 
 /** Clicks a download link and keeps the file: its suggested name, path and bytes. */
 async function download(page: Page, link: Locator) {
@@ -247,7 +248,7 @@ for (const lang of ['en', 'id'] as const)
     // over HTTP, against the JWKS and the status list the LMS publishes.
     const credential = await download(page, page.getByRole('link', { name: w.credential }));
     t.match(credential.name, /^certificate-[0-9a-f]{32}\.jwt$/);
-    const valid = await verify(credential.path);
+    const valid = await verify(credential.path, lmsUrl);
     t.equal(valid.code, 0, valid.stdout + valid.stderr);
     t.match(valid.stdout, /^VALID: /);
 
@@ -271,7 +272,7 @@ for (const lang of ['en', 'id'] as const)
     );
     await screenshot(anonymous, `learner-8-verification-revoked-${lang}`);
     t.match(await yearsCredits(), w.credits(0), 'a revoked certificate earns no credit');
-    const revoked = await verify(credential.path);
+    const revoked = await verify(credential.path, lmsUrl);
     t.equal(revoked.code, 1, 'the same file no longer verifies');
     t.match(revoked.stdout, /^REVOKED: /);
   });

@@ -144,6 +144,9 @@ export async function createPartnerBackend({
   const seen = new Set();
   const webhook = webhookSecret ? new Webhook(webhookSecret) : null;
   const lmsKeys = createRemoteJWKSet(new URL('/.well-known/jwks.json', lmsUrl));
+  // The member-check tokens answered so far (jti -> exp, seconds), kept until they expire: each
+  // token is answered once, so a replayed one (from a log, a proxy) is refused.
+  const answeredJtis = new Map();
   const key = await loadOrCreateSigningKey(dataDir);
   if (key.created) log.info?.(`created a new signing key (kid ${key.kid}) in ${dataDir}`);
 
@@ -180,7 +183,11 @@ export async function createPartnerBackend({
         // The LMS asks whether a member is active, with a short-lived token it signs (its JWKS).
         const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
         try {
-          const { payload } = await jwtVerify(token, lmsKeys, { audience: issuer, algorithms: ['ES256'] });
+          const { payload } = await jwtVerify(token, lmsKeys, { audience: issuer, algorithms: ['ES256'], requiredClaims: ['jti', 'exp'] });
+          const now = Math.floor(Date.now() / 1000);
+          for (const [jti, exp] of answeredJtis) if (exp < now) answeredJtis.delete(jti);
+          if (answeredJtis.has(payload.jti)) throw new Error(`token ${payload.jti} was answered before`);
+          answeredJtis.set(payload.jti, payload.exp);
           const membershipId = String(payload.sub ?? '');
           return json(res, 200, { membershipId, active: !membershipId.startsWith('INACTIVE') });
         } catch (err) {

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -63,18 +63,20 @@ t.test('events: verified, shown once, forged ones refused', async (t) => {
 });
 
 t.test('member check: the LMS token verified, INACTIVE members inactive', async (t) => {
-  const token = (sub, aud = 'demo-partner.local') =>
-    new SignJWT({})
-      .setProtectedHeader({ alg: 'ES256', kid: 'lms-1' })
-      .setSubject(sub)
-      .setAudience(aud)
-      .setIssuedAt()
-      .setExpirationTime('1m')
-      .sign(lmsKey.privateKey);
+  const token = (sub, aud = 'demo-partner.local', jti = randomUUID()) => {
+    const jwt = new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'lms-1' }).setSubject(sub).setAudience(aud).setIssuedAt();
+    return (jti ? jwt.setJti(jti) : jwt).setExpirationTime('1m').sign(lmsKey.privateKey);
+  };
   const ask = async (auth) =>
     fetch(`${partnerUrl}/members/status`, { method: 'POST', headers: { authorization: `Bearer ${auth}` }, body: '{}' });
   t.same(await (await ask(await token('DEMO-0001'))).json(), { membershipId: 'DEMO-0001', active: true });
   t.same(await (await ask(await token('INACTIVE-9'))).json(), { membershipId: 'INACTIVE-9', active: false });
   t.equal((await ask(await token('DEMO-0001', 'other.example'))).status, 401, 'another audience: refused');
   t.equal((await ask('not-a-token')).status, 401);
+
+  // Someone who saw one of the LMS's requests sends its token again: answered once only.
+  const seen = await token('DEMO-0002');
+  t.equal((await ask(seen)).status, 200);
+  t.equal((await ask(seen)).status, 401, 'a replayed token is refused');
+  t.equal((await ask(await token('DEMO-0002', 'demo-partner.local', null))).status, 401, 'a token without a jti is refused');
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Db, lmsSigningKeys, partners } from '@lms/db';
 import { desc, eq } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
@@ -107,11 +108,14 @@ export function memberChecker(db: Db, settings: MemberCheckSettings) {
     let answer: { active?: unknown };
     try {
       const signing = await lmsSigningKey(db);
+      // A fresh jti: the partner keeps it until exp and answers a token once (a replay, from a
+      // log or a proxy, learns nothing and asks nothing more).
       const token = await new SignJWT({ membershipId })
         .setProtectedHeader({ alg: 'ES256', kid: signing.kid, typ: 'JWT' })
         .setIssuer(settings.issuer)
         .setAudience(issuer)
         .setSubject(membershipId)
+        .setJti(randomUUID())
         .setIssuedAt(Math.floor(now.getTime() / 1000))
         .setExpirationTime(Math.floor(now.getTime() / 1000) + 60)
         .sign(signing.privateKey);

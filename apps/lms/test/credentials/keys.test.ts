@@ -11,7 +11,9 @@ import { download, earnCertificate, listeningWorld, parts, rsaPem } from './worl
 t.test('rotation: a second configured key signs new credentials with a new kid; old ones still verify', async (t) => {
   const w = await listeningWorld(t);
   const before = (await download(w, w.learner.cookie, await earnCertificate(w, w.learner.cookie))).body;
-  const devKid = parts(before).header.kid;
+  const devKid = parts(before).header.kid as string;
+  /** The RFC 7638 thumbprint a kid URL ends with (the key's primary key in credential_issuer_keys). */
+  const thumbprint = (kid: unknown) => String(kid).split(':').pop();
   const devRows = await w.db.select().from(credentialIssuerKeys);
   t.equal(devRows.length, 1, 'one development key, kept in the database');
   t.ok(devRows[0]!.privateJwk, 'with its private half (development only)');
@@ -27,10 +29,10 @@ t.test('rotation: a second configured key signs new credentials with a new kid; 
   app.config.PUBLIC_URL = `http://127.0.0.1:${address.port}`;
   const rows = await w.db.select().from(credentialIssuerKeys);
   t.equal(rows.length, 2, 'the configured key was recorded on start');
-  t.equal(rows.find((r) => r.kid !== devKid)?.privateJwk, null, 'without its private half');
+  t.equal(rows.find((r) => r.kid !== thumbprint(devKid))?.privateJwk, null, 'without its private half');
   const jwks = (await (await fetch(`${app.config.PUBLIC_URL}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] };
   t.ok(
-    jwks.keys.some((k: { kid: string }) => k.kid === devKid),
+    jwks.keys.some((k: { kid: string }) => k.kid === `${app.config.PUBLIC_URL}/credentials/keys/${devKid.split('/').pop()}`),
     'the old key stays published',
   );
   t.notOk(JSON.stringify(jwks).includes('"d"'), 'no private member published');
@@ -40,9 +42,16 @@ t.test('rotation: a second configured key signs new credentials with a new kid; 
   const after = (await download(w2, learner.cookie, await earnCertificate(w2, learner.cookie))).body;
   const newKid = parts(after).header.kid;
   t.not(newKid, devKid, 'a new kid');
-  t.ok(rows.some((r) => r.kid === newKid));
-  t.match(await verifyCredential(after, { now: w.time.clock() }), { status: 'valid', kid: newKid });
-  t.match(await verifyCredential(before, { now: w.time.clock() }), { status: 'valid', kid: devKid }, 'the old credential still verifies');
+  t.ok(rows.some((r) => r.kid === thumbprint(newKid)));
+  t.match(await verifyCredential(after, { issuer: `${app.config.PUBLIC_URL}/credentials/issuer`, now: w.time.clock() }), {
+    status: 'valid',
+    kid: newKid,
+  });
+  t.match(
+    await verifyCredential(before, { issuer: `${w.base}/credentials/issuer`, now: w.time.clock() }),
+    { status: 'valid', kid: devKid },
+    'the old credential still verifies',
+  );
   const oldCode = String(parts(before).payload.id).split('/').pop()!;
   const again = (await download(w2, w.learner.cookie, oldCode)).body;
   t.equal(parts(again).header.kid, newKid, 'a new download of an old certificate is signed with the new key');

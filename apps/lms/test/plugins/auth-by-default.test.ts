@@ -140,6 +140,7 @@ const PUBLIC_PAGES = [
   'GET /certificates',
   'GET /certificates/:code',
   'GET /credentials/institutions/:id',
+  'GET /credentials/keys/:kid',
   'GET /credentials/issuer',
   'GET /credentials/status/:n',
   'GET /dashboard/assets/dashboard.css',

@@ -164,6 +164,13 @@ export const certificates = pgTable(
     subjectSalt: text().notNull().default(sql`replace(gen_random_uuid()::text, '-', '')`),
     /** The revoked certificate this one replaces (an admin's reissue), or null. */
     reissuedFrom: integer(),
+    /**
+     * Where its revocation bit is: Bitstring Status List floor(e / 131072) + 1, index e mod 131072.
+     * A random free index of the current list (lms_next_status_entry, packages/db/sql), so the
+     * public lists say nothing of how many certificates exist; certificates from before migration
+     * 0016 keep e = id, which their downloaded credentials name.
+     */
+    statusEntry: integer().notNull().default(sql`lms_next_status_entry()`),
   },
   (t) => [
     // One certificate in force per learner and course; revoked ones stay, for their status and history.
@@ -172,6 +179,9 @@ export const certificates = pgTable(
     uniqueIndex('certificates_code_key').on(t.code),
     index('certificates_course_idx').on(t.courseId),
     index('certificates_issued_idx').on(t.issuedAt),
+    uniqueIndex('certificates_status_entry_key').on(t.statusEntry),
+    // A status list reads its revoked bits only.
+    index('certificates_revoked_status_idx').on(t.statusEntry).where(sql`revoked_at is not null`),
   ],
 );
 

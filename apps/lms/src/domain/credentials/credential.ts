@@ -3,7 +3,8 @@ import type { Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { type JWTPayload, SignJWT } from 'jose';
 import { CERTIFICATE_CODE } from '../learning/certificates.js';
-import { ISSUER_ALG, type IssuerKey } from './keys.js';
+import type { JWK } from 'jose';
+import { ISSUER_ALG, type IssuerKey, issuerPublicKeys } from './keys.js';
 import { encodeList, STATUS_LIST_SIZE, statusEntryOf, statusListBits } from './status-list.js';
 
 // Open Badges 3.0 (https://www.imsglobal.org/spec/ob/v3p0/, 1EdTech openbadges-specification at
@@ -33,6 +34,32 @@ export const issuerId = (publicUrl: string) => `${baseOf(publicUrl)}/credentials
 export const statusListUrl = (publicUrl: string, n: number) => `${baseOf(publicUrl)}/credentials/status/${n}`;
 export const institutionProfileId = (publicUrl: string, id: number) => `${baseOf(publicUrl)}/credentials/institutions/${id}`;
 
+/** RFC 9278: the JWK Thumbprint URI (SHA-256) prefix. */
+export const THUMBPRINT_URN = 'urn:ietf:params:oauth:jwk-thumbprint:sha-256:';
+
+/**
+ * The `kid` of a credential key: a URL that dereferences to the key (OB 3.0 section 8.2: "A URI
+ * that can be dereferenced to an object of type JWK"), ending in the key's RFC 9278 thumbprint URI
+ * as VC-JOSE-COSE recommends; the JWKS lists the key under it too (OB implementation guide, "Key
+ * provenance": the kid must be in the issuer's set). `thumbprint` is the RFC 7638 thumbprint, the
+ * kid credentials were signed with before (still published, so they verify).
+ */
+export const credentialKeyId = (publicUrl: string, thumbprint: string) =>
+  `${baseOf(publicUrl)}/credentials/keys/${THUMBPRINT_URN}${thumbprint}`;
+
+/**
+ * The credential keys as published, each twice: under its kid URL and under its bare thumbprint
+ * (the kid of credentials issued before issue 40), with `iss` = the issuer (the implementation
+ * guide's member for "which issuer this key belongs to").
+ */
+export async function publishedCredentialKeys(db: Db, publicUrl: string): Promise<JWK[]> {
+  const iss = issuerId(publicUrl);
+  return (await issuerPublicKeys(db)).flatMap((jwk) => [
+    { ...jwk, kid: credentialKeyId(publicUrl, String(jwk.kid)), iss },
+    { ...jwk, iss },
+  ]);
+}
+
 /** The issuer's OB 3.0 Profile, at its own id. */
 export function issuerProfile(settings: IssuerSettings) {
   return { id: issuerId(settings.publicUrl), type: ['Profile'], name: settings.issuerName, url: baseOf(settings.publicUrl) };
@@ -59,13 +86,15 @@ export interface CredentialRow {
   institutionName: string | null;
   chapterCount: number;
   hasFinal: boolean;
+  /** Where its revocation bit is (status-list.ts). */
+  statusEntry: number;
 }
 
 /** The certificate behind a credential, if `holderId` holds it (any other caller: null, as if unknown). */
 export async function findCredentialSource(db: Db, code: string, holderId: string): Promise<CredentialRow | null> {
   if (!CERTIFICATE_CODE.test(code)) return null;
   const { rows } = await db.execute(sql`
-    select k.id, k.code, k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
+    select k.id, k.code, k.status_entry as "statusEntry", k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
       k.expires_at as "expiresAt", k.kum::float8 as kum, c.id as "courseId", c.name as "courseName",
       c.description as "courseDescription", c.credit_scheme as scheme, i.id as "institutionId", i.name as "institutionName",
       (select count(*)::int from chapters ch where ch.course_id = c.id) as "chapterCount",
@@ -103,7 +132,7 @@ function criteriaNarrative(row: CredentialRow): string {
 /** The OpenBadgeCredential of a certificate (unsigned JSON, as the JSON serialization says: no nulls, no empty arrays). */
 export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
   const base = baseOf(settings.publicUrl);
-  const { list, index } = statusEntryOf(row.id);
+  const { list, index } = statusEntryOf(row.statusEntry);
   const statusUrl = statusListUrl(settings.publicUrl, list);
   const email = row.email?.trim().toLowerCase();
   const identity = email
@@ -158,19 +187,24 @@ export type OpenBadgeCredential = ReturnType<typeof buildCredential>;
 
 /**
  * Signs a credential as a VC-JWT, as OB 3.0 section 8.2 "JSON Web Token Proof Format" says
- * (ob_v3p0/integrity.md, #jwt-proof): JOSE header alg RS256, kid, typ "JWT" and no other header;
- * the payload IS the credential (not a `vc` claim: that is the VC-DATA-MODEL 1.1 form the spec's
- * note mentions for verifiers only), plus iss = issuer.id, jti = id, sub = credentialSubject.id,
- * nbf = validFrom, exp = validUntil when there is one, and iat.
+ * (ob_v3p0/integrity.md, #jwt-proof): JOSE header alg RS256, kid (credentialKeyId: a URL of the
+ * key), typ and no other header; the payload IS the credential (not a `vc` claim: that is the
+ * VC-DATA-MODEL 1.1 form the spec's note mentions for verifiers only), plus iss = issuer.id,
+ * jti = id, sub = credentialSubject.id, nbf = validFrom, exp = validUntil when there is one, and
+ * iat. typ: "JWT" for an OpenBadgeCredential (OB 3.0: "If present, MUST be set to JWT"); "vc+jwt"
+ * for a status list served as application/vc+jwt (VC-JOSE-COSE: "The typ header parameter SHOULD
+ * be vc+jwt").
  */
 export async function signCredential(
   credential: { id: string; issuer: { id: string } | string; validFrom: string; validUntil?: string; credentialSubject?: { id?: string } },
   key: IssuerKey,
+  settings: IssuerSettings,
   now: Date,
+  typ: 'JWT' | 'vc+jwt' = 'JWT',
 ): Promise<string> {
   const iss = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
   const jwt = new SignJWT(credential as unknown as JWTPayload)
-    .setProtectedHeader({ alg: ISSUER_ALG, kid: key.kid, typ: 'JWT' })
+    .setProtectedHeader({ alg: ISSUER_ALG, kid: credentialKeyId(settings.publicUrl, key.kid), typ })
     .setIssuer(iss)
     .setJti(credential.id)
     .setNotBefore(seconds(new Date(credential.validFrom)))
@@ -214,7 +248,7 @@ function signStatusList(n: number, bits: Uint8Array, settings: IssuerSettings, k
     validFrom: credentialDate(now),
     credentialSubject: { id: `${id}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: encodeList(bits) },
   };
-  return signCredential(credential, key, now);
+  return signCredential(credential, key, settings, now, 'vc+jwt');
 }
 
 export { STATUS_LIST_SIZE };

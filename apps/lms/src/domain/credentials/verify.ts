@@ -1,17 +1,26 @@
-import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { bitAt, decodeList } from './status-list.js';
 
 // Verifying an Open Badges 3.0 VC-JWT the way a third party does (README, "Verifiable
 // credentials"; OB 3.0 section 8.2.4 "Verify a Credential" and the implementation guide's "Key
 // provenance"): nothing from our database, everything over HTTP from the issuer's origin.
+//  0. The issuer is the one the caller expects (`issuer`: by default the LMS's own), compared as
+//     a string before anything is fetched: a signature only proves that *some* site signed, so a
+//     credential of another site (another key, its own JWKS) is invalid here, however it looks.
 //  1. The JOSE header: alg RS256 only, a kid, none of jku/x5u/jwk/x5c (never a key the token brings).
-//  2. The payload's iss = issuer.id (an http(s) URL); the JWKS at new URL('/.well-known/jwks.json', iss),
-//     fetched with a deadline and a size bound; the key with that kid (RSA, >= 2048 bits).
+//     A kid that is an http(s) URL must be on the issuer's origin (nothing is fetched from it).
+//  2. The payload's iss = issuer.id; the JWKS at new URL('/.well-known/jwks.json', iss), fetched
+//     with a deadline and a size bound; the key with that exact kid (RSA, >= 2048 bits); a kid
+//     naming an RFC 9278 thumbprint must be that key's thumbprint; a key's `iss` member, if any,
+//     must be the issuer (the implementation guide's "Key provenance").
 //  3. The signature (explicit algorithm list), then the claims against the credential: jti = id,
-//     sub = credentialSubject.id, nbf = validFrom (not in the future), exp = validUntil.
+//     sub = credentialSubject.id, nbf = validFrom (not in the future), exp = validUntil; the id
+//     is a URL on the issuer's origin (another site's credential cannot borrow our URLs).
 //  4. The types (VerifiableCredential + OpenBadgeCredential/AchievementCredential), the contexts.
 //  5. credentialStatus: a BitstringStatusListEntry (revocation) whose list is on the issuer's
 //     origin; the list is a VC-JWT checked the same way with the same JWKS; its bit decides.
+// The outcome carries text from the credential (name, id): whoever prints it escapes it
+// (cli/credential.ts), since a valid signature says nothing about control characters.
 // Outcomes: valid, revoked, expired, invalid (the credential is not good: reason), unverifiable
 // (could not check: the issuer's site did not answer).
 
@@ -21,6 +30,11 @@ export type VerifyOutcome =
   | { status: 'unverifiable'; reason: string };
 
 export interface VerifyOptions {
+  /**
+   * The issuer the credential must come from: its id, as `iss` and `issuer.id` say it (an absolute
+   * http(s) URL in canonical form, e.g. `https://lms.example.org/credentials/issuer`).
+   */
+  issuer: string;
   now?: Date;
   /** Deadline of each HTTP fetch (ms). */
   timeoutMs?: number;
@@ -34,6 +48,8 @@ const FORBIDDEN_HEADERS = ['jku', 'x5u', 'jwk', 'x5c', 'crit'];
 const OB_TYPES = ['OpenBadgeCredential', 'AchievementCredential'];
 const VC_CONTEXT_V2 = 'https://www.w3.org/ns/credentials/v2';
 const MAX_JWT_CHARS = 1_000_000;
+/** RFC 9278: a JWK Thumbprint URI (SHA-256), which a kid may end with (VC-JOSE-COSE recommends it). */
+const THUMBPRINT_URN = 'urn:ietf:params:oauth:jwk-thumbprint:sha-256:';
 /** How far ahead of the verifier's clock the issuer's may be (validFrom, nbf). */
 export const CLOCK_SKEW_MS = 60_000;
 
@@ -52,7 +68,29 @@ function dateOf(value: unknown, what: string): number | null {
   return ms;
 }
 
-async function fetchBounded(url: URL, accept: string, options: Required<Omit<VerifyOptions, 'now'>>): Promise<string> {
+type FetchSettings = { timeoutMs: number; maxBytes: number; fetch: typeof fetch };
+
+/** A string as an absolute http(s) URL written canonically (what `new URL()` gives back unchanged), or null. */
+export function canonicalHttpUrl(value: unknown): URL | null {
+  if (typeof value !== 'string') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  // The URL parser drops tabs and line breaks and rewrites spaces: what it changed was not a URL.
+  return url.href === value ? url : null;
+}
+
+/** An attacker's string in a reason: in quotes, at most 200 characters (whoever prints it escapes it). */
+const quoted = (value: unknown) => {
+  const text = String(value);
+  return `"${text.length > 200 ? `${text.slice(0, 200)}…` : text}"`;
+};
+
+async function fetchBounded(url: URL, accept: string, options: FetchSettings): Promise<string> {
   let response: Response;
   try {
     response = await options.fetch(url, {
@@ -90,7 +128,7 @@ async function fetchBounded(url: URL, accept: string, options: Required<Omit<Ver
 }
 
 /** The issuer's keys by kid (RSA signing keys only). */
-async function fetchJwks(jwksUrl: URL, options: Required<Omit<VerifyOptions, 'now'>>): Promise<Map<string, JWK>> {
+async function fetchJwks(jwksUrl: URL, options: FetchSettings): Promise<Map<string, JWK>> {
   const text = await fetchBounded(jwksUrl, 'application/jwk-set+json, application/json', options);
   let body: unknown;
   try {
@@ -106,28 +144,50 @@ async function fetchJwks(jwksUrl: URL, options: Required<Omit<VerifyOptions, 'no
   return keys;
 }
 
-/** Checks a compact JWS with a key of the set: its header, its signature; answers the payload and the kid. */
-async function verifyJws(jwt: string, keys: () => Promise<Map<string, JWK>>, what: string): Promise<{ payload: Json; kid: string }> {
+/**
+ * Checks a compact JWS with a key of the issuer's set: its header, the key's provenance, its
+ * signature; answers the payload and the kid.
+ */
+async function verifyJws(
+  jwt: string,
+  keys: () => Promise<Map<string, JWK>>,
+  issuer: URL,
+  what: string,
+): Promise<{ payload: Json; kid: string }> {
   let header: Json;
   try {
     header = decodeProtectedHeader(jwt) as Json;
   } catch {
     throw new Invalid(`${what}: not a compact JWS`);
   }
-  if (!ALGORITHMS.includes(String(header.alg))) throw new Invalid(`${what}: algorithm ${String(header.alg)} is not accepted (RS256 only)`);
+  if (!ALGORITHMS.includes(String(header.alg))) throw new Invalid(`${what}: algorithm ${quoted(header.alg)} is not accepted (RS256 only)`);
   const extra = FORBIDDEN_HEADERS.filter((h) => h in header);
   if (extra.length > 0) throw new Invalid(`${what}: header ${extra.join(', ')} is not accepted`);
-  if (header.typ !== undefined && header.typ !== 'JWT' && header.typ !== 'vc+jwt') throw new Invalid(`${what}: typ ${String(header.typ)}`);
+  if (header.typ !== undefined && header.typ !== 'JWT' && header.typ !== 'vc+jwt') throw new Invalid(`${what}: typ ${quoted(header.typ)}`);
   if (typeof header.kid !== 'string' || header.kid === '') throw new Invalid(`${what}: no kid in the header`);
-  const jwk = (await keys()).get(header.kid);
-  if (!jwk) throw new Invalid(`${what}: kid ${header.kid} is not among the issuer's published keys`);
+  const kid = header.kid;
+  // A kid URL names where its key is: it must be the issuer's site (its keys come from there only).
+  const kidUrl = /^https?:/i.test(kid) ? canonicalHttpUrl(kid) : null;
+  if (/^https?:/i.test(kid) && kidUrl?.origin !== issuer.origin) {
+    throw new Invalid(`${what}: the key ${quoted(kid)} is not on the issuer's origin ${issuer.origin}`);
+  }
+  const jwk = (await keys()).get(kid);
+  if (!jwk) throw new Invalid(`${what}: kid ${quoted(kid)} is not among the issuer's published keys`);
+  const keyIssuer = (jwk as Json).iss;
+  if (keyIssuer !== undefined && keyIssuer !== issuer.href)
+    throw new Invalid(`${what}: the published key ${quoted(kid)} belongs to another issuer`);
+  if (kid.includes(THUMBPRINT_URN)) {
+    const named = kid.slice(kid.lastIndexOf(THUMBPRINT_URN) + THUMBPRINT_URN.length);
+    const actual = await calculateJwkThumbprint({ kty: 'RSA', n: String(jwk.n ?? ''), e: String(jwk.e ?? '') }, 'sha256').catch(() => null);
+    if (named !== actual) throw new Invalid(`${what}: the published key ${quoted(kid)} is not the key its thumbprint names`);
+  }
   const modulusBits = Buffer.from(String(jwk.n ?? ''), 'base64url').length * 8;
-  if (modulusBits < 2048) throw new Invalid(`${what}: the published key ${header.kid} is under 2048 bits`);
+  if (modulusBits < 2048) throw new Invalid(`${what}: the published key ${quoted(kid)} is under 2048 bits`);
   let key: Awaited<ReturnType<typeof importJWK>>;
   try {
-    key = await importJWK({ ...jwk, alg: 'RS256' }, 'RS256');
+    key = await importJWK({ kty: 'RSA', n: jwk.n, e: jwk.e, alg: 'RS256' }, 'RS256');
   } catch {
-    throw new Invalid(`${what}: the published key ${header.kid} is not usable`);
+    throw new Invalid(`${what}: the published key ${quoted(kid)} is not usable`);
   }
   let payloadBytes: Uint8Array;
   try {
@@ -142,7 +202,7 @@ async function verifyJws(jwt: string, keys: () => Promise<Map<string, JWK>>, wha
     throw new Invalid(`${what}: the payload is not JSON`);
   }
   if (!isObject(payload)) throw new Invalid(`${what}: the payload is not an object`);
-  return { payload, kid: header.kid };
+  return { payload, kid };
 }
 
 /** The JWT claims against the credential (OB 3.0 "Verify a Credential VC-JWT Signature"); the credential's dates. */
@@ -169,9 +229,11 @@ function checkClaims(payload: Json, what: string, now: number): { expired: boole
   return { expired: validUntil !== null && validUntil <= now, validUntil };
 }
 
-/** Verifies a downloaded credential (compact JWS) against what its issuer publishes over HTTP. */
-export async function verifyCredential(jwtText: string, options: VerifyOptions = {}): Promise<VerifyOutcome> {
-  const settings = {
+/** Verifies a downloaded credential (compact JWS) of the expected issuer against what that issuer publishes over HTTP. */
+export async function verifyCredential(jwtText: string, options: VerifyOptions): Promise<VerifyOutcome> {
+  const issuerUrl = canonicalHttpUrl(options.issuer);
+  if (!issuerUrl) throw new TypeError(`the expected issuer is not an http(s) URL in canonical form: ${quoted(options.issuer)}`);
+  const settings: FetchSettings = {
     timeoutMs: options.timeoutMs ?? 10_000,
     maxBytes: options.maxBytes ?? 1_000_000,
     fetch: options.fetch ?? globalThis.fetch,
@@ -182,7 +244,7 @@ export async function verifyCredential(jwtText: string, options: VerifyOptions =
     if (jwt.length > MAX_JWT_CHARS || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(jwt)) {
       throw new Invalid('not a compact JWS (three base64url parts)');
     }
-    // The issuer (unverified yet) only tells where its keys are: the signature decides.
+    // The issuer it claims (unverified yet) must be the expected one: nothing is fetched from any other site.
     let claimed: unknown;
     try {
       claimed = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8'));
@@ -190,13 +252,9 @@ export async function verifyCredential(jwtText: string, options: VerifyOptions =
       throw new Invalid('the payload is not JSON');
     }
     if (!isObject(claimed) || typeof claimed.iss !== 'string') throw new Invalid('no iss claim');
-    let issuerUrl: URL;
-    try {
-      issuerUrl = new URL(claimed.iss);
-    } catch {
-      throw new Invalid(`iss is not a URL: ${claimed.iss}`);
+    if (claimed.iss !== issuerUrl.href) {
+      throw new Invalid(`issued by ${quoted(claimed.iss)}, not by the expected issuer ${issuerUrl.href}`);
     }
-    if (issuerUrl.protocol !== 'https:' && issuerUrl.protocol !== 'http:') throw new Invalid('iss is not an http(s) URL');
     const jwksUrl = new URL('/.well-known/jwks.json', issuerUrl);
     let jwks: Promise<Map<string, JWK>> | null = null;
     const keys = () => {
@@ -204,8 +262,12 @@ export async function verifyCredential(jwtText: string, options: VerifyOptions =
       return jwks;
     };
 
-    const { payload, kid } = await verifyJws(jwt, keys, 'credential');
+    const { payload, kid } = await verifyJws(jwt, keys, issuerUrl, 'credential');
     const { expired, validUntil } = checkClaims(payload, 'credential', now);
+    // Its id names where it lives: on the issuer's site, not on the site of the one it imitates.
+    if (canonicalHttpUrl(payload.id)?.origin !== issuerUrl.origin) {
+      throw new Invalid(`the credential id ${quoted(payload.id)} is not a URL on the issuer's origin ${issuerUrl.origin}`);
+    }
     const types = asArray(payload.type);
     if (!types.includes('VerifiableCredential') || !types.some((t) => OB_TYPES.includes(String(t)))) {
       throw new Invalid('the credential is not a VerifiableCredential and an OpenBadgeCredential');
@@ -223,13 +285,13 @@ export async function verifyCredential(jwtText: string, options: VerifyOptions =
     } catch {
       throw new Invalid('statusListCredential is not a URL');
     }
-    if (listUrl.origin !== issuerUrl.origin) throw new Invalid(`the status list ${listUrl.href} is not on the issuer's origin`);
+    if (listUrl.origin !== issuerUrl.origin) throw new Invalid(`the status list ${quoted(listUrl.href)} is not on the issuer's origin`);
     const index =
       typeof entry.statusListIndex === 'string' && /^(0|[1-9][0-9]{0,9})$/.test(entry.statusListIndex) ? Number(entry.statusListIndex) : -1;
     if (index < 0) throw new Invalid('statusListIndex is not a whole number');
 
     const listJwt = (await fetchBounded(listUrl, 'application/vc+jwt, text/plain', settings)).trim();
-    const list = await verifyJws(listJwt, keys, 'status list');
+    const list = await verifyJws(listJwt, keys, issuerUrl, 'status list');
     if (list.payload.iss !== payload.iss) throw new Invalid('the status list has another issuer');
     const listState = checkClaims(list.payload, 'status list', now);
     if (listState.expired) throw new Unverifiable('the status list has expired');

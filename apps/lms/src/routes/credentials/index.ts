@@ -3,7 +3,15 @@ import { institutions } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { buildStatusListCredential, institutionProfileId, issuerProfile } from '../../domain/credentials/credential.js';
+import {
+  buildStatusListCredential,
+  credentialKeyId,
+  institutionProfileId,
+  issuerId,
+  issuerProfile,
+  THUMBPRINT_URN,
+} from '../../domain/credentials/credential.js';
+import { issuerPublicKeys } from '../../domain/credentials/keys.js';
 import { parseListNumber } from '../../domain/credentials/status-list.js';
 import { NotFoundError } from '../../errors.js';
 
@@ -58,6 +66,32 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.get(
+    '/credentials/keys/:kid',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['credentials'],
+        summary: 'A credential key, at its kid (a JWK)',
+        description:
+          "The URL a credential's `kid` names (`/credentials/keys/urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, " +
+          'OB 3.0 section 8.2: a URI that dereferences to the JWK): the public key, `application/jwk+json`, with `kid` = this ' +
+          'URL and `iss` = the issuer. The same key is in `/.well-known/jwks.json`. Unknown or malformed: 404.',
+        params: z.object({ kid: z.string() }),
+        response: { 200: z.record(z.string(), z.unknown()), 404: ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      const { kid } = request.params;
+      const thumbprint = kid.startsWith(THUMBPRINT_URN) ? kid.slice(THUMBPRINT_URN.length) : '';
+      const jwk = /^[A-Za-z0-9_-]{43}$/.test(thumbprint) ? (await issuerPublicKeys(app.db)).find((k) => k.kid === thumbprint) : undefined;
+      if (!jwk) throw new NotFoundError('Key not found');
+      const publicUrl = app.config.PUBLIC_URL;
+      reply.type('application/jwk+json').header('cache-control', 'public, max-age=300');
+      return { ...jwk, kid: credentialKeyId(publicUrl, thumbprint), iss: issuerId(publicUrl) };
+    },
+  );
+
+  app.get(
     '/credentials/status/:n',
     {
       config: { public: true },
@@ -65,8 +99,9 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['credentials'],
         summary: 'A Bitstring Status List (revocation) as a VC-JWT',
         description:
-          'W3C Bitstring Status List v1.0: a BitstringStatusListCredential signed with the issuer key (compact JWS, ' +
-          '`application/vc+jwt`). The certificate with id i is bit i mod 131072 of list floor(i / 131072) + 1; 1 = revoked. ' +
+          'W3C Bitstring Status List v1.0: a BitstringStatusListCredential signed with the issuer key (compact JWS, `typ` vc+jwt, ' +
+          '`application/vc+jwt`) of 131,072 bits, 1 = revoked. A credential names its list and index (`credentialStatus`); ' +
+          'new certificates get a random index, so the bits say nothing of how many certificates exist. ' +
           `Cached for at most ${STATUS_LIST_MAX_AGE_SECONDS} s. An unknown or malformed list number: 404.`,
         params: z.object({ n: z.string() }),
         response: { 200: z.string(), 404: ErrorResponse },

@@ -57,7 +57,8 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
           "The holder only (session cookie): another person's code, an unknown code or a malformed one is 404, an API key " +
           '403, no credentials 401. The answer is the compact JWS of an `OpenBadgeCredential` (W3C VC Data Model 2.0, ' +
           'OB 3.0 context), `text/plain` as OB 3.0 "Document Formats: Web Resource" says, as an attachment ' +
-          '`certificate-<code>.jwt`. It is signed with the issuer key published at `/.well-known/jwks.json` and points to ' +
+          '`certificate-<code>.jwt`. It is signed with the issuer key published at `/.well-known/jwks.json` (its `kid` is a URL of ' +
+          'the key, `/credentials/keys/urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`) and points to ' +
           'the Bitstring Status List at `/credentials/status/{n}`; a revoked certificate still downloads (its status says revoked).',
         security: [{ session: [] }],
         params: z.object({ code: z.string() }),
@@ -70,7 +71,7 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!source) throw new NotFoundError('Certificate not found');
       const settings = app.credentialIssuer.settings;
       const key = await app.credentialIssuer.key();
-      const jwt = await signCredential(buildCredential(source, settings), key, app.clock());
+      const jwt = await signCredential(buildCredential(source, settings), key, settings, app.clock());
       return reply
         .type('text/plain; charset=utf-8')
         .header('cache-control', 'no-store')

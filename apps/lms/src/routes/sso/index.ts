@@ -17,7 +17,7 @@ import { deleteSession, findSession } from '../../domain/sessions.js';
 import { identityOwner, SsoFailure, signInMember } from '../../domain/sso.js';
 import { findUserProfile } from '../../domain/user-profile.js';
 import { lmsJwks } from '../../domain/member-check.js';
-import { issuerPublicKeys } from '../../domain/credentials/keys.js';
+import { publishedCredentialKeys } from '../../domain/credentials/credential.js';
 import { pageContext } from '../../pages/i18n/index.js';
 import { sendPage } from '../../pages/send.js';
 import { switchAccountView } from '../../pages/sign-in.js';
@@ -208,16 +208,18 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['sso'],
         summary: "The LMS's public signing keys (JWKS): member-check tokens (ES256) and Open Badges credentials (RS256)",
         description:
-          'Partners verify the member-check tokens with the ES256 keys; anyone verifies the Open Badges 3.0 credentials ' +
-          'and status lists the LMS signs with the RS256 keys (kid = RFC 7638 thumbprint). Every credential key ever used ' +
-          'stays here after a rotation. Cached for 60 s.',
+          '`application/jwk-set+json`. Partners verify the member-check tokens with the ES256 keys; anyone verifies the ' +
+          'Open Badges 3.0 credentials and status lists the LMS signs with the RS256 keys, each listed twice: under its ' +
+          'kid URL (`/credentials/keys/urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, what credentials name now) ' +
+          'and under its bare RFC 7638 thumbprint (the kid of credentials issued before), with `iss` = the issuer. Every ' +
+          'credential key ever used stays here after a rotation. Cached for 60 s.',
         response: { 200: z.object({ keys: z.array(z.record(z.string(), z.unknown())) }) },
       },
     },
     async (_request, reply) => {
       // Short: a newly configured credential key signs at once, and verifiers must see it soon.
-      reply.header('cache-control', 'public, max-age=60');
-      const [member, credentials] = await Promise.all([lmsJwks(app.db), issuerPublicKeys(app.db)]);
+      reply.header('cache-control', 'public, max-age=60').type('application/jwk-set+json');
+      const [member, credentials] = await Promise.all([lmsJwks(app.db), publishedCredentialKeys(app.db, app.config.PUBLIC_URL)]);
       return { keys: [...member.keys, ...credentials] };
     },
   );

@@ -35,6 +35,9 @@ t.test('member check at sign-in', async (t) => {
   const status: Record<string, boolean> = { 'M-ACTIVE': true, 'M-GONE': false, 'M-CACHED': true };
   const asked: string[] = [];
   const bad: string[] = [];
+  // As docs/architecture.md asks of a partner: a token's jti is kept until its exp, and used once.
+  const usedJtis = new Set<string>();
+  const tokens: string[] = [];
   const partner = await localServer(t, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -45,6 +48,10 @@ t.test('member check at sign-in', async (t) => {
         const { payload } = await jwtVerify(auth, keySet, { issuer: app.config.PUBLIC_URL, audience: ISSUER, algorithms: ['ES256'] });
         if (payload.sub !== body.membershipId) throw new Error('sub is not the member asked about');
         if ((payload.exp ?? 0) - (payload.iat ?? 0) > 60) throw new Error('a long-lived token');
+        if (typeof payload.jti !== 'string') throw new Error('no jti');
+        if (usedJtis.has(payload.jti)) throw new Error('a jti used before');
+        usedJtis.add(payload.jti);
+        tokens.push(auth);
       } catch (err) {
         bad.push((err as Error).message);
         res.statusCode = 401;
@@ -69,6 +76,20 @@ t.test('member check at sign-in', async (t) => {
   await t.test('an inactive member is refused with member_inactive, no session', async (t) => {
     const res = await callback(app, token('M-GONE'));
     t.match(res, { error: 'sso_failed', reason: 'member_inactive', sessionCookie: undefined });
+  });
+
+  await t.test('each check carries a fresh jti: a replayed token is refused', async (t) => {
+    t.equal(usedJtis.size, 2, 'the two checks so far, each with its own jti');
+    for (const jti of usedJtis) t.match(jti, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a random UUID');
+    // Someone who saw the LMS's request (a proxy's log) sends it again.
+    const replay = await fetch(`${partner.url}/members/status`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens[0]}` },
+      body: JSON.stringify({ membershipId: 'M-ACTIVE' }),
+    });
+    t.equal(replay.status, 401);
+    t.same(bad, ['a jti used before']);
+    bad.length = 0;
   });
 
   await t.test('the answer is cached for the TTL', async (t) => {
