@@ -10,6 +10,8 @@ import { CLOSE_TIMEOUT_MS } from '@lms/server-kit';
 import { HAPROXY_DIR, haproxyBinary, haproxyMs, option, readHaproxyConfig, setting } from './helpers/haproxy.js';
 import { type PartnerEntry, startGateway, startLms } from './helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): compose against the apps' settings; the backend the LMS runs on here is incidental.
+
 // docker-compose.yml and the two Dockerfiles have never run here (no Docker on these machines):
 // this test holds them against the code instead. What stays unverified: the images build, the
 // base images and their tags exist, the containers start and talk to each other.

@@ -7,6 +7,8 @@ import t from 'tap';
 import { freePort } from './helpers/services.js';
 import { shellPath } from './helpers/shell-path.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the README's command and its exit status; verifying reads no database.
+
 // The README's command, `npx -y pnpm@12 run lms-admin credential verify <file>`, as a person types
 // it at the repository root: its exit status is the CLI's own (0 valid, 1 not valid, 2 could not
 // check), not pnpm's. Issue 40: a nested `pnpm --filter ... run` turned every failure into 1.

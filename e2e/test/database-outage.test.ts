@@ -6,6 +6,8 @@ import { makePartnerKey, partnerClaims, signPartnerToken } from '@lms/partner-au
 import t from 'tap';
 import { freePort, GATEWAY_SECRET, startGateway } from './helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): its database is a PostgreSQL URL nothing answers, whatever TEST_DATABASE_URL says.
+
 // A partner creates a course through the gateway while the LMS's database is unreachable (nothing
 // listens where it should be): the gateway relays the LMS's 503 and its Retry-After, so the
 // partner's backend knows to retry shortly rather than give up.

@@ -13,6 +13,8 @@ import t from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { type PartnerEntry, startGateway, startLms } from './helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): manifests against the apps' settings; the backend the LMS runs on here is incidental.
+
 // The Kubernetes manifests (deploy/kubernetes) have never run here (no cluster on these machines):
 // as compose.test.ts does for docker-compose.yml, this test holds them against the code. What
 // stays unverified: that a cluster accepts them (API versions, admission), that the images

@@ -16,6 +16,8 @@ import { httpRequest } from './helpers/http-request.js';
 import { composeConfigFor, HAPROXY_DIR, haproxyBinary } from './helpers/haproxy.js';
 import { freePort, GATEWAY_SECRET, makeTeacher, registerPemPartner, testDatabaseUrl } from './helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): several processes on one PostgreSQL server, whatever TEST_DATABASE_URL says.
+
 // An operator who outgrew one machine: 3 LMS and 2 gateways, each a real process of the built
 // apps, behind Debian's HAProxy running the repository's own configuration (deploy/haproxy: the
 // compose balancer's frontends and backends, pointed at these processes), on one PostgreSQL and

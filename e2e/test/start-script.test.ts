@@ -10,6 +10,8 @@ import { cookieBrowser, signInThroughPartner } from './helpers/cookie-browser.js
 import { freePort } from './helpers/services.js';
 import { shellPath } from './helpers/shell-path.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the README's start command, on its embedded database whatever TEST_DATABASE_URL says.
+
 // The one-command start (scripts/start.mjs, what `pnpm run start` runs) on a temporary data
 // directory and free ports: one banner once the LMS, the gateway and the demo partner answer; a
 // signal to the start process alone stops all three, and their ports are free again. Linux: the

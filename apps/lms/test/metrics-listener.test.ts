@@ -5,6 +5,8 @@ import t from 'tap';
 import { scrape } from './helpers/metrics.js';
 import { envWith, freePort, runToEnd, SERVER, startServer } from './helpers/processes.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): LMS processes on embedded databases, whatever TEST_DATABASE_URL says.
+
 // server.ts's part: the built LMS as operators run it, with METRICS_PORT set.
 t.setTimeout(300_000);
 

@@ -6,6 +6,8 @@ import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // An author's Markdown on the learner's chapter page, in a real browser: the example course's
 // chapter with a table, a list, a video from an allowed host and crafted HTML. With the page CSP
 // off (bypassCSP) only the sanitizer stands between the author and the learner's browser: no

@@ -10,6 +10,8 @@ import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
 import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // The course studio in a real browser, in both languages: the demo teacher signs in through the
 // demo partner's form, creates a course, two modules with chapters (one with a picture, one with a
 // video), a chapter quiz and a final exam, is refused publishing until an event code is set,

@@ -9,6 +9,8 @@ import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
 import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // Every link a page offers works, for each role and in both languages. On the demo data, a
 // member, a teacher and an admin sign in through the demo partner (the staff by the operator's
 // link of the seed), then every same-origin GET link their pages offer is followed, breadth first

@@ -2,6 +2,8 @@ import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
 import { startGateway, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // The API docs UI of both apps works in a real browser under its Content-Security-Policy: the
 // operations render and the browser reports no policy violation.
 

@@ -16,6 +16,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // An attacker's text in every field the pages show, in a real browser. First with the page CSP
 // switched off (bypassCSP), so that only the escaping stands between the text and a script: no
 // dialog may open. Then with the CSP on: no violation may be reported either, which also shows

@@ -15,6 +15,8 @@ import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // The pages in Bahasa Indonesia in a real browser, as a browser set to Indonesian gets them (no
 // cookie: Accept-Language): a member's dashboard, the catalog and a course; a teacher's
 // dashboard and the Kunci API page with its script (create, copy, revoke: the script's texts and

@@ -6,6 +6,8 @@ import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // Issue 30 (part A) in a real browser, at a phone's 390 px and at 1280 px, in both languages: the
 // member's chapter and quiz pages with the course outline, the teacher's manager view, preview,
 // learners list and grant form, the landing page and a wrong certificate code. Each page is

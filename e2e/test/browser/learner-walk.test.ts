@@ -10,6 +10,8 @@ import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // A member takes the demo's short course in a real browser, once in English and once in Bahasa
 // Indonesia (the pages' default), each on an LMS of its own: signs in through the demo partner,
 // reads every chapter, fails the chapter quiz once and passes it, passes the module quiz and the

@@ -4,6 +4,8 @@ import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // A member in a real browser: the partner's login form → gateway → LMS SSO → dashboard →
 // catalog search → a course page, which shows modules and chapters but no answer key.
 

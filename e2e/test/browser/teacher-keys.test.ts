@@ -19,6 +19,8 @@ import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { freePort, makeTeacher, startLms } from '../helpers/services.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
+
 // A teacher in a real browser: metrics on the dashboard, then the Kunci API page: create a key
 // (shown once), use it against /api/courses, revoke it with a confirmation, and the key is refused.
 // Then a page on another site tries to create and revoke keys with the teacher's cookie: nothing happens.

@@ -7,6 +7,8 @@ import t, { type Test } from 'tap';
 import { createDb } from '../src/client.js';
 import { DATA_DIR_LOCK_FILE, DataDirLockedError, lockDataDir } from '../src/data-dir-lock.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the embedded database's writer lock, whatever TEST_DATABASE_URL says.
+
 // An embedded data directory has one writer: its lock file. The cases with two real processes
 // (a running LMS and the admin CLI) are in apps/lms/test/cli/data-dir-lock.test.ts.
 

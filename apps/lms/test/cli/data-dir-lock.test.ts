@@ -7,6 +7,8 @@ import { DATA_DIR_LOCK_FILE } from '@lms/db';
 import t from 'tap';
 import { CLI, envWith, runToEnd, SERVER, startServer } from '../helpers/processes.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the embedded database's writer lock, whatever TEST_DATABASE_URL says.
+
 // The embedded database has one writer. Real processes: an LMS on a data directory, then the
 // admin CLI and a second LMS on the same directory. Before the lock, the CLI printed a key that
 // never existed (the running LMS's copy of the database won).

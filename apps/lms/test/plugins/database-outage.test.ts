@@ -5,6 +5,8 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../../src/errors.js';
 import { DEBUG, INFO, type OutageApp, outageApp, sleep, WARN } from '../helpers/database-outage.js';
 import { apiKeyFor, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): a PostgreSQL server behind a proxy it cuts, whatever TEST_DATABASE_URL says.
+
 // The database cut (connections refused and reset) and stalled (connections open, no byte passes)
 // between a real LMS and PostgreSQL, through a TCP proxy: what clients get, how long they wait, how
 // the LMS comes back, and what it logs. Figures are printed as comments (# ...) for the report.
