@@ -7,6 +7,8 @@ import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
 import { shellPath } from './helpers/shell-path.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): files and the Node version check; no database.
+
 // One Node.js for the whole project, in one place: the root package.json's devDependencies.node
 // (the npm registry's `node` package, which pnpm installs as node_modules/.bin/node and puts first
 // on PATH for every script). This test holds everything else that names a Node to it, and shows
