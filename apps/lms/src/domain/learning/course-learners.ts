@@ -90,15 +90,3 @@ export async function findCourseLearners(
     })),
   };
 }
-
-/** A CSV cell: quoted when needed, and a leading = + - @ (or tab / CR) neutralised so no spreadsheet runs it as a formula. */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n']/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-export function csvLine(cells: (string | number | null)[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
-}

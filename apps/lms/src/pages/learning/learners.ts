@@ -2,12 +2,13 @@ import { HtmlPage, LearningCourseIdParams, MAX_ID, RedirectResponse, text } from
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assertManages, findGrants, grantAttempts, MAX_EXTRA_ATTEMPTS, MAX_GRANT_REASON } from '../../domain/learning/attempt-grants.js';
-import { csvLine, findCourseLearners, LEARNERS_PAGE_SIZE } from '../../domain/learning/course-learners.js';
+import { findCourseLearners, LEARNERS_PAGE_SIZE } from '../../domain/learning/course-learners.js';
 import { isEnrolled } from '../../domain/learning/access.js';
 import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { findUserProfile } from '../../domain/user-profile.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { CSV_DIALECTS, csvLine } from '../../lib/csv.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
@@ -106,49 +107,57 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
       const session = await pageSession(app, request);
       const courseId = request.params.id;
       await assertManages(app.db, session.caller, courseId);
-      const header = csvLine([
-        'name',
-        'email',
-        'membership_id',
-        'enrolled_at',
-        'progress_percent',
-        'chapters_done',
-        'chapters_total',
-        'quizzes_passed',
-        'quizzes_total',
-        'quiz_attempts',
-        'best_quiz_score',
-        'final_best_score',
-        'final_passed',
-        'final_attempts',
-        'certificate_code',
-        'certificate_issued_at',
-        'last_activity',
-      ]);
+      // Comma-separated whatever the page language (the file's columns are named in English).
+      const csv = CSV_DIALECTS.en;
+      const header = csvLine(
+        [
+          'name',
+          'email',
+          'membership_id',
+          'enrolled_at',
+          'progress_percent',
+          'chapters_done',
+          'chapters_total',
+          'quizzes_passed',
+          'quizzes_total',
+          'quiz_attempts',
+          'best_quiz_score',
+          'final_best_score',
+          'final_passed',
+          'final_attempts',
+          'certificate_code',
+          'certificate_issued_at',
+          'last_activity',
+        ],
+        csv,
+      );
       let out = header;
       // Page by page, so a large course never loads at once (bounded statements per page).
       for (let offset = 0; ; offset += 500) {
         const { rows } = await findCourseLearners(app.db, courseId, { offset, limit: 500 });
         for (const r of rows)
-          out += csvLine([
-            r.name,
-            r.email,
-            r.membershipId,
-            r.enrolledAt.toISOString(),
-            r.progress,
-            r.chaptersDone,
-            r.chaptersTotal,
-            r.quizzesPassed,
-            r.quizzesTotal,
-            r.quizAttempts,
-            r.bestQuizScore,
-            r.finalBest,
-            r.finalPassed ? 'yes' : 'no',
-            r.finalAttempts,
-            r.certificateCode,
-            r.certificateIssuedAt?.toISOString() ?? null,
-            r.lastActivity.toISOString(),
-          ]);
+          out += csvLine(
+            [
+              r.name,
+              r.email,
+              r.membershipId,
+              r.enrolledAt.toISOString(),
+              r.progress,
+              r.chaptersDone,
+              r.chaptersTotal,
+              r.quizzesPassed,
+              r.quizzesTotal,
+              r.quizAttempts,
+              r.bestQuizScore,
+              r.finalBest,
+              r.finalPassed ? 'yes' : 'no',
+              r.finalAttempts,
+              r.certificateCode,
+              r.certificateIssuedAt?.toISOString() ?? null,
+              r.lastActivity.toISOString(),
+            ],
+            csv,
+          );
         if (rows.length < 500) break;
       }
       return reply
