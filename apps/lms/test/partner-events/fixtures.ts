@@ -59,10 +59,13 @@ export async function endpointRow(db: Db, id: number) {
 }
 
 /** An LMS with two partners (A, B), a cast, an open course with 2 chapters; learner holds A's identity, otherLearner B's. */
-export async function eventsWorld(t: Test, options: { settings?: Partial<DeliverySettings>; db?: TestDb } = {}) {
+export async function eventsWorld(
+  t: Test,
+  options: { settings?: Partial<DeliverySettings>; db?: TestDb; allowPrivateAddresses?: boolean } = {},
+) {
   const { app, db } = await buildTestApp(t, {
     db: options.db,
-    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true },
+    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: options.allowPrivateAddresses ?? true },
     deps: { partnerEvents: { settings: fastSettings(options.settings), pollMs: 0 } },
   });
   const cast = await makeCast(app, db.db);
