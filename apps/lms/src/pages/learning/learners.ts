@@ -1,7 +1,14 @@
 import { HtmlPage, LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { assertManages, findGrants, grantAttempts, MAX_EXTRA_ATTEMPTS, MAX_GRANT_REASON } from '../../domain/learning/attempt-grants.js';
+import {
+  assertManages,
+  findGrants,
+  grantAttempts,
+  MAX_EXTRA_ATTEMPTS,
+  MAX_GRANT_REASON,
+  TooManyExtraAttemptsError,
+} from '../../domain/learning/attempt-grants.js';
 import { findCourseLearners, LEARNERS_PAGE_SIZE } from '../../domain/learning/course-learners.js';
 import { isEnrolled } from '../../domain/learning/access.js';
 import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
@@ -189,9 +196,10 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
       ]);
       const quizzes = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].filter((s) => s.kind !== 'chapter');
       const flashValue = (request.query as Record<string, unknown> | undefined)?.granted;
+      const refused = flashValue === 'invalid' || flashValue === 'capped';
       const flash =
-        (flashValue === 'granted' || flashValue === 'invalid') &&
-        html`<p class="${flashValue === 'invalid' ? 'error' : 'success'}" role="${flashValue === 'invalid' ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
+        (flashValue === 'granted' || refused) &&
+        html`<p class="${refused ? 'error' : 'success'}" role="${refused ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
       const name = learner?.name ?? userId;
       const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${g.title(name)}</h1>
@@ -241,12 +249,17 @@ ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: ma
       await assertManages(app.db, session.caller, courseId);
       const fields = GrantFields.safeParse(request.body ?? {});
       if (!fields.success) return reply.header('cache-control', 'no-store').redirect(`${back}?granted=invalid#grant`, 303);
-      await grantAttempts(
-        app.db,
-        session.caller,
-        { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
-        app.clock(),
-      );
+      try {
+        await grantAttempts(
+          app.db,
+          session.caller,
+          { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
+          app.clock(),
+        );
+      } catch (err) {
+        if (!(err instanceof TooManyExtraAttemptsError)) throw err;
+        return reply.header('cache-control', 'no-store').redirect(`${back}?granted=capped#grant`, 303);
+      }
       return reply.header('cache-control', 'no-store').redirect(`${back}?granted=granted`, 303);
     },
   );

@@ -130,6 +130,7 @@ export function pathMessagesId(f: Format) {
         flash: {
           granted: 'Percobaan tambahan diberikan dan dicatat.',
           invalid: 'Pilih kuis, jumlah 1-20 dan tulis alasannya.',
+          capped: 'Tidak diberikan: seorang peserta mendapat paling banyak 100 percobaan tambahan per kuis, semua pemberian dijumlahkan.',
         },
       },
       landing: {
@@ -273,6 +274,7 @@ export function pathMessagesEn(f: Format): PathMessages {
         flash: {
           granted: 'Extra attempts granted and recorded.',
           invalid: 'Choose a quiz, a number from 1 to 20, and write the reason.',
+          capped: 'Not granted: a learner gets at most 100 extra attempts per quiz, all grants together.',
         },
       },
       landing: {
