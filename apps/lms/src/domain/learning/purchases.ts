@@ -18,8 +18,10 @@ import type { PaymentInstructions, PaymentProvider } from './payment-provider.js
 // A pending purchase does not wait for ever: its buyer cancels it, an admin rejects it with a
 // reason, or it expires PurchaseRules.pendingMs after it started (housekeeping closes it; every
 // read treats it as expired from then on). A buyer has at most PurchaseRules.maxPending at once,
-// so nobody can bury the admins' list. Nobody pays twice for a course: a bundle holding a course
-// the buyer has, or is paying for, is refused with the course named (buy the other one alone).
+// and one who has never paid at most FIRST_PAYMENT_MAX_PENDING, so nobody can bury the admins'
+// list, neither with one account nor with many new ones. Nobody pays twice for a course: a bundle
+// holding a course the buyer has, or is paying for, is refused with the course named (buy the
+// other one alone).
 
 export type PurchaseItem = { courseId: number; bundleId?: undefined } | { bundleId: number; courseId?: undefined };
 
@@ -178,10 +180,21 @@ export async function findOpenPurchase(db: Db, userId: string, what: PurchaseIte
 
 /** 409: the buyer has as many purchases waiting for payment as one may. */
 export class TooManyPendingPurchasesError extends ConflictError {
-  constructor(max: number) {
-    super(`You have ${max} purchases waiting for payment, as many as one may: pay or cancel one first`);
+  constructor(max: number, firstPayment = false) {
+    super(
+      firstPayment
+        ? 'You have a purchase waiting for payment: until your first payment is confirmed, one may wait at a time. Pay or cancel it first'
+        : `You have ${max} purchases waiting for payment, as many as one may: pay or cancel one first`,
+    );
   }
 }
+
+/**
+ * How many purchases a buyer who has never paid may have waiting at once (docs/architecture.md,
+ * "Pending purchases and new buyers"). PurchaseRules.maxPending is for buyers with a payment behind
+ * them: otherwise twenty new members made a hundred pending transfers for the admins (issue 40).
+ */
+export const FIRST_PAYMENT_MAX_PENDING = 1;
 
 /** The second key of the buyer's advisory lock (the first is the user's hashtext); quiz attempts use quiz ids, all above 0. */
 const PURCHASE_LOCK = 0;
@@ -193,7 +206,7 @@ const MAX_REFERENCE_TRIES = 5;
  * expiry (rules.pendingMs), and the provider's instructions. A second request for the same item
  * while one is pending returns that one (`created: false`), with its own amount and reference.
  * The buyer's purchases that are past their expiry are expired first; a buyer with
- * rules.maxPending waiting is refused (409). The count and the insert hold the buyer's advisory
+ * rules.maxPending waiting (FIRST_PAYMENT_MAX_PENDING before their first payment) is refused (409). The count and the insert hold the buyer's advisory
  * lock, so concurrent starts cannot pass the cap; the partial unique indexes
  * purchases_one_pending_* decide races for one item.
  */
@@ -230,10 +243,15 @@ export async function startPurchase(
       const insertedId = await inTransaction(db, async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${PURCHASE_LOCK})`);
         const [waiting] = await tx
-          .select({ n: count() })
+          .select({
+            n: sql<number>`count(*) filter (where ${purchases.status} = 'pending')::int`,
+            // A payment ever confirmed (refunded since included; an undone confirmation clears paid_at).
+            hasPaid: sql<boolean>`coalesce(bool_or(${purchases.paidAt} is not null), false)`,
+          })
           .from(purchases)
-          .where(and(eq(purchases.userId, userId), eq(purchases.status, 'pending')));
-        if ((waiting?.n ?? 0) >= rules.maxPending) throw new TooManyPendingPurchasesError(rules.maxPending);
+          .where(eq(purchases.userId, userId));
+        const cap = waiting?.hasPaid ? rules.maxPending : Math.min(rules.maxPending, FIRST_PAYMENT_MAX_PENDING);
+        if ((waiting?.n ?? 0) >= cap) throw new TooManyPendingPurchasesError(cap, !waiting?.hasPaid);
         const [inserted] = await tx
           .insert(purchases)
           .values({

@@ -11,6 +11,7 @@ import {
   refundPurchase,
   rejectPurchase,
   startPurchase,
+  TooManyPendingPurchasesError,
   undoConfirmation,
 } from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -59,13 +60,15 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
    * (startPurchase). False when there is nothing to pay (enrolled, paid, free: a ConflictError);
    * an item not for sale (not buyer-visible, or none) is a NotFoundError, so the 404 page.
    */
-  const buy = async (userId: string, what: PurchaseItem): Promise<boolean> => {
+  /** Starts the purchase: 'started', 'capped' (too many waiting: said on the page), or 'nothing' (any other conflict). */
+  const buy = async (userId: string, what: PurchaseItem): Promise<'started' | 'capped' | 'nothing'> => {
     try {
       await startPurchase(app.db, app.payments.provider, app.payments.rules, userId, what, app.clock());
-      return true;
+      return 'started';
     } catch (err) {
+      if (err instanceof TooManyPendingPurchasesError) return 'capped';
       if (!(err instanceof ConflictError)) throw err;
-      return false;
+      return 'nothing';
     }
   };
   const formSchema = (summary: string, body: z.ZodType, params: z.ZodType = LearningIdParams) => ({
@@ -103,7 +106,8 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = courseIdOf(request);
-      const flash: EnrolFlash = (await buy(session.caller.userId, { courseId })) ? 'purchase-started' : 'nothing-to-buy';
+      const outcome = await buy(session.caller.userId, { courseId });
+      const flash: EnrolFlash = outcome === 'started' ? 'purchase-started' : outcome === 'capped' ? 'too-many-pending' : 'nothing-to-buy';
       return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
     },
   );
@@ -114,7 +118,8 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const session = await pageSession(app, request);
       const bundleId = (request.params as { id: number }).id;
-      const flash: BundleFlash = (await buy(session.caller.userId, { bundleId })) ? 'started' : 'nothing';
+      const outcome = await buy(session.caller.userId, { bundleId });
+      const flash: BundleFlash = outcome === 'capped' ? 'too-many-pending' : outcome;
       return back(reply, await bundlePageLink(app.db, bundleId, flash));
     },
   );

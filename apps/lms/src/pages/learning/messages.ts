@@ -28,6 +28,8 @@ export function enrolMessagesId(f: Format) {
         'payment-required': 'Kursus ini harus dibeli terlebih dahulu.',
         'purchase-started': 'Pembelian dibuat. Lakukan transfer sesuai petunjuk di bawah.',
         'nothing-to-buy': 'Tidak ada yang perlu dibayar untuk kursus ini.',
+        'too-many-pending':
+          'Pembelian tidak dibuat: pembelian Anda yang lain masih menunggu pembayaran. Bayar atau batalkan dulu (lihat dasbor).',
         'purchase-cancelled': 'Pembelian dibatalkan.',
       },
       requests: {
@@ -149,6 +151,8 @@ export function enrolMessagesId(f: Format) {
       flash: {
         started: 'Pembelian dibuat. Lakukan transfer sesuai petunjuk pada paketnya.',
         nothing: 'Tidak ada yang perlu dibayar untuk paket ini.',
+        'too-many-pending':
+          'Pembelian tidak dibuat: pembelian Anda yang lain masih menunggu pembayaran. Bayar atau batalkan dulu (lihat dasbor).',
         cancelled: 'Pembelian paket dibatalkan.',
       },
     },
@@ -180,6 +184,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         'payment-required': 'This course must be bought first.',
         'purchase-started': 'Purchase created. Make the transfer as shown below.',
         'nothing-to-buy': 'There is nothing to pay for this course.',
+        'too-many-pending': 'No purchase made: your other purchases are waiting for payment. Pay or cancel one first (see the dashboard).',
         'purchase-cancelled': 'Purchase cancelled.',
       },
       requests: {
@@ -304,6 +309,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
       flash: {
         started: 'Purchase created. Make the transfer as shown on the bundle.',
         nothing: 'There is nothing to pay for this bundle.',
+        'too-many-pending': 'No purchase made: your other purchases are waiting for payment. Pay or cancel one first (see the dashboard).',
         cancelled: 'Bundle purchase cancelled.',
       },
     },

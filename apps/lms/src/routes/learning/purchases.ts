@@ -20,6 +20,7 @@ import {
   listPendingPurchases,
   type PurchaseView,
   CONFIRMATION_UNDO_MS,
+  FIRST_PAYMENT_MAX_PENDING,
   refundPurchase,
   rejectPurchase,
   startPurchase,
@@ -76,7 +77,8 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           '(`POST /api/learning/purchases/{id}/confirm`); the buyer is then enrolled (a bundle: in both courses). ' +
           'Nothing lets a buyer mark their own purchase paid. A purchase waits ' +
           `${app.config.PURCHASE_PENDING_HOURS} hours for its payment (PURCHASE_PENDING_HOURS), then expires; a buyer may ` +
-          `have ${rules.maxPending} waiting at once (PURCHASE_PENDING_MAX). Nobody pays twice for a course: a course ` +
+          `have ${rules.maxPending} waiting at once (PURCHASE_PENDING_MAX), and one whose payment was never confirmed ` +
+          `${FIRST_PAYMENT_MAX_PENDING}. Nobody pays twice for a course: a course ` +
           'the caller is enrolled in, has paid for, or has a bundle purchase waiting that holds it is refused, and so is a ' +
           'bundle holding a course the caller has or is paying for (409 naming the course: buy the other one on its own).',
         security: [{ session: [] }],
