@@ -8,6 +8,7 @@ import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPosi
 import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
 import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificates.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
 // Purchases (docs/architecture.md, "Taking a course"): a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
@@ -548,24 +549,92 @@ async function enqueuePurchaseEvent(
   });
 }
 
+/** What a refund did besides closing the purchase (docs/architecture.md, "A refund ends what it bought"). */
+export interface RefundOutcome {
+  purchase: PurchaseView;
+  /** The courses whose enrolment the refund ended (a course another paid purchase still covers keeps it). */
+  unenrolledCourseIds: number[];
+  /** The certificates earned through it, revoked with the refund's reason. */
+  revokedCertificates: { code: string; courseId: number }[];
+  /** Why the admin kept those certificates instead (then none is revoked), or null. */
+  certificateKeptReason: string | null;
+}
+
+/** How a certificate revoked by a refund gives its reason: "Refund: " and the refund's reason. */
+export const REFUND_REVOCATION_PREFIX = 'Refund: ';
+
 /**
  * An admin records that a paid purchase was refunded (the money went back to the buyer), with
  * who, when and why (closedBy, closedAt, closeReason): who may is who may confirm it; only a paid
- * purchase (else 409). Enrolments and certificates stay: what the learner did is not undone, and
- * the partner hears purchase.refunded in the same transaction.
+ * purchase (else 409). A refund ends what it bought, in the same transaction: the buyer's
+ * enrolment in its course (a bundle: both), unless another paid purchase of theirs still covers
+ * that course; their certificates in force in those courses are revoked with the refund's reason,
+ * unless the admin keeps them and says why (`keepCertificateReason`, recorded on the purchase).
+ * What the learner did (completions, attempts) stays, for the record and for a purchase made
+ * again. The partners hear purchase.refunded and, per certificate revoked, certificate.revoked:
+ * once each, as a refunded purchase cannot be refunded again.
  */
-export async function refundPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
-  await inTransaction(db, async (tx) => {
+export async function refundPurchase(
+  db: Db,
+  decider: Decider,
+  purchaseId: number,
+  reason: string,
+  at: Date,
+  options: { keepCertificateReason?: string | null } = {},
+): Promise<RefundOutcome> {
+  const kept = options.keepCertificateReason ?? null;
+  const done = await inTransaction(db, async (tx) => {
     const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
     if (found.status !== 'paid') throw new ConflictError(`Only a paid purchase is refunded; this one is ${found.status}`);
     await tx
       .update(purchases)
-      .set({ status: 'refunded', closedAt: at, closedBy: decider.userId, closeReason: reason })
+      .set({ status: 'refunded', closedAt: at, closedBy: decider.userId, closeReason: reason, certificateKeptReason: kept })
       .where(eq(purchases.id, purchaseId));
-    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at);
+    const ids = found.courseIds.map(Number);
+    // A course another paid purchase of the buyer covers (a late payment of the same item, a
+    // bundle holding it) stays theirs; every other course of this purchase is no longer.
+    const idList = sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    );
+    const { rows: covered } =
+      ids.length === 0
+        ? { rows: [] }
+        : await tx.execute(sql`
+      select c.id from courses c where c.id in (${idList})
+        and exists (
+        select 1 from purchases p left join bundles b on b.id = p.bundle_id
+        where p.user_id = ${found.userId} and p.status = 'paid' and p.id <> ${purchaseId}
+          and (p.course_id = c.id or c.id in (b.course_one_id, b.course_two_id)))`);
+    const keep = new Set((covered as { id: number }[]).map((r) => Number(r.id)));
+    const ending = ids.filter((id) => !keep.has(id));
+    const removed =
+      ending.length === 0
+        ? []
+        : await tx
+            .delete(enrollments)
+            .where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ending)))
+            .returning({ courseId: enrollments.courseId });
+    const revoked =
+      kept === null
+        ? await revokeCertificatesIn(
+            tx as unknown as Db,
+            found.userId,
+            ending,
+            `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON),
+            at,
+          )
+        : [];
+    const unenrolledCourseIds = removed.map((r) => r.courseId).sort((x, y) => x - y);
+    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at, {
+      unenrolledCourseIds,
+      revokedCertificateCodes: revoked.map((r) => r.code),
+      certificateKeptReason: kept,
+    });
+    return { unenrolledCourseIds, revokedCertificates: revoked };
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
-  return (await findPurchase(db, purchaseId))!;
+  return { purchase: (await findPurchase(db, purchaseId))!, ...done, certificateKeptReason: kept };
 }
 
 export interface PendingPurchaseView extends PurchaseView {

@@ -1,4 +1,4 @@
-import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RejectPurchaseBody, text } from '@lms/contracts';
+import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RefundPurchaseBody, RejectPurchaseBody, text } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -187,9 +187,9 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  // Reject (the money did not come) and refund (it went back): the same form, a reason the buyer
-  // reads, the same people; a purchase already decided says so instead of failing.
-  const decideWithReason = (path: string, summary: string, decide: typeof rejectPurchase, done: 'rejected' | 'refunded') =>
+  // Reject (the money did not come): a reason the buyer reads; a purchase already decided says so
+  // instead of failing.
+  const decideWithReason = (path: string, summary: string, decide: typeof rejectPurchase, done: 'rejected') =>
     app.post(path, { config: { auth: true, csrf: 'form' }, schema: formSchema(summary, RejectForm) }, async (request, reply) => {
       const caller = await decider(request);
       const id = (request.params as { id: number }).id;
@@ -206,7 +206,33 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
     });
   decideWithReason('/purchases/:id/reject', 'Reject-transfer form of the transfers list', rejectPurchase, 'rejected');
-  decideWithReason('/purchases/:id/refund', 'Refund form of the transfers list', refundPurchase, 'refunded');
+
+  // Refund: the reason, and the certificates earned through the purchase revoked unless the admin
+  // ticks "keep" and says why (both said on the list when missing; nothing is changed then).
+  app.post(
+    '/purchases/:id/refund',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Refund form of the transfers list', RejectForm) },
+    async (request, reply) => {
+      const caller = await decider(request);
+      const id = (request.params as { id: number }).id;
+      const form = (request.body ?? {}) as { reason?: unknown; keepCertificate?: unknown; keepReason?: unknown };
+      const reason = RefundPurchaseBody.shape.reason.safeParse(form.reason);
+      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=refund-reason-required');
+      const keeping = form.keepCertificate !== undefined;
+      const keptReason = RefundPurchaseBody.shape.keepCertificateReason.unwrap().safeParse(form.keepReason);
+      if (keeping && !keptReason.success) return back(reply, '/dashboard/transfers?confirmed=keep-reason-required');
+      let outcome = 'refunded';
+      try {
+        await refundPurchase(app.db, caller, id, reason.data, app.clock(), {
+          keepCertificateReason: keeping && keptReason.success ? keptReason.data : null,
+        });
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        outcome = 'already';
+      }
+      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+    },
+  );
 
   app.post(
     '/purchases/:id/cancel',

@@ -8,6 +8,8 @@ import {
   PurchaseBody,
   PurchaseListResponse,
   PurchaseResponse,
+  RefundedPurchaseResponse,
+  RefundPurchaseBody,
   RejectPurchaseBody,
   StartedPurchaseResponse,
   ValidationErrorResponse,
@@ -225,12 +227,16 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
           'Who: as for confirming (never the buyer). A paid purchase becomes refunded, with the reason, the admin and the time; ' +
-          "enrolments and certificates stay. The buyer's partners get `purchase.refunded`. Any other state: 409.",
+          'and the refund ends what was bought: the enrolment in its course (a bundle: both; a course another paid ' +
+          "purchase of the buyer covers stays), and the buyer's certificates in force in those courses are revoked with " +
+          'the reason "Refund: <reason>", unless `keepCertificateReason` keeps them and says why. What the learner did ' +
+          "(completions, attempts) is kept. The buyer's partners get `purchase.refunded`, and `certificate.revoked` per " +
+          'certificate revoked, once each. Any other state: 409.',
         security: [{ session: [] }],
         params: LearningIdParams,
-        body: RejectPurchaseBody,
+        body: RefundPurchaseBody,
         response: {
-          200: PurchaseResponse,
+          200: RefundedPurchaseResponse,
           400: ValidationErrorResponse.or(ErrorResponse),
           ...common,
           404: ErrorResponse.describe('No such purchase.'),
@@ -240,8 +246,16 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const purchase = await refundPurchase(app.db, caller, request.params.id, request.body.reason, app.clock());
-      return { success: true as const, purchase: purchaseBody(purchase) };
+      const done = await refundPurchase(app.db, caller, request.params.id, request.body.reason, app.clock(), {
+        keepCertificateReason: request.body.keepCertificateReason ?? null,
+      });
+      return {
+        success: true as const,
+        purchase: purchaseBody(done.purchase),
+        unenrolledCourseIds: done.unenrolledCourseIds,
+        revokedCertificateCodes: done.revokedCertificates.map((c) => c.code),
+        certificateKeptReason: done.certificateKeptReason,
+      };
     },
   );
 
