@@ -245,7 +245,8 @@ export async function startPurchase(
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${PURCHASE_LOCK})`);
         const [waiting] = await tx
           .select({
-            n: sql<number>`count(*) filter (where ${purchases.status} = 'pending')::int`,
+            // The same item's pending purchase is not another one: a concurrent start of it gets that one back.
+            n: sql<number>`count(*) filter (where ${purchases.status} = 'pending' and ${target} is distinct from ${what.courseId ?? what.bundleId})::int`,
             // A payment ever confirmed (refunded since included; an undone confirmation clears paid_at).
             hasPaid: sql<boolean>`coalesce(bool_or(${purchases.paidAt} is not null), false)`,
           })
