@@ -21,9 +21,10 @@ const created = await author(
   '/api/course-documents',
   sampleDocument({ institutionId, teacherId: teacher.id }, { modules: 1, chapters: 1 }),
 );
-t.equal(created.status, 201, JSON.stringify(created.body).slice(0, 300));
+if (created.status !== 201) throw new Error(`the course: ${JSON.stringify(created.body).slice(0, 300)}`);
 const courseId = created.body.courseId as number;
-t.equal((await author('POST', `/api/courses/${courseId}/publication`)).status, 200);
+const published = await author('POST', `/api/courses/${courseId}/publication`);
+if (published.status !== 200) throw new Error(`published: ${published.status}`);
 const doc = created.body.document;
 const [ch1] = doc.modules[0].chapters;
 const learnerUser = await makeUser(db.db, { name: 'Budi' });

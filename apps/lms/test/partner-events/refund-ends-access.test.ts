@@ -1,6 +1,6 @@
 import { certificates, chapters, credits, enrollments, purchases } from '@lms/db';
 import { and, asc, eq } from 'drizzle-orm';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { revokeCertificate } from '../../src/domain/learning/certificates.js';
 import { asSession, makeBundle, makeCourse } from '../learning/enrolment-fixtures.js';
 import { addEndpointRow, drain, eventsWorld, receiver } from './fixtures.js';
@@ -47,7 +47,7 @@ const enrolled = async (userId: string, courseId: number) =>
   ).length === 1;
 
 /** Buys the item, has the admin confirm it, and finishes `courseId` (every chapter): returns the purchase and the certificate code. */
-async function buyAndFinish(cookie: string, item: object, courseId: number) {
+async function buyAndFinish(t: Test, cookie: string, item: object, courseId: number) {
   const bought = await api(cookie, 'POST', '/api/learning/purchases', item);
   const purchase = bought.json().purchase;
   t.equal((await api(cast.admin.cookie, 'POST', `/api/learning/purchases/${purchase.id}/confirm`)).statusCode, 200);
@@ -59,7 +59,7 @@ async function buyAndFinish(cookie: string, item: object, courseId: number) {
 }
 
 t.test('a refund ends access, revokes the certificate with its reason, and says so on the learners list', async (t) => {
-  const { purchase, code } = await buyAndFinish(cast.learner.cookie, { courseId: course.id }, course.id);
+  const { purchase, code } = await buyAndFinish(t, cast.learner.cookie, { courseId: course.id }, course.id);
   t.match(code, /^[0-9a-f]{32}$/, 'the learner earned the certificate');
   const [ch1] = await chapterIds(course.id);
 
@@ -153,7 +153,7 @@ t.test('a refund ends access, revokes the certificate with its reason, and says 
 
 t.test('the admin keeps the certificate and says why: enrolment ends, the certificate stays', async (t) => {
   const learner = cast.thirdLearner;
-  const { purchase, code } = await buyAndFinish(learner.cookie, { courseId: course.id }, course.id);
+  const { purchase, code } = await buyAndFinish(t, learner.cookie, { courseId: course.id }, course.id);
   const bad = [
     { reason: 'x', keepCertificateReason: '' },
     { reason: 'x', keepCertificateReason: 'a\u0000b' },
