@@ -227,7 +227,9 @@ const ROUTES: readonly AuthoringRouteSpec[] = [
     url: '/api/courses/:id/final-exam',
     summary: 'Create or replace the final exam of a course',
     description:
-      "Its pass mark is the course's minPassingScore. The body is the whole quiz, as for a chapter's quiz. " +
+      "Its pass mark is the course's minPassingScore: a `minimumScore` in the body sets the course's (recorded " +
+      "as a change of the course, whose version moves); left out, the course's stays. The body is the whole quiz, as " +
+      "for a chapter's quiz. " +
       `${LEARNERS} Question kinds: ${QUESTION_KINDS_DESCRIPTION} ${LIMITS}`,
     params: AuthoringIdParams,
     body: QuizBody,

@@ -118,8 +118,12 @@ export const QuizInput = z.strictObject({
     .int()
     .min(0)
     .max(100)
-    .default(70)
-    .describe("Pass mark of a chapter or module quiz (the final exam uses the course's minPassingScore)"),
+    .optional()
+    .describe(
+      'Pass mark of a chapter or module quiz (default 70). The final exam has none of its own: its pass mark is the ' +
+        "course's minPassingScore. Given on the final exam's write (`PUT /api/courses/{id}/final-exam`) it sets the " +
+        "course's minPassingScore; in a course document it must equal `course.minPassingScore` or be left out.",
+    ),
   timeLimit: z.number().int().min(0).max(1440).default(30).describe('Minutes; 0: no limit'),
   maxAttempts: z.number().int().min(1).max(100).default(3),
   questions: z
@@ -356,7 +360,7 @@ export const QuizOut = z
     name: z.string(),
     description: z.string(),
     quizType: z.string(),
-    minimumScore: z.number().int(),
+    minimumScore: z.number().int().describe("The pass mark it is graded by: the final exam's is the course's minPassingScore"),
     timeLimit: z.number().int(),
     maxAttempts: z.number().int(),
     questions: z.array(QuestionOut),

@@ -91,6 +91,36 @@ export type RejectPurchaseBody = z.infer<typeof RejectPurchaseBody>;
 
 export const PurchaseResponse = z.object({ success: z.literal(true), purchase: Purchase }).meta({ id: 'PurchaseResponse' });
 
+export const RefundPurchaseBody = z
+  .object({
+    reason: text().trim().min(1).max(500).describe('Why the money went back, for the buyer: e.g. "Course cancelled by the institution".'),
+    keepCertificateReason: text()
+      .trim()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe(
+        'Keep the certificates earned through this purchase, and why (recorded on the purchase). Left out, they are ' +
+          'revoked with the reason "Refund: <reason>".',
+      ),
+  })
+  .strict()
+  .meta({ id: 'RefundPurchaseBody' });
+export type RefundPurchaseBody = z.infer<typeof RefundPurchaseBody>;
+
+export const RefundedPurchaseResponse = z
+  .object({
+    success: z.literal(true),
+    purchase: Purchase,
+    unenrolledCourseIds: z
+      .array(z.number().int())
+      .describe('The courses whose enrolment the refund ended (a course another paid purchase of the buyer covers stays).'),
+    revokedCertificateCodes: z.array(z.string()).describe('The certificates earned through the purchase, revoked with the refund.'),
+    certificateKeptReason: z.string().nullable().describe('Why the admin kept those certificates (then none is revoked), or null.'),
+  })
+  .meta({ id: 'RefundedPurchaseResponse' });
+export type RefundedPurchaseResponse = z.infer<typeof RefundedPurchaseResponse>;
+
 export const ConfirmedPurchaseResponse = z
   .object({
     success: z.literal(true),

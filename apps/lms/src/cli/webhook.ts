@@ -194,13 +194,24 @@ export const purchaseCommands: CommandGroup = {
     {
       name: 'refund',
       summary: 'record that a paid purchase was refunded (who, when, why)',
-      usage: 'purchase refund <id> --by <admin-email> --reason <text>',
-      help: "Records the refund by the admin --by (who may confirm it); the buyer's partners get purchase.refunded.",
+      usage: 'purchase refund <id> --by <admin-email> --reason <text> [--keep-certificate <why>]',
+      help:
+        'Records the refund by the admin --by (who may confirm it). It ends what was bought (the enrolment in its course, ' +
+        "a bundle's two) and revokes the certificates earned through it with the reason, unless --keep-certificate says " +
+        "why they stay. The buyer's partners get purchase.refunded (and certificate.revoked).",
       async run(args, ctx) {
-        const { values, positionals } = parse(args, { by: { type: 'string' }, reason: { type: 'string' } }, true);
+        const { values, positionals } = parse(
+          args,
+          { by: { type: 'string' }, reason: { type: 'string' }, 'keep-certificate': { type: 'string' } },
+          true,
+        );
         if (positionals.length !== 1) throw new UsageError('give the purchase id');
         const id = wholeNumber(positionals[0], 'id', { min: 1 });
-        const reason = required(values, 'reason');
+        const reason = required(values, 'reason').trim();
+        const badText = (text: string) => text === '' || text.length > 500 || text.includes('\0');
+        if (badText(reason)) throw new UsageError('--reason: 1 to 500 characters, no NUL');
+        const kept = values['keep-certificate']?.trim();
+        if (kept !== undefined && badText(kept)) throw new UsageError('--keep-certificate: 1 to 500 characters, no NUL');
         const db = ctx.openDb().db;
         const [admin] = await db
           .select({ id: users.id, role: users.role })
@@ -209,8 +220,16 @@ export const purchaseCommands: CommandGroup = {
         if (!admin) throw new CliError(`no user ${values.by}`);
         if (!(await findPurchase(db, id))) throw new CliError(`no purchase ${id}`);
         try {
-          const p = await refundPurchase(db, { userId: admin.id, role: admin.role }, id, reason, ctx.now());
-          ctx.io.err(`Purchase ${id} is ${p.status}.`);
+          const done = await refundPurchase(db, { userId: admin.id, role: admin.role }, id, reason, ctx.now(), {
+            keepCertificateReason: kept ?? null,
+          });
+          ctx.io.err(`Purchase ${id} is ${done.purchase.status}.`);
+          ctx.io.err(`Enrolment ended in course(s): ${done.unenrolledCourseIds.join(', ') || 'none'}.`);
+          ctx.io.err(
+            done.certificateKeptReason === null
+              ? `Certificate(s) revoked: ${done.revokedCertificates.map((c) => c.code).join(', ') || 'none'}.`
+              : `Certificates kept: ${done.certificateKeptReason}`,
+          );
         } catch (err) {
           throw new CliError((err as Error).message);
         }

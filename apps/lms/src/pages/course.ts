@@ -47,8 +47,11 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
       const viewer = { kind: 'session' as const, userId: session.caller.userId, role: session.caller.role };
       const id = request.params.id;
       if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
-      const found = await findVisibleCourses(app.db, viewer, { courseId: id });
-      const course = found.courses[0];
+      // A course the catalog no longer shows (unpublished) keeps its page for those enrolled in it,
+      // with a notice (docs/architecture.md, "A course unpublished under its learners").
+      let course = (await findVisibleCourses(app.db, viewer, { courseId: id })).courses[0];
+      const noLongerOffered = !course;
+      course ??= (await findVisibleCourses(app.db, viewer, { courseId: id }, { enrolledToo: true })).courses[0];
       if (!course) throw new NotFoundError('Course not found');
       const learner = session.caller.role === 'student';
       // Enrolled: the learner's own path (links to what is open, the reason for what is locked);
@@ -109,6 +112,7 @@ ${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course
       ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
+${noLongerOffered && html`<p class="notice" role="status">${t.course.noLongerOffered}</p>`}
 ${coverImage(ownPicturePath(course.thumbnail, app.config.PUBLIC_URL), course.name)}
 <div class="card">
 ${course.description && html`<p>${course.description}</p>`}

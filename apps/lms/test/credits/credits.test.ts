@@ -167,17 +167,17 @@ t.test('CSV: BOM, dialect by language, formulas defused, a download', async (t) 
   const bytes = en.rawPayload;
   t.same([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'UTF-8 with a BOM');
   const lines = en.body.replace(/^\uFEFF/, '').split('\r\n');
-  t.equal(lines[0], 'Date,Course,Scheme,Amount,Certificate code,Status');
-  t.equal(lines[1], `2026-01-01,Audit Lanjutan,SKP,10,${newYear.code},Counted`, 'the day in WIB');
-  t.equal(lines[2].split(',')[0], '2025-12-31');
+  t.equal(lines[0], '"Date","Course","Scheme","Amount","Certificate code","Status"', 'every text cell quoted');
+  t.equal(lines[1], `"2026-01-01","Audit Lanjutan","SKP",10,"${newYear.code}","Counted"`, 'the day in WIB; the amount a number');
+  t.equal(lines[2].split(',')[0], '"2025-12-31"');
   const evilLine = lines.find((l) => l.includes('HYPERLINK'))!;
-  t.ok(evilLine.startsWith(`2023-06-15,"'=HYPERLINK(""http://evil.example/?x"",""klik"")"`), evilLine);
-  t.notMatch(en.body, /(^|,)=HYPERLINK/m, 'no cell starts with =');
+  t.ok(evilLine.startsWith(`"2023-06-15","'=HYPERLINK(""http://evil.example/?x"",""klik"")"`), evilLine);
+  t.notMatch(en.body, /(^|,)"?=HYPERLINK/m, 'no cell starts with =');
   t.notMatch(en.body, /Rahasia/);
   const id = await get('/learn/credits.csv');
   const idLines = id.body.replace(/^\uFEFF/, '').split('\r\n');
-  t.equal(idLines[0], 'Tanggal;Kursus;Skema;Jumlah;Kode sertifikat;Status');
-  t.match(idLines[3], /^2023-06-15;"'=HYPERLINK/);
+  t.equal(idLines[0], '"Tanggal";"Kursus";"Skema";"Jumlah";"Kode sertifikat";"Status"');
+  t.match(idLines[3], /^"2023-06-15";"'=HYPERLINK/);
   t.equal(id.headers['content-disposition'], 'attachment; filename="kredit-2026-06-15.csv"');
   t.equal((await app.inject({ url: '/learn/credits.csv' })).statusCode, 302, 'anonymous: to sign-in');
 });
@@ -216,7 +216,7 @@ t.test('a revoked certificate is voided (shown, not counted); a reissue counts a
   t.match(page.body, /Voided \(certificate revoked\)/);
   t.match(page.body, /0 \/ 30 SKP in 2026/);
   const csv = await get('/learn/credits.csv', { cookie: `${cookie}; lms_lang=en` });
-  t.match(csv.body, /Audit Lanjutan,SKP,10,[0-9a-f]{32},Voided/);
+  t.match(csv.body, /"Audit Lanjutan","SKP",10,"[0-9a-f]{32}","Voided/);
 
   const reissued = await reissueCertificate(db, newYear.code, time.clock());
   t.equal(reissued.outcome, 'reissued');

@@ -137,6 +137,7 @@ export function sampleDocument(
         quiz: quizzes ? sampleQuiz(`Kuis Bab ${m + 1}.${c + 1}`) : null,
       })),
     })),
-    finalExam: quizzes ? sampleQuiz('Ujian Akhir', { essay: true }) : null,
+    // The final exam is graded by the course's minPassingScore: a document gives the same number or none.
+    finalExam: quizzes ? { ...sampleQuiz('Ujian Akhir', { essay: true }), minimumScore: 70 } : null,
   };
 }

@@ -40,6 +40,11 @@ t.test(
     const flooder = await person();
     const buyer = await person();
     time.at(0);
+    // A buyer with a payment behind them: PURCHASE_PENDING_MAX applies (before one, a single
+    // purchase waits at a time: test/learning/pending-purchase-flood.test.ts).
+    const earlier = await makeCourse(db, cast.teacher, { ...priced, name: 'Course F' });
+    const first = (await buy(flooder.cookie, { courseId: earlier.id })).json().purchase;
+    t.equal((await post(`/api/learning/purchases/${first.id}/confirm`, admin.cookie)).statusCode, 200);
     const real = (await buy(buyer.cookie, { courseId: courses[4]!.id })).json().purchase;
     const statuses: number[] = [];
     for (const course of courses.slice(0, 4)) {

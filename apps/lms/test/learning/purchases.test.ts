@@ -253,7 +253,9 @@ t.test('purchases', async (t) => {
     const elsewhereTeacher = await makeUser(db.db, { role: 'teacher', institutionId: cast.otherInstitutionId });
     const foreign = await makeCourse(db.db, { id: elsewhereTeacher.id, institutionId: cast.otherInstitutionId }, priced);
     const mixed = await makeBundle(db.db, one.id, foreign.id);
-    const mixedPurchase = (await buy(otherLearner.cookie, { bundleId: mixed.id })).json().purchase;
+    // A buyer with nothing else waiting (one who never paid has one purchase waiting at a time).
+    const mixedBuyer = await makeUser(db.db);
+    const mixedPurchase = (await buy(await sessionCookieFor(app, mixedBuyer.id), { bundleId: mixed.id })).json().purchase;
     t.equal((await confirm(mixedPurchase.id, admin.cookie)).statusCode, 403, 'an admin of one of the two institutions: 403');
     t.equal((await confirm(mixedPurchase.id, cast.otherAdmin.cookie)).statusCode, 403, 'nor of the other');
     t.equal((await confirm(mixedPurchase.id, cast.superAdmin.cookie)).statusCode, 200, 'a super_admin: 200');

@@ -2,6 +2,7 @@ import { enrollments, purchases } from '@lms/db';
 import { and, eq } from 'drizzle-orm';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
+import { makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 import { asSession, makeBundle, makeCast, makeCourse, setTier } from './enrolment-fixtures.js';
 
 // What a person is shown is what they are charged (the tier price, one rule: tier-prices.ts), and
@@ -123,7 +124,9 @@ t.test('tier prices and the end of sales', async (t) => {
 
   await t.test('English pages name the Indonesian zone (WIB), not GMT+7', async (t) => {
     const course = await makeCourse(db.db, teacher, { name: 'Zona', isPurchasable: true, price: '10000' });
-    const who = cast.thirdLearner;
+    // A buyer with nothing else waiting (one who never paid has one purchase waiting at a time).
+    const user = await makeUser(db.db);
+    const who = { cookie: await sessionCookieFor(app, user.id) };
     t.equal((await api('/api/learning/purchases', who.cookie, { courseId: course.id })).statusCode, 201);
     const en = await page(`/dashboard/courses/${course.id}`, who.cookie, 'en');
     t.match(en.body, /Pay before \d+ \w+ 2026, \d\d:\d\d WIB;/);

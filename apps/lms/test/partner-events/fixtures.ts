@@ -68,11 +68,16 @@ export async function eventsWorld(
     pollMs?: number;
     config?: Partial<LmsConfig>;
     clock?: () => Date;
+    allowPrivateAddresses?: boolean;
   } = {},
 ) {
   const { app, db } = await buildTestApp(t, {
     db: options.db,
-    config: { WEBHOOK_ALLOW_HTTP: true, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: true, ...options.config },
+    config: {
+      WEBHOOK_ALLOW_HTTP: true,
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: options.allowPrivateAddresses ?? true,
+      ...options.config,
+    },
     deps: {
       partnerEvents: { settings: fastSettings(options.settings), pollMs: options.pollMs ?? 0 },
       ...(options.clock ? { clock: options.clock } : {}),

@@ -216,9 +216,18 @@ export const purchases = pgTable(
     /** The last undo of an admin's confirmation (within 15 minutes, before the course was used): when and by whom. */
     confirmationUndoneAt: tstz(),
     confirmationUndoneBy: text().references(() => users.id, { onDelete: 'set null' }),
+    /**
+     * A refund revokes the certificates earned through the purchase, unless the admin keeps them:
+     * then why, recorded here (null: none kept, or not refunded).
+     */
+    certificateKeptReason: text(),
   },
   (t) => [
     check('purchases_amount_nonnegative', sql`${t.amount} >= 0`),
+    check(
+      'purchases_certificate_kept_reason_refunded',
+      sql`${t.certificateKeptReason} is null or (${t.status} = 'refunded' and char_length(${t.certificateKeptReason}) between 1 and 500)`,
+    ),
     check('purchases_paid_has_time', sql`${t.status} <> 'paid' or ${t.paidAt} is not null`),
     index('purchases_user_idx').on(t.userId),
     uniqueIndex('purchases_reference_key').on(t.reference),

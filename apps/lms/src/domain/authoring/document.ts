@@ -15,7 +15,16 @@ import { invalidBody } from '../../errors.js';
 import { type AuthoringContext, assertMayCreateFor, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { type Change, changedFields, recordChange } from './history.js';
 import { assertVersion, StaleDocumentError } from './versions.js';
-import { deleteRows, lockUnheld, type QuizRow, quizJson, writeChapters, writeModules, writeQuizzes } from './rows.js';
+import {
+  DEFAULT_MINIMUM_SCORE,
+  deleteRows,
+  lockUnheld,
+  type QuizRow,
+  quizJson,
+  writeChapters,
+  writeModules,
+  writeQuizzes,
+} from './rows.js';
 
 // The course as one document: export (the author's view, keys included) and import (a new
 // course, or a replace of one), each validated whole before anything is written.
@@ -177,6 +186,7 @@ export async function importNewCourse(
     const fields = doc.course;
     await assertMayCreateFor(tx, ctx.author, fields.institutionId, fields.teacherId);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
+    assertFinalPassMark(doc);
     const [row] = await tx
       .insert(courses)
       .values({
@@ -222,6 +232,7 @@ export async function replaceCourse(
     }
     if (fields.teacherId !== course.teacher_id) await assertMayCreateFor(tx, ctx.author, fields.institutionId, fields.teacherId);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
+    assertFinalPassMark(doc);
     const existing = await existingTree(tx, courseId);
     assertIdsBelong(doc, existing);
     const before = courseFieldsOf(course);
@@ -266,6 +277,29 @@ function changedQuizIds(before: CourseDocumentOut, after: CourseDocumentOut): nu
   };
   const was = quizzes(before);
   return [...quizzes(after)].filter(([id, json]) => was.has(id) && was.get(id) !== json).map(([id]) => id);
+}
+
+/** The course's minPassingScore as the document sets it (left out: the default). */
+function passMarkOfDocument(doc: CourseDocument): number {
+  return doc.course.minPassingScore ?? FIELD_DEFAULTS.minPassingScore;
+}
+
+/**
+ * 400 when the document's final exam names a pass mark of its own that is not the course's: the
+ * final exam is graded by course.minPassingScore (rules/pass-mark.ts), so two numbers would leave
+ * one of them a lie. Left out, or the same, is fine (an export writes the same).
+ */
+function assertFinalPassMark(doc: CourseDocument): void {
+  const own = doc.finalExam?.minimumScore;
+  const mark = passMarkOfDocument(doc);
+  if (own !== undefined && own !== mark) {
+    throw invalidBody([
+      {
+        path: 'finalExam.minimumScore',
+        message: `the final exam's pass mark is the course's minPassingScore (${mark}): give ${mark} or leave it out`,
+      },
+    ]);
+  }
 }
 
 /** A document's course fields without the owner, every field it leaves out at its default. */
@@ -385,7 +419,12 @@ async function writeTree(tx: Db, course: CourseRow, doc: CourseDocument, existin
     chapterPlaces.map(({ ch, moduleId, orderIndex }) => ({ id: ch.id, moduleId, name: ch.name, content: ch.content, orderIndex })),
   );
   const quizRows: QuizRow[] = [];
-  const asRow = (q: QuizInput, parent: QuizRow['parent']): QuizRow => ({ ...q, parent });
+  // The final exam's pass mark is the course's (rules/pass-mark.ts); assertFinalPassMark checked the document's.
+  const asRow = (q: QuizInput, parent: QuizRow['parent']): QuizRow => ({
+    ...q,
+    parent,
+    minimumScore: parent.scope === 'final' ? passMarkOfDocument(doc) : (q.minimumScore ?? DEFAULT_MINIMUM_SCORE),
+  });
   doc.modules.forEach((m, i) => {
     if (m.quiz) quizRows.push(asRow(m.quiz, { scope: 'module', moduleId: moduleIds[i] }));
   });

@@ -6,7 +6,15 @@ import { BadRequestError, invalidBody, NotFoundError } from '../../errors.js';
 import { type AuthoringContext, type CourseRow, lockAuthoredCourse } from './authors.js';
 import { changedFields, recorded, recordChange } from './history.js';
 import { assertVersion } from './versions.js';
-import { deleteKeepingLearners, type QuizParent, readQuiz, writeChapters, writeModules, writeQuizzes } from './rows.js';
+import {
+  DEFAULT_MINIMUM_SCORE,
+  deleteKeepingLearners,
+  type QuizParent,
+  readQuiz,
+  writeChapters,
+  writeModules,
+  writeQuizzes,
+} from './rows.js';
 
 // Modules, chapters and quizzes one at a time, and the course's outline (their order). Each write
 // locks its course (lockAuthoredCourse), checks, writes and records itself in one transaction
@@ -291,12 +299,24 @@ export async function putQuiz(
       if (problems.length > 0) throw invalidBody(problems);
     }
     const before = quizId === null ? null : await readQuiz(tx, quizId);
-    const [id] = await writeQuizzes(tx, course.id, [{ ...body, id: quizId ?? undefined, parent }]);
+    // The final exam's pass mark is the course's minPassingScore (rules/pass-mark.ts): one given
+    // with the final exam sets the course's (the studio's final-exam form says so); none keeps it.
+    const passMark =
+      parent.scope === 'final' ? (body.minimumScore ?? course.min_passing_score) : (body.minimumScore ?? DEFAULT_MINIMUM_SCORE);
+    const coursePassMark =
+      parent.scope === 'final' && passMark !== course.min_passing_score
+        ? [{ path: 'course.minPassingScore', from: course.min_passing_score, to: passMark }]
+        : [];
+    if (coursePassMark.length > 0) {
+      await tx.execute(sql`update courses set min_passing_score = ${passMark}, version = version + 1 where id = ${course.id}`);
+    }
+    const [id] = await writeQuizzes(tx, course.id, [{ ...body, minimumScore: passMark, id: quizId ?? undefined, parent }]);
     const after = await readQuiz(tx, id);
     const changes =
       before === null
-        ? [{ path: `quizzes[${id}]`, to: { ...parent, name: after.name, questions: after.questions.length } }]
+        ? [{ path: `quizzes[${id}]`, to: { ...parent, name: after.name, questions: after.questions.length } }, ...coursePassMark]
         : [
+            ...coursePassMark,
             ...changedFields(`quizzes[${id}]`, settingsOf(before), settingsOf(after)),
             ...(JSON.stringify(before.questions) === JSON.stringify(after.questions)
               ? []

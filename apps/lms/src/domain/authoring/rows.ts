@@ -2,6 +2,7 @@ import { type QuestionInput, type QuizOut, rightOptionIds } from '@lms/contracts
 import type { Db } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { ConflictError } from '../../errors.js';
+import { passMarkExpression } from '../rules/pass-mark.js';
 
 // The row writes every authoring operation is made of, each one statement whatever the number of
 // rows (the rows travel as one JSON parameter, read by jsonb_to_recordset), so importing a course
@@ -26,12 +27,16 @@ export interface ChapterRow {
 
 export type QuizParent = { scope: 'chapter'; chapterId: number } | { scope: 'module'; moduleId: number } | { scope: 'final' };
 
+/** A chapter or module quiz's pass mark when its writer gives none. */
+export const DEFAULT_MINIMUM_SCORE = 70;
+
 export interface QuizRow {
   id?: number;
   parent: QuizParent;
   name: string;
   description: string;
   quizType: string;
+  /** A final exam's is its course's minPassingScore (rules/pass-mark.ts): the caller writes that. */
   minimumScore: number;
   timeLimit: number;
   maxAttempts: number;
@@ -272,7 +277,7 @@ export class LearnersHoldError extends ConflictError {
 /** A quiz as authors read it (answer keys included), or one of each of `where`'s quizzes, in the JSON PostgreSQL builds. */
 export function quizJson(alias: string): SQL {
   return sql.raw(`json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'description', ${alias}.description,
-    'quizType', ${alias}.quiz_type, 'minimumScore', ${alias}.minimum_score, 'timeLimit', ${alias}.time_limit,
+    'quizType', ${alias}.quiz_type, 'minimumScore', ${passMarkExpression(alias)}, 'timeLimit', ${alias}.time_limit,
     'maxAttempts', ${alias}.max_attempts,
     'questions', coalesce((select json_agg(json_build_object('id', qu.id, 'questionType', qu.question_type,
         'questionText', qu.question_text, 'points', qu.points,

@@ -1,6 +1,6 @@
 import { type CourseListQuery, PAGE_SIZE_DEFAULT, type Pagination, UNPAGINATED_CAP } from '@lms/contracts';
-import { categories, courses, type Db, genericPlanName, type UserRole } from '@lms/db';
-import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { categories, courses, type Db, enrollments, genericPlanName, type UserRole } from '@lms/db';
+import { and, asc, desc, eq, isNull, or, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { buildPublicCourses, type CatalogCourse, courseSummaryColumns } from './course-summaries.js';
 import { enrolmentCodeFor } from './enrolment-code.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
@@ -18,7 +18,12 @@ export interface CourseListPage {
  * the end adds a plain count. The same whatever the page size. The page statement is prepared
  * once per shape of query (see pageStatement), so a request builds no SQL.
  */
-export async function findVisibleCourses(db: Db, viewer: CatalogViewer, query: CourseListQuery): Promise<CourseListPage> {
+export async function findVisibleCourses(
+  db: Db,
+  viewer: CatalogViewer,
+  query: CourseListQuery,
+  options: { enrolledToo?: boolean } = {},
+): Promise<CourseListPage> {
   const search = query.search?.trim() || undefined;
   const paginated = query.page !== undefined || query.limit !== undefined;
   const page = query.page ?? 1;
@@ -30,6 +35,7 @@ export async function findVisibleCourses(db: Db, viewer: CatalogViewer, query: C
     category: query.categoryId === undefined ? 'any' : query.categoryId === 'uncategorized' ? 'none' : 'one',
     search: search !== undefined,
     sortBy: query.sortBy ?? 'newest',
+    enrolledToo: options.enrolledToo === true && viewer.kind === 'session',
   };
   const values: PageValues = {
     userId: viewer.userId,
@@ -54,6 +60,11 @@ interface PageShape {
   category: 'any' | 'none' | 'one';
   search: boolean;
   sortBy: NonNullable<CourseListQuery['sortBy']> | 'newest';
+  /**
+   * The courses the session's person is enrolled in as well, whatever listVisibility says: a
+   * learner keeps the page of a course unpublished since (the course page only; never the API).
+   */
+  enrolledToo: boolean;
 }
 
 type PageValues = {
@@ -71,7 +82,8 @@ const value = (name: keyof PageValues) => sql.placeholder(name);
 
 /**
  * The page statement of one shape, prepared once per database handle and shape (at most a few
- * hundred shapes: 6 kinds of viewer, 2 × 3 × 2 filters, 4 orders), named after its shape.
+ * hundred shapes: 6 kinds of viewer, 2 × 3 × 2 filters, 4 orders; the course page's enrolled-too
+ * shape besides), named after its shape.
  *
  * Deferred join: the page's ids first, from the narrowest scan that yields them in order (for
  * the default order an index-only scan of courses_buyer_visible_idx, so a deep offset skips
@@ -83,7 +95,7 @@ const value = (name: keyof PageValues) => sql.placeholder(name);
  */
 const pageStatement = preparedPer(
   (shape: PageShape) => {
-    const name = `catalog_page_${shape.viewer}_${shape.courseId ? 'course_' : ''}${shape.category}_${shape.search ? 'search_' : ''}${shape.sortBy}`;
+    const name = `catalog_page_${shape.viewer}_${shape.courseId ? 'course_' : ''}${shape.enrolledToo ? 'enrolled_' : ''}${shape.category}_${shape.search ? 'search_' : ''}${shape.sortBy}`;
     // A search's generic plan is as good as the plans for its values, and planning it anew on
     // every request was ~0.7 ms of its 2 ms (GENERIC_PLAN_PREFIX). A page without a search keeps
     // its per-values plans: its generic plan, blind to the LIMIT, reads every course.
@@ -147,7 +159,12 @@ function searchMatches(pattern: SQLWrapper): SQL {
 }
 
 function filters(viewer: ViewerInSql, shape: PageShape): (SQL | undefined)[] {
-  const out: (SQL | undefined)[] = [listVisibility(viewer)];
+  const shown = listVisibility(viewer);
+  const out: (SQL | undefined)[] = [
+    shape.enrolledToo && shown !== undefined
+      ? or(shown, sql`exists (select 1 from ${enrollments} e where e.course_id = ${courses.id} and e.user_id = ${viewer.userId})`)
+      : shown,
+  ];
   if (shape.courseId) out.push(eq(courses.id, value('courseId')));
   if (shape.category === 'none') out.push(isNull(courses.categoryId));
   else if (shape.category === 'one') out.push(eq(courses.categoryId, value('categoryId')));

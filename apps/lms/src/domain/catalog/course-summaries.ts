@@ -11,6 +11,7 @@ import { categories, courses, type Db } from '@lms/db';
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { categoryOf, groupBy, publicOptionsOf } from '../rules/public-fields.js';
 import { learnerStanding, round2 } from '../rules/learner-status.js';
+import { passMarkOf } from '../rules/pass-mark.js';
 import { toIso } from './viewer.js';
 import { computeUnlock } from '../rules/unlock.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
@@ -427,9 +428,9 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
         type: 'final',
         // The content rule: only those who manage the course read its final exam in the catalog.
         questions: row.readsContent ? (tree.finalQuestions.get(final.id) ?? []) : [],
-        // The final exam's pass mark is the course's minPassingScore (docs/architecture.md, "Taking
-        // a course"; the learning routes score it so), not the quiz row's own minimumScore.
-        minimumScore: row.minPassingScore,
+        // The final exam's pass mark is the course's minPassingScore (rules/pass-mark.ts: the
+        // learning routes grade by it), not the quiz row's own minimumScore.
+        minimumScore: passMarkOf(final, row),
         attempts: finalRecord?.attempts ?? 0,
         maxAttempts: final.maxAttempts,
         isPassed: finalPassed,

@@ -1,12 +1,26 @@
-import { courses, type Db, quizAttemptGrants, quizzes, type UserRole } from '@lms/db';
+import { courses, type Db, inTransaction, quizAttemptGrants, quizzes, type UserRole } from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
 import { isEnrolled } from './access.js';
 
 /** The most attempts one grant gives (a CHECK of the table says the same). */
 export const MAX_EXTRA_ATTEMPTS = 20;
 export const MAX_GRANT_REASON = 500;
+/**
+ * The most extra attempts one learner may hold at one quiz, all grants together: as many as a quiz
+ * may allow by itself (its maxAttempts is at most 100). Without it 300 grants gave 6,000 (issue 40).
+ */
+export const MAX_TOTAL_EXTRA_ATTEMPTS = 100;
+
+/** 409: the grant would take the learner's extra attempts at the quiz past MAX_TOTAL_EXTRA_ATTEMPTS. */
+export class TooManyExtraAttemptsError extends ConflictError {
+  constructor(readonly held: number) {
+    super(
+      `This learner already has ${held} extra attempt(s) at this quiz; at most ${MAX_TOTAL_EXTRA_ATTEMPTS} in all, so at most ${Math.max(0, MAX_TOTAL_EXTRA_ATTEMPTS - held)} more`,
+    );
+  }
+}
 
 export interface GrantRecord {
   id: number;
@@ -33,7 +47,8 @@ export async function assertManages(db: Db, person: { userId: string; role: User
 
 /**
  * Gives one learner `extra` more attempts at one quiz of a course the granter manages, with the
- * reason; recorded (who, when, why, how many). The learner must be enrolled in the quiz's course.
+ * reason; recorded (who, when, why, how many). The learner must be enrolled in the quiz's course,
+ * and holds at most MAX_TOTAL_EXTRA_ATTEMPTS extra attempts at a quiz, all grants together (409).
  */
 export async function grantAttempts(
   db: Db,
@@ -48,19 +63,27 @@ export async function grantAttempts(
     .where(and(eq(quizzes.id, grant.quizId), eq(quizzes.courseId, grant.courseId)));
   if (!quiz) throw new NotFoundError('Quiz not found in this course');
   if (!(await isEnrolled(db, grant.userId, grant.courseId))) throw new NotFoundError('Learner not found in this course');
-  const [row] = await db
-    .insert(quizAttemptGrants)
-    .values({
-      quizId: quiz.id,
-      userId: grant.userId,
-      extraAttempts: grant.extra,
-      reason: grant.reason,
-      grantedBy: granter.userId,
-      grantedAt: at,
-    })
-    .returning();
-  // biome-ignore lint/style/noNonNullAssertion: an insert returns its row.
-  const r = row!;
+  // The sum and the insert hold the (learner, quiz) lock startAttempt takes: two grants at once cannot pass the cap.
+  const r = await inTransaction(db, async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${grant.userId}), ${quiz.id})`);
+    const { rows } = await tx.execute(sql`
+      select coalesce(sum(extra_attempts), 0)::int as held from quiz_attempt_grants where user_id = ${grant.userId} and quiz_id = ${quiz.id}`);
+    const held = (rows[0] as { held: number }).held;
+    if (held + grant.extra > MAX_TOTAL_EXTRA_ATTEMPTS) throw new TooManyExtraAttemptsError(held);
+    const [row] = await tx
+      .insert(quizAttemptGrants)
+      .values({
+        quizId: quiz.id,
+        userId: grant.userId,
+        extraAttempts: grant.extra,
+        reason: grant.reason,
+        grantedBy: granter.userId,
+        grantedAt: at,
+      })
+      .returning();
+    // biome-ignore lint/style/noNonNullAssertion: an insert returns its row.
+    return row!;
+  });
   return {
     id: r.id,
     quizId: quiz.id,

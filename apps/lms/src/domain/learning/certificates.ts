@@ -1,5 +1,5 @@
 import { certificates, courses, credits, type Db, inTransaction, type UserRole } from '@lms/db';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
@@ -205,15 +205,57 @@ export async function revokeCertificate(db: Db, code: string, reason: string, at
       const [found] = await tx.select({ revokedAt: certificates.revokedAt }).from(certificates).where(eq(certificates.code, code));
       return found?.revokedAt ? { outcome: 'already', revokedAt: found.revokedAt } : { outcome: 'unknown' };
     }
-    await enqueuePartnerEvent(tx, {
-      type: 'certificate.revoked',
-      userId: row.userId,
-      occurredAt: at,
-      courseId: row.courseId,
-      data: { certificate: { code, kum: row.kum, revokedAt: at.toISOString(), reason } },
-    });
+    await enqueueRevoked(tx, { code, ...row }, reason, at);
     return { outcome: 'revoked', courseId: row.courseId };
   });
+}
+
+/** certificate.revoked for the holder's partners, in the transaction that revoked it. */
+async function enqueueRevoked(
+  tx: Db,
+  cert: { code: string; userId: string; courseId: number; kum: number | null },
+  reason: string,
+  at: Date,
+): Promise<void> {
+  await enqueuePartnerEvent(tx, {
+    type: 'certificate.revoked',
+    userId: cert.userId,
+    occurredAt: at,
+    courseId: cert.courseId,
+    data: { certificate: { code: cert.code, kum: cert.kum, revokedAt: at.toISOString(), reason } },
+  });
+}
+
+/**
+ * Revokes, in the caller's transaction, the certificates in force a learner holds in these courses
+ * (a refund's: docs/architecture.md, "A refund ends what it bought"), with the reason, voiding their
+ * credits and telling the holder's partners certificate.revoked, once each (a revoked certificate is
+ * never revoked again). Returns what it revoked.
+ */
+export async function revokeCertificatesIn(
+  tx: Db,
+  userId: string,
+  courseIds: readonly number[],
+  reason: string,
+  at: Date,
+): Promise<{ code: string; courseId: number }[]> {
+  if (courseIds.length === 0) return [];
+  const revoked = await tx
+    .update(certificates)
+    .set({ revokedAt: at, revokedReason: reason })
+    .where(and(eq(certificates.userId, userId), inArray(certificates.courseId, [...courseIds]), isNull(certificates.revokedAt)))
+    .returning({
+      id: certificates.id,
+      code: certificates.code,
+      userId: certificates.userId,
+      courseId: certificates.courseId,
+      kum: certificates.kum,
+    });
+  for (const row of revoked) {
+    await tx.update(credits).set({ voidedAt: at }).where(eq(credits.certificateId, row.id));
+    await enqueueRevoked(tx, row, reason, at);
+  }
+  return revoked.map((r) => ({ code: r.code, courseId: r.courseId }));
 }
 
 export type ReissueResult =

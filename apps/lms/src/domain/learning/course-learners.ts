@@ -1,5 +1,5 @@
 import type { Db } from '@lms/db';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 
 /** One learner of a course as its managers see them (the learners page and its CSV). */
 export interface CourseLearnerRow {
@@ -26,12 +26,19 @@ export interface CourseLearnerRow {
   certificateRevokedAt: Date | null;
   certificateExpiresAt: Date | null;
   lastActivity: Date;
+  /**
+   * A learner whose purchase of the course (or a bundle holding it) was refunded and who is not
+   * enrolled any more: when and why, and why the admin kept their certificate (null when not).
+   * Null for those enrolled.
+   */
+  refund: { at: Date; reason: string | null; certificateKeptReason: string | null } | null;
 }
 
 export const LEARNERS_PAGE_SIZE = 50;
 
 /**
- * The learners of a course, by name, one page (`limit` rows from `offset`), with the total. A
+ * The learners of a course, by name, one page (`limit` rows from `offset`), with the total (of
+ * which `refunded`: those whose purchase was refunded and who are not enrolled any more). A
  * bounded number of statements whatever the page size: one for the count, one for the rows (the
  * per-learner figures are correlated subqueries over indexed columns).
  */
@@ -39,10 +46,27 @@ export async function findCourseLearners(
   db: Db,
   courseId: number,
   { offset, limit }: { offset: number; limit: number },
-): Promise<{ total: number; rows: CourseLearnerRow[] }> {
-  const { rows: counted } = await db.execute(sql`select count(*)::int as n from enrollments where course_id = ${courseId}`);
+): Promise<{ total: number; refunded: number; rows: CourseLearnerRow[] }> {
+  const refunded = refundedLearners(courseId);
+  const { rows: counted } = await db.execute(sql`
+    with refunded as (${refunded})
+    select (select count(*) from enrollments where course_id = ${courseId})::int as enrolled, (select count(*) from refunded)::int as refunded`);
+  const { enrolled, refunded: refundedCount } = counted[0] as { enrolled: number; refunded: number };
   const { rows } = await db.execute(sql`
-    with totals as (
+    with refunded as (${refunded}),
+    learners as (
+      select e.user_id, e.course_id, e.enrolled_at, e.completed_chapters,
+        null::timestamptz as refunded_at, null::text as refund_reason, null::text as kept_reason
+      from enrollments e where e.course_id = ${courseId}
+      union all
+      -- The enrolment is gone with the refund; the completions stay, and are counted from them.
+      select r.user_id, ${courseId}::int, r.enrolled_at,
+        (select count(distinct cc.chapter_id) from chapter_completions cc join chapters ch on ch.id = cc.chapter_id
+          where cc.user_id = r.user_id and ch.course_id = ${courseId})::int,
+        r.refunded_at, r.refund_reason, r.kept_reason
+      from refunded r
+    ),
+    totals as (
       select (select count(*) from chapters where course_id = ${courseId})::int as chapters,
         (select count(*) from quizzes where course_id = ${courseId} and scope <> 'final')::int as quizzes
     )
@@ -67,21 +91,28 @@ export async function findCourseLearners(
       greatest(e.enrolled_at,
         (select max(cc.completed_at) from chapter_completions cc where cc.user_id = e.user_id and cc.course_id = e.course_id),
         (select max(coalesce(a.submitted_at, a.attempted_at)) from quiz_attempts a join quizzes q on q.id = a.quiz_id
-          where a.user_id = e.user_id and q.course_id = e.course_id)) as "lastActivity"
-    from enrollments e join users u on u.id = e.user_id cross join totals
+          where a.user_id = e.user_id and q.course_id = e.course_id)) as "lastActivity",
+      e.refunded_at as "refundedAt", e.refund_reason as "refundReason", e.kept_reason as "certificateKeptReason"
+    from learners e join users u on u.id = e.user_id cross join totals
       -- A reissue leaves the revoked certificate beside the new one: one row per learner all the same.
       left join lateral (
         select k.code, k.issued_at, k.revoked_at, k.expires_at from certificates k
         where k.user_id = e.user_id and k.course_id = e.course_id
         order by k.revoked_at is null desc, k.id desc limit 1
       ) cert on true
-    where e.course_id = ${courseId}
     order by lower(u.name), u.id
     offset ${offset} limit ${limit}`);
+  type Row = Omit<CourseLearnerRow, 'refund'> & {
+    refundedAt: Date | null;
+    refundReason: string | null;
+    certificateKeptReason: string | null;
+  };
   return {
-    total: (counted[0] as { n: number }).n,
-    rows: (rows as unknown as CourseLearnerRow[]).map((r) => ({
+    total: enrolled + refundedCount,
+    refunded: refundedCount,
+    rows: (rows as unknown as Row[]).map(({ refundedAt, refundReason, certificateKeptReason, ...r }) => ({
       ...r,
+      refund: refundedAt === null ? null : { at: new Date(refundedAt), reason: refundReason, certificateKeptReason },
       enrolledAt: new Date(r.enrolledAt),
       lastActivity: new Date(r.lastActivity),
       certificateIssuedAt: r.certificateIssuedAt === null ? null : new Date(r.certificateIssuedAt),
@@ -91,14 +122,28 @@ export async function findCourseLearners(
   };
 }
 
-/** A CSV cell: quoted when needed, and a leading = + - @ (or tab / CR) neutralised so no spreadsheet runs it as a formula. */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  let text = String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n']/.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text;
+/**
+ * The learners of a course whose purchase of it (or of a bundle holding it) was refunded and who
+ * are not enrolled now (docs/architecture.md, "A refund ends what it bought"): one row each, their
+ * latest refund. Read through purchases' course and bundle indexes.
+ */
+function refundedLearners(courseId: number): SQL {
+  return sql`
+    select distinct on (p.user_id) p.user_id, coalesce(p.paid_at, p.closed_at) as enrolled_at, p.closed_at as refunded_at,
+      p.close_reason as refund_reason, p.certificate_kept_reason as kept_reason
+    from purchases p
+    where p.status = 'refunded'
+      and (p.course_id = ${courseId}
+        or p.bundle_id in (select b.id from bundles b where ${courseId} in (b.course_one_id, b.course_two_id)))
+      and not exists (select 1 from enrollments e where e.user_id = p.user_id and e.course_id = ${courseId})
+    order by p.user_id, p.closed_at desc, p.id desc`;
 }
 
-export function csvLine(cells: (string | number | null)[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
+/** Where a person stands with a course for its managers' learner page: enrolled, refunded (and not enrolled), or neither. */
+export async function learnerStandingIn(db: Db, userId: string, courseId: number): Promise<'enrolled' | 'refunded' | null> {
+  const { rows } = await db.execute(sql`
+    select exists (select 1 from enrollments where user_id = ${userId} and course_id = ${courseId}) as enrolled,
+      exists (select 1 from (${refundedLearners(courseId)}) r where r.user_id = ${userId}) as refunded`);
+  const r = rows[0] as { enrolled: boolean; refunded: boolean };
+  return r.enrolled ? 'enrolled' : r.refunded ? 'refunded' : null;
 }

@@ -1,6 +1,7 @@
 import type { Db } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { type CertificateStatus, certificateStatus } from './certificates.js';
+import { type CsvDialect, csvLine } from '../../lib/csv.js';
 
 // A member's credit record (docs/architecture.md, "Credits"): every KUM/SKP a certificate earned
 // (the `credits` rows written with the certificate), totals per scheme per calendar year and per
@@ -299,33 +300,6 @@ export async function partnerMemberCredits(
 // ---------------------------------------------------------------------------------------------
 // CSV export
 
-/** How a CSV file separates its cells and writes decimals. */
-export interface CsvDialect {
-  separator: ',' | ';';
-  decimal: '.' | ',';
-}
-
-/**
- * Excel as Indonesians have it (Windows regional settings id-ID): cells separated by `;`, a
- * decimal comma. Excel elsewhere (and most software): `,` and a decimal dot. The export follows
- * the page language: Indonesian pages write the first, English pages the second.
- */
-export const CSV_DIALECTS = {
-  id: { separator: ';', decimal: ',' },
-  en: { separator: ',', decimal: '.' },
-} as const satisfies Record<string, CsvDialect>;
-
-/**
- * A cell as a spreadsheet should take it: text starting with = + - @ (or a tab, CR) gets a
- * leading ' so that it is never run as a formula; quoted when it holds the separator, a quote,
- * a line break, or a leading '.
- */
-export function csvCell(value: string, dialect: CsvDialect): string {
-  let text = value;
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return text.includes(dialect.separator) || /["\r\n']/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
 /**
  * The CSV file of a member's records: UTF-8 with a byte-order mark (without it Excel reads the
  * file in the machine's code page and garbles names such as “Ni Made Ayu Pradnyaswarī”),
@@ -343,11 +317,9 @@ export function creditsCsv(
     const p = zonedParts(d, timeZone);
     return `${p.year}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
   };
-  const amount = (n: number) => String(n).replace('.', dialect.decimal);
-  const line = (cells: string[]) => cells.map((c) => csvCell(c, dialect)).join(dialect.separator);
-  const lines = [line([...headers])];
+  let out = `\uFEFF${csvLine(headers, dialect)}`;
   for (const r of credits.records) {
-    lines.push(line([day(r.earnedAt), r.courseName, r.scheme, amount(r.amount), r.certificateCode, statusText(r)]));
+    out += csvLine([day(r.earnedAt), r.courseName, r.scheme, r.amount, r.certificateCode, statusText(r)], dialect);
   }
-  return `\uFEFF${lines.join('\r\n')}\r\n`;
+  return out;
 }

@@ -8,6 +8,7 @@ import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPosi
 import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
 import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificates.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
 
 // Purchases (docs/architecture.md, "Taking a course"): a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
@@ -18,8 +19,10 @@ import type { PaymentInstructions, PaymentProvider } from './payment-provider.js
 // A pending purchase does not wait for ever: its buyer cancels it, an admin rejects it with a
 // reason, or it expires PurchaseRules.pendingMs after it started (housekeeping closes it; every
 // read treats it as expired from then on). A buyer has at most PurchaseRules.maxPending at once,
-// so nobody can bury the admins' list. Nobody pays twice for a course: a bundle holding a course
-// the buyer has, or is paying for, is refused with the course named (buy the other one alone).
+// and one who has never paid at most FIRST_PAYMENT_MAX_PENDING, so nobody can bury the admins'
+// list, neither with one account nor with many new ones. Nobody pays twice for a course: a bundle
+// holding a course the buyer has, or is paying for, is refused with the course named (buy the
+// other one alone).
 
 export type PurchaseItem = { courseId: number; bundleId?: undefined } | { bundleId: number; courseId?: undefined };
 
@@ -178,10 +181,21 @@ export async function findOpenPurchase(db: Db, userId: string, what: PurchaseIte
 
 /** 409: the buyer has as many purchases waiting for payment as one may. */
 export class TooManyPendingPurchasesError extends ConflictError {
-  constructor(max: number) {
-    super(`You have ${max} purchases waiting for payment, as many as one may: pay or cancel one first`);
+  constructor(max: number, firstPayment = false) {
+    super(
+      firstPayment
+        ? 'You have a purchase waiting for payment: until your first payment is confirmed, one may wait at a time. Pay or cancel it first'
+        : `You have ${max} purchases waiting for payment, as many as one may: pay or cancel one first`,
+    );
   }
 }
+
+/**
+ * How many purchases a buyer who has never paid may have waiting at once (docs/architecture.md,
+ * "Pending purchases and new buyers"). PurchaseRules.maxPending is for buyers with a payment behind
+ * them: otherwise twenty new members made a hundred pending transfers for the admins (issue 40).
+ */
+export const FIRST_PAYMENT_MAX_PENDING = 1;
 
 /** The second key of the buyer's advisory lock (the first is the user's hashtext); quiz attempts use quiz ids, all above 0. */
 const PURCHASE_LOCK = 0;
@@ -193,7 +207,7 @@ const MAX_REFERENCE_TRIES = 5;
  * expiry (rules.pendingMs), and the provider's instructions. A second request for the same item
  * while one is pending returns that one (`created: false`), with its own amount and reference.
  * The buyer's purchases that are past their expiry are expired first; a buyer with
- * rules.maxPending waiting is refused (409). The count and the insert hold the buyer's advisory
+ * rules.maxPending waiting (FIRST_PAYMENT_MAX_PENDING before their first payment) is refused (409). The count and the insert hold the buyer's advisory
  * lock, so concurrent starts cannot pass the cap; the partial unique indexes
  * purchases_one_pending_* decide races for one item.
  */
@@ -230,10 +244,16 @@ export async function startPurchase(
       const insertedId = await inTransaction(db, async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${PURCHASE_LOCK})`);
         const [waiting] = await tx
-          .select({ n: count() })
+          .select({
+            // The same item's pending purchase is not another one: a concurrent start of it gets that one back.
+            n: sql<number>`count(*) filter (where ${purchases.status} = 'pending' and ${target} is distinct from ${what.courseId ?? what.bundleId})::int`,
+            // A payment ever confirmed (refunded since included; an undone confirmation clears paid_at).
+            hasPaid: sql<boolean>`coalesce(bool_or(${purchases.paidAt} is not null), false)`,
+          })
           .from(purchases)
-          .where(and(eq(purchases.userId, userId), eq(purchases.status, 'pending')));
-        if ((waiting?.n ?? 0) >= rules.maxPending) throw new TooManyPendingPurchasesError(rules.maxPending);
+          .where(eq(purchases.userId, userId));
+        const cap = waiting?.hasPaid ? rules.maxPending : Math.min(rules.maxPending, FIRST_PAYMENT_MAX_PENDING);
+        if ((waiting?.n ?? 0) >= cap) throw new TooManyPendingPurchasesError(cap, !waiting?.hasPaid);
         const [inserted] = await tx
           .insert(purchases)
           .values({
@@ -530,24 +550,92 @@ async function enqueuePurchaseEvent(
   });
 }
 
+/** What a refund did besides closing the purchase (docs/architecture.md, "A refund ends what it bought"). */
+export interface RefundOutcome {
+  purchase: PurchaseView;
+  /** The courses whose enrolment the refund ended (a course another paid purchase still covers keeps it). */
+  unenrolledCourseIds: number[];
+  /** The certificates earned through it, revoked with the refund's reason. */
+  revokedCertificates: { code: string; courseId: number }[];
+  /** Why the admin kept those certificates instead (then none is revoked), or null. */
+  certificateKeptReason: string | null;
+}
+
+/** How a certificate revoked by a refund gives its reason: "Refund: " and the refund's reason. */
+export const REFUND_REVOCATION_PREFIX = 'Refund: ';
+
 /**
  * An admin records that a paid purchase was refunded (the money went back to the buyer), with
  * who, when and why (closedBy, closedAt, closeReason): who may is who may confirm it; only a paid
- * purchase (else 409). Enrolments and certificates stay: what the learner did is not undone, and
- * the partner hears purchase.refunded in the same transaction.
+ * purchase (else 409). A refund ends what it bought, in the same transaction: the buyer's
+ * enrolment in its course (a bundle: both), unless another paid purchase of theirs still covers
+ * that course; their certificates in force in those courses are revoked with the refund's reason,
+ * unless the admin keeps them and says why (`keepCertificateReason`, recorded on the purchase).
+ * What the learner did (completions, attempts) stays, for the record and for a purchase made
+ * again. The partners hear purchase.refunded and, per certificate revoked, certificate.revoked:
+ * once each, as a refunded purchase cannot be refunded again.
  */
-export async function refundPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
-  await inTransaction(db, async (tx) => {
+export async function refundPurchase(
+  db: Db,
+  decider: Decider,
+  purchaseId: number,
+  reason: string,
+  at: Date,
+  options: { keepCertificateReason?: string | null } = {},
+): Promise<RefundOutcome> {
+  const kept = options.keepCertificateReason ?? null;
+  const done = await inTransaction(db, async (tx) => {
     const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
     if (found.status !== 'paid') throw new ConflictError(`Only a paid purchase is refunded; this one is ${found.status}`);
     await tx
       .update(purchases)
-      .set({ status: 'refunded', closedAt: at, closedBy: decider.userId, closeReason: reason })
+      .set({ status: 'refunded', closedAt: at, closedBy: decider.userId, closeReason: reason, certificateKeptReason: kept })
       .where(eq(purchases.id, purchaseId));
-    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at);
+    const ids = found.courseIds.map(Number);
+    // A course another paid purchase of the buyer covers (a late payment of the same item, a
+    // bundle holding it) stays theirs; every other course of this purchase is no longer.
+    const idList = sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    );
+    const { rows: covered } =
+      ids.length === 0
+        ? { rows: [] }
+        : await tx.execute(sql`
+      select c.id from courses c where c.id in (${idList})
+        and exists (
+        select 1 from purchases p left join bundles b on b.id = p.bundle_id
+        where p.user_id = ${found.userId} and p.status = 'paid' and p.id <> ${purchaseId}
+          and (p.course_id = c.id or c.id in (b.course_one_id, b.course_two_id)))`);
+    const keep = new Set((covered as { id: number }[]).map((r) => Number(r.id)));
+    const ending = ids.filter((id) => !keep.has(id));
+    const removed =
+      ending.length === 0
+        ? []
+        : await tx
+            .delete(enrollments)
+            .where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ending)))
+            .returning({ courseId: enrollments.courseId });
+    const revoked =
+      kept === null
+        ? await revokeCertificatesIn(
+            tx as unknown as Db,
+            found.userId,
+            ending,
+            `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON),
+            at,
+          )
+        : [];
+    const unenrolledCourseIds = removed.map((r) => r.courseId).sort((x, y) => x - y);
+    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at, {
+      unenrolledCourseIds,
+      revokedCertificateCodes: revoked.map((r) => r.code),
+      certificateKeptReason: kept,
+    });
+    return { unenrolledCourseIds, revokedCertificates: revoked };
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
-  return (await findPurchase(db, purchaseId))!;
+  return { purchase: (await findPurchase(db, purchaseId))!, ...done, certificateKeptReason: kept };
 }
 
 export interface PendingPurchaseView extends PurchaseView {

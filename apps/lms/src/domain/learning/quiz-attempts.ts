@@ -1,6 +1,7 @@
 import { type AttemptQuestion, type Db, inTransaction, type QuestionOption } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../errors.js';
+import { passMarkOf } from '../rules/pass-mark.js';
 import { loadCourseProgress } from '../rules/unlock.js';
 import { isEnrolled, lockedError, NotEnrolledError } from './access.js';
 import { issueCertificateIfEarned } from './certificates.js';
@@ -67,8 +68,8 @@ export async function attemptAllowance(db: Db, userId: string, quiz: { id: numbe
   return quiz.maxAttempts + (rows[0] as { extra: number }).extra;
 }
 
-/** The score a submission needs: the final exam's is the course's minPassingScore, any other quiz's its minimumScore. */
-export const passMark = (quiz: QuizRow) => (quiz.scope === 'final' ? quiz.minPassingScore : quiz.minimumScore);
+/** The score a submission needs (rules/pass-mark.ts): the final exam's is the course's minPassingScore, any other quiz's its minimumScore. */
+export const passMark = (quiz: QuizRow) => passMarkOf(quiz, quiz);
 
 /**
  * The quiz's questions as an attempt keeps them (quiz_attempts.questions): with their answer keys,

@@ -24,10 +24,50 @@ export class BlockedUrlError extends Error {
   }
 }
 
-/** Whether an address is a public unicast one (not loopback, private, link-local, metadata, CGNAT, reserved...). */
+/**
+ * IPv6 prefixes that carry an IPv4 address, and where it sits: an address under one of them
+ * reaches (through the host's own tunnel, a NAT64 gateway, a relay or the kernel's mapping) the
+ * IPv4 address inside it, so that address is what must be public. ipaddr.js labels `::/96`
+ * (IPv4-compatible, `[::127.0.0.1]` written `[::7f00:1]` by the URL parser) "unicast", which let
+ * `[::7f00:1]` and `[::a9fe:a9fe]` (the metadata address) through (issue 40).
+ */
+const IPV4_EMBEDDINGS: { prefix: [ipaddr.IPv6, number]; embedded: (bytes: number[]) => number[][] }[] = [
+  // IPv4-compatible (RFC 4291 2.5.5.1, deprecated): ::a.b.c.d.
+  { prefix: ipaddr.IPv6.parseCIDR('::/96'), embedded: (b) => [b.slice(12)] },
+  // IPv4-mapped (::ffff:a.b.c.d): ipaddr.process() already turns it into the IPv4 address; kept for completeness.
+  { prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), embedded: (b) => [b.slice(12)] },
+  // IPv4-translated (RFC 6145 SIIT): ::ffff:0:a.b.c.d.
+  { prefix: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), embedded: (b) => [b.slice(12)] },
+  // NAT64 well-known prefix (RFC 6052): 64:ff9b::a.b.c.d.
+  { prefix: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), embedded: (b) => [b.slice(12)] },
+  // Local-use NAT64 (RFC 8215): where the IPv4 address sits depends on the operator's prefix length: never public.
+  { prefix: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'), embedded: () => [[0, 0, 0, 0]] },
+  // 6to4 (RFC 3056): 2002:aabb:ccdd::/48 is a.b.c.d's.
+  { prefix: ipaddr.IPv6.parseCIDR('2002::/16'), embedded: (b) => [b.slice(2, 6)] },
+  // Teredo (RFC 4380): the server's address in bits 32-63, the client's inverted in the last 32.
+  { prefix: ipaddr.IPv6.parseCIDR('2001::/32'), embedded: (b) => [b.slice(4, 8), b.slice(12).map((x) => x ^ 0xff)] },
+];
+
+/** The IPv4 addresses an IPv6 address carries (IPV4_EMBEDDINGS), or null when it carries none. */
+export function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  for (const { prefix, embedded } of IPV4_EMBEDDINGS) {
+    if (address.match(prefix)) return embedded(address.toByteArray()).map((bytes) => new ipaddr.IPv4(bytes));
+  }
+  return null;
+}
+
+/**
+ * Whether an address is a public unicast one (not loopback, private, link-local, metadata, CGNAT,
+ * reserved...). An IPv6 address that carries an IPv4 address (IPv4-compatible, -mapped,
+ * -translated, NAT64, 6to4, Teredo) is public when every IPv4 address it carries is: ipaddr.js's
+ * label alone is not trusted for those. Any other IPv6 address must be labelled unicast.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const carried = embeddedIPv4(parsed as ipaddr.IPv6);
+  if (carried !== null) return carried.every((v4) => v4.range() === 'unicast');
   return parsed.range() === 'unicast';
 }
 

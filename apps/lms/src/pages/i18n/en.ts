@@ -218,6 +218,7 @@ export function en(f: Format): Messages {
       certificate: 'Certificate',
       modules: 'Modules',
       noModules: 'No modules yet.',
+      noLongerOffered: 'This course is no longer offered. You keep it, with your progress and certificate, because you are enrolled.',
       noChapters: 'No chapters yet.',
       locked: 'Locked',
       unlocked: 'Unlocked',

@@ -239,6 +239,8 @@ export function id(f: Format) {
       certificate: 'Sertifikat',
       modules: 'Modul',
       noModules: 'Belum ada modul.',
+      noLongerOffered:
+        'Kursus ini tidak lagi ditawarkan. Anda tetap dapat mempelajarinya, dengan kemajuan dan sertifikat Anda, karena Anda sudah terdaftar.',
       noChapters: 'Belum ada bab.',
       locked: 'Terkunci',
       unlocked: 'Terbuka',

@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  CSV_DIALECTS,
   type CreditRecord,
   type MemberCredits,
   memberCredits,
@@ -13,6 +12,7 @@ import {
   zonedYear,
 } from '../../domain/learning/credits.js';
 import { creditsPdf } from '../../documents/credits-pdf.js';
+import { CSV_DIALECTS } from '../../lib/csv.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';

@@ -12,7 +12,7 @@ export type EnrolFlash = keyof PageContext['t']['enrol']['flash'];
 function flashOf(ctx: PageContext, query: unknown): Html | false {
   const value = (query as Record<string, unknown> | undefined)?.enrol;
   if (typeof value !== 'string' || !Object.hasOwn(ctx.t.enrol.flash, value)) return false;
-  const bad = value === 'wrong-code' || value === 'code-required';
+  const bad = value === 'wrong-code' || value === 'code-required' || value === 'too-many-pending';
   return html`<p class="${bad ? 'error' : 'notice'}" role="${bad ? 'alert' : 'status'}">${ctx.t.enrol.flash[value as EnrolFlash]}</p>`;
 }
 

@@ -1,4 +1,4 @@
-import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RejectPurchaseBody, text } from '@lms/contracts';
+import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RefundPurchaseBody, RejectPurchaseBody, text } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import {
   refundPurchase,
   rejectPurchase,
   startPurchase,
+  TooManyPendingPurchasesError,
   undoConfirmation,
 } from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -59,13 +60,15 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
    * (startPurchase). False when there is nothing to pay (enrolled, paid, free: a ConflictError);
    * an item not for sale (not buyer-visible, or none) is a NotFoundError, so the 404 page.
    */
-  const buy = async (userId: string, what: PurchaseItem): Promise<boolean> => {
+  /** Starts the purchase: 'started', 'capped' (too many waiting: said on the page), or 'nothing' (any other conflict). */
+  const buy = async (userId: string, what: PurchaseItem): Promise<'started' | 'capped' | 'nothing'> => {
     try {
       await startPurchase(app.db, app.payments.provider, app.payments.rules, userId, what, app.clock());
-      return true;
+      return 'started';
     } catch (err) {
+      if (err instanceof TooManyPendingPurchasesError) return 'capped';
       if (!(err instanceof ConflictError)) throw err;
-      return false;
+      return 'nothing';
     }
   };
   const formSchema = (summary: string, body: z.ZodType, params: z.ZodType = LearningIdParams) => ({
@@ -103,7 +106,8 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = courseIdOf(request);
-      const flash: EnrolFlash = (await buy(session.caller.userId, { courseId })) ? 'purchase-started' : 'nothing-to-buy';
+      const outcome = await buy(session.caller.userId, { courseId });
+      const flash: EnrolFlash = outcome === 'started' ? 'purchase-started' : outcome === 'capped' ? 'too-many-pending' : 'nothing-to-buy';
       return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
     },
   );
@@ -114,7 +118,8 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const session = await pageSession(app, request);
       const bundleId = (request.params as { id: number }).id;
-      const flash: BundleFlash = (await buy(session.caller.userId, { bundleId })) ? 'started' : 'nothing';
+      const outcome = await buy(session.caller.userId, { bundleId });
+      const flash: BundleFlash = outcome === 'capped' ? 'too-many-pending' : outcome;
       return back(reply, await bundlePageLink(app.db, bundleId, flash));
     },
   );
@@ -182,9 +187,9 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  // Reject (the money did not come) and refund (it went back): the same form, a reason the buyer
-  // reads, the same people; a purchase already decided says so instead of failing.
-  const decideWithReason = (path: string, summary: string, decide: typeof rejectPurchase, done: 'rejected' | 'refunded') =>
+  // Reject (the money did not come): a reason the buyer reads; a purchase already decided says so
+  // instead of failing.
+  const decideWithReason = (path: string, summary: string, decide: typeof rejectPurchase, done: 'rejected') =>
     app.post(path, { config: { auth: true, csrf: 'form' }, schema: formSchema(summary, RejectForm) }, async (request, reply) => {
       const caller = await decider(request);
       const id = (request.params as { id: number }).id;
@@ -201,7 +206,33 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
     });
   decideWithReason('/purchases/:id/reject', 'Reject-transfer form of the transfers list', rejectPurchase, 'rejected');
-  decideWithReason('/purchases/:id/refund', 'Refund form of the transfers list', refundPurchase, 'refunded');
+
+  // Refund: the reason, and the certificates earned through the purchase revoked unless the admin
+  // ticks "keep" and says why (both said on the list when missing; nothing is changed then).
+  app.post(
+    '/purchases/:id/refund',
+    { config: { auth: true, csrf: 'form' }, schema: formSchema('Refund form of the transfers list', RejectForm) },
+    async (request, reply) => {
+      const caller = await decider(request);
+      const id = (request.params as { id: number }).id;
+      const form = (request.body ?? {}) as { reason?: unknown; keepCertificate?: unknown; keepReason?: unknown };
+      const reason = RefundPurchaseBody.shape.reason.safeParse(form.reason);
+      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=refund-reason-required');
+      const keeping = form.keepCertificate !== undefined;
+      const keptReason = RefundPurchaseBody.shape.keepCertificateReason.unwrap().safeParse(form.keepReason);
+      if (keeping && !keptReason.success) return back(reply, '/dashboard/transfers?confirmed=keep-reason-required');
+      let outcome = 'refunded';
+      try {
+        await refundPurchase(app.db, caller, id, reason.data, app.clock(), {
+          keepCertificateReason: keeping && keptReason.success ? keptReason.data : null,
+        });
+      } catch (err) {
+        if (!(err instanceof ConflictError)) throw err;
+        outcome = 'already';
+      }
+      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+    },
+  );
 
   app.post(
     '/purchases/:id/cancel',

@@ -1,13 +1,20 @@
 import { HtmlPage, LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { assertManages, findGrants, grantAttempts, MAX_EXTRA_ATTEMPTS, MAX_GRANT_REASON } from '../../domain/learning/attempt-grants.js';
-import { csvLine, findCourseLearners, LEARNERS_PAGE_SIZE } from '../../domain/learning/course-learners.js';
-import { isEnrolled } from '../../domain/learning/access.js';
+import {
+  assertManages,
+  findGrants,
+  grantAttempts,
+  MAX_EXTRA_ATTEMPTS,
+  MAX_GRANT_REASON,
+  TooManyExtraAttemptsError,
+} from '../../domain/learning/attempt-grants.js';
+import { type CourseLearnerRow, findCourseLearners, LEARNERS_PAGE_SIZE, learnerStandingIn } from '../../domain/learning/course-learners.js';
 import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { findUserProfile } from '../../domain/user-profile.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { CSV_DIALECTS, csvLine } from '../../lib/csv.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
@@ -62,7 +69,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
       const courseId = request.params.id;
       await assertManages(app.db, session.caller, courseId);
       const at = request.query.page;
-      const [{ total, rows }, path] = await Promise.all([
+      const [{ total, refunded, rows }, path] = await Promise.all([
         findCourseLearners(app.db, courseId, { offset: (at - 1) * LEARNERS_PAGE_SIZE, limit: LEARNERS_PAGE_SIZE }),
         loadCoursePath(app.db, session.caller.userId, courseId, 'preview'),
       ]);
@@ -71,6 +78,10 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
         const status = certificateStatus({ revokedAt: r.certificateRevokedAt, expiresAt: r.certificateExpiresAt }, now);
         return status !== 'valid' && html` <span class="badge status-${status}">${t.certificateDocs.status[status]}</span>`;
       };
+      // A refund ended the learner's access: said under their name, with its reason.
+      const refundNote = (refund: CourseLearnerRow['refund']) =>
+        refund &&
+        html`<div><span class="badge revoked">${l.refunded(f.dateTime(refund.at) ?? '')}</span></div>${refund.reason && html`<div class="muted">${refund.reason}</div>`}${refund.certificateKeptReason && html`<div class="muted">${l.certificateKept(refund.certificateKeptReason)}</div>`}`;
       const list =
         total === 0
           ? html`<p class="muted">${l.none}</p>`
@@ -78,7 +89,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
 <thead><tr><th scope="col">${l.learner}</th><th scope="col">${l.progress}</th><th scope="col" class="num">${l.chapters}</th><th scope="col">${l.quizzes}</th><th scope="col" class="num">${l.bestQuiz}</th><th scope="col">${l.final}</th><th scope="col">${l.certificate}</th><th scope="col">${l.lastActivity}</th><th scope="col">${l.actions}</th></tr></thead>
 <tbody>${rows.map(
               (r) => html`<tr>
-<td data-label="${l.learner}"><div>${r.name}</div><div class="muted">${r.email}</div></td>
+<td data-label="${l.learner}"><div>${r.name}</div><div class="muted">${r.email}</div>${refundNote(r.refund)}</td>
 <td data-label="${l.progress}">${progressBar(ctx, r.progress, t.common.progressOf(r.name))}</td>
 <td data-label="${l.chapters}" class="num">${f.number(r.chaptersDone)} / ${f.number(r.chaptersTotal)}</td>
 <td data-label="${l.quizzes}">${l.quizzesCell(r.quizzesPassed, r.quizzesTotal, r.quizAttempts)}</td>
@@ -92,7 +103,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
             )}</tbody></table></div>`;
       const body = html`<p><a href="${href('/dashboard/courses', courseId)}">${t.path.backToCourse}</a></p>
 <h1>${l.title(path.courseName)}</h1>
-<p>${l.intro(total)} <a href="${href('/dashboard/courses', courseId, 'learners.csv')}" download>${l.csv}</a></p>
+<p>${l.intro(total - refunded)}${refunded > 0 && html` ${l.refundedCount(refunded)}`} <a href="${href('/dashboard/courses', courseId, 'learners.csv')}" download>${l.csv}</a></p>
 ${list}
 ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE_SIZE)) }, (n) => href('/dashboard/courses', courseId, 'learners').withQuery({ page: n }))}`;
       return sendPage(reply, page(ctx, l.title(path.courseName), body, { user: session.user, current: '/dashboard' }));
@@ -106,49 +117,63 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
       const session = await pageSession(app, request);
       const courseId = request.params.id;
       await assertManages(app.db, session.caller, courseId);
-      const header = csvLine([
-        'name',
-        'email',
-        'membership_id',
-        'enrolled_at',
-        'progress_percent',
-        'chapters_done',
-        'chapters_total',
-        'quizzes_passed',
-        'quizzes_total',
-        'quiz_attempts',
-        'best_quiz_score',
-        'final_best_score',
-        'final_passed',
-        'final_attempts',
-        'certificate_code',
-        'certificate_issued_at',
-        'last_activity',
-      ]);
+      // Comma-separated whatever the page language (the file's columns are named in English).
+      const csv = CSV_DIALECTS.en;
+      const header = csvLine(
+        [
+          'name',
+          'email',
+          'membership_id',
+          'enrolled_at',
+          'progress_percent',
+          'chapters_done',
+          'chapters_total',
+          'quizzes_passed',
+          'quizzes_total',
+          'quiz_attempts',
+          'best_quiz_score',
+          'final_best_score',
+          'final_passed',
+          'final_attempts',
+          'certificate_code',
+          'certificate_issued_at',
+          'last_activity',
+          'refunded_at',
+          'refund_reason',
+          'certificate_kept_reason',
+        ],
+        csv,
+      );
       let out = header;
       // Page by page, so a large course never loads at once (bounded statements per page).
       for (let offset = 0; ; offset += 500) {
         const { rows } = await findCourseLearners(app.db, courseId, { offset, limit: 500 });
         for (const r of rows)
-          out += csvLine([
-            r.name,
-            r.email,
-            r.membershipId,
-            r.enrolledAt.toISOString(),
-            r.progress,
-            r.chaptersDone,
-            r.chaptersTotal,
-            r.quizzesPassed,
-            r.quizzesTotal,
-            r.quizAttempts,
-            r.bestQuizScore,
-            r.finalBest,
-            r.finalPassed ? 'yes' : 'no',
-            r.finalAttempts,
-            r.certificateCode,
-            r.certificateIssuedAt?.toISOString() ?? null,
-            r.lastActivity.toISOString(),
-          ]);
+          out += csvLine(
+            [
+              r.name,
+              r.email,
+              r.membershipId,
+              r.enrolledAt.toISOString(),
+              r.progress,
+              r.chaptersDone,
+              r.chaptersTotal,
+              r.quizzesPassed,
+              r.quizzesTotal,
+              r.quizAttempts,
+              r.bestQuizScore,
+              r.finalBest,
+              r.finalPassed ? 'yes' : 'no',
+              r.finalAttempts,
+              r.certificateCode,
+              r.certificateIssuedAt?.toISOString() ?? null,
+              r.lastActivity.toISOString(),
+              r.refund?.at.toISOString() ?? null,
+              r.refund?.reason ?? null,
+              r.refund?.certificateKeptReason ?? null,
+            ],
+            csv,
+          );
         if (rows.length < 500) break;
       }
       return reply
@@ -170,7 +195,9 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
       const g = t.path.grants;
       const { id: courseId, userId } = request.params;
       await assertManages(app.db, session.caller, courseId);
-      if (!(await isEnrolled(app.db, userId, courseId))) throw new NotFoundError('Learner not found in this course');
+      // Enrolled, or refunded since (the list links both): their attempts and certificates stay to be read.
+      const standing = await learnerStandingIn(app.db, userId, courseId);
+      if (standing === null) throw new NotFoundError('Learner not found in this course');
       const [learner, path, grants, certs, mayRevoke] = await Promise.all([
         findUserProfile(app.db, userId),
         loadCoursePath(app.db, userId, courseId, 'learner'),
@@ -180,9 +207,10 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
       ]);
       const quizzes = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].filter((s) => s.kind !== 'chapter');
       const flashValue = (request.query as Record<string, unknown> | undefined)?.granted;
+      const refused = flashValue === 'invalid' || flashValue === 'capped';
       const flash =
-        (flashValue === 'granted' || flashValue === 'invalid') &&
-        html`<p class="${flashValue === 'invalid' ? 'error' : 'success'}" role="${flashValue === 'invalid' ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
+        (flashValue === 'granted' || refused) &&
+        html`<p class="${refused ? 'error' : 'success'}" role="${refused ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
       const name = learner?.name ?? userId;
       const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${g.title(name)}</h1>
@@ -198,14 +226,18 @@ ${flash}
         }</td></tr>
 `,
       )}</tbody></table></div>
-<section class="card" aria-labelledby="grant"><h2 id="grant">${g.form}</h2>
+${
+  standing === 'refunded'
+    ? html`<p class="notice" role="status">${g.refunded}</p>`
+    : html`<section class="card" aria-labelledby="grant"><h2 id="grant">${g.form}</h2>
 <form method="post" class="stack" action="${href('/dashboard/courses', courseId, 'learners', userId, 'grants')}">
 <label>${g.quiz} <select name="quizId" required>${quizzes.map((s) => html`<option value="${s.id}">${stepName(ctx, s)}</option>`)}</select></label>
 <label>${g.extra} <input type="number" name="extra" min="1" max="${MAX_EXTRA_ATTEMPTS}" value="1" required></label>
 <label>${g.reason} <textarea name="reason" rows="3" maxlength="${MAX_GRANT_REASON}" required></textarea></label>
 <p class="muted">${g.keysSeen}</p>
 <button type="submit">${g.submit}</button>
-</form></section>
+</form></section>`
+}
 <section aria-labelledby="history"><h2 id="history">${g.history}</h2>
 ${
   grants.length === 0
@@ -232,12 +264,17 @@ ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: ma
       await assertManages(app.db, session.caller, courseId);
       const fields = GrantFields.safeParse(request.body ?? {});
       if (!fields.success) return reply.header('cache-control', 'no-store').redirect(`${back}?granted=invalid#grant`, 303);
-      await grantAttempts(
-        app.db,
-        session.caller,
-        { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
-        app.clock(),
-      );
+      try {
+        await grantAttempts(
+          app.db,
+          session.caller,
+          { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
+          app.clock(),
+        );
+      } catch (err) {
+        if (!(err instanceof TooManyExtraAttemptsError)) throw err;
+        return reply.header('cache-control', 'no-store').redirect(`${back}?granted=capped#grant`, 303);
+      }
       return reply.header('cache-control', 'no-store').redirect(`${back}?granted=granted`, 303);
     },
   );

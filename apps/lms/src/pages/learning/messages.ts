@@ -28,6 +28,8 @@ export function enrolMessagesId(f: Format) {
         'payment-required': 'Kursus ini harus dibeli terlebih dahulu.',
         'purchase-started': 'Pembelian dibuat. Lakukan transfer sesuai petunjuk di bawah.',
         'nothing-to-buy': 'Tidak ada yang perlu dibayar untuk kursus ini.',
+        'too-many-pending':
+          'Pembelian tidak dibuat: pembelian Anda yang lain masih menunggu pembayaran. Bayar atau batalkan dulu (lihat dasbor).',
         'purchase-cancelled': 'Pembelian dibatalkan.',
       },
       requests: {
@@ -108,6 +110,9 @@ export function enrolMessagesId(f: Format) {
         refund: 'Catat pengembalian dana',
         refundReason: 'Alasan pengembalian',
         refundLabel: (reference: string) => `Catat pengembalian dana transfer ${reference}`,
+        refundEnds: 'Pengembalian dana mengakhiri akses peserta ke yang dibeli dan mencabut sertifikat yang diperoleh darinya.',
+        keepCertificate: 'Pertahankan sertifikat',
+        keepReason: 'Alasan mempertahankan sertifikat',
       },
       confirmed: {
         done: 'Pembayaran dikonfirmasi: pembeli sudah terdaftar.',
@@ -116,7 +121,10 @@ export function enrolMessagesId(f: Format) {
         'reason-required': 'Tulis alasan penolakan (paling banyak 500 karakter).',
         undone: 'Konfirmasi dibatalkan: pembelian kembali menunggu pembayaran dan pendaftaran peserta dicabut.',
         'undo-refused': 'Konfirmasi tidak dapat dibatalkan lagi: sudah lebih dari 15 menit, atau peserta sudah mulai belajar.',
-        refunded: 'Pengembalian dana dicatat; pendaftaran dan sertifikat tetap.',
+        refunded:
+          'Pengembalian dana dicatat: akses peserta ke yang dibeli berakhir, dan sertifikat yang diperoleh darinya dicabut kecuali dipertahankan.',
+        'refund-reason-required': 'Tulis alasan pengembalian dana (paling banyak 500 karakter).',
+        'keep-reason-required': 'Untuk mempertahankan sertifikat, tulis alasannya (paling banyak 500 karakter). Tidak ada yang diubah.',
       },
       money: (amount: string, currency: string) => f.money(Number(amount), currency),
     },
@@ -149,6 +157,8 @@ export function enrolMessagesId(f: Format) {
       flash: {
         started: 'Pembelian dibuat. Lakukan transfer sesuai petunjuk pada paketnya.',
         nothing: 'Tidak ada yang perlu dibayar untuk paket ini.',
+        'too-many-pending':
+          'Pembelian tidak dibuat: pembelian Anda yang lain masih menunggu pembayaran. Bayar atau batalkan dulu (lihat dasbor).',
         cancelled: 'Pembelian paket dibatalkan.',
       },
     },
@@ -180,6 +190,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         'payment-required': 'This course must be bought first.',
         'purchase-started': 'Purchase created. Make the transfer as shown below.',
         'nothing-to-buy': 'There is nothing to pay for this course.',
+        'too-many-pending': 'No purchase made: your other purchases are waiting for payment. Pay or cancel one first (see the dashboard).',
         'purchase-cancelled': 'Purchase cancelled.',
       },
       requests: {
@@ -265,6 +276,9 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         refund: 'Record refund',
         refundReason: 'Reason for the refund',
         refundLabel: (reference) => `Record the refund of transfer ${reference}`,
+        refundEnds: "A refund ends the learner's access to what was bought and revokes the certificates earned through it.",
+        keepCertificate: 'Keep the certificates',
+        keepReason: 'Why the certificates stay',
       },
       confirmed: {
         done: 'Payment confirmed: the buyer is enrolled.',
@@ -274,7 +288,10 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
         undone: 'Confirmation undone: the purchase waits for payment again and the enrolment was withdrawn.',
         'undo-refused':
           'The confirmation can no longer be undone: more than 15 minutes have passed, or the learner has started the course.',
-        refunded: 'Refund recorded; enrolments and certificates stay.',
+        refunded:
+          "Refund recorded: the learner's access to what was bought has ended, and certificates earned through it are revoked unless kept.",
+        'refund-reason-required': 'Write a reason for the refund (at most 500 characters).',
+        'keep-reason-required': 'To keep the certificates, write why (at most 500 characters). Nothing was changed.',
       },
       money: (amount, currency) => f.money(Number(amount), currency),
     },
@@ -304,6 +321,7 @@ export function enrolMessagesEn(f: Format): EnrolMessages {
       flash: {
         started: 'Purchase created. Make the transfer as shown on the bundle.',
         nothing: 'There is nothing to pay for this bundle.',
+        'too-many-pending': 'No purchase made: your other purchases are waiting for payment. Pay or cancel one first (see the dashboard).',
         cancelled: 'Bundle purchase cancelled.',
       },
     },

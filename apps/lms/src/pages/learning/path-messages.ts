@@ -89,6 +89,9 @@ export function pathMessagesId(f: Format) {
       learners: {
         title: (course: string) => `Peserta: ${course}`,
         intro: (n: number) => f.plural(n, { other: '# peserta terdaftar, urut nama.' }),
+        refundedCount: (n: number) => f.plural(n, { other: 'Ditambah # yang dana pembeliannya dikembalikan (aksesnya berakhir).' }),
+        refunded: (date: string) => `Dana dikembalikan ${date}: akses berakhir`,
+        certificateKept: (why: string) => `Sertifikat dipertahankan: ${why}`,
         none: 'Belum ada peserta di kursus ini.',
         csv: 'Unduh CSV',
         learner: 'Peserta',
@@ -123,6 +126,7 @@ export function pathMessagesId(f: Format) {
         reason: 'Alasan (dicatat, paling banyak 500 karakter)',
         submit: 'Beri percobaan',
         keysSeen: 'Catatan: peserta yang percobaannya habis sudah dapat melihat jawaban yang benar untuk kuis itu.',
+        refunded: 'Dana pembelian peserta ini sudah dikembalikan: aksesnya ke kursus berakhir, jadi tidak dapat diberi percobaan tambahan.',
         history: 'Riwayat pemberian',
         none: 'Belum pernah diberi percobaan tambahan.',
         row: (n: number, quizName: string, by: string | null, when: string) =>
@@ -130,6 +134,7 @@ export function pathMessagesId(f: Format) {
         flash: {
           granted: 'Percobaan tambahan diberikan dan dicatat.',
           invalid: 'Pilih kuis, jumlah 1-20 dan tulis alasannya.',
+          capped: 'Tidak diberikan: seorang peserta mendapat paling banyak 100 percobaan tambahan per kuis, semua pemberian dijumlahkan.',
         },
       },
       landing: {
@@ -230,6 +235,13 @@ export function pathMessagesEn(f: Format): PathMessages {
       learners: {
         title: (course: string) => `Learners: ${course}`,
         intro: (n: number) => f.plural(n, { one: '# learner enrolled, by name.', other: '# learners enrolled, by name.' }),
+        refundedCount: (n: number) =>
+          f.plural(n, {
+            one: 'And # whose purchase was refunded (access ended).',
+            other: 'And # whose purchase was refunded (access ended).',
+          }),
+        refunded: (date: string) => `Refunded ${date}: access ended`,
+        certificateKept: (why: string) => `Certificate kept: ${why}`,
         none: 'Nobody is enrolled in this course yet.',
         csv: 'Download CSV',
         learner: 'Learner',
@@ -266,6 +278,7 @@ export function pathMessagesEn(f: Format): PathMessages {
         reason: 'Reason (recorded, at most 500 characters)',
         submit: 'Grant attempts',
         keysSeen: 'Note: a learner with no attempts left could already see the right answers of that quiz.',
+        refunded: "This learner's purchase was refunded: their access to the course has ended, so no attempts can be granted.",
         history: 'Grants so far',
         none: 'No extra attempts granted yet.',
         row: (n: number, quizName: string, by: string | null, when: string) =>
@@ -273,6 +286,7 @@ export function pathMessagesEn(f: Format): PathMessages {
         flash: {
           granted: 'Extra attempts granted and recorded.',
           invalid: 'Choose a quiz, a number from 1 to 20, and write the reason.',
+          capped: 'Not granted: a learner gets at most 100 extra attempts per quiz, all grants together.',
         },
       },
       landing: {

@@ -24,7 +24,7 @@ export const decidesTransfers = (session: PageSession) => session.caller.role ==
 function flash(ctx: PageContext, value: unknown): Html | false {
   const words = ctx.t.purchase.confirmed;
   if (typeof value !== 'string' || !Object.hasOwn(words, value)) return false;
-  const bad = value === 'reason-required';
+  const bad = value === 'reason-required' || value === 'refund-reason-required' || value === 'keep-reason-required';
   return html`<p class="${bad ? 'error' : 'notice'}" role="${bad ? 'alert' : 'status'}">${words[value as keyof typeof words]}</p>`;
 }
 
@@ -46,8 +46,11 @@ function transferTable(ctx: PageContext, rows: PendingPurchaseView[]): Html {
     // A paid purchase (found by its reference) can be recorded as refunded, with a reason.
     const refund =
       x.status === 'paid' &&
-      html`<form method="post" action="${href('/dashboard/purchases', x.id, 'refund')}" class="inline-reason"><label for="refund-${x.id}">${p.refundReason}</label>
-<input id="refund-${x.id}" name="reason" required maxlength="500"> <button type="submit" class="secondary" aria-label="${p.refundLabel(reference)}">${p.refund}</button></form>`;
+      html`<form method="post" action="${href('/dashboard/purchases', x.id, 'refund')}" class="inline-reason"><p class="muted">${p.refundEnds}</p><label for="refund-${x.id}">${p.refundReason}</label>
+<input id="refund-${x.id}" name="reason" required maxlength="500">
+<label><input type="checkbox" name="keepCertificate" value="1"> ${p.keepCertificate}</label>
+<label for="keep-${x.id}">${p.keepReason}</label> <input id="keep-${x.id}" name="keepReason" maxlength="500">
+<button type="submit" class="secondary" aria-label="${p.refundLabel(reference)}">${p.refund}</button></form>`;
     return html`<tr>
 <td data-label="${p.buyer}">${x.buyerName}<br><span class="muted">${x.buyerEmail}</span></td>
 <td data-label="${p.item}">${x.itemName}</td>

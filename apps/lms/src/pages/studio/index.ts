@@ -847,7 +847,7 @@ ${field(qz.explanation, `q${i}_explanation`, values, errors, { textarea: 2 })}
 <input type="hidden" name="count" value="${String(count)}">
 ${field(qz.name, 'name', values, errors, { required: true })}
 ${field(qz.description, 'description', values, errors, { textarea: 2 })}
-${field(qz.minimumScore, 'minimumScore', values, errors, { type: 'number' })}
+${field(p.scope === 'final' ? qz.finalPassMark : qz.minimumScore, 'minimumScore', values, errors, { type: 'number' })}
 ${field(qz.timeLimit, 'timeLimit', values, errors, { type: 'number' })}
 ${field(qz.maxAttempts, 'maxAttempts', values, errors, { type: 'number' })}
 <p class="muted">${qz.blankRemoves}</p>
@@ -865,6 +865,8 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
       const p = request.params as z.infer<typeof QuizParams>;
       const { course, quiz, label, version } = await quizAtPlace(actx, p);
       const values = quizValues(quiz, version, quiz === null || quiz.questions.length === 0 ? 1 : 0);
+      // A new final exam starts at the course's pass mark, the one it is graded by (rules/pass-mark.ts).
+      if (p.scope === 'final' && quiz === null) values.minimumScore = String(course.min_passing_score);
       const note = (request.query as Record<string, string>).saved === '1' && flash(ctx.t.studio.saved);
       return show(
         reply,

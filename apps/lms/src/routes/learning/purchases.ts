@@ -8,6 +8,8 @@ import {
   PurchaseBody,
   PurchaseListResponse,
   PurchaseResponse,
+  RefundedPurchaseResponse,
+  RefundPurchaseBody,
   RejectPurchaseBody,
   StartedPurchaseResponse,
   ValidationErrorResponse,
@@ -20,6 +22,7 @@ import {
   listPendingPurchases,
   type PurchaseView,
   CONFIRMATION_UNDO_MS,
+  FIRST_PAYMENT_MAX_PENDING,
   refundPurchase,
   rejectPurchase,
   startPurchase,
@@ -76,7 +79,8 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
           '(`POST /api/learning/purchases/{id}/confirm`); the buyer is then enrolled (a bundle: in both courses). ' +
           'Nothing lets a buyer mark their own purchase paid. A purchase waits ' +
           `${app.config.PURCHASE_PENDING_HOURS} hours for its payment (PURCHASE_PENDING_HOURS), then expires; a buyer may ` +
-          `have ${rules.maxPending} waiting at once (PURCHASE_PENDING_MAX). Nobody pays twice for a course: a course ` +
+          `have ${rules.maxPending} waiting at once (PURCHASE_PENDING_MAX), and one whose payment was never confirmed ` +
+          `${FIRST_PAYMENT_MAX_PENDING}. Nobody pays twice for a course: a course ` +
           'the caller is enrolled in, has paid for, or has a bundle purchase waiting that holds it is refused, and so is a ' +
           'bundle holding a course the caller has or is paying for (409 naming the course: buy the other one on its own).',
         security: [{ session: [] }],
@@ -223,12 +227,16 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
           'Who: as for confirming (never the buyer). A paid purchase becomes refunded, with the reason, the admin and the time; ' +
-          "enrolments and certificates stay. The buyer's partners get `purchase.refunded`. Any other state: 409.",
+          'and the refund ends what was bought: the enrolment in its course (a bundle: both; a course another paid ' +
+          "purchase of the buyer covers stays), and the buyer's certificates in force in those courses are revoked with " +
+          'the reason "Refund: <reason>", unless `keepCertificateReason` keeps them and says why. What the learner did ' +
+          "(completions, attempts) is kept. The buyer's partners get `purchase.refunded`, and `certificate.revoked` per " +
+          'certificate revoked, once each. Any other state: 409.',
         security: [{ session: [] }],
         params: LearningIdParams,
-        body: RejectPurchaseBody,
+        body: RefundPurchaseBody,
         response: {
-          200: PurchaseResponse,
+          200: RefundedPurchaseResponse,
           400: ValidationErrorResponse.or(ErrorResponse),
           ...common,
           404: ErrorResponse.describe('No such purchase.'),
@@ -238,8 +246,16 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const purchase = await refundPurchase(app.db, caller, request.params.id, request.body.reason, app.clock());
-      return { success: true as const, purchase: purchaseBody(purchase) };
+      const done = await refundPurchase(app.db, caller, request.params.id, request.body.reason, app.clock(), {
+        keepCertificateReason: request.body.keepCertificateReason ?? null,
+      });
+      return {
+        success: true as const,
+        purchase: purchaseBody(done.purchase),
+        unenrolledCourseIds: done.unenrolledCourseIds,
+        revokedCertificateCodes: done.revokedCertificates.map((c) => c.code),
+        certificateKeptReason: done.certificateKeptReason,
+      };
     },
   );
 

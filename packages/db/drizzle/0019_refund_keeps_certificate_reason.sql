@@ -1,0 +1,2 @@
+ALTER TABLE "purchases" ADD COLUMN "certificate_kept_reason" text;--> statement-breakpoint
+ALTER TABLE "purchases" ADD CONSTRAINT "purchases_certificate_kept_reason_refunded" CHECK ("purchases"."certificate_kept_reason" is null or ("purchases"."status" = 'refunded' and char_length("purchases"."certificate_kept_reason") between 1 and 500));
