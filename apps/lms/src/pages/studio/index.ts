@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  AUTHOR_ROLES,
   type AuthoringContext,
   type CourseRow,
   createChapter,
@@ -39,6 +40,7 @@ import {
   uploadPicture,
 } from '../../domain/media/pictures.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PaymentRequiredError } from '../../errors.js';
+import type { RouteAuth } from '../../plugins/auth.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
@@ -95,6 +97,13 @@ const formSchema = (summary: string, params: z.ZodType = IdParams) => ({
   body: Form,
   response: { 200: HtmlPage, 303: RedirectResponse, 409: HtmlPage, 413: HtmlPage, 422: HtmlPage },
 });
+
+/**
+ * Who reaches the studio: a session of a role that may author (domain/authoring, AUTHOR_ROLES),
+ * refused before a form is read; which courses each may write is the domain's rule. Every form
+ * post counts against the author's budget per minute (plugins/rate-limit.ts).
+ */
+const AUTHORS: RouteAuth = { accepts: ['session'], roles: AUTHOR_ROLES };
 
 const studio: FastifyPluginAsyncZod = async (app) => {
   acceptFormBodies(app, app.config.AUTHORING_BODY_LIMIT_BYTES);
@@ -177,7 +186,7 @@ ${notes.map((n) => html`<p><strong>${n}</strong></p>`)}
   };
 
   // ------------------------------------------------------------------ new course
-  app.get('/studio/new', { config: { auth: true }, schema: pageSchema('New course form', z.object({})) }, async (request, reply) => {
+  app.get('/studio/new', { config: { auth: AUTHORS }, schema: pageSchema('New course form', z.object({})) }, async (request, reply) => {
     const { session, ctx } = await who(request);
     return sendPage(reply, newCoursePage(ctx, session, await teachersFor(session), {}, {}), 200);
   });
@@ -222,7 +231,10 @@ ${teacherField}
 
   app.post(
     '/studio/new',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Creates a course and opens its studio', z.object({})) },
+    {
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
+      schema: formSchema('Creates a course and opens its studio', z.object({})),
+    },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const teachers = await teachersFor(session);
@@ -246,7 +258,7 @@ ${teacherField}
   // ------------------------------------------------------------------ overview + checklist
   app.get(
     '/studio/courses/:id',
-    { config: { auth: true }, schema: pageSchema('Course studio: overview and publish checklist') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: overview and publish checklist') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { course, checklist } = await readPublication(app.db, actx, idOf(request));
@@ -269,7 +281,7 @@ ${checklistSection(ctx, course, checklist)}
 
   app.post(
     '/studio/courses/:id/publish',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Publishes the course') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Publishes the course') },
     async (request, reply) => {
       const { actx } = await who(request);
       const { published } = await publishCourse(app.db, actx, idOf(request));
@@ -279,7 +291,7 @@ ${checklistSection(ctx, course, checklist)}
   );
   app.post(
     '/studio/courses/:id/unpublish',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Unpublishes the course') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Unpublishes the course') },
     async (request, reply) => {
       const { actx } = await who(request);
       await unpublishCourse(app.db, actx, idOf(request));
@@ -353,7 +365,7 @@ ${groups}
 
   app.get(
     '/studio/courses/:id/settings',
-    { config: { auth: true }, schema: pageSchema('Course studio: settings') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: settings') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });
@@ -372,7 +384,7 @@ ${groups}
 
   app.post(
     '/studio/courses/:id/settings',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Saves the settings') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Saves the settings') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });
@@ -471,7 +483,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
 
   app.get(
     '/studio/courses/:id/outline',
-    { config: { auth: true }, schema: pageSchema('Course studio: outline') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: outline') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const tree = await exportCourse(app.db, actx, idOf(request));
@@ -521,7 +533,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
 
   app.post(
     '/studio/courses/:id/modules',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Adds a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Adds a module') },
     async (request, reply) => {
       const { actx } = await who(request);
       const courseId = (await findAuthoredCourse(app.db, actx.author, { course: idOf(request) })).id;
@@ -530,7 +542,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.post(
     '/studio/modules/:id/rename',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Renames a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Renames a module') },
     async (request, reply) => {
       const { actx } = await who(request);
       const courseId = await courseOfModule(actx, idOf(request));
@@ -541,7 +553,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.post(
     '/studio/modules/:id/chapters',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Adds a chapter to a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Adds a chapter to a module') },
     async (request, reply) => {
       const { actx } = await who(request);
       const courseId = await courseOfModule(actx, idOf(request));
@@ -576,12 +588,12 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   };
   app.post(
     '/studio/modules/:id/move',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Moves a module up or down') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Moves a module up or down') },
     (request, reply) => move(request, reply, 'module'),
   );
   app.post(
     '/studio/chapters/:id/move',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Moves a chapter up or down') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Moves a chapter up or down') },
     (request, reply) => move(request, reply, 'chapter'),
   );
 
@@ -602,7 +614,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   const quizLine = (ctx: PageContext, q: QuizOut | null) => (q ? [ctx.t.studio.confirm.quizLine(q.name, q.questions.length)] : []);
   app.get(
     '/studio/modules/:id/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a module') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a module') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const id = idOf(request);
@@ -620,7 +632,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.get(
     '/studio/chapters/:id/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a chapter') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a chapter') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const id = idOf(request);
@@ -635,12 +647,12 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.post(
     '/studio/modules/:id/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a module') },
     (request, reply) => remove(request, reply, 'module'),
   );
   app.post(
     '/studio/chapters/:id/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a chapter') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a chapter') },
     (request, reply) => remove(request, reply, 'chapter'),
   );
 
@@ -691,7 +703,7 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
 
   app.get(
     '/studio/chapters/:id',
-    { config: { auth: true }, schema: pageSchema('Course studio: chapter editor') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: chapter editor') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { course, chapter } = await chapterOf(actx, idOf(request));
@@ -704,7 +716,10 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
 
   app.post(
     '/studio/chapters/:id',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Saves a chapter (or previews it, or adds a video)') },
+    {
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
+      schema: formSchema('Saves a chapter (or previews it, or adds a video)'),
+    },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { course, chapter } = await chapterOf(actx, idOf(request));
@@ -825,7 +840,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.get(
     '/studio/quizzes/:scope/:id',
-    { config: { auth: true }, schema: pageSchema('Course studio: quiz editor', QuizParams) },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: quiz editor', QuizParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -846,7 +861,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.post(
     '/studio/quizzes/:scope/:id',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Saves a quiz', QuizParams) },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Saves a quiz', QuizParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -893,7 +908,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.get(
     '/studio/quizzes/:scope/:id/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a quiz', QuizParams) },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a quiz', QuizParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -916,7 +931,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.post(
     '/studio/quizzes/:scope/:id/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a quiz', QuizParams) },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a quiz', QuizParams) },
     async (request, reply) => {
       const { actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -953,7 +968,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
 
   app.get(
     '/studio/courses/:id/pictures',
-    { config: { auth: true }, schema: pageSchema('Course studio: pictures') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: pictures') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });
@@ -965,7 +980,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   app.post(
     '/studio/courses/:id/pictures',
     {
-      config: { auth: true, csrf: 'form' },
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
       // No body schema: the multipart body is read by the handler (a `body: undefined` key made
       // Fastify warn FSTWRN001 at every start).
       schema: withoutBody(formSchema('Uploads a picture (multipart/form-data, field `file`)')),
@@ -1019,7 +1034,10 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   const PictureParams = z.object({ id: Id, pictureId: Id });
   app.post(
     '/studio/courses/:id/pictures/:pictureId/cover',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Makes a picture the course cover', PictureParams) },
+    {
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
+      schema: formSchema('Makes a picture the course cover', PictureParams),
+    },
     async (request, reply) => {
       const { actx } = await who(request);
       const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
@@ -1038,7 +1056,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   );
   app.get(
     '/studio/courses/:id/pictures/:pictureId/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a picture', PictureParams) },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a picture', PictureParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
@@ -1072,7 +1090,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   );
   app.post(
     '/studio/courses/:id/pictures/:pictureId/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a picture', PictureParams) },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a picture', PictureParams) },
     async (request, reply) => {
       const { actx } = await who(request);
       const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
@@ -1084,7 +1102,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   // ------------------------------------------------------------------ history
   app.get(
     '/studio/courses/:id/history',
-    { config: { auth: true }, schema: pageSchema('Course studio: history') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: history') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });

@@ -17,7 +17,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/courses',
     {
-      config: { auth: { accepts: ['partner-token'] } },
+      config: { auth: { accepts: ['partner-token'] }, authoringLimited: true },
       schema: {
         tags: ['courses'],
         summary: 'Create a course as a draft (partners, through the gateway only)',
@@ -57,6 +57,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
               'teacher of it (the message names the institution)',
           }),
           409: ErrorResponse.meta({ description: 'The first request with this Idempotency-Key still holds it (with `Retry-After`)' }),
+          429: ErrorResponse.meta({ description: "Over the partner's authoring budget per minute (with `Retry-After`)" }),
           413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
