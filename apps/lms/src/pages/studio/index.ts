@@ -132,7 +132,11 @@ const studio: FastifyPluginAsyncZod = async (app) => {
   const studioPath = (courseId: number, tail = '') => `/dashboard/studio/courses/${courseId}${tail}`;
   const idOf = (request: FastifyRequest) => (request.params as { id: number }).id;
   const form = (request: FastifyRequest) => (request.body ?? {}) as FormValues;
-  const changed = () => app.catalogChanged();
+  // A write to a published course shows in the API-key catalog (plugins/catalog-cache.ts); a draft's never does.
+  const changed = async (courseId: number) => {
+    const { rows } = await app.db.execute(sql`select is_published from courses where id = ${courseId}`);
+    app.catalogChanged({ published: (rows[0] as { is_published?: boolean } | undefined)?.is_published === true });
+  };
   const show = (
     reply: FastifyReply,
     ctx: PageContext,
@@ -285,7 +289,7 @@ ${checklistSection(ctx, course, checklist)}
     async (request, reply) => {
       const { actx } = await who(request);
       const { published } = await publishCourse(app.db, actx, idOf(request));
-      if (published) changed();
+      if (published) app.catalogChanged({ published: true });
       return back(reply, studioPath(idOf(request), `?published=${published ? 1 : 0}#checklist`));
     },
   );
@@ -295,7 +299,7 @@ ${checklistSection(ctx, course, checklist)}
     async (request, reply) => {
       const { actx } = await who(request);
       await unpublishCourse(app.db, actx, idOf(request));
-      changed();
+      app.catalogChanged({ published: true });
       return back(reply, studioPath(idOf(request), '?unpublished=1'));
     },
   );
@@ -431,7 +435,7 @@ ${groups}
         }
         throw err;
       }
-      changed();
+      await changed(course.id);
       return back(reply, studioPath(course.id, '/settings?saved=1'));
     },
   );
@@ -506,7 +510,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
     if (message === null) {
       try {
         await save(name);
-        changed();
+        await changed(courseId);
         return back(reply, studioPath(courseId, '/outline?saved=1'));
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;
@@ -583,7 +587,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
       );
     else for (const m of outline) swap(m.chapterIds, m.chapterIds.indexOf(id));
     await reorderOutline(app.db, actx, courseId, { modules: outline });
-    changed();
+    await changed(courseId);
     return back(reply, studioPath(courseId, '/outline'));
   };
   app.post(
@@ -608,7 +612,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
       if (err instanceof LearnersHoldError) return back(reply, studioPath(courseId, '/outline?held=1'));
       throw err;
     }
-    changed();
+    await changed(courseId);
     return back(reply, studioPath(courseId, '/outline?saved=1'));
   };
   const quizLine = (ctx: PageContext, q: QuizOut | null) => (q ? [ctx.t.studio.confirm.quizLine(q.name, q.questions.length)] : []);
@@ -764,7 +768,7 @@ ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.c
           return again(problemsOf(err as BadRequestError), 422, { note: flash(err.message, 'error') });
         throw err;
       }
-      changed();
+      await changed(course.id);
       return back(reply, `/dashboard/studio/chapters/${chapter.id}?saved=1`);
     },
   );
@@ -897,7 +901,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
         if (err instanceof BadRequestError) return again(problemsOf(err), 422, flash(err.message, 'error'));
         throw err;
       }
-      changed();
+      await changed(course.id);
       if (typed.action === 'more') {
         const values = quizValues(saved.quiz, saved.version, 1);
         return show(reply, ctx, session, course, 'outline', s.quiz.title(label), quizPage(ctx, p, label, values, {}, flash(s.saved)), 200);
@@ -942,7 +946,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
         if (err instanceof LearnersHoldError) return back(reply, studioPath(course.id, '/outline?held=1'));
         throw err;
       }
-      changed();
+      await changed(course.id);
       return back(reply, studioPath(course.id, '/outline?saved=1'));
     },
   );
@@ -1050,7 +1054,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
         { coverPicture: `${app.config.PUBLIC_URL.replace(/\/$/, '')}${picturePath(picture)}` },
         course.version,
       );
-      changed();
+      await changed(id);
       return back(reply, studioPath(id, '/pictures'));
     },
   );

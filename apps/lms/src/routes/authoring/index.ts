@@ -245,7 +245,10 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
             }
           },
         });
-        if (writes && result.statusCode < 300) app.catalogChanged();
+        if (writes && result.statusCode < 300 && !result.replayed) {
+          const published = request.authoredCourse?.is_published === true || spec.operation === 'publishCourse';
+          app.catalogChanged({ published });
+        }
         const etag = result.statusCode < 300 || result.statusCode === 409 ? etagOf(result.body) : undefined;
         if (etag !== undefined) reply.header('etag', etag);
         return reply.code(result.statusCode).send(result.body as never);
