@@ -285,13 +285,14 @@ t.test('course creation through the gateway', async (t) => {
     const first = await post(body, { token, headers: { 'idempotency-key': 'order-1' } });
     t.equal(first.statusCode, 201);
     const before = await courseCount();
-    // The same token again (a network retry): replayed, the jti is not spent twice.
-    const retry = await post(body, { token, headers: { 'idempotency-key': 'order-1' } });
-    t.equal(retry.statusCode, 201);
-    t.equal(retry.headers['idempotency-replayed'], 'true');
-    t.same(retry.json(), first.json(), 'the very same response');
+    // The same token again (a network retry that did not sign anew): refused, a jti works once.
+    const sameToken = await post(body, { token, headers: { 'idempotency-key': 'order-1' } });
+    t.equal(sameToken.statusCode, 401, 'a used token, even with its key');
+    // A retry with a fresh token: the first response, replayed.
     const fresh = await post(body, { headers: { 'idempotency-key': 'order-1' } });
-    t.same(fresh.json(), first.json(), 'a fresh token with the same key: same response');
+    t.equal(fresh.statusCode, 201);
+    t.equal(fresh.headers['idempotency-replayed'], 'true');
+    t.same(fresh.json(), first.json(), 'a fresh token with the same key: the very same response');
     t.equal(await courseCount(), before, 'no second course');
 
     const changed = await post({ ...body, name: 'Another name' }, { headers: { 'idempotency-key': 'order-1' } });

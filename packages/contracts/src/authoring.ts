@@ -517,7 +517,12 @@ export const AuthoringEvent = z
   .object({
     id: z.number().int(),
     at: dateTime,
-    action: z.string().describe('e.g. `course.update`, `chapter.create`, `quiz.replace`, `course.import`, `course.publish`'),
+    action: z
+      .string()
+      .describe(
+        'e.g. `course.update`, `chapter.create`, `quiz.replace`, `course.publish`; the first event of every course is its ' +
+          "creation: `course.create` (a partner's `POST /api/courses`, the studio's new-course form) or `course.import`",
+      ),
     targetId: z.number().int().nullable().describe('The module, chapter or quiz written; null for the course itself'),
     credential: z.enum(['session', 'partner-token']),
     actor: z.object({

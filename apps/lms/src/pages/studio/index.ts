@@ -249,12 +249,17 @@ ${teacherField}
       if (name === '' || name.length > 255) errors.name = ctx.t.studio.fixBelow;
       if (!teacher) errors.teacherId = ctx.t.studio.fixBelow;
       if (!teacher || Object.keys(errors).length > 0) return sendPage(reply, newCoursePage(ctx, session, teachers, values, errors), 422);
-      const { course } = await importNewCourse(app.db, actx, {
-        format: 'lms-course/1',
-        course: { name, institutionId: teacher.institutionId, teacherId: teacher.id },
-        modules: [],
-        finalExam: null,
-      } as never);
+      const { course } = await importNewCourse(
+        app.db,
+        actx,
+        {
+          format: 'lms-course/1',
+          course: { name, institutionId: teacher.institutionId, teacherId: teacher.id },
+          modules: [],
+          finalExam: null,
+        } as never,
+        'course.create',
+      );
       return back(reply, studioPath(course.id));
     },
   );

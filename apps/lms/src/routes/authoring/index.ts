@@ -46,7 +46,7 @@ import {
 } from '../../domain/authoring/index.js';
 import type { StoredResponse } from '../../domain/idempotency.js';
 import { BadRequestError, ForbiddenError } from '../../errors.js';
-import { runKeyedRequest, spendPartnerToken } from '../keyed-request.js';
+import { runKeyedRequest } from '../keyed-request.js';
 
 type Params = { id: number };
 type Handler = (tx: Db, ctx: AuthoringContext, request: FastifyRequest) => Promise<StoredResponse>;
@@ -232,8 +232,8 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
             // The same key with another If-Match is another request (a 422), not a replay.
             ...(request.ifMatch === undefined ? {} : { ifMatch: request.ifMatch }),
           },
+          token,
           work: async (tx) => {
-            if (token) await spendPartnerToken(tx, token);
             try {
               return await handler(tx, ctx, request);
             } catch (err) {
