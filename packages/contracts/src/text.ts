@@ -70,6 +70,14 @@ export function tooDeepJsonMessage(field: string, maxDepth = MAX_JSON_DEPTH): st
  */
 export const MAX_JSON_KEYS = 1_000;
 
+/**
+ * How many values (objects, arrays, strings, numbers…) one JSON body may hold. A course of 200
+ * chapters with 20 four-option questions each is about 90,000; the 2.5 MB attack document of
+ * 200 × 100 × 10 options `{"id":"!"}` about 440,000, and every value costs JSON.parse and
+ * validation their time whether it is valid or not.
+ */
+export const MAX_JSON_VALUES = 250_000;
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
@@ -82,11 +90,20 @@ const CLOSE_ARRAY = 0x5d;
 /**
  * What is wrong with the shape of a JSON text, as the 400's text, or null: nested deeper than
  * `maxDepth` (tooDeepJsonMessage), or an object with more than `maxKeys` keys, each named by its
- * top-level field (or index). Read from the text before it is parsed, in one pass that stops at
- * the first problem: JSON.parse of 4 MB nested two million deep took a second, and of 250,000
- * keys most of one, so neither is parsed. Says nothing of other mistakes (JSON.parse's job).
+ * top-level field (or index), or more than `maxValues` values in all. Read from the text before
+ * it is parsed, in one pass that stops at the first problem: JSON.parse of 4 MB nested two
+ * million deep took a second, and of 250,000 keys most of one, so none of these is parsed. Says
+ * nothing of other mistakes (JSON.parse's job).
  */
-export function jsonTextShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxKeys = MAX_JSON_KEYS): string | null {
+export function jsonTextShapeProblem(
+  text: string,
+  maxDepth = MAX_JSON_DEPTH,
+  maxKeys = MAX_JSON_KEYS,
+  maxValues = MAX_JSON_VALUES,
+): string | null {
+  // Every value is the document itself, the first value of a non-empty container, or one after a comma.
+  let values = 1;
+  const tooMany = () => `Invalid request body: more than ${maxValues} JSON values`;
   // Per open container: how many keys so far (objects), and whether it is an object.
   const keys: number[] = [];
   const objects: boolean[] = [];
@@ -117,6 +134,7 @@ export function jsonTextShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, ma
       case OPEN_OBJECT:
       case OPEN_ARRAY:
         if (keys.length >= maxDepth) return tooDeepJsonMessage(keys.length === 0 ? '' : field(), maxDepth);
+        if (!closesAt(text, i + 1) && ++values > maxValues) return tooMany();
         keys.push(0);
         objects.push(c === OPEN_OBJECT);
         if (keys.length === 1) expectKey = c === OPEN_OBJECT;
@@ -134,6 +152,7 @@ export function jsonTextShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, ma
         break;
       }
       case COMMA:
+        if (++values > maxValues) return tooMany();
         if (keys.length === 1) {
           if (objects[0]) expectKey = true;
           else topIndex += 1;
@@ -142,4 +161,15 @@ export function jsonTextShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, ma
     }
   }
   return null;
+}
+
+/** Whether the first character after blanks from `from` closes a container (an empty `{}` or `[]`). */
+function closesAt(text: string, from: number): boolean {
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return c === CLOSE_OBJECT || c === CLOSE_ARRAY;
+    i += 1;
+  }
+  return false;
 }

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, MAX_JSON_KEYS } from '@lms/contracts';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS, MAX_JSON_VALUES } from '@lms/contracts';
 import Fastify, { type FastifyError } from 'fastify';
 import t from 'tap';
 import { jsonBodyPlugin } from '../src/json-body.js';
@@ -75,6 +75,15 @@ t.test('json-body: the shape is read from the text, before JSON.parse, and stops
     `Invalid request body: 1: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
   );
   t.equal((await post(`{"s":"${'['.repeat(100)}"}`)).statusCode, 200, 'brackets in a string do not nest');
+  // Values in all: numbers, strings and containers alike; commas in strings are not counted.
+  const values = (n: number) => `[${Array.from({ length: n }, (_, i) => (i % 10 === 0 ? '{}' : i % 10 === 1 ? '"a,b"' : '1')).join(',')}]`;
+  t.equal(
+    (await post(values(MAX_JSON_VALUES - 1))).statusCode,
+    200,
+    `${MAX_JSON_VALUES - 1} values in an array: ${MAX_JSON_VALUES} in all`,
+  );
+  t.same((await post(values(MAX_JSON_VALUES))).json(), { error: `Invalid request body: more than ${MAX_JSON_VALUES} JSON values` });
+  t.equal((await post(`[${'[],'.repeat(MAX_JSON_VALUES / 2)}[]]`)).statusCode, 200, 'an empty container is one value');
 });
 
 t.test('lifecycle: Connection: close while draining, the closing error once closing', async (t) => {

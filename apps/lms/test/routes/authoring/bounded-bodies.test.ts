@@ -1,4 +1,4 @@
-import { AUTHORING_ROUTES, MAX_JSON_DEPTH, MAX_JSON_KEYS } from '@lms/contracts';
+import { AUTHORING_ROUTES, MAX_JSON_DEPTH, MAX_JSON_KEYS, MAX_JSON_VALUES } from '@lms/contracts';
 import { courses } from '@lms/db';
 import { count } from 'drizzle-orm';
 import t from 'tap';
@@ -90,17 +90,17 @@ t.test('who may not author is refused before the body is read, on every authorin
   t.equal(await courseCount(), before, 'nothing created');
 });
 
-t.test('an import for another institution: 403 once the JSON is parsed, before a 2.5 MB invalid document is validated', async (t) => {
+t.test('an import for another institution: 403 once the JSON is parsed, before a 0.6 MB invalid document is validated', async (t) => {
   const outsider = await makeUser(db.db, { role: 'teacher', institutionId: other.institutionId });
   const as = await bySession(app, outsider.id);
-  const body = badOptionsDocument(200, owner);
+  const body = badOptionsDocument(50, owner);
   const { result, maxMs } = await heldLoop(() => as('POST', '/api/course-documents', body));
   t.equal(result.status, 403);
   t.match(result.body.error, new RegExp(`may not create courses for institution ${owner.institutionId}`));
   t.ok(maxMs < HELD_MS, `held ${maxMs.toFixed(0)} ms`);
 });
 
-/** A document of `chapters` × 100 questions × 10 options `{"id":"!"}`: the issue's attack (0.25 MB at 20 chapters, 2.5 MB at 200). */
+/** A document of `chapters` × 100 questions × 10 options `{"id":"!"}`: the issue's attack (0.25 MB at 20 chapters, 0.6 MB at 50, 2.5 MB at 200). */
 function badOptionsDocument(chapters: number, of: { institutionId: number; teacherId: string }): string {
   const question = { options: Array.from({ length: 10 }, () => ({ id: '!' })) };
   const quiz = { name: 'q', questions: Array.from({ length: 100 }, () => question) };
@@ -126,7 +126,14 @@ t.test("the author's worst bodies: a 400 naming at most 20 problems, never a 500
   });
   const cases: [string, string, string, string, RegExp][] = [
     ['20 × 100 × 10 bad options (0.25 MB)', 'POST', '/api/course-documents', badOptionsDocument(20, owner), /questionType/],
-    ['200 × 100 × 10 bad options (2.5 MB)', 'POST', '/api/course-documents', badOptionsDocument(200, owner), /questionType/],
+    ['50 × 100 × 10 bad options (0.6 MB)', 'POST', '/api/course-documents', badOptionsDocument(50, owner), /questionType/],
+    [
+      '200 × 100 × 10 bad options (2.5 MB, 440,000 values)',
+      'POST',
+      '/api/course-documents',
+      badOptionsDocument(200, owner),
+      new RegExp(`^Invalid request body: more than ${MAX_JSON_VALUES} JSON values$`),
+    ],
     [
       '250,000 unknown keys (2.9 MB)',
       'POST',
@@ -150,17 +157,17 @@ t.test("the author's worst bodies: a 400 naming at most 20 problems, never a 500
       new RegExp(`name: JSON nested deeper than ${MAX_JSON_DEPTH} levels`),
     ],
     [
-      '400,000 modules (a 50 at most)',
+      '200,000 modules (50 at most)',
       'POST',
       '/api/course-documents',
-      JSON.stringify({ format: 'lms-course/1', course: { ...owner, name: 'x' }, modules: Array.from({ length: 400_000 }, () => 1) }),
+      JSON.stringify({ format: 'lms-course/1', course: { ...owner, name: 'x' }, modules: Array.from({ length: 200_000 }, () => 1) }),
       /modules: at most 50 modules per course/,
     ],
     [
-      'a quiz of 150,000 bad questions',
+      'a quiz of 100,000 bad questions',
       'PUT',
       `/api/courses/${courseId}/final-exam`,
-      JSON.stringify({ ...sampleQuiz('Besar'), questions: Array.from({ length: 150_000 }, () => ({ id: 0 })) }),
+      JSON.stringify({ ...sampleQuiz('Besar'), questions: Array.from({ length: 100_000 }, () => ({ id: 0 })) }),
       /questions: at most 100 questions per quiz/,
     ],
   ];
