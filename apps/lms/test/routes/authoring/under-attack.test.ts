@@ -5,22 +5,23 @@ import { sampleDocument } from '../../helpers/authoring.js';
 import { makeCourseCreator } from '../../helpers/course-creation.js';
 import { makeUser, sessionCookieFor } from '../../helpers/fixtures.js';
 
-// Issue 40, High 1, as a load test: learners sending the attack document (20 chapters × 100
+// Issue 40, High 1, as a load test: a learner sending the attack document (20 chapters × 100
 // questions × 10 options `{"id":"!"}`, here 200 chapters: 2.5 MB) to the authoring routes, and an
-// author sending it too, over real HTTP to a real server, while a load balancer asks /healthz. On
-// the code the issue was found on, two such requests in flight made 4 of 5 health checks time out
-// over 20 s. Now every health check answers within a second.
+// author sending it too, one request after the other each, over real HTTP to a real server, while
+// a load balancer asks /healthz. On the code the issue was found on, two such requests in flight
+// made 4 of 5 health checks time out over 20 s (here: one health check answered in 6 s, after
+// 2 s, the loop held 4.5 s, every request ended in a 500). Now every health check answers within a second.
 
 const ATTACK_MS = 6_000;
 const HEALTH_BOUND_MS = 1_000;
 
-t.test('health checks answer within a second while learners and an author send the attack document', async (t) => {
+t.test('health checks answer within a second while a learner and an author send the attack document', async (t) => {
   const { app, db } = await buildTestApp(t);
   const partner = await makeCourseCreator(db.db, 'attack.example');
   const owner = { institutionId: partner.institutionId, teacherId: partner.teacherId };
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const learners = await Promise.all(
-    Array.from({ length: 2 }, async () =>
+    Array.from({ length: 1 }, async () =>
       sessionCookieFor(app, (await makeUser(db.db, { role: 'student', institutionId: partner.institutionId })).id),
     ),
   );
