@@ -391,8 +391,8 @@ t.test('both OpenAPI documents describe POST /api/courses and its errors', async
   const lmsDoc = (await lms.app.inject('/docs/json')).json();
   const gatewayDoc = (await gateway.inject('/docs/json')).json();
   for (const [name, doc, statuses] of [
-    ['lms', lmsDoc, ['201', '400', '401', '403', '409', '413', '415', '422', '503']],
-    ['gateway', gatewayDoc, ['201', '400', '401', '403', '409', '413', '415', '422', '502', '503', '504']],
+    ['lms', lmsDoc, ['201', '400', '401', '403', '409', '413', '415', '422', '429', '503']],
+    ['gateway', gatewayDoc, ['201', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']],
   ] as const) {
     const op = doc.paths['/api/courses']?.post;
     t.ok(op, `${name} documents POST /api/courses`);
