@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '@lms/db';
 import { connectionLimitsOptions, isHealthProbe, jsonBodyPlugin, lifecyclePlugin, logHealthProbes, withRedaction } from '@lms/server-kit';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Clock, systemClock } from './clock.js';
 import type { LmsConfig } from './config.js';
 import { lmsLoggerOptions } from './logger.js';
+import { boundedValidatorCompiler } from './lib/bounded-validation.js';
 import { serializerCompiler } from './lib/serializers.js';
 import cookie from '@fastify/cookie';
 import authPlugin, { type AuthOptions } from './plugins/auth.js';
@@ -81,7 +82,8 @@ export async function buildApp(deps: AppDeps) {
   }).withTypeProvider<ZodTypeProvider>();
   logHealthProbes(app);
 
-  app.setValidatorCompiler(validatorCompiler);
+  // Bounded: at most MAX_REPORTED_ISSUES problems, found in at most one pass of zod (lib/bounded-validation.ts).
+  app.setValidatorCompiler(boundedValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('clock', clock);
   app.decorate('config', config);

@@ -100,6 +100,17 @@ const Env = z.object({
    * (unpaginated and paged course lists, bundles, metrics, the pages built on them); past it, 429.
    */
   SESSION_RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(60),
+  /**
+   * Authoring requests (the authoring API, the studio's form posts, course creation) one person, or
+   * one partner, may make in any sliding minute; past it, 429. Each write may rewrite a course and
+   * refresh the shared catalog answers.
+   */
+  AUTHORING_RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(60),
+  /**
+   * Documents one signed-in person may have made in any sliding minute (the credits PDF and CSV, a
+   * certificate's PDF, a course's learners CSV); past it, 429. A PDF costs tens of milliseconds of CPU.
+   */
+  DOCUMENT_RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(10),
   /** Requests one client IP may make to the API documents (/docs/json, /docs/yaml) in any sliding minute. */
   DOCS_RATE_LIMIT_PER_MINUTE: optional(z.coerce.number().int().min(1).max(1_000_000)).default(30),
   /**

@@ -10,8 +10,9 @@ export const TEST_GATEWAY_SECRET = 'test-gateway-secret-0123456789';
 export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
   // Tests change data between requests and look at the result at once: no shared catalog answers
   // unless a test asks for them (test/routes/catalog/shared-list.test.ts). A test walks many
-  // answers as one person or from one address within a minute: the session and address budgets
-  // count every request but refuse none, unless a test asks (test/plugins/session-rate-limit.test.ts).
+  // answers as one person or from one address within a minute: the session, authoring, documents
+  // and address budgets count every request but refuse none, unless a test asks
+  // (test/plugins/session-rate-limit.test.ts, test/plugins/person-limits.test.ts).
   const env = {
     LOG_LEVEL: 'silent',
     MIGRATE_ON_START: 'false',
@@ -19,6 +20,8 @@ export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
     GATEWAY_SECRET: TEST_GATEWAY_SECRET,
     SESSION_RATE_LIMIT_PER_MINUTE: '1000000',
     DOCS_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTHORING_RATE_LIMIT_PER_MINUTE: '1000000',
+    DOCUMENT_RATE_LIMIT_PER_MINUTE: '1000000',
     // No partner-event worker polling in the background; tests that deliver turn it on or call deliverDueEvents().
     WEBHOOK_POLL_MS: '0',
   };

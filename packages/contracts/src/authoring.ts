@@ -521,7 +521,12 @@ export const AuthoringEvent = z
   .object({
     id: z.number().int(),
     at: dateTime,
-    action: z.string().describe('e.g. `course.update`, `chapter.create`, `quiz.replace`, `course.import`, `course.publish`'),
+    action: z
+      .string()
+      .describe(
+        'e.g. `course.update`, `chapter.create`, `quiz.replace`, `course.publish`; the first event of every course is its ' +
+          "creation: `course.create` (a partner's `POST /api/courses`, the studio's new-course form) or `course.import`",
+      ),
     targetId: z.number().int().nullable().describe('The module, chapter or quiz written; null for the course itself'),
     credential: z.enum(['session', 'partner-token']),
     actor: z.object({
@@ -564,13 +569,15 @@ export const StaleVersionResponse = z
 /** The error answers every authoring route may give (the gateway adds its own). */
 export const AUTHORING_ERRORS = {
   400: ValidationErrorResponse.or(ErrorResponse).meta({
-    description: 'A body or parameter that breaks the contract or a limit (the message and `details` name the field and the limit)',
+    description:
+      'A body or parameter that breaks the contract or a limit (the message and `details` name the field and the limit; at most 20 problems are named)',
   }),
   401: ErrorResponse.meta({ description: 'No or an invalid session; for a partner, a missing, invalid, expired or replayed bearer token' }),
   403: ErrorResponse.meta({
     description:
-      'Not allowed to author this course (a buyer-visible course; a draft answers 404), an API key, the CSRF check, or ' +
-      'a partner call that did not come through the gateway',
+      'Not allowed to author this course (a buyer-visible course; a draft answers 404), a session whose role never ' +
+      'authors (a student), an API key, the CSRF check, or a partner call that did not come through the gateway; ' +
+      'each refused before the body is read',
   }),
   404: ErrorResponse.meta({ description: 'No such course, module, chapter or quiz, or a draft the caller may not author' }),
   // The stale-version shape first: a union answers with the first that fits, and ErrorResponse would drop `etag`.
@@ -584,4 +591,8 @@ export const AUTHORING_ERRORS = {
   413: ErrorResponse.meta({ description: 'Body over the authoring body limit (the message names it)' }),
   415: ErrorResponse.meta({ description: 'Body is not application/json' }),
   422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
+  429: ErrorResponse.meta({
+    description:
+      'Over the authoring budget of the person or the partner (AUTHORING_RATE_LIMIT_PER_MINUTE requests in any sliding minute), with `Retry-After`',
+  }),
 } as const;

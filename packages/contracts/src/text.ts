@@ -59,28 +59,117 @@ export function boundedDateTime(message = 'must be an ISO 8601 date-time, e.g. 2
 /** How deep a JSON body may nest (objects and arrays); deeper is a 400 naming the top-level field. */
 export const MAX_JSON_DEPTH = 32;
 
+/** The 400 text for a body nested deeper than the limit, naming the top-level field. */
+export function tooDeepJsonMessage(field: string, maxDepth = MAX_JSON_DEPTH): string {
+  return `Invalid request body: ${field ? `${field}: ` : ''}JSON nested deeper than ${maxDepth} levels`;
+}
+
 /**
- * Where a parsed JSON value nests deeper than `maxDepth` levels: the top-level field (or array
- * index) holding the too-deep part, `''` when the top level itself is the problem, or null when
- * the value is within the limit. Iterative: a 10,000-deep value must not overflow the stack here,
- * as it does in JSON.stringify and in any recursive walk.
+ * How many keys one object of a JSON body may have. No request schema has a tenth of this many
+ * fields; an object of 250,000 unknown keys (2.9 MB) cost seconds in JSON.parse and every walk after it.
  */
-export function tooDeepJsonField(value: unknown, maxDepth = MAX_JSON_DEPTH): string | null {
-  if (value === null || typeof value !== 'object') return null;
-  if (maxDepth < 1) return '';
-  const stack: Array<{ node: unknown; depth: number; field: string }> = [];
-  for (const [field, child] of Object.entries(value)) stack.push({ node: child, depth: 2, field });
-  while (stack.length > 0) {
-    // biome-ignore lint/style/noNonNullAssertion: the loop condition says the stack is not empty.
-    const { node, depth, field } = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > maxDepth) return field;
-    for (const child of Object.values(node)) stack.push({ node: child, depth: depth + 1, field });
+export const MAX_JSON_KEYS = 1_000;
+
+/**
+ * How many values (objects, arrays, strings, numbers…) one JSON body may hold. A course of 200
+ * chapters with 20 four-option questions each is about 90,000; the 2.5 MB attack document of
+ * 200 × 100 × 10 options `{"id":"!"}` about 440,000, and every value costs JSON.parse and
+ * validation their time whether it is valid or not.
+ */
+export const MAX_JSON_VALUES = 250_000;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+
+/**
+ * What is wrong with the shape of a JSON text, as the 400's text, or null: nested deeper than
+ * `maxDepth` (tooDeepJsonMessage), or an object with more than `maxKeys` keys, each named by its
+ * top-level field (or index), or more than `maxValues` values in all. Read from the text before
+ * it is parsed, in one pass that stops at the first problem: JSON.parse of 4 MB nested two
+ * million deep took a second, and of 250,000 keys most of one, so none of these is parsed. Says
+ * nothing of other mistakes (JSON.parse's job).
+ */
+export function jsonTextShapeProblem(
+  text: string,
+  maxDepth = MAX_JSON_DEPTH,
+  maxKeys = MAX_JSON_KEYS,
+  maxValues = MAX_JSON_VALUES,
+): string | null {
+  // Every value is the document itself, the first value of a non-empty container, or one after a comma.
+  let values = 1;
+  const tooMany = () => `Invalid request body: more than ${maxValues} JSON values`;
+  // Per open container: how many keys so far (objects), and whether it is an object.
+  const keys: number[] = [];
+  const objects: boolean[] = [];
+  // The top-level field being read: the last key of a top-level object (its JSON text), or the index in a top-level array.
+  let expectKey = false;
+  let topKey = '';
+  let topIndex = 0;
+  const field = () => (objects[0] ? (topKey ? String(JSON.parse(topKey)) : '') : String(topIndex));
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    switch (c) {
+      case QUOTE: {
+        const start = i;
+        // To the closing quote: the next quote not escaped (preceded by an even number of backslashes).
+        for (;;) {
+          i = text.indexOf('"', i + 1);
+          if (i === -1) return null;
+          let backslashes = 0;
+          while (text.charCodeAt(i - 1 - backslashes) === BACKSLASH) backslashes += 1;
+          if (backslashes % 2 === 0) break;
+        }
+        if (expectKey && keys.length === 1) {
+          topKey = text.slice(start, i + 1);
+          expectKey = false;
+        }
+        break;
+      }
+      case OPEN_OBJECT:
+      case OPEN_ARRAY:
+        if (keys.length >= maxDepth) return tooDeepJsonMessage(keys.length === 0 ? '' : field(), maxDepth);
+        if (!closesAt(text, i + 1) && ++values > maxValues) return tooMany();
+        keys.push(0);
+        objects.push(c === OPEN_OBJECT);
+        if (keys.length === 1) expectKey = c === OPEN_OBJECT;
+        break;
+      case CLOSE_OBJECT:
+      case CLOSE_ARRAY:
+        keys.pop();
+        objects.pop();
+        break;
+      case COLON: {
+        const at = keys.length - 1;
+        if (at >= 0 && objects[at] && ++keys[at] > maxKeys) {
+          return `Invalid request body: ${at > 0 ? `${field()}: ` : ''}an object with more than ${maxKeys} keys`;
+        }
+        break;
+      }
+      case COMMA:
+        if (++values > maxValues) return tooMany();
+        if (keys.length === 1) {
+          if (objects[0]) expectKey = true;
+          else topIndex += 1;
+        }
+        break;
+    }
   }
   return null;
 }
 
-/** The 400 text for a body nested deeper than the limit, naming the top-level field. */
-export function tooDeepJsonMessage(field: string, maxDepth = MAX_JSON_DEPTH): string {
-  return `Invalid request body: ${field ? `${field}: ` : ''}JSON nested deeper than ${maxDepth} levels`;
+/** Whether the first character after blanks from `from` closes a container (an empty `{}` or `[]`). */
+function closesAt(text: string, from: number): boolean {
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return c === CLOSE_OBJECT || c === CLOSE_ARRAY;
+    i += 1;
+  }
+  return false;
 }

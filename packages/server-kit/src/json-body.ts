@@ -1,4 +1,4 @@
-import { tooDeepJsonField, tooDeepJsonMessage } from '@lms/contracts';
+import { jsonTextShapeProblem } from '@lms/contracts';
 import fp from 'fastify-plugin';
 
 declare module 'fastify' {
@@ -11,8 +11,11 @@ declare module 'fastify' {
   }
 }
 
+/** Above this many characters, the shape check, the parse and what follows it (validation) each take a turn of the event loop of their own. */
+const LARGE_BODY_CHARS = 256 * 1024;
+
 export interface JsonBodyOptions {
-  /** The app's 400 for a body nested too deep, from the message naming its top-level field. */
+  /** The app's 400 for a body nested too deep or with too many keys in one object, from the message naming its top-level field. */
   tooDeep: (message: string) => Error;
   /**
    * Keep the text as sent in `request.rawJsonBody`. The gateway forwards that text rather than
@@ -23,10 +26,13 @@ export interface JsonBodyOptions {
 }
 
 /**
- * JSON bodies: Fastify's own parser (prototype-poisoning checks, 400 for bad or empty JSON), then
- * a nesting limit. JSON.parse copes with 10,000 levels; JSON.stringify and every recursive walk
- * after it (the idempotency hash, a logged body) overflow the stack, so a body nested deeper than
- * MAX_JSON_DEPTH is a 400 naming its top-level field before anything else sees it.
+ * JSON bodies: a nesting limit and a limit of keys per object, read from the text (one pass, stopping at
+ * the first problem), then Fastify's own parser (prototype-poisoning checks, 400 for bad or empty
+ * JSON). JSON.parse copes with 10,000 levels; JSON.stringify and every recursive walk after it (the
+ * idempotency hash, a logged body) overflow the stack, so a body nested deeper than MAX_JSON_DEPTH
+ * is a 400 naming its top-level field before anything else sees it, and it is not even parsed
+ * (4 MB nested two million deep took JSON.parse a second); so is an object with more than
+ * MAX_JSON_KEYS keys (JSON.parse and every later walk, validation first, would read them all).
  */
 export const jsonBodyPlugin = fp<JsonBodyOptions>(
   async (app, options) => {
@@ -34,13 +40,23 @@ export const jsonBodyPlugin = fp<JsonBodyOptions>(
     const parseJson = app.getDefaultJsonParser('error', 'error');
     app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      parseJson(request, body as string, (err: Error | null, value?: unknown) => {
-        if (err) return done(err, undefined);
-        const field = tooDeepJsonField(value);
-        if (field !== null) return done(options.tooDeep(tooDeepJsonMessage(field)), undefined);
-        if (keepRawText) request.rawJsonBody = body as string;
-        done(null, value);
-      });
+      const text = body as string;
+      // The shape first, from the text: a body too deep or with too many keys is never parsed.
+      const problem = jsonTextShapeProblem(text);
+      if (problem !== null) return done(options.tooDeep(problem), undefined);
+      // A large body: others' requests get a turn between reading its shape, parsing it and
+      // validating it (each tens of milliseconds for a few MB), so they never add up in one hold
+      // of the event loop.
+      const large = text.length > LARGE_BODY_CHARS;
+      const parse = () =>
+        parseJson(request, text, (err: Error | null, value?: unknown) => {
+          if (err) return done(err, undefined);
+          if (keepRawText) request.rawJsonBody = text;
+          if (large) setImmediate(() => done(null, value));
+          else done(null, value);
+        });
+      if (large) setImmediate(parse);
+      else parse();
     });
   },
   { name: 'json-body' },

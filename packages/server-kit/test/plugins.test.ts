@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from '@lms/contracts';
+import { MAX_JSON_DEPTH, MAX_JSON_KEYS, MAX_JSON_VALUES } from '@lms/contracts';
 import Fastify, { type FastifyError } from 'fastify';
 import t from 'tap';
 import { jsonBodyPlugin } from '../src/json-body.js';
@@ -45,6 +45,45 @@ t.test('json-body: parsed as usual, the raw text only with keepRawText, too deep
     const bad = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":' });
     t.equal(bad.statusCode, 400, "Fastify's own 400 for bad JSON");
   }
+});
+
+t.test('json-body: the shape is read from the text, before JSON.parse, and stops at the first problem', async (t) => {
+  const app = await build();
+  t.teardown(() => app.close());
+  const post = (payload: string) => app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload });
+  const keys = (n: number) => Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',');
+  // Brackets, braces, colons and escaped quotes inside strings are text, not shape.
+  const tricky = JSON.stringify({ 'a\\"[{': '[[[{{{:::,,,\\"]]]}', b: { c: [1] }, s: ':'.repeat(2000), t: '\\' });
+  t.same((await post(tricky)).json().body, JSON.parse(tricky), 'parsed as JSON.parse reads it');
+  t.equal((await post(`{${keys(MAX_JSON_KEYS)}}`)).statusCode, 200, `${MAX_JSON_KEYS} keys are fine`);
+  const many = await post(`{${keys(90_000)}}`);
+  t.equal(many.statusCode, 400);
+  t.same(many.json(), { error: `Invalid request body: an object with more than ${MAX_JSON_KEYS} keys` });
+  const nestedMany = await post(`{"x":1,"course":{"name":"a","extra":{${keys(MAX_JSON_KEYS + 1)}}}}`);
+  t.same(
+    nestedMany.json(),
+    { error: `Invalid request body: course: an object with more than ${MAX_JSON_KEYS} keys` },
+    'named by its top-level field',
+  );
+  const inArray = await post(`[{},{},{${keys(MAX_JSON_KEYS + 1)}}]`);
+  t.same(inArray.json(), { error: `Invalid request body: 2: an object with more than ${MAX_JSON_KEYS} keys` }, 'or its index');
+  // 400,000 levels: refused at the 33rd bracket, never given to JSON.parse.
+  const deep = await post(`{"a":1,"deep":${'['.repeat(400_000)}${']'.repeat(400_000)}}`);
+  t.same(deep.json(), { error: `Invalid request body: deep: JSON nested deeper than ${MAX_JSON_DEPTH} levels` });
+  t.equal(
+    (await post(`[1,${'['.repeat(40)}${']'.repeat(40)}]`)).json().error,
+    `Invalid request body: 1: JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+  );
+  t.equal((await post(`{"s":"${'['.repeat(100)}"}`)).statusCode, 200, 'brackets in a string do not nest');
+  // Values in all: numbers, strings and containers alike; commas in strings are not counted.
+  const values = (n: number) => `[${Array.from({ length: n }, (_, i) => (i % 10 === 0 ? '{}' : i % 10 === 1 ? '"a,b"' : '1')).join(',')}]`;
+  t.equal(
+    (await post(values(MAX_JSON_VALUES - 1))).statusCode,
+    200,
+    `${MAX_JSON_VALUES - 1} values in an array: ${MAX_JSON_VALUES} in all`,
+  );
+  t.same((await post(values(MAX_JSON_VALUES))).json(), { error: `Invalid request body: more than ${MAX_JSON_VALUES} JSON values` });
+  t.equal((await post(`[${'[],'.repeat(MAX_JSON_VALUES / 2)}[]]`)).statusCode, 200, 'an empty container is one value');
 });
 
 t.test('lifecycle: Connection: close while draining, the closing error once closing', async (t) => {

@@ -19,7 +19,13 @@ t.test('every authoring route: refused before the LMS, or forwarded as it came',
     req.on('end', () => {
       received.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
       res
-        .writeHead(200, { 'content-type': 'application/json', 'idempotency-replayed': 'true', etag: '"7"' })
+        .writeHead(200, {
+          'content-type': 'application/json',
+          'idempotency-replayed': 'true',
+          etag: '"7"',
+          'ratelimit-policy': '"authoring";q=60;w=60',
+          ratelimit: '"authoring";r=59;t=60',
+        })
         .end('{"success":true,"echo":1}');
     });
   });
@@ -56,6 +62,8 @@ t.test('every authoring route: refused before the LMS, or forwarded as it came',
     t.same(ok.json(), { success: true, echo: 1 }, "the LMS's answer relayed");
     t.equal(ok.headers['idempotency-replayed'], 'true');
     t.equal(ok.headers.etag, '"7"', "the LMS's ETag relayed");
+    t.equal(ok.headers['ratelimit-policy'], '"authoring";q=60;w=60', "the LMS's authoring budget relayed");
+    t.equal(ok.headers.ratelimit, '"authoring";r=59;t=60');
     const got = received.at(-1)!;
     t.match(got, {
       method: spec.method,
@@ -93,7 +101,7 @@ t.test('the OpenAPI document lists every authoring route with its answers', asyn
     t.ok(operation, `${spec.method} ${path} is documented`);
     t.same(
       Object.keys(operation.responses).sort(),
-      [String(spec.success.status), '400', '401', '403', '404', '409', '413', '415', '422', '502', '503', '504'].sort(),
+      [String(spec.success.status), '400', '401', '403', '404', '409', '413', '415', '422', '429', '502', '503', '504'].sort(),
       `${spec.method} ${path}: every answer`,
     );
     if (spec.body) t.ok(operation.requestBody, `${spec.method} ${path}: its body`);

@@ -1,14 +1,21 @@
 import { type CreateCourseBody, type CreatedCourse, OPEN_ENDED_END_DATE } from '@lms/contracts';
 import { courses, type Db } from '@lms/db';
-import { assertMayCreateFor } from './authoring/authors.js';
+import { type Author, type AuthoringContext, assertMayCreateFor } from './authoring/authors.js';
+import { recorded, recordChange } from './authoring/history.js';
 
 /**
  * Creates a course for a partner, always as a draft (isPublished false), after the partner's
  * rights (assertMayCreateFor: an institution bound to it, an active teacher of it as the owner;
- * otherwise a 403 naming the institution). `db` may be a transaction.
+ * otherwise a 403 naming the institution), and records the creation as the first event of the
+ * course's history (`course.create`: the partner, its token's `sub` and `jti`, the fields given).
+ * `db` may be a transaction: the course and its record commit together.
  */
-export async function createDraftCourse(db: Db, partnerIssuer: string, input: CreateCourseBody): Promise<CreatedCourse> {
-  await assertMayCreateFor(db, { kind: 'partner', issuer: partnerIssuer }, input.institutionId, input.teacherId);
+export async function createDraftCourse(
+  db: Db,
+  ctx: AuthoringContext & { author: Extract<Author, { kind: 'partner' }> },
+  input: CreateCourseBody,
+): Promise<CreatedCourse> {
+  await assertMayCreateFor(db, ctx.author, input.institutionId, input.teacherId);
 
   const [row] = await db
     .insert(courses)
@@ -32,6 +39,11 @@ export async function createDraftCourse(db: Db, partnerIssuer: string, input: Cr
     })
     .returning();
   if (!row) throw new Error('course insert returned nothing');
+  await recordChange(db, ctx, {
+    courseId: row.id,
+    action: 'course.create',
+    changes: [{ path: '', to: Object.fromEntries(Object.entries(input).map(([field, value]) => [field, recorded(value)])) }],
+  });
   // The record's dates and cover are strings (the spec's types), settled as the catalog list
   // settles them: no start date reads as the creation time, no end date as OPEN_ENDED_END_DATE.
   const startDate = (row.startDate ?? row.createdAt).toISOString();

@@ -72,16 +72,21 @@ export async function runInCreationTransaction(db: Db, work: CreationWork): Prom
  * Only answers about the request itself are kept (success, 400, 422). Any other (a replayed
  * token, a 403, a 409) deletes the claim in the same transaction, so the partner may retry with
  * the key once the cause is fixed; an error of 500 or more rolls back.
+ *
+ * `beforeReplay` runs in the transaction before a kept answer is given again (the route spends the
+ * retry's own token there: a replay needs a fresh token like any request); what it throws is the
+ * answer, and nothing is kept of it.
  */
 export async function runIdempotent(
   db: Db,
-  args: { issuer: string; key: string; requestHash: string; now: Date },
+  args: { issuer: string; key: string; requestHash: string; now: Date; beforeReplay?: (tx: Db) => Promise<void> },
   work: CreationWork,
 ): Promise<StoredResponse & { replayed: boolean }> {
   const { issuer, key } = args;
   const thisKey = and(eq(idempotencyKeys.issuer, issuer), eq(idempotencyKeys.key, key));
   return inCreationTransaction(db, async (tx) => {
     if (!(await claim(tx, args))) {
+      await args.beforeReplay?.(tx);
       // Someone's committed answer (we now hold its row lock, so it cannot change under us).
       const [row] = await tx.select().from(idempotencyKeys).where(thisKey).limit(1);
       if (row && row.requestHash !== args.requestHash) {

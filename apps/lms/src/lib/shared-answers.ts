@@ -16,6 +16,8 @@ interface Entry<T> {
 
 export class SharedAnswers<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  /** Counts refresh() calls: an answer computed across one is already out of date when it is made. */
+  private changes = 0;
 
   constructor(private readonly options: { ttlMs: number; maxEntries: number; now: () => number }) {}
 
@@ -26,11 +28,15 @@ export class SharedAnswers<T> {
       // Out of date (refresh()): the first caller computes the new answer and waits for it;
       // callers while it runs get the previous one rather than queue behind it.
       if (hit.refreshing) return hit.value;
+      const changesBefore = this.changes;
       const fresh = compute();
       hit.refreshing = fresh;
       fresh.then(
         () => {
-          if (this.entries.get(key) === hit) this.entries.set(key, { until: this.options.now() + this.options.ttlMs, value: fresh });
+          if (this.entries.get(key) !== hit) return;
+          // A change committed while it was computed may be missing from it: then it stays stale.
+          const stale = this.changes !== changesBefore;
+          this.entries.set(key, { until: this.options.now() + this.options.ttlMs, value: fresh, ...(stale ? { stale } : {}) });
         },
         () => {
           hit.refreshing = undefined;
@@ -62,6 +68,7 @@ export class SharedAnswers<T> {
    * (a stream of changes would otherwise keep every caller waiting for a computation).
    */
   refresh(): void {
+    this.changes += 1;
     for (const entry of this.entries.values()) entry.stale = true;
   }
 

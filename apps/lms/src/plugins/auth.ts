@@ -21,7 +21,11 @@ export type Caller =
  */
 export type CredentialKind = 'api-key' | 'session' | 'partner-token';
 
-/** What a route asks of its caller: one of these credential kinds and, if given, one of these roles. */
+/**
+ * What a route asks of its caller: one of these credential kinds and, if given, one of these roles
+ * (checked in onRequest, before the body is read). A partner token has no role: on a route that
+ * takes sessions and partner tokens, the roles are the sessions'.
+ */
 export interface AuthRequirement {
   accepts: readonly CredentialKind[];
   roles?: readonly Role[];
@@ -217,8 +221,12 @@ export default fp<AuthOptions>(
       const need = authRequirementOf(route.url, config);
       if (need?.accepts.length === 0) throw new Error(`${where}: auth.accepts names no credential kind`);
       // A partner token has no role, and shares a route only with sessions (the authoring routes): never with API keys.
-      if (need?.accepts.includes('partner-token') && (need.accepts.some((k) => k !== 'partner-token' && k !== 'session') || need.roles)) {
+      // Roles on such a route are the sessions' (a partner's right is its binding, checked by the route).
+      if (need?.accepts.includes('partner-token') && need.accepts.some((k) => k !== 'partner-token' && k !== 'session')) {
         throw new Error(`${where}: a partner token has no role and is mixed with sessions only`);
+      }
+      if (need?.roles && need.accepts.length === 1 && need.accepts[0] === 'partner-token') {
+        throw new Error(`${where}: a partner token has no role: roles need sessions or API keys`);
       }
       for (const method of [route.method].flat()) {
         routeAccess.push({ method, url: route.url, declared: { public: config?.public, auth: config?.auth }, needs: need });
@@ -232,8 +240,10 @@ export default fp<AuthOptions>(
       if (!need) return;
       await authenticate(request, need.accepts);
       const roles = need.roles;
-      // biome-ignore lint/style/noNonNullAssertion: authenticate() sets caller or throws.
-      if (roles && !roles.includes(request.caller!.role)) {
+      // Before the body is read: a person without the role is refused whatever they send. A
+      // partner's token (no caller, no role) is judged by its binding, in the route.
+      const caller = request.caller;
+      if (roles && !request.partnerToken && !(caller && roles.includes(caller.role))) {
         throw new ForbiddenError(`This needs one of the roles: ${roles.join(', ')}`);
       }
     });

@@ -9,11 +9,15 @@ declare module 'fastify' {
      */
     sharedCatalogList: SharedAnswers<Buffer> | null;
     /**
-     * A course changed (an authoring write committed): on this instance the next request of each
-     * shared page computes it again (SharedAnswers.refresh: requests during that computation get
-     * the previous answer); the others show the change within CATALOG_CACHE_MS, as their answers expire.
+     * A course changed (an authoring write committed). `published`: the course is published, or
+     * was until this write; only then can an API-key answer hold it (they show buyer-visible
+     * courses: published, with an event code), so only then does this instance recompute each
+     * shared page at its next request (SharedAnswers.refresh: requests during that computation get
+     * the previous answer). A draft's writes leave the shared answers alone: before, every write
+     * of every author made every integrator's next request wait for a recomputation. The other
+     * instances show the change within CATALOG_CACHE_MS, as their answers expire.
      */
-    catalogChanged: () => void;
+    catalogChanged: (change: { published: boolean }) => void;
   }
 }
 
@@ -31,7 +35,9 @@ export default fp(
         ? new SharedAnswers<Buffer>({ ttlMs: app.config.CATALOG_CACHE_MS, maxEntries: 256, now: () => app.clock().getTime() })
         : null;
     app.decorate('sharedCatalogList', shared);
-    app.decorate('catalogChanged', () => shared?.refresh());
+    app.decorate('catalogChanged', (change: { published: boolean }) => {
+      if (change.published) shared?.refresh();
+    });
   },
   { name: 'catalog-cache' },
 );

@@ -6,7 +6,7 @@ import { ssoReasonLabel } from '../metrics/sso-reasons.js';
 import { type QueueStats, queueStats } from '../domain/partner-events/delivery.js';
 import type { RateLimitStats } from './rate-limit.js';
 
-export type Limiter = 'api_key' | 'session' | 'address' | 'failed_credentials';
+export type Limiter = 'api_key' | 'session' | 'authoring' | 'documents' | 'address' | 'failed_credentials';
 export type SsoResult = 'signed_in' | SsoErrorCode;
 
 export interface LmsMetrics extends AppMetrics {
@@ -42,7 +42,7 @@ export default fp(
 
     const rateLimitDecisions = new Counter({
       name: 'lms_rate_limit_decisions_total',
-      help: 'Rate-limit decisions: limiter="api_key" per API key, "session" per signed-in person on the costly reads, "address" per client IP on the API documents (refused = 429); limiter="failed_credentials" per client IP (allowed = a failed credential counted under the limit, refused = 429)',
+      help: 'Rate-limit decisions: limiter="api_key" per API key, "session" per signed-in person on the costly reads, "authoring" per person or partner on authoring requests, "documents" per person on PDFs and CSV exports, "address" per client IP on the API documents (refused = 429); limiter="failed_credentials" per client IP (allowed = a failed credential counted under the limit, refused = 429)',
       labelNames: ['limiter', 'decision'] as const,
       registers,
     });

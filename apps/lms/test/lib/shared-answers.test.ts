@@ -81,3 +81,22 @@ t.test('refresh: the next caller computes and waits; callers meanwhile get the p
   s.at(60_000);
   t.equal(await s.answers.get('k', s.compute('expired')), 'expired');
 });
+
+t.test('refresh while a refresh is computed: that answer may miss the change, so it is computed again', async (t) => {
+  const s = setup();
+  t.equal(await s.answers.get('k', s.compute('v1')), 'v1');
+  s.answers.refresh(); // change 1
+  let release!: (v: string) => void;
+  const slow = () => new Promise<string>((resolve) => (release = resolve));
+  const first = s.answers.get('k', slow); // reads the data after change 1
+  s.answers.refresh(); // change 2 commits while it runs
+  release('v2, without change 2');
+  t.equal(await first, 'v2, without change 2', 'its caller gets what it waited for');
+  t.equal(
+    await s.answers.get('k', s.compute('v3, with change 2')),
+    'v3, with change 2',
+    'the next caller gets an answer made after change 2',
+  );
+  t.equal(await s.answers.get('k', s.compute('never')), 'v3, with change 2', 'then it is shared again');
+  t.equal(s.computed(), 2);
+});

@@ -43,11 +43,10 @@ t.test('a scrape after an SSO and catalog session: each counter moved by what th
   t.equal((await catalog(`lms_key_${'A'.repeat(43)}`)).statusCode, 401, 'an unknown key');
   t.equal((await app.inject({ url: '/no/such/route/4f1c9a' })).statusCode, 404);
 
-  // Course creation with an Idempotency-Key: created, replayed, the key with another body.
+  // Course creation with an Idempotency-Key: created, replayed, the key with another body (each call with a fresh token).
   const creator = await makeCourseCreator(app.db, 'creator.example');
-  const bearer = creator.token();
   const create = (body: object) =>
-    app.inject({ method: 'POST', url: '/api/courses', headers: creationHeaders(bearer, 'idem-1'), payload: body });
+    app.inject({ method: 'POST', url: '/api/courses', headers: creationHeaders(creator.token(), 'idem-1'), payload: body });
   t.equal((await create(creator.body('Kursus A'))).statusCode, 201);
   const replay = await create(creator.body('Kursus A'));
   t.equal(replay.statusCode, 201);

@@ -41,10 +41,15 @@ t.test('a creation with a key: the answer is kept and replayed, one course, the 
   t.equal(first.statusCode, 201, first.body);
   t.equal(first.headers['idempotency-replayed'], undefined);
   t.ok(await jtiSpent(token));
-  const again = await post(token, creator.body('Kept'), 'k-kept');
-  t.equal(again.statusCode, 201, 'the same token again: a replay does not spend it');
+  const sameToken = await post(token, creator.body('Kept'), 'k-kept');
+  t.equal(sameToken.statusCode, 401, 'the same token again: refused, even with the key (a retry needs a fresh token)');
+  t.same(sameToken.json(), { success: false, error: 'Token has already been used.' }, 'nothing of the kept answer');
+  const fresh = creator.token();
+  const again = await post(fresh, creator.body('Kept'), 'k-kept');
+  t.equal(again.statusCode, 201, 'a fresh token with the key: the kept answer');
   t.equal(again.headers['idempotency-replayed'], 'true');
   t.same(again.json(), first.json());
+  t.ok(await jtiSpent(fresh), 'the replay spent the fresh token');
   t.equal((await keyRow('k-kept'))?.statusCode, 201);
   t.equal(await coursesNamed('Kept'), 1);
 });

@@ -9,7 +9,7 @@ import { type AccessRoute, accessDecision } from '../../plugins/metrics.js';
 import { fromTheLms, requestUpstream, type UpstreamAnswer, UpstreamTimeout } from '../../upstream.js';
 
 /** Response headers of the LMS that the partner should see. */
-const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after', 'etag'];
+const PASSED_BACK_HEADERS = ['content-type', 'idempotency-replayed', 'retry-after', 'etag', 'ratelimit-policy', 'ratelimit'];
 
 /**
  * The onRequest check of a partner call: a bearer token whose issuer is known and whose caller IP
@@ -156,6 +156,9 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           409: ErrorResponse.meta({ description: 'A request with the same Idempotency-Key is still being processed' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
+          429: ErrorResponse.meta({
+            description: "The LMS's answer: the partner is over its authoring budget per minute (with `Retry-After` and `RateLimit`)",
+          }),
           502: ErrorResponse.meta({
             description:
               "The partner's LMS could not be reached (`The LMS could not be reached`: refused, reset, or a load balancer's own 502/503 page), or answered without JSON",

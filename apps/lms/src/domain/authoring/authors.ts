@@ -11,6 +11,12 @@ export type Author =
   | { kind: 'session'; userId: string; role: UserRole }
   | { kind: 'partner'; issuer: string; subject: string; tokenId: string };
 
+/**
+ * The roles that may author by session (mayAuthorSql says which courses): a student never does,
+ * so the routes refuse one before reading what they send.
+ */
+export const AUTHOR_ROLES = ['teacher', 'admin', 'super_admin'] as const satisfies readonly UserRole[];
+
 /** What every authoring write is given: who writes, when (the app's clock), and the request's id for the history. */
 export interface AuthoringContext {
   author: Author;

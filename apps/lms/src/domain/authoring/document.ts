@@ -176,11 +176,14 @@ export async function documentOf(db: Db, course: CourseRow): Promise<CourseDocum
 /**
  * A new course from a document: the author's right on the institution and the teacher checked,
  * then everything inserted in one transaction (ids in the document are ignored). Unpublished.
+ * Its history starts with the event `action` (`course.import`; the studio's new-course form says
+ * `course.create`), in the same transaction.
  */
 export async function importNewCourse(
   db: Db,
   ctx: AuthoringContext,
   doc: CourseDocument,
+  action: 'course.import' | 'course.create' = 'course.import',
 ): Promise<{ course: CourseRow; document: CourseDocumentOut }> {
   return inTransaction(db, async (tx) => {
     const fields = doc.course;
@@ -201,7 +204,7 @@ export async function importNewCourse(
     const course = await readCourse(tx, row.id);
     await recordChange(tx, ctx, {
       courseId: course.id,
-      action: 'course.import',
+      action,
       changes: [{ path: '', to: { ...countsSummary(counts), name: course.name } }],
     });
     return { course, document: await documentOf(tx, course) };

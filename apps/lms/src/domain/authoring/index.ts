@@ -3,8 +3,10 @@
 // these functions with an AuthoringContext (who writes, when); each write checks the author's
 // right on the course, keeps what learners did, and records itself in the course's history.
 export {
+  AUTHOR_ROLES,
   type Author,
   type AuthoringContext,
+  type AuthoringTarget,
   assertMayCreateFor,
   type CourseRow,
   findAuthoredCourse,

@@ -139,7 +139,7 @@ ${recordsTable(ctx, credits)}
 
   app.get(
     '/credits.csv',
-    { config: { auth: true }, schema: { ...PAGE, response: { 200: z.string(), 302: RedirectResponse } } },
+    { config: { auth: true, documentLimited: true }, schema: { ...PAGE, response: { 200: z.string(), 302: RedirectResponse } } },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
@@ -154,40 +154,44 @@ ${recordsTable(ctx, credits)}
     },
   );
 
-  app.get('/credits.pdf', { config: { auth: true }, schema: { ...PAGE, response: { 302: RedirectResponse } } }, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
-    const { f } = ctx;
-    const c = ctx.t.credits;
-    const { now, zone, year, credits } = await creditsNow(app, session.caller.userId);
-    const pdf = await creditsPdf({ name: session.user.name, membershipId: session.user.membershipId }, credits, {
-      title: c.pdfTitle,
-      lang: ctx.locale,
-      member: c.member,
-      membershipId: c.membershipId,
-      printedOn: c.printedOn(f.dateTime(now) ?? ''),
-      headers: { date: c.date, course: c.course, scheme: c.scheme, amount: c.amount, status: c.status },
-      perYear: c.perYear,
-      rolling: c.rolling,
-      targets: c.targets,
-      none: c.none,
-      day: (d) => f.day(d) ?? '',
-      number: (n) => f.number(n),
-      status: (r) => recordStatus(ctx, r),
-      lastYears: (y) => c.lastYears(y),
-      progress: (t) => c.progress(t.earned, t.target, t.scheme, t, year),
-      issuer: app.config.PUBLIC_URL,
-    });
-    return (
-      reply
-        .type('application/pdf')
-        .header('content-disposition', `attachment; filename="${c.csvFile}-${isoDay(now, zone)}.pdf"`)
-        .header('cache-control', 'no-store')
-        .header('vary', 'Accept-Language, Cookie')
-        // Bytes, not a JSON answer: no serializer runs on a Buffer.
-        .send(pdf as never)
-    );
-  });
+  app.get(
+    '/credits.pdf',
+    { config: { auth: true, documentLimited: true }, schema: { ...PAGE, response: { 302: RedirectResponse } } },
+    async (request, reply) => {
+      const session = await pageSession(app, request);
+      const ctx = pageContext(app, request);
+      const { f } = ctx;
+      const c = ctx.t.credits;
+      const { now, zone, year, credits } = await creditsNow(app, session.caller.userId);
+      const pdf = await creditsPdf({ name: session.user.name, membershipId: session.user.membershipId }, credits, {
+        title: c.pdfTitle,
+        lang: ctx.locale,
+        member: c.member,
+        membershipId: c.membershipId,
+        printedOn: c.printedOn(f.dateTime(now) ?? ''),
+        headers: { date: c.date, course: c.course, scheme: c.scheme, amount: c.amount, status: c.status },
+        perYear: c.perYear,
+        rolling: c.rolling,
+        targets: c.targets,
+        none: c.none,
+        day: (d) => f.day(d) ?? '',
+        number: (n) => f.number(n),
+        status: (r) => recordStatus(ctx, r),
+        lastYears: (y) => c.lastYears(y),
+        progress: (t) => c.progress(t.earned, t.target, t.scheme, t, year),
+        issuer: app.config.PUBLIC_URL,
+      });
+      return (
+        reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="${c.csvFile}-${isoDay(now, zone)}.pdf"`)
+          .header('cache-control', 'no-store')
+          .header('vary', 'Accept-Language, Cookie')
+          // Bytes, not a JSON answer: no serializer runs on a Buffer.
+          .send(pdf as never)
+      );
+    },
+  );
 };
 
 export default creditPages;

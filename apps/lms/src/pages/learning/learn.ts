@@ -338,7 +338,7 @@ ${privacy}`;
     '/certificates/:id/pdf',
     // Only the holder's own, as the printable page: another person's course id is a 404 page, no session a redirect to sign-in.
     // No response schema: the bytes go out as they are (a Buffer is never serialized).
-    { config: { auth: true }, schema: { ...PAGE, params: LearningCourseIdParams } },
+    { config: { auth: true, documentLimited: true }, schema: { ...PAGE, params: LearningCourseIdParams } },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);

@@ -112,7 +112,10 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
 
   app.get(
     '/courses/:id/learners.csv',
-    { config: { auth: true }, schema: { ...PAGE, params: LearningCourseIdParams, response: { 200: z.string(), 302: RedirectResponse } } },
+    {
+      config: { auth: true, documentLimited: true },
+      schema: { ...PAGE, params: LearningCourseIdParams, response: { 200: z.string(), 302: RedirectResponse } },
+    },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = request.params.id;

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  AUTHOR_ROLES,
   type AuthoringContext,
   type CourseRow,
   createChapter,
@@ -42,6 +43,7 @@ import {
   uploadPicture,
 } from '../../domain/media/pictures.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PaymentRequiredError } from '../../errors.js';
+import type { RouteAuth } from '../../plugins/auth.js';
 import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
@@ -107,6 +109,13 @@ const formSchema = (summary: string, params: z.ZodType = IdParams) => ({
  */
 const CHAPTER_FORM_BODY_LIMIT = AUTHORING_LIMITS.chapterContentChars * 9 + 64 * 1024;
 
+/**
+ * Who reaches the studio: a session of a role that may author (domain/authoring, AUTHOR_ROLES),
+ * refused before a form is read; which courses each may write is the domain's rule. Every form
+ * post counts against the author's budget per minute (plugins/rate-limit.ts).
+ */
+const AUTHORS: RouteAuth = { accepts: ['session'], roles: AUTHOR_ROLES };
+
 const studio: FastifyPluginAsyncZod = async (app) => {
   acceptFormBodies(app, app.config.AUTHORING_BODY_LIMIT_BYTES);
   const uploadLimit = app.config.STUDIO_UPLOAD_LIMIT_BYTES;
@@ -134,7 +143,11 @@ const studio: FastifyPluginAsyncZod = async (app) => {
   const studioPath = (courseId: number, tail = '') => `/dashboard/studio/courses/${courseId}${tail}`;
   const idOf = (request: FastifyRequest) => (request.params as { id: number }).id;
   const form = (request: FastifyRequest) => (request.body ?? {}) as FormValues;
-  const changed = () => app.catalogChanged();
+  // A write to a published course shows in the API-key catalog (plugins/catalog-cache.ts); a draft's never does.
+  const changed = async (courseId: number) => {
+    const { rows } = await app.db.execute(sql`select is_published from courses where id = ${courseId}`);
+    app.catalogChanged({ published: (rows[0] as { is_published?: boolean } | undefined)?.is_published === true });
+  };
   const show = (
     reply: FastifyReply,
     ctx: PageContext,
@@ -188,7 +201,7 @@ ${notes.map((n) => html`<p><strong>${n}</strong></p>`)}
   };
 
   // ------------------------------------------------------------------ new course
-  app.get('/studio/new', { config: { auth: true }, schema: pageSchema('New course form', z.object({})) }, async (request, reply) => {
+  app.get('/studio/new', { config: { auth: AUTHORS }, schema: pageSchema('New course form', z.object({})) }, async (request, reply) => {
     const { session, ctx } = await who(request);
     return sendPage(reply, newCoursePage(ctx, session, await teachersFor(session), {}, {}), 200);
   });
@@ -233,7 +246,10 @@ ${teacherField}
 
   app.post(
     '/studio/new',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Creates a course and opens its studio', z.object({})) },
+    {
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
+      schema: formSchema('Creates a course and opens its studio', z.object({})),
+    },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const teachers = await teachersFor(session);
@@ -244,12 +260,17 @@ ${teacherField}
       if (name === '' || name.length > 255) errors.name = ctx.t.studio.fixBelow;
       if (!teacher) errors.teacherId = ctx.t.studio.fixBelow;
       if (!teacher || Object.keys(errors).length > 0) return sendPage(reply, newCoursePage(ctx, session, teachers, values, errors), 422);
-      const { course } = await importNewCourse(app.db, actx, {
-        format: 'lms-course/1',
-        course: { name, institutionId: teacher.institutionId, teacherId: teacher.id },
-        modules: [],
-        finalExam: null,
-      } as never);
+      const { course } = await importNewCourse(
+        app.db,
+        actx,
+        {
+          format: 'lms-course/1',
+          course: { name, institutionId: teacher.institutionId, teacherId: teacher.id },
+          modules: [],
+          finalExam: null,
+        } as never,
+        'course.create',
+      );
       return back(reply, studioPath(course.id));
     },
   );
@@ -257,7 +278,7 @@ ${teacherField}
   // ------------------------------------------------------------------ overview + checklist
   app.get(
     '/studio/courses/:id',
-    { config: { auth: true }, schema: pageSchema('Course studio: overview and publish checklist') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: overview and publish checklist') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { course, checklist } = await readPublication(app.db, actx, idOf(request));
@@ -280,21 +301,21 @@ ${checklistSection(ctx, course, checklist)}
 
   app.post(
     '/studio/courses/:id/publish',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Publishes the course') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Publishes the course') },
     async (request, reply) => {
       const { actx } = await who(request);
       const { published } = await publishCourse(app.db, actx, idOf(request));
-      if (published) changed();
+      if (published) app.catalogChanged({ published: true });
       return back(reply, studioPath(idOf(request), `?published=${published ? 1 : 0}#checklist`));
     },
   );
   app.post(
     '/studio/courses/:id/unpublish',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Unpublishes the course') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Unpublishes the course') },
     async (request, reply) => {
       const { actx } = await who(request);
       await unpublishCourse(app.db, actx, idOf(request));
-      changed();
+      app.catalogChanged({ published: true });
       return back(reply, studioPath(idOf(request), '?unpublished=1'));
     },
   );
@@ -364,7 +385,7 @@ ${groups}
 
   app.get(
     '/studio/courses/:id/settings',
-    { config: { auth: true }, schema: pageSchema('Course studio: settings') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: settings') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });
@@ -383,7 +404,7 @@ ${groups}
 
   app.post(
     '/studio/courses/:id/settings',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Saves the settings') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Saves the settings') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });
@@ -430,7 +451,7 @@ ${groups}
         }
         throw err;
       }
-      changed();
+      await changed(course.id);
       return back(reply, studioPath(course.id, '/settings?saved=1'));
     },
   );
@@ -482,7 +503,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
 
   app.get(
     '/studio/courses/:id/outline',
-    { config: { auth: true }, schema: pageSchema('Course studio: outline') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: outline') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const tree = await exportCourse(app.db, actx, idOf(request));
@@ -505,7 +526,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
     if (message === null) {
       try {
         await save(name);
-        changed();
+        await changed(courseId);
         return back(reply, studioPath(courseId, '/outline?saved=1'));
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;
@@ -532,7 +553,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
 
   app.post(
     '/studio/courses/:id/modules',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Adds a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Adds a module') },
     async (request, reply) => {
       const { actx } = await who(request);
       const courseId = (await findAuthoredCourse(app.db, actx.author, { course: idOf(request) })).id;
@@ -541,7 +562,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.post(
     '/studio/modules/:id/rename',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Renames a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Renames a module') },
     async (request, reply) => {
       const { actx } = await who(request);
       const courseId = await courseOfModule(actx, idOf(request));
@@ -552,7 +573,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.post(
     '/studio/modules/:id/chapters',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Adds a chapter to a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Adds a chapter to a module') },
     async (request, reply) => {
       const { actx } = await who(request);
       const courseId = await courseOfModule(actx, idOf(request));
@@ -582,17 +603,17 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
       );
     else for (const m of outline) swap(m.chapterIds, m.chapterIds.indexOf(id));
     await reorderOutline(app.db, actx, courseId, { modules: outline });
-    changed();
+    await changed(courseId);
     return back(reply, studioPath(courseId, '/outline'));
   };
   app.post(
     '/studio/modules/:id/move',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Moves a module up or down') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Moves a module up or down') },
     (request, reply) => move(request, reply, 'module'),
   );
   app.post(
     '/studio/chapters/:id/move',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Moves a chapter up or down') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Moves a chapter up or down') },
     (request, reply) => move(request, reply, 'chapter'),
   );
 
@@ -607,13 +628,13 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
       if (err instanceof LearnersHoldError) return back(reply, studioPath(courseId, '/outline?held=1'));
       throw err;
     }
-    changed();
+    await changed(courseId);
     return back(reply, studioPath(courseId, '/outline?saved=1'));
   };
   const quizLine = (ctx: PageContext, q: QuizOut | null) => (q ? [ctx.t.studio.confirm.quizLine(q.name, q.questions.length)] : []);
   app.get(
     '/studio/modules/:id/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a module') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a module') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const id = idOf(request);
@@ -631,7 +652,7 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.get(
     '/studio/chapters/:id/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a chapter') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a chapter') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const id = idOf(request);
@@ -646,12 +667,12 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
   );
   app.post(
     '/studio/modules/:id/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a module') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a module') },
     (request, reply) => remove(request, reply, 'module'),
   );
   app.post(
     '/studio/chapters/:id/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a chapter') },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a chapter') },
     (request, reply) => remove(request, reply, 'chapter'),
   );
 
@@ -715,7 +736,7 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
 
   app.get(
     '/studio/chapters/:id',
-    { config: { auth: true }, schema: pageSchema('Course studio: chapter editor') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: chapter editor') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { course, chapter } = await chapterOf(actx, idOf(request));
@@ -729,7 +750,7 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
   app.post(
     '/studio/chapters/:id',
     {
-      config: { auth: true, csrf: 'form' },
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
       schema: formSchema('Saves a chapter (or previews it, or adds a video)'),
       // A chapter's form, not the 4 MiB of a course document: a bigger body is a 413 page before it is parsed.
       bodyLimit: CHAPTER_FORM_BODY_LIMIT,
@@ -783,7 +804,7 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
           return again(problemsOf(err as BadRequestError), 422, { note: flash(err.message, 'error') });
         throw err;
       }
-      changed();
+      await changed(course.id);
       return back(reply, `/dashboard/studio/chapters/${chapter.id}?saved=1`);
     },
   );
@@ -859,7 +880,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.get(
     '/studio/quizzes/:scope/:id',
-    { config: { auth: true }, schema: pageSchema('Course studio: quiz editor', QuizParams) },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: quiz editor', QuizParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -882,7 +903,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.post(
     '/studio/quizzes/:scope/:id',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Saves a quiz', QuizParams) },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Saves a quiz', QuizParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -918,7 +939,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
         if (err instanceof BadRequestError) return again(problemsOf(err), 422, flash(err.message, 'error'));
         throw err;
       }
-      changed();
+      await changed(course.id);
       if (typed.action === 'more') {
         const values = quizValues(saved.quiz, saved.version, 1);
         return show(reply, ctx, session, course, 'outline', s.quiz.title(label), quizPage(ctx, p, label, values, {}, flash(s.saved)), 200);
@@ -929,7 +950,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.get(
     '/studio/quizzes/:scope/:id/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a quiz', QuizParams) },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a quiz', QuizParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -952,7 +973,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 
   app.post(
     '/studio/quizzes/:scope/:id/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a quiz', QuizParams) },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a quiz', QuizParams) },
     async (request, reply) => {
       const { actx } = await who(request);
       const p = request.params as z.infer<typeof QuizParams>;
@@ -963,7 +984,7 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
         if (err instanceof LearnersHoldError) return back(reply, studioPath(course.id, '/outline?held=1'));
         throw err;
       }
-      changed();
+      await changed(course.id);
       return back(reply, studioPath(course.id, '/outline?saved=1'));
     },
   );
@@ -989,7 +1010,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
 
   app.get(
     '/studio/courses/:id/pictures',
-    { config: { auth: true }, schema: pageSchema('Course studio: pictures') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: pictures') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });
@@ -1001,7 +1022,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   app.post(
     '/studio/courses/:id/pictures',
     {
-      config: { auth: true, csrf: 'form' },
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
       // No body schema: the multipart body is read by the handler (a `body: undefined` key made
       // Fastify warn FSTWRN001 at every start).
       schema: withoutBody(formSchema('Uploads a picture (multipart/form-data, field `file`)')),
@@ -1057,7 +1078,10 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   const PictureParams = z.object({ id: Id, pictureId: Id });
   app.post(
     '/studio/courses/:id/pictures/:pictureId/cover',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Makes a picture the course cover', PictureParams) },
+    {
+      config: { auth: AUTHORS, csrf: 'form', authoringLimited: true },
+      schema: formSchema('Makes a picture the course cover', PictureParams),
+    },
     async (request, reply) => {
       const { actx } = await who(request);
       const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
@@ -1070,13 +1094,13 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
         { coverPicture: `${app.config.PUBLIC_URL.replace(/\/$/, '')}${picturePath(picture)}` },
         course.version,
       );
-      changed();
+      await changed(id);
       return back(reply, studioPath(id, '/pictures'));
     },
   );
   app.get(
     '/studio/courses/:id/pictures/:pictureId/delete',
-    { config: { auth: true }, schema: pageSchema('Course studio: confirm deleting a picture', PictureParams) },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: confirm deleting a picture', PictureParams) },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
@@ -1110,7 +1134,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   );
   app.post(
     '/studio/courses/:id/pictures/:pictureId/delete',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Deletes a picture', PictureParams) },
+    { config: { auth: AUTHORS, csrf: 'form', authoringLimited: true }, schema: formSchema('Deletes a picture', PictureParams) },
     async (request, reply) => {
       const { actx } = await who(request);
       const { id, pictureId } = request.params as z.infer<typeof PictureParams>;
@@ -1122,7 +1146,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   // ------------------------------------------------------------------ history
   app.get(
     '/studio/courses/:id/history',
-    { config: { auth: true }, schema: pageSchema('Course studio: history') },
+    { config: { auth: AUTHORS }, schema: pageSchema('Course studio: history') },
     async (request, reply) => {
       const { session, ctx, actx } = await who(request);
       const course = await findAuthoredCourse(app.db, actx.author, { course: idOf(request) });

@@ -4,16 +4,23 @@ import {
   type AuthoringRouteSpec,
   type CourseDocument,
   type CoursePatchBody,
+  idNumber,
+  MAX_ID,
   type OutlineBody,
   type QuizInput,
+  text,
 } from '@lms/contracts';
 import type { Db } from '@lms/db';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
+  AUTHOR_ROLES,
+  assertMayCreateFor,
   type Author,
   type AuthoringContext,
+  type AuthoringTarget,
+  type CourseRow,
   courseFieldsOf,
   createChapter,
   documentTag,
@@ -22,6 +29,7 @@ import {
   deleteModule,
   deleteQuiz,
   exportCourse,
+  findAuthoredCourse,
   importNewCourse,
   publishCourse,
   putQuiz,
@@ -38,7 +46,7 @@ import {
 } from '../../domain/authoring/index.js';
 import type { StoredResponse } from '../../domain/idempotency.js';
 import { BadRequestError, ForbiddenError } from '../../errors.js';
-import { runKeyedRequest, spendPartnerToken } from '../keyed-request.js';
+import { runKeyedRequest } from '../keyed-request.js';
 
 type Params = { id: number };
 type Handler = (tx: Db, ctx: AuthoringContext, request: FastifyRequest) => Promise<StoredResponse>;
@@ -125,10 +133,13 @@ const HANDLERS: Record<string, Handler> = {
 const WHO =
   "Who: the owner teacher, an admin of the course's institution or a super_admin, by session (with the `x-requested-with` " +
   'header on writes, the CSRF rule); or a partner bound to the institution, through the gateway, with ' +
-  '`Authorization: Bearer <JWT>` (a course-creation token: a fresh `jti` each request) and an optional ' +
+  '`Authorization: Bearer <JWT>` (a course-creation token: a fresh `jti` each request, a retry too) and an optional ' +
   '`Idempotency-Key` (1-255 visible ASCII characters; the same key with the same request within 24 h replays the ' +
   'first answer with `Idempotency-Replayed: true`, another request with it is a 422; success, 400 and 422 answers ' +
-  'are kept, any other frees the key; the work, the token and the answer commit together). An API key is a 403. ' +
+  'are kept, any other frees the key; the work, the token and the answer commit together). An API key, and a session ' +
+  'of any other role, is a 403 before the body is read; so is one that may not author the course the path names (404 for a draft). ' +
+  'A 400 names at most 20 problems of the body. Each person, and each partner, may make AUTHORING_RATE_LIMIT_PER_MINUTE ' +
+  'authoring requests in any sliding minute (429 with `Retry-After` past it). ' +
   "Every write is recorded in the course's history. ";
 
 /** Who is writing: the partner whose token the gateway forwarded, or the session's person. */
@@ -140,23 +151,73 @@ function authorOf(request: FastifyRequest): Author {
   return { kind: 'session', userId: caller.userId, role: caller.role };
 }
 
+/** What a route's `:id` names, from its URL: a course, a module or a chapter; null for an import. */
+function targetOf(url: string): 'course' | 'module' | 'chapter' | null {
+  const kind = /^\/api\/(courses|modules|chapters)\/:id(?:\/|$)/.exec(url)?.[1];
+  return kind === 'courses' ? 'course' : kind === 'modules' ? 'module' : kind === 'chapters' ? 'chapter' : null;
+}
+
+/** The `:id` of the path when it is a valid id (otherwise validation answers the 400), else null. */
+function pathId(request: FastifyRequest): number | null {
+  const raw = (request.params as { id?: unknown }).id;
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,9}$/.test(raw)) return null;
+  const id = Number(raw);
+  return id <= MAX_ID ? id : null;
+}
+
+/** The owner an import names, when it names one well (otherwise validation answers the 400). */
+const ImportOwner = z.object({ course: z.object({ institutionId: idNumber(), teacherId: text().min(1).max(64) }) });
+
 /**
  * The authoring API: every route of AUTHORING_ROUTES (packages/contracts), each calling one
  * function of domain/authoring in one transaction with the partner's token spent in it (a token
- * works once) and, with an Idempotency-Key, the key's claim and answer too. A write that commits
- * makes this instance forget its shared catalog answers.
+ * works once) and, with an Idempotency-Key, the key's claim and answer too.
+ *
+ * Who may write is settled before the body is read (docs/architecture.md, "Bounded validation"):
+ * the role of a session in onRequest (AUTHOR_ROLES: a student's 4 MB is refused unread); then, on
+ * a route whose path names a course, module or chapter, the author's right on that course
+ * (preParsing: the same findAuthoredCourse the write repeats under its lock); an import's right
+ * on the institution it names once the JSON is parsed, before it is validated. Each person and
+ * each partner has an authoring budget per minute (plugins/rate-limit.ts).
+ *
+ * A committed write to a published course (or the publication itself) makes this instance
+ * refresh its shared catalog answers; a draft is in no API-key answer, so its writes do not.
  */
 const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const spec of AUTHORING_ROUTES) {
     const handler = HANDLERS[spec.operation];
     if (!handler) throw new Error(`no handler for the authoring operation ${spec.operation}`);
     const writes = spec.method !== 'GET';
+    const target = targetOf(spec.url);
     app.route({
       method: spec.method,
       url: spec.url,
-      config: { auth: { accepts: ['session', 'partner-token'] } },
+      config: { auth: { accepts: ['session', 'partner-token'], roles: AUTHOR_ROLES }, authoringLimited: true },
       bodyLimit: writes ? app.config.AUTHORING_BODY_LIMIT_BYTES : undefined,
       schema: routeSchema(spec, WHO, app.config.AUTHORING_BODY_LIMIT_BYTES),
+      // Before the body is read: may this author write the course the path names? (404/403)
+      preParsing:
+        writes && target
+          ? async (request, _reply, payload) => {
+              const id = pathId(request);
+              if (id !== null) {
+                request.authoredCourse = await findAuthoredCourse(app.db, authorOf(request), { [target]: id } as AuthoringTarget);
+              }
+              return payload;
+            }
+          : undefined,
+      // An import: may this author create courses for the institution and owner it names? Before
+      // the document is validated (and again in the write's transaction).
+      preValidation:
+        target === null && writes
+          ? async (request) => {
+              const owner = ImportOwner.safeParse(request.body);
+              if (owner.success) {
+                const { institutionId, teacherId } = owner.data.course;
+                await assertMayCreateFor(app.db, authorOf(request), institutionId, teacherId);
+              }
+            }
+          : undefined,
       handler: async (request, reply) => {
         const author = authorOf(request);
         request.ifMatch = ifMatchOf(request, spec.versioned);
@@ -171,8 +232,8 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
             // The same key with another If-Match is another request (a 422), not a replay.
             ...(request.ifMatch === undefined ? {} : { ifMatch: request.ifMatch }),
           },
+          token,
           work: async (tx) => {
-            if (token) await spendPartnerToken(tx, token);
             try {
               return await handler(tx, ctx, request);
             } catch (err) {
@@ -184,7 +245,10 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
             }
           },
         });
-        if (writes && result.statusCode < 300) app.catalogChanged();
+        if (writes && result.statusCode < 300 && !result.replayed) {
+          const published = request.authoredCourse?.is_published === true || spec.operation === 'publishCourse';
+          app.catalogChanged({ published });
+        }
         const etag = result.statusCode < 300 || result.statusCode === 409 ? etagOf(result.body) : undefined;
         if (etag !== undefined) reply.header('etag', etag);
         return reply.code(result.statusCode).send(result.body as never);
@@ -206,6 +270,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authoring route's `If-Match` (ifMatchOf): a version, a document digest, or none. */
     ifMatch?: number | string;
+    /** The course the path names, as it was before the write, once the author's right on it is checked (preParsing). */
+    authoredCourse?: CourseRow;
   }
 }
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createDraftCourse } from '../../domain/course-creation.js';
 import { type CreationWork, CREATION_LOCK_WAIT_MS } from '../../domain/idempotency.js';
-import { runKeyedRequest, spendPartnerToken } from '../keyed-request.js';
+import { runKeyedRequest } from '../keyed-request.js';
 
 /**
  * `POST /api/courses`: course creation for partners, reached only through the gateway. The
@@ -17,7 +17,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/courses',
     {
-      config: { auth: { accepts: ['partner-token'] } },
+      config: { auth: { accepts: ['partner-token'] }, authoringLimited: true },
       schema: {
         tags: ['courses'],
         summary: 'Create a course as a draft (partners, through the gateway only)',
@@ -40,8 +40,11 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
           `(409 with \`Retry-After\` if the first still holds the key after ${CREATION_LOCK_WAIT_MS / 1000} s). Success, 400 and ` +
           "422 answers are kept; any other answer frees the key. The key, the token's `jti`, the course and the kept answer " +
           'are committed together: if the LMS fails before the commit, nothing was kept and a retry with the key does the ' +
-          'work; after it, a retry gets the kept answer. A retried request may carry the same token: a replayed response ' +
-          'does not spend the `jti` again.',
+          'work; after it, a retry gets the kept answer. A retry needs a fresh token like any request (a `jti` works once): ' +
+          'the same token again is a 401, even with the key. ' +
+          "The creation is the first event of the course's history (`course.create`, with the token's `sub` and `jti`). " +
+          'Each partner may make AUTHORING_RATE_LIMIT_PER_MINUTE authoring requests, this one included, in any sliding ' +
+          'minute (429 with `Retry-After` past it).',
         headers: z.object({
           authorization: z.string().optional(),
           'idempotency-key': z.string().optional(),
@@ -57,6 +60,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
               'teacher of it (the message names the institution)',
           }),
           409: ErrorResponse.meta({ description: 'The first request with this Idempotency-Key still holds it (with `Retry-After`)' }),
+          429: ErrorResponse.meta({ description: "Over the partner's authoring budget per minute (with `Retry-After`)" }),
           413: ErrorResponse.meta({ description: 'Body over BODY_LIMIT_BYTES' }),
           415: ErrorResponse.meta({ description: 'Body is not application/json' }),
           422: ErrorResponse.meta({ description: 'An Idempotency-Key reused with another body' }),
@@ -73,12 +77,17 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
 
       // The jti and the course commit together (with the claim and the answer of an
       // Idempotency-Key): a crash leaves either all of them or none.
+      const ctx = {
+        author: { kind: 'partner' as const, issuer: token.issuer, subject: token.subject, tokenId: token.jti },
+        now: app.clock(),
+        requestId: request.id,
+      };
       const create: CreationWork = async (tx) => {
-        await spendPartnerToken(tx, token);
-        const course = await createDraftCourse(tx, token.issuer, body);
+        const course = await createDraftCourse(tx, ctx, body);
         return { statusCode: 201, body: { success: true, message: 'Course created as a draft', course } };
       };
-      const result = await runKeyedRequest(app, request, reply, { scope: token.issuer, requestBody: body, work: create });
+      // The token is spent with the course (or with the replay of a kept answer: a retry needs a fresh token too).
+      const result = await runKeyedRequest(app, request, reply, { scope: token.issuer, requestBody: body, work: create, token });
       if (!result.replayed && result.statusCode === 201) {
         const { course } = result.body as z.infer<typeof CreateCourseResponse>;
         request.log.info({ courseId: course.id, issuer: token.issuer }, 'course created by partner');

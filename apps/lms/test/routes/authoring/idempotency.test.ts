@@ -56,19 +56,22 @@ t.test('a partner write with a key: once, whatever the retries and the concurren
   t.equal((await as('PATCH', `/api/courses/${courseId}`, { name: 'Sekali' }, { 'idempotency-key': 'mod-1' })).status, 422);
   t.equal(await moduleCount(), before + 1);
 
-  // The same token retried with its key: the replay does not spend it again; without the key it is spent.
+  // A retry with its key needs a fresh token like any request: the used token again is a 401 (not
+  // the kept answer), a fresh one gets the kept answer and is spent by it.
   const token = partner.token();
-  const headers = { ...creationHeaders(token, 'ch-1') };
-  const post = () => app.inject({ method: 'PATCH', url: `/api/courses/${courseId}`, headers, payload: { instructor: 'X' } });
-  t.equal((await post()).statusCode, 200);
-  const again = await post();
-  t.equal(again.statusCode, 200);
+  const patch = (headers: Record<string, string>, instructor = 'X') =>
+    app.inject({ method: 'PATCH', url: `/api/courses/${courseId}`, headers, payload: { instructor } });
+  const first = await patch(creationHeaders(token, 'ch-1'));
+  t.equal(first.statusCode, 200);
+  const sameToken = await patch(creationHeaders(token, 'ch-1'));
+  t.equal(sameToken.statusCode, 401, 'the used token replayed with its key');
+  t.same(sameToken.json(), { success: false, error: 'Token has already been used.' }, 'nothing of the kept answer');
+  const fresh = partner.token();
+  const again = await patch(creationHeaders(fresh, 'ch-1'));
+  t.equal(again.statusCode, 200, 'a fresh token with the key: the kept answer');
   t.equal(again.headers['idempotency-replayed'], 'true');
-  const { 'idempotency-key': _, ...noKey } = headers;
-  t.equal(
-    (await app.inject({ method: 'PATCH', url: `/api/courses/${courseId}`, headers: noKey, payload: { instructor: 'Y' } })).statusCode,
-    401,
-  );
+  t.same(again.json(), first.json());
+  t.equal((await patch(creationHeaders(fresh, 'ch-2'), 'Y')).statusCode, 401, 'the replay spent the fresh token');
 
   // A refusal that is not about the request (a 409: learners hold it; here: a missing quiz is a 404) frees the key.
   t.equal((await as('DELETE', `/api/courses/${courseId}/final-exam`, undefined, { 'idempotency-key': 'fe' })).status, 200);
