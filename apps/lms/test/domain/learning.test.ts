@@ -475,7 +475,10 @@ t.test('recordChapterCompletion', async (t) => {
 });
 
 t.test('maintained counters equal a recomputation from raw rows after random writes', async (t) => {
-  const seed = Number(process.env.TEST_SEED ?? Date.now() % 2 ** 31);
+  // A fixed sequence by default, one that reaches every path listed at the end: a seed from the
+  // clock left one of them out now and then (on 2026-11-27 no refused chapter deletion in 800
+  // writes), a failure of chance, not of the code. TEST_SEED=<n> replays one, TEST_SEED=random explores.
+  const seed = process.env.TEST_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.TEST_SEED ?? 20_261_127);
   t.comment(`seed ${seed} (replay with TEST_SEED=${seed})`);
   const rng = prng(seed);
   const db = await createTestDb(testDatabaseUrl);
@@ -554,7 +557,10 @@ t.test('concurrent writes on the same (user, course) pairs keep the counters exa
     t.pass('PGlite: no concurrent connections (set TEST_DATABASE_URL to run this part)');
     return;
   }
-  const seed = Number(process.env.TEST_SEED ?? Date.now() % 2 ** 31);
+  // A fixed sequence by default, one that reaches every path listed at the end: a seed from the
+  // clock left one of them out now and then (on 2026-11-27 no refused chapter deletion in 800
+  // writes), a failure of chance, not of the code. TEST_SEED=<n> replays one, TEST_SEED=random explores.
+  const seed = process.env.TEST_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.TEST_SEED ?? 20_261_127);
   t.comment(`seed ${seed}`);
   const rng = prng(seed);
   const world = await makeWorld(db.db, 3, 3);
