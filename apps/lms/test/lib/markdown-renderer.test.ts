@@ -66,7 +66,7 @@ t.test('a text that takes longer than the limit is shown as plain text; the next
 
 t.test('a worker that breaks fails its text and is replaced', async (t) => {
   const errors: Error[] = [];
-  const renderer = new MarkdownRenderer({ workerHeapMb: 2, onWorkerError: (err) => errors.push(err) });
+  const renderer = new MarkdownRenderer({ workerHeapMb: 8, onWorkerError: (err) => errors.push(err) });
   t.teardown(() => renderer.close());
   const broken = await renderer.render(HOSTILE_MARKDOWN['a long table']!);
   t.equal(broken.outcome, 'failed', 'out of memory: shown as plain text');

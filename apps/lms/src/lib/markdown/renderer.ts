@@ -25,11 +25,18 @@ export interface MarkdownRendererOptions {
   cacheChars?: number;
   /** How long a text that timed out or failed is shown as plain text before it is tried again. */
   retryFailedAfterMs?: number;
-  /** The worker's heap: a text cannot take more memory than this. */
+  /**
+   * The worker's heap: a text cannot take more memory than this. At least MIN_WORKER_HEAP_MB: on
+   * Node 26 a worker whose isolate cannot even start (2 MB) aborts the whole process instead of
+   * failing the worker.
+   */
   workerHeapMb?: number;
   /** Told when the worker breaks (not when it is stopped for taking too long): the plugin logs it. */
   onWorkerError?: (err: Error) => void;
 }
+
+/** The smallest worker heap the renderer asks for (see MarkdownRendererOptions.workerHeapMb). */
+const MIN_WORKER_HEAP_MB = 8;
 
 export const MARKDOWN_RENDERER_DEFAULTS: Required<MarkdownRendererOptions> = {
   inlineChars: 1_000,
@@ -199,7 +206,7 @@ export class MarkdownRenderer {
 
   #startWorker(): Worker {
     const worker = new Worker(WORKER_URL, {
-      resourceLimits: { maxOldGenerationSizeMb: this.#options.workerHeapMb },
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(MIN_WORKER_HEAP_MB, this.#options.workerHeapMb) },
     });
     this.#worker = worker;
     this.#workerReady = false;
