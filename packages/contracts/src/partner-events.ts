@@ -59,7 +59,14 @@ export const PartnerEventBody = z
     event('purchase.paid', { course: Course.optional(), purchase: z.strictObject(Purchase) }),
     event('purchase.refunded', {
       course: Course.optional(),
-      purchase: z.strictObject({ ...Purchase, refundedAt: at, reason: z.string().nullable() }),
+      purchase: z.strictObject({
+        ...Purchase,
+        refundedAt: at,
+        reason: z.string().nullable(),
+        unenrolledCourseIds: z.array(z.number().int()),
+        revokedCertificateCodes: z.array(z.string()),
+        certificateKeptReason: z.string().nullable(),
+      }),
     }),
     event('purchase.unconfirmed', {
       course: Course.optional(),
