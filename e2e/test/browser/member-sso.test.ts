@@ -143,7 +143,7 @@ t.test('a member signs in through the partner and browses the catalog', async (t
   await page.waitForURL(`${lmsUrl}/sign-in`);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await screenshot(page, 'member-7-signed-out');
-  await page.goto(`${lmsUrl}/dashboard`);
-  await page.waitForURL(`${lmsUrl}/sign-in`);
-  t.pass('signed out: the dashboard sends back to sign-in');
+  const signedOut = await page.goto(`${lmsUrl}/dashboard`);
+  t.equal(signedOut?.url(), `${lmsUrl}/sign-in`, 'signed out: the dashboard sends back to sign-in');
+  t.equal(signedOut?.request().redirectedFrom()?.url(), `${lmsUrl}/dashboard`, 'by a redirect from the dashboard');
 });

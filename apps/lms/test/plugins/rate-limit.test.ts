@@ -98,12 +98,12 @@ t.test('rate limit (memory store)', async (t) => {
     t.equal(otherRes.headers.ratelimit, '"default";r=99;t=60');
 
     const cookie = await sessionCookieFor(app, teacher.id);
+    const sessionAnswers: string[] = [];
     for (let i = 0; i < 105; i++) {
       const res = await app.inject({ url: '/t', headers: { cookie } });
-      if (res.statusCode !== 200) t.fail(`session request ${i} got ${res.statusCode}`);
-      if (res.headers.ratelimit !== undefined) t.fail('no rate-limit fields for sessions');
+      sessionAnswers.push(`${res.statusCode} ${res.headers.ratelimit ?? 'no RateLimit'}`);
     }
-    t.pass('105 session requests in one instant, all 200 without rate-limit fields');
+    t.same(sessionAnswers, Array(105).fill('200 no RateLimit'), '105 session requests in one instant, all 200 without rate-limit fields');
 
     const unknown = await get(`lms_key_${randomBytes(32).toString('base64url')}`);
     t.equal(unknown.statusCode, 401, 'an unknown key is refused by auth before the limiter');
