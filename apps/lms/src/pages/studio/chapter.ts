@@ -13,7 +13,7 @@ import { MARKDOWN_PAGE_CSP } from '../send.js';
 import { type Html, href, html } from '../view/html.js';
 import { MARKDOWN_MAX_NESTING, markdownFragment } from '../view/markdown.js';
 import { chapterContentProblem, type FieldErrors, type FormValues, videoEmbedUrl, videoMarkdown } from './forms.js';
-import { type App, back, changed, formOf, getPage, idOf, postForm, problemsOf, queryOf, show, versionOf, who } from './screen.js';
+import { type App, changed, getPage, postForm, problemsOf, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The chapter editor (/dashboard/studio/chapters/:id): its name and Markdown text, a preview of
@@ -81,26 +81,24 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
   };
 
   return [
-    getPage('/studio/chapters/:id', 'Course studio: chapter editor', async (request, reply) => {
-      const { session, ctx, actx } = await who(app, request);
-      const { course, chapter } = await chapterForEditor(app.db, actx.author, idOf(request));
+    getPage('/studio/chapters/:id', 'Course studio: chapter editor', async ({ ctx, actx, id, query, show }) => {
+      const { course, chapter } = await chapterForEditor(app.db, actx.author, id);
       const values = { name: chapter.name, content: chapter.content, version: String(chapter.version) };
-      const note = queryOf(request).saved === '1' && flash(ctx.t.studio.saved);
+      const note = query.saved === '1' && flash(ctx.t.studio.saved);
       const body = await chapterPage(ctx, actx, course, chapter.id, values, {}, { note, storedContent: chapter.content });
-      return show(reply, ctx, session, course, 'outline', ctx.t.studio.chapter.title(chapter.name), body, 200, MARKDOWN_PAGE_CSP);
+      return show(course, 'outline', ctx.t.studio.chapter.title(chapter.name), body, 200, MARKDOWN_PAGE_CSP);
     }),
 
     postForm(
       '/studio/chapters/:id',
       'Saves a chapter (or previews it, or adds a video)',
-      async (request, reply) => {
-        const { session, ctx, actx } = await who(app, request);
-        const { course, chapter } = await chapterForEditor(app.db, actx.author, idOf(request));
-        const typed = { ...formOf(request) };
+      async ({ ctx, actx, id, form, show, back }) => {
+        const { course, chapter } = await chapterForEditor(app.db, actx.author, id);
+        const typed = { ...form };
         const s = ctx.t.studio;
         const again = (errors: FieldErrors, status: number, extra: Omit<PageOptions, 'storedContent'> = {}) =>
           chapterPage(ctx, actx, course, chapter.id, typed, errors, { storedContent: chapter.content, ...extra }).then((body) =>
-            show(reply, ctx, session, course, 'outline', s.chapter.title(chapter.name), body, status, MARKDOWN_PAGE_CSP),
+            show(course, 'outline', s.chapter.title(chapter.name), body, status, MARKDOWN_PAGE_CSP),
           );
         const fixBelow = { note: flash(s.fixBelow, 'error') };
         const action = String(typed.action ?? 'save');
@@ -135,7 +133,7 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
           throw err;
         }
         await changed(app, course.id);
-        return back(reply, `/dashboard/studio/chapters/${chapter.id}?saved=1`);
+        return back(`/dashboard/studio/chapters/${chapter.id}?saved=1`);
       },
       undefined,
       // A chapter's form, not the 4 MiB of a course document: a bigger body is a 413 page before it is parsed.

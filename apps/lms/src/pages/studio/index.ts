@@ -12,6 +12,7 @@ import outlineDeleteScreen from './outline-delete.js';
 import picturesScreen from './pictures.js';
 import publishScreen from './publish.js';
 import quizScreen from './quiz.js';
+import { routeOf } from './screen.js';
 import settingsScreen from './settings.js';
 
 /**
@@ -45,7 +46,7 @@ const studio: FastifyPluginAsyncZod = async (app) => {
     if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
     throw err;
   });
-  for (const screen of SCREENS) for (const route of screen(app)) app.route(route);
+  for (const screen of SCREENS) for (const route of screen(app)) app.route(routeOf(app, route));
 };
 
 export default studio;

@@ -7,7 +7,7 @@ import type { PageSession } from '../session.js';
 import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import type { FieldErrors, FormValues } from './forms.js';
-import { type App, back, formOf, getPage, postForm, studioPath, who } from './screen.js';
+import { type App, getPage, postForm, studioPath } from './screen.js';
 import { field, flash } from './views.js';
 
 // New course (/dashboard/studio/new): a name and, for an admin or a super_admin, the teacher who
@@ -42,19 +42,14 @@ export default function newCourseScreen(app: App) {
     getPage(
       '/studio/new',
       'New course form',
-      async (request, reply) => {
-        const { session, ctx } = await who(app, request);
-        return sendPage(reply, newCoursePage(ctx, session, await teachersFor(app, session), {}, {}), 200);
-      },
+      async ({ reply, session, ctx }) => sendPage(reply, newCoursePage(ctx, session, await teachersFor(app, session), {}, {}), 200),
       NoParams,
     ),
     postForm(
       '/studio/new',
       'Creates a course and opens its studio',
-      async (request, reply) => {
-        const { session, ctx, actx } = await who(app, request);
+      async ({ reply, session, ctx, actx, form: values, back }) => {
         const teachers = await teachersFor(app, session);
-        const values = formOf(request);
         const name = String(values.name ?? '').trim();
         const teacher = session.caller.role === 'teacher' ? teachers[0] : teachers.find((t) => t.id === values.teacherId);
         const errors: FieldErrors = {};
@@ -64,7 +59,7 @@ export default function newCourseScreen(app: App) {
         const owner = { name, institutionId: teacher.institutionId, teacherId: teacher.id };
         const document = { format: 'lms-course/1', course: owner, modules: [], finalExam: null } as never;
         const { course } = await op.importCourse(app.db, actx, document, 'course.create');
-        return back(reply, studioPath(course.id));
+        return back(studioPath(course.id));
       },
       NoParams,
     ),

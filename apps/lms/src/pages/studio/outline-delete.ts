@@ -3,7 +3,7 @@ import { LearnersHoldError, AUTHORING_OPERATIONS as op } from '../../domain/auth
 import { NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { href } from '../view/html.js';
-import { type App, back, changed, confirmDelete, courseIdOfItem, getPage, idOf, postForm, studioPath, who } from './screen.js';
+import { type App, type Asked, changed, courseIdOfItem, getPage, postForm, studioPath } from './screen.js';
 
 // Deleting a module or a chapter from the outline: a page that says what goes with it (GET
 // .../delete), and the form that does it (the deleteModule and deleteChapter operations). One that
@@ -15,7 +15,7 @@ const quizLine = (ctx: PageContext, q: QuizOut | null) => (q ? [ctx.t.studio.con
 
 export default function outlineDeleteScreen(app: App) {
   /** What deleting the module or chapter `id` takes with it: the question asked and the lines listed. */
-  const doomed = async (kind: Kind, id: number, { ctx, actx }: Awaited<ReturnType<typeof who>>) => {
+  const doomed = async (kind: Kind, { ctx, actx, id }: Asked) => {
     const c = ctx.t.studio.confirm;
     const tree = await op.exportCourse(app.db, actx, await courseIdOfItem(app, actx, kind, id));
     if (kind === 'module') {
@@ -30,28 +30,24 @@ export default function outlineDeleteScreen(app: App) {
   };
 
   const confirm = (kind: Kind) =>
-    getPage(`/studio/${kind}s/:id/delete`, `Course studio: confirm deleting a ${kind}`, async (request, reply) => {
-      const asking = await who(app, request);
-      const id = idOf(request);
-      const { course, question, lines } = await doomed(kind, id, asking);
-      const action = href(`/dashboard/studio/${kind}s`, id, 'delete');
+    getPage(`/studio/${kind}s/:id/delete`, `Course studio: confirm deleting a ${kind}`, async (asked) => {
+      const { course, question, lines } = await doomed(kind, asked);
+      const action = href(`/dashboard/studio/${kind}s`, asked.id, 'delete');
       const cancel = href('/dashboard/studio/courses', course.id, 'outline');
-      return confirmDelete(reply, asking, course, 'outline', question, { lines }, action, cancel);
+      return asked.confirmDelete(course, 'outline', question, { lines }, action, cancel);
     });
 
   const remove = (kind: Kind) =>
-    postForm(`/studio/${kind}s/:id/delete`, `Deletes a ${kind}`, async (request, reply) => {
-      const { actx } = await who(app, request);
-      const id = idOf(request);
+    postForm(`/studio/${kind}s/:id/delete`, `Deletes a ${kind}`, async ({ actx, id, back }) => {
       const courseId = await courseIdOfItem(app, actx, kind, id);
       try {
         await (kind === 'module' ? op.deleteModule : op.deleteChapter)(app.db, actx, id);
       } catch (err) {
-        if (err instanceof LearnersHoldError) return back(reply, studioPath(courseId, '/outline?held=1'));
+        if (err instanceof LearnersHoldError) return back(studioPath(courseId, '/outline?held=1'));
         throw err;
       }
       await changed(app, courseId);
-      return back(reply, studioPath(courseId, '/outline?saved=1'));
+      return back(studioPath(courseId, '/outline?saved=1'));
     });
 
   return [confirm('module'), confirm('chapter'), remove('module'), remove('chapter')];

@@ -1,23 +1,8 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type AuthoringContext, AUTHORING_OPERATIONS as op } from '../../domain/authoring/index.js';
+import { AUTHORING_OPERATIONS as op } from '../../domain/authoring/index.js';
 import { BadRequestError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
-import {
-  type App,
-  back,
-  changed,
-  courseIdOfItem,
-  courseOf,
-  formOf,
-  getPage,
-  idOf,
-  postForm,
-  queryOf,
-  show,
-  studioPath,
-  who,
-} from './screen.js';
+import { type App, type Asked, changed, courseIdOfItem, courseOf, getPage, postForm, studioPath } from './screen.js';
 import { flash } from './views.js';
 
 // The course's outline (/dashboard/studio/courses/:id/outline): its modules and chapters, with
@@ -72,21 +57,15 @@ ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol cl
 
 export default function outlineScreen(app: App) {
   /** A name typed in an outline form; an empty or too long one re-renders the outline with the problem (422). */
-  const saveName = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    courseId: number,
-    formName: string,
-    save: (actx: AuthoringContext, name: string) => Promise<unknown>,
-  ) => {
-    const { session, ctx, actx } = await who(app, request);
-    const name = String(formOf(request).name ?? '').trim();
+  const saveName = async (asked: Asked, courseId: number, formName: string, save: (name: string) => Promise<unknown>) => {
+    const { ctx, actx, form, show, back } = asked;
+    const name = String(form.name ?? '').trim();
     let message: string | null = name === '' || name.length > 255 ? ctx.t.studio.fixBelow : null;
     if (message === null) {
       try {
-        await save(actx, name);
+        await save(name);
         await changed(app, courseId);
-        return back(reply, studioPath(courseId, '/outline?saved=1'));
+        return back(studioPath(courseId, '/outline?saved=1'));
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;
         message = err.message;
@@ -94,17 +73,15 @@ export default function outlineScreen(app: App) {
     }
     const tree = await op.exportCourse(app.db, actx, courseId);
     const body = outlinePage(ctx, tree, flash(ctx.t.studio.fixBelow, 'error'), { form: formName, message, value: name });
-    return show(reply, ctx, session, tree.course, 'outline', ctx.t.studio.tabs.outline, body, 422);
+    return show(tree.course, 'outline', ctx.t.studio.tabs.outline, body, 422);
   };
 
   /** Moves a module or a chapter one place up or down: the whole outline, reordered, through reorderOutline. */
-  const move = async (request: FastifyRequest, reply: FastifyReply, kind: OutlineKind) => {
-    const { actx } = await who(app, request);
-    const id = idOf(request);
+  const move = async ({ actx, id, form, back }: Asked, kind: OutlineKind) => {
     const courseId = await courseIdOfItem(app, actx, kind, id);
     const { document } = await op.exportCourse(app.db, actx, courseId);
     const outline = document.modules.map((m) => ({ id: m.id as number, chapterIds: m.chapters.map((ch) => ch.id as number) }));
-    const step = formOf(request).direction === 'up' ? -1 : 1;
+    const step = form.direction === 'up' ? -1 : 1;
     const swap = <T>(list: T[], at: number) => {
       const to = at + step;
       if (at < 0 || to < 0 || to >= list.length) return;
@@ -118,36 +95,32 @@ export default function outlineScreen(app: App) {
     else for (const m of outline) swap(m.chapterIds, m.chapterIds.indexOf(id));
     await op.reorderOutline(app.db, actx, courseId, { modules: outline });
     await changed(app, courseId);
-    return back(reply, studioPath(courseId, '/outline'));
+    return back(studioPath(courseId, '/outline'));
   };
 
   return [
-    getPage('/studio/courses/:id/outline', 'Course studio: outline', async (request, reply) => {
-      const { session, ctx, actx } = await who(app, request);
-      const tree = await op.exportCourse(app.db, actx, idOf(request));
-      const q = queryOf(request);
-      const note = q.held === '1' ? flash(ctx.t.studio.outline.learnersHold, 'error') : q.saved === '1' ? flash(ctx.t.studio.saved) : false;
-      return show(reply, ctx, session, tree.course, 'outline', ctx.t.studio.tabs.outline, outlinePage(ctx, tree, note));
+    getPage('/studio/courses/:id/outline', 'Course studio: outline', async ({ ctx, actx, id, query, show }) => {
+      const tree = await op.exportCourse(app.db, actx, id);
+      const s = ctx.t.studio;
+      const note = query.held === '1' ? flash(s.outline.learnersHold, 'error') : query.saved === '1' ? flash(s.saved) : false;
+      return show(tree.course, 'outline', s.tabs.outline, outlinePage(ctx, tree, note));
     }),
-    postForm('/studio/courses/:id/modules', 'Adds a module', async (request, reply) => {
-      const { actx } = await who(app, request);
-      const courseId = (await courseOf(app, actx, idOf(request))).id;
-      return saveName(request, reply, courseId, 'module', (a, name) => op.createModule(app.db, a, courseId, { name, description: '' }));
+    postForm('/studio/courses/:id/modules', 'Adds a module', async (asked) => {
+      const courseId = (await courseOf(app, asked.actx, asked.id)).id;
+      return saveName(asked, courseId, 'module', (name) => op.createModule(app.db, asked.actx, courseId, { name, description: '' }));
     }),
-    postForm('/studio/modules/:id/rename', 'Renames a module', async (request, reply) => {
-      const { actx } = await who(app, request);
-      const id = idOf(request);
+    postForm('/studio/modules/:id/rename', 'Renames a module', async (asked) => {
+      const { actx, id } = asked;
       const courseId = await courseIdOfItem(app, actx, 'module', id);
-      return saveName(request, reply, courseId, `rename-${id}`, (a, name) => op.updateModule(app.db, a, id, { name }));
+      return saveName(asked, courseId, `rename-${id}`, (name) => op.updateModule(app.db, actx, id, { name }));
     }),
-    postForm('/studio/modules/:id/chapters', 'Adds a chapter to a module', async (request, reply) => {
-      const { actx } = await who(app, request);
-      const id = idOf(request);
+    postForm('/studio/modules/:id/chapters', 'Adds a chapter to a module', async (asked) => {
+      const { actx, id } = asked;
       const courseId = await courseIdOfItem(app, actx, 'module', id);
-      return saveName(request, reply, courseId, `chapter-${id}`, (a, name) => op.createChapter(app.db, a, id, { name, content: '' }));
+      return saveName(asked, courseId, `chapter-${id}`, (name) => op.createChapter(app.db, actx, id, { name, content: '' }));
     }),
     ...(['module', 'chapter'] as const).map((kind) =>
-      postForm(`/studio/${kind}s/:id/move`, `Moves a ${kind} up or down`, (request, reply) => move(request, reply, kind)),
+      postForm(`/studio/${kind}s/:id/move`, `Moves a ${kind} up or down`, (asked) => move(asked, kind)),
     ),
   ];
 }

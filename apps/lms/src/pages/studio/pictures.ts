@@ -15,7 +15,7 @@ import {
 } from '../../domain/media/pictures.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
-import { type App, back, changed, confirmDelete, courseOf, getPage, Id, idOf, postForm, queryOf, show, studioPath, who } from './screen.js';
+import { type App, changed, courseOf, getPage, Id, postForm, studioPath } from './screen.js';
 import { flash } from './views.js';
 
 // The course's pictures (/dashboard/studio/courses/:id/pictures): upload one (multipart, checked
@@ -23,7 +23,7 @@ import { flash } from './views.js';
 // delete one, told first which chapters show it.
 
 const PictureParams = z.object({ id: Id, pictureId: Id });
-const pictureOf = (request: FastifyRequest) => request.params as z.infer<typeof PictureParams>;
+const pictureIdOf = (request: FastifyRequest) => (request.params as z.infer<typeof PictureParams>).pictureId;
 type Upload = FastifyRequest & { tooLarge?: boolean };
 
 /** A picture over one of PICTURE_LIMITS, said with its figures and the limit. */
@@ -67,24 +67,21 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
   };
 
   return [
-    getPage('/studio/courses/:id/pictures', 'Course studio: pictures', async (request, reply) => {
-      const { session, ctx, actx } = await who(app, request);
-      const course = await courseOf(app, actx, idOf(request));
-      const note = queryOf(request).saved === '1' && flash(ctx.t.studio.pictures.uploaded);
-      return show(reply, ctx, session, course, 'pictures', ctx.t.studio.pictures.title, await picturesPage(ctx, actx, course, note));
+    getPage('/studio/courses/:id/pictures', 'Course studio: pictures', async ({ ctx, actx, id, query, show }) => {
+      const course = await courseOf(app, actx, id);
+      const note = query.saved === '1' && flash(ctx.t.studio.pictures.uploaded);
+      return show(course, 'pictures', ctx.t.studio.pictures.title, await picturesPage(ctx, actx, course, note));
     }),
 
     postForm(
       '/studio/courses/:id/pictures',
       'Uploads a picture (multipart/form-data, field `file`)',
-      async (request, reply) => {
-        const { session, ctx, actx } = await who(app, request);
-        const course = await courseOf(app, actx, idOf(request));
+      async ({ request, reply, ctx, actx, id, show, back }) => {
+        const course = await courseOf(app, actx, id);
         const s = ctx.t.studio.pictures;
         const refuse = async (message: string, status: number) => {
           reply.header('connection', 'close');
-          const body = await picturesPage(ctx, actx, course, flash(message, 'error'));
-          return show(reply, ctx, session, course, 'pictures', s.title, body, status);
+          return show(course, 'pictures', s.title, await picturesPage(ctx, actx, course, flash(message, 'error')), status);
         };
         if ((request as Upload).tooLarge) return refuse(s.tooLarge(mb(ctx)), 413);
         if (!request.isMultipart()) return refuse(s.noFile, 422);
@@ -108,7 +105,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
           if (err instanceof UnsupportedPictureError) return refuse(err.message, 422);
           throw err;
         }
-        return back(reply, studioPath(course.id, '/pictures?saved=1'));
+        return back(studioPath(course.id, '/pictures?saved=1'));
       },
       undefined,
       {
@@ -124,15 +121,13 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
     postForm(
       '/studio/courses/:id/pictures/:pictureId/cover',
       'Makes a picture the course cover',
-      async (request, reply) => {
-        const { actx } = await who(app, request);
-        const { id, pictureId } = pictureOf(request);
-        const picture = await findCoursePicture(app.db, actx, id, pictureId);
+      async ({ request, actx, id, back }) => {
+        const picture = await findCoursePicture(app.db, actx, id, pictureIdOf(request));
         const course = await courseOf(app, actx, id);
         const coverPicture = `${app.config.PUBLIC_URL.replace(/\/$/, '')}${picturePath(picture)}`;
         await op.updateCourse(app.db, actx, id, { coverPicture }, course.version);
         await changed(app, id);
-        return back(reply, studioPath(id, '/pictures'));
+        return back(studioPath(id, '/pictures'));
       },
       PictureParams,
     ),
@@ -140,13 +135,12 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
     getPage(
       '/studio/courses/:id/pictures/:pictureId/delete',
       'Course studio: confirm deleting a picture',
-      async (request, reply) => {
-        const asking = await who(app, request);
-        const { id, pictureId } = pictureOf(request);
-        const picture = await findCoursePicture(app.db, asking.actx, id, pictureId);
-        const course = await courseOf(app, asking.actx, id);
+      async ({ request, ctx, actx, id, confirmDelete }) => {
+        const pictureId = pictureIdOf(request);
+        const picture = await findCoursePicture(app.db, actx, id, pictureId);
+        const course = await courseOf(app, actx, id);
         const path = picturePath(picture);
-        const c = asking.ctx.t.studio.confirm;
+        const c = ctx.t.studio.confirm;
         const inChapters = (await chaptersShowing(app.db, id, path)).map((name) => c.chapterLine(name));
         const notes = [
           course.cover_picture?.endsWith(path) === true && c.isCover,
@@ -154,16 +148,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
         ];
         const action = href('/dashboard/studio/courses', id, 'pictures', pictureId, 'delete');
         const cancel = href('/dashboard/studio/courses', id, 'pictures');
-        return confirmDelete(
-          reply,
-          asking,
-          course,
-          'pictures',
-          c.picture(picture.originalName),
-          { lines: [], notes, picture: path },
-          action,
-          cancel,
-        );
+        return confirmDelete(course, 'pictures', c.picture(picture.originalName), { lines: [], notes, picture: path }, action, cancel);
       },
       PictureParams,
     ),
@@ -171,11 +156,9 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
     postForm(
       '/studio/courses/:id/pictures/:pictureId/delete',
       'Deletes a picture',
-      async (request, reply) => {
-        const { actx } = await who(app, request);
-        const { id, pictureId } = pictureOf(request);
-        await deletePicture(app.db, actx, id, pictureId);
-        return back(reply, studioPath(id, '/pictures'));
+      async ({ request, actx, id, back }) => {
+        await deletePicture(app.db, actx, id, pictureIdOf(request));
+        return back(studioPath(id, '/pictures'));
       },
       PictureParams,
     ),

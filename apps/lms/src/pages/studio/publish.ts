@@ -1,6 +1,6 @@
 import { AUTHORING_OPERATIONS as op } from '../../domain/authoring/index.js';
 import { href, html } from '../view/html.js';
-import { type App, back, getPage, idOf, postForm, queryOf, show, studioPath, who } from './screen.js';
+import { type App, getPage, postForm, studioPath } from './screen.js';
 import { checklistSection, flash } from './views.js';
 
 // The course's overview (/dashboard/studio/courses/:id): the publish checklist, and the forms that
@@ -9,35 +9,31 @@ import { checklistSection, flash } from './views.js';
 
 export default function publishScreen(app: App) {
   return [
-    getPage('/studio/courses/:id', 'Course studio: overview and publish checklist', async (request, reply) => {
-      const { session, ctx, actx } = await who(app, request);
-      const { course, checklist } = await op.publicationChecklist(app.db, actx, idOf(request));
+    getPage('/studio/courses/:id', 'Course studio: overview and publish checklist', async ({ ctx, actx, id, query, show }) => {
+      const { course, checklist } = await op.publicationChecklist(app.db, actx, id);
       const s = ctx.t.studio;
-      const q = queryOf(request);
       const note =
-        q.published === '1'
+        query.published === '1'
           ? flash(s.checklist.publishedNow)
-          : q.published === '0'
+          : query.published === '0'
             ? flash(s.checklist.refused, 'error')
-            : q.unpublished === '1'
+            : query.unpublished === '1'
               ? flash(s.checklist.unpublishedNow)
               : false;
       const body = html`${note}
 ${checklistSection(ctx, course, checklist)}
 <p><a href="${href('/dashboard/studio/courses', course.id, 'settings')}">${s.tabs.settings}</a> · <a href="${href('/dashboard/studio/courses', course.id, 'outline')}">${s.tabs.outline}</a></p>`;
-      return show(reply, ctx, session, course, 'overview', s.title(course.name), body, q.published === '0' ? 409 : 200);
+      return show(course, 'overview', s.title(course.name), body, query.published === '0' ? 409 : 200);
     }),
-    postForm('/studio/courses/:id/publish', 'Publishes the course', async (request, reply) => {
-      const { actx } = await who(app, request);
-      const { published } = await op.publishCourse(app.db, actx, idOf(request));
+    postForm('/studio/courses/:id/publish', 'Publishes the course', async ({ actx, id, back }) => {
+      const { published } = await op.publishCourse(app.db, actx, id);
       if (published) app.catalogChanged({ published: true });
-      return back(reply, studioPath(idOf(request), `?published=${published ? 1 : 0}#checklist`));
+      return back(studioPath(id, `?published=${published ? 1 : 0}#checklist`));
     }),
-    postForm('/studio/courses/:id/unpublish', 'Unpublishes the course', async (request, reply) => {
-      const { actx } = await who(app, request);
-      await op.unpublishCourse(app.db, actx, idOf(request));
+    postForm('/studio/courses/:id/unpublish', 'Unpublishes the course', async ({ actx, id, back }) => {
+      await op.unpublishCourse(app.db, actx, id);
       app.catalogChanged({ published: true });
-      return back(reply, studioPath(idOf(request), '?unpublished=1'));
+      return back(studioPath(id, '?unpublished=1'));
     }),
   ];
 }

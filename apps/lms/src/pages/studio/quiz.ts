@@ -13,22 +13,7 @@ import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { type FieldErrors, type FormValues, quizBody, quizValues } from './forms.js';
-import {
-  type App,
-  back,
-  changed,
-  confirmDelete,
-  formOf,
-  getPage,
-  Id,
-  postForm,
-  problemsOf,
-  queryOf,
-  show,
-  studioPath,
-  versionOf,
-  who,
-} from './screen.js';
+import { type App, type Asked, changed, getPage, Id, postForm, problemsOf, studioPath, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The quiz editor (/dashboard/studio/quizzes/:scope/:id): a chapter's quiz, a module's, or the
@@ -84,20 +69,25 @@ ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 
 }
 
 export default function quizScreen(app: App) {
+  /** The quiz the path names, as its editor opens it. */
+  const quizAt = ({ request, actx }: Asked) => {
+    const p = placeOf(request);
+    return quizForEditor(app.db, actx, p.scope, p.id).then((found) => ({ p, ...found }));
+  };
+
   return [
     getPage(
       '/studio/quizzes/:scope/:id',
       'Course studio: quiz editor',
-      async (request, reply) => {
-        const { session, ctx, actx } = await who(app, request);
-        const p = placeOf(request);
-        const { course, quiz, label, version } = await quizForEditor(app.db, actx, p.scope, p.id);
+      async (asked) => {
+        const { p, course, quiz, label, version } = await quizAt(asked);
         const values = quizValues(quiz, version, quiz === null || quiz.questions.length === 0 ? 1 : 0);
         // A new final exam starts at the course's pass mark, the one it is graded by (rules/pass-mark.ts).
         if (p.scope === 'final' && quiz === null) values.minimumScore = String(course.min_passing_score);
-        const note = queryOf(request).saved === '1' && flash(ctx.t.studio.saved);
+        const { ctx } = asked;
+        const note = asked.query.saved === '1' && flash(ctx.t.studio.saved);
         const body = quizPage(ctx, p, label, values, {}, note, false, quiz !== null);
-        return show(reply, ctx, session, course, 'outline', ctx.t.studio.quiz.title(label), body);
+        return asked.show(course, 'outline', ctx.t.studio.quiz.title(label), body);
       },
       QuizParams,
     ),
@@ -105,13 +95,12 @@ export default function quizScreen(app: App) {
     postForm(
       '/studio/quizzes/:scope/:id',
       'Saves a quiz',
-      async (request, reply) => {
-        const { session, ctx, actx } = await who(app, request);
-        const p = placeOf(request);
-        const { course, quiz, label } = await quizForEditor(app.db, actx, p.scope, p.id);
-        const typed = { ...formOf(request) };
+      async (asked) => {
+        const { p, course, quiz, label } = await quizAt(asked);
+        const { ctx, actx } = asked;
+        const typed = { ...asked.form };
         const s = ctx.t.studio;
-        const again = (page: Html, status: number) => show(reply, ctx, session, course, 'outline', s.quiz.title(label), page, status);
+        const again = (page: Html, status: number) => asked.show(course, 'outline', s.quiz.title(label), page, status);
         const problem = (errors: FieldErrors, note: Html | false, compare: Html | false = false) =>
           quizPage(ctx, p, label, typed, errors, note, compare, quiz !== null);
         const { body, errors } = quizBody(typed);
@@ -137,7 +126,7 @@ export default function quizScreen(app: App) {
           const values = quizValues(saved.quiz, saved.version, 1);
           return again(quizPage(ctx, p, label, values, {}, flash(s.saved)), 200);
         }
-        return back(reply, `/dashboard/studio/quizzes/${p.scope}/${p.id}?saved=1`);
+        return asked.back(`/dashboard/studio/quizzes/${p.scope}/${p.id}?saved=1`);
       },
       QuizParams,
     ),
@@ -145,24 +134,13 @@ export default function quizScreen(app: App) {
     getPage(
       '/studio/quizzes/:scope/:id/delete',
       'Course studio: confirm deleting a quiz',
-      async (request, reply) => {
-        const asking = await who(app, request);
-        const p = placeOf(request);
-        const { course, quiz } = await quizForEditor(app.db, asking.actx, p.scope, p.id);
+      async (asked) => {
+        const { p, course, quiz } = await quizAt(asked);
         if (quiz === null) throw new NotFoundError('There is no quiz here');
-        const c = asking.ctx.t.studio.confirm;
+        const c = asked.ctx.t.studio.confirm;
         const details = { lines: [c.questions(quiz.questions.length)] };
         const action = href('/dashboard/studio/quizzes', p.scope, p.id, 'delete');
-        return confirmDelete(
-          reply,
-          asking,
-          course,
-          'outline',
-          c.quiz(quiz.name),
-          details,
-          action,
-          href('/dashboard/studio/quizzes', p.scope, p.id),
-        );
+        return asked.confirmDelete(course, 'outline', c.quiz(quiz.name), details, action, href('/dashboard/studio/quizzes', p.scope, p.id));
       },
       QuizParams,
     ),
@@ -170,18 +148,16 @@ export default function quizScreen(app: App) {
     postForm(
       '/studio/quizzes/:scope/:id/delete',
       'Deletes a quiz',
-      async (request, reply) => {
-        const { actx } = await who(app, request);
-        const p = placeOf(request);
-        const { course } = await quizForEditor(app.db, actx, p.scope, p.id);
+      async (asked) => {
+        const { p, course } = await quizAt(asked);
         try {
-          await op[QUIZ_OPERATIONS[p.scope].remove](app.db, actx, p.id);
+          await op[QUIZ_OPERATIONS[p.scope].remove](app.db, asked.actx, p.id);
         } catch (err) {
-          if (err instanceof LearnersHoldError) return back(reply, studioPath(course.id, '/outline?held=1'));
+          if (err instanceof LearnersHoldError) return asked.back(studioPath(course.id, '/outline?held=1'));
           throw err;
         }
         await changed(app, course.id);
-        return back(reply, studioPath(course.id, '/outline?saved=1'));
+        return asked.back(studioPath(course.id, '/outline?saved=1'));
       },
       QuizParams,
     ),

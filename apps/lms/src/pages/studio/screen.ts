@@ -38,16 +38,42 @@ export const Id = z.coerce.number().int().min(1).max(MAX_ID);
 const IdParams = z.object({ id: Id });
 const Form = z.record(z.string(), z.unknown()).nullish();
 
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/** A studio request as a screen's handler is given it: who asks, what they sent, and the ways to answer. */
+export interface Asked {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  session: PageSession;
+  /** The page's words and formats. */
+  ctx: PageContext;
+  /** The author the domain is given. */
+  actx: AuthoringContext;
+  /** The path's `:id` (NaN where the path has none, /studio/new). */
+  id: number;
+  /** What the form sent, field by field (../form-body.ts). */
+  form: FormValues;
+  query: Record<string, string | undefined>;
+  /** A studio screen: the course's header and tabs above `body`, in the dashboard's page. */
+  show(course: CourseRow, tab: StudioTab | null, title: string, body: Html, status?: number, csp?: string): FastifyReply;
+  /** The confirmation page of a delete, on its course's tab (views.ts, confirmDeleteBody). */
+  confirmDelete(course: CourseRow, tab: StudioTab, question: string, details: DeleteDetails, action: Href, cancel: Href): FastifyReply;
+  /** The answer to a form that worked: see the page it changed (303, never cached). */
+  back(path: string): FastifyReply;
+}
+
+type Href = ReturnType<typeof href>;
+type Handler = (asked: Asked) => Promise<unknown>;
+type Declared = Omit<RouteOptions, 'handler'>;
+/** A route of a screen: what Fastify is given, and its handler, given the request as Asked. */
+export type StudioRoute = Declared & { answer: Handler };
 
 /** A page of the studio (GET): its URL under /dashboard, what it shows, its handler and its path's parameters. */
-export function getPage(url: string, summary: string, handler: Handler, params: z.ZodType = IdParams): RouteOptions {
+export function getPage(url: string, summary: string, answer: Handler, params: z.ZodType = IdParams): StudioRoute {
   return {
     method: 'GET',
     url,
     config: { auth: AUTHORS },
     schema: { hide: true, tags: ['pages'], summary, params, response: { 200: HtmlPage, 302: RedirectResponse } },
-    handler,
+    answer,
   };
 }
 
@@ -59,10 +85,10 @@ export function getPage(url: string, summary: string, handler: Handler, params: 
 export function postForm(
   url: string,
   summary: string,
-  handler: Handler,
+  answer: Handler,
   params: z.ZodType = IdParams,
   options: Pick<RouteOptions, 'bodyLimit' | 'onRequest'> & { multipart?: boolean } = {},
-): RouteOptions {
+): StudioRoute {
   const { multipart, ...rest } = options;
   return {
     method: 'POST',
@@ -77,12 +103,16 @@ export function postForm(
       response: { 200: HtmlPage, 303: RedirectResponse, 409: HtmlPage, 413: HtmlPage, 422: HtmlPage },
     },
     ...rest,
-    handler,
+    answer,
   };
 }
 
-/** Who is asking: the page session (its role checked by AUTHORS), the page's words, and the author the domain is given. */
-export async function who(app: App, request: FastifyRequest) {
+/** The Fastify route of a studio route: its handler is given the request as Asked, who asks read first. */
+export function routeOf(app: App, { answer, ...route }: StudioRoute): RouteOptions {
+  return { ...route, handler: async (request, reply) => answer(await asked(app, request, reply)) };
+}
+
+async function asked(app: App, request: FastifyRequest, reply: FastifyReply): Promise<Asked> {
   const session = await pageSession(app, request);
   const ctx = pageContext(app, request);
   const actx: AuthoringContext = {
@@ -90,15 +120,25 @@ export async function who(app: App, request: FastifyRequest) {
     now: app.clock(),
     requestId: request.id,
   };
-  return { session, ctx, actx };
+  const show = (course: CourseRow, tab: StudioTab | null, title: string, body: Html, status = 200, csp?: string) => {
+    const whole = html`${studioHeader(ctx, course, tab)}\n${body}`;
+    return sendPage(reply, page(ctx, title, whole, { user: session.user, current: '/dashboard' }), status, csp);
+  };
+  return {
+    request,
+    reply,
+    session,
+    ctx,
+    actx,
+    id: Number((request.params as { id?: number }).id),
+    form: (request.body ?? {}) as FormValues,
+    query: request.query as Record<string, string | undefined>,
+    show,
+    confirmDelete: (course, tab, question, details, action, cancel) =>
+      show(course, tab, question, confirmDeleteBody(ctx, question, details, action, cancel)),
+    back: (path) => reply.header('cache-control', 'no-store').redirect(path, 303),
+  };
 }
-
-/** The `:id` of the path. */
-export const idOf = (request: FastifyRequest) => (request.params as { id: number }).id;
-/** What the form sent, field by field (../form-body.ts). */
-export const formOf = (request: FastifyRequest) => (request.body ?? {}) as FormValues;
-/** The query string's values. */
-export const queryOf = (request: FastifyRequest) => request.query as Record<string, string | undefined>;
 
 /** The course an editor opens (a course's `:id`), when this author may write it (404/403 otherwise). */
 export const courseOf = (app: App, actx: AuthoringContext, courseId: number) =>
@@ -110,45 +150,9 @@ export const courseIdOfItem = async (app: App, actx: AuthoringContext, kind: 'mo
 
 export const studioPath = (courseId: number, tail = '') => `/dashboard/studio/courses/${courseId}${tail}`;
 
-/** The answer to a form that worked: see the page it changed (303, never cached). */
-export const back = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(path, 303);
-
 /** After a write: a published course's shows in the API-key catalog (plugins/catalog-cache.ts); a draft's never does. */
 export async function changed(app: App, courseId: number): Promise<void> {
   app.catalogChanged({ published: await isCoursePublished(app.db, courseId) });
-}
-
-/** A studio screen: the course's header and tabs above `body`, in the dashboard's page. */
-export function show(
-  reply: FastifyReply,
-  ctx: PageContext,
-  session: PageSession,
-  course: CourseRow,
-  tab: StudioTab | null,
-  title: string,
-  body: Html,
-  status = 200,
-  csp?: string,
-) {
-  const whole = html`${studioHeader(ctx, course, tab)}\n${body}`;
-  return sendPage(reply, page(ctx, title, whole, { user: session.user, current: '/dashboard' }), status, csp);
-}
-
-type Href = ReturnType<typeof href>;
-
-/** The confirmation page of a delete, on its course's tab (views.ts, confirmDeleteBody). */
-export function confirmDelete(
-  reply: FastifyReply,
-  who: { ctx: PageContext; session: PageSession },
-  course: CourseRow,
-  tab: StudioTab,
-  question: string,
-  details: DeleteDetails,
-  action: Href,
-  cancel: Href,
-) {
-  const body = confirmDeleteBody(who.ctx, question, details, action, cancel);
-  return show(reply, who.ctx, who.session, course, tab, question, body);
 }
 
 /** The version a form was opened at (`version`), or undefined when it carries none. */

@@ -3,22 +3,7 @@ import { BadRequestError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { DETAIL_SECTIONS, type FieldErrors, type FormValues, SETTINGS_GROUPS, settingsBody, settingsValues } from './forms.js';
-import {
-  type App,
-  back,
-  changed,
-  courseOf,
-  formOf,
-  getPage,
-  idOf,
-  postForm,
-  problemsOf,
-  queryOf,
-  show,
-  studioPath,
-  versionOf,
-  who,
-} from './screen.js';
+import { type App, changed, courseOf, getPage, postForm, problemsOf, studioPath, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The course's settings (/dashboard/studio/courses/:id/settings): its own fields in groups (the
@@ -89,20 +74,16 @@ ${groups}
 
 export default function settingsScreen(app: App) {
   return [
-    getPage('/studio/courses/:id/settings', 'Course studio: settings', async (request, reply) => {
-      const { session, ctx, actx } = await who(app, request);
-      const course = await courseOf(app, actx, idOf(request));
-      const saved = queryOf(request).saved === '1' && flash(ctx.t.studio.saved);
-      const body = settingsPage(ctx, course, settingsValues(course), {}, saved);
-      return show(reply, ctx, session, course, 'settings', ctx.t.studio.tabs.settings, body);
+    getPage('/studio/courses/:id/settings', 'Course studio: settings', async ({ ctx, actx, id, query, show }) => {
+      const course = await courseOf(app, actx, id);
+      const saved = query.saved === '1' && flash(ctx.t.studio.saved);
+      return show(course, 'settings', ctx.t.studio.tabs.settings, settingsPage(ctx, course, settingsValues(course), {}, saved));
     }),
-    postForm('/studio/courses/:id/settings', 'Saves the settings', async (request, reply) => {
-      const { session, ctx, actx } = await who(app, request);
-      const course = await courseOf(app, actx, idOf(request));
-      const typed = formOf(request);
+    postForm('/studio/courses/:id/settings', 'Saves the settings', async ({ ctx, actx, id, form: typed, show, back }) => {
+      const course = await courseOf(app, actx, id);
       const { body, errors } = settingsBody(typed);
       const s = ctx.t.studio;
-      const again = (page: Html, status: number) => show(reply, ctx, session, course, 'settings', s.tabs.settings, page, status);
+      const again = (page: Html, status: number) => show(course, 'settings', s.tabs.settings, page, status);
       if (!body) return again(settingsPage(ctx, course, typed, errors, flash(s.fixBelow, 'error')), 422);
       try {
         await op.updateCourse(app.db, actx, course.id, body, versionOf(typed));
@@ -117,7 +98,7 @@ export default function settingsScreen(app: App) {
         throw err;
       }
       await changed(app, course.id);
-      return back(reply, studioPath(course.id, '/settings?saved=1'));
+      return back(studioPath(course.id, '/settings?saved=1'));
     }),
   ];
 }
