@@ -30,6 +30,25 @@ export {
   updateChapter,
   updateModule,
 } from './items.js';
+export {
+  AUTHORING_OPERATIONS,
+  type AuthoringOperation,
+  QUIZ_OPERATIONS,
+  QUIZ_SCOPES,
+  type QuizScope,
+  quizPlaceOf,
+  quizTargetOf,
+} from './operations.js';
 export { checklistOf, publishCourse, readPublication, unpublishCourse } from './publication.js';
 export { LearnersHoldError } from './rows.js';
+export {
+  chapterForEditor,
+  chaptersShowing,
+  type EditedChapter,
+  type EditedQuiz,
+  isCoursePublished,
+  quizForEditor,
+  type TeacherChoice,
+  teachersForNewCourse,
+} from './studio-reads.js';
 export { assertVersion, StaleDocumentError, StaleVersionError } from './versions.js';

@@ -4,6 +4,8 @@ import type { PageContext } from '../i18n/index.js';
 import { attr, type Html, href, html, join } from '../view/html.js';
 import type { FieldErrors, FormValues } from './forms.js';
 
+type Href = ReturnType<typeof href>;
+
 // The pieces every studio page is made of: the course's header and tabs, a flash, form fields
 // that show what was typed and the problem next to the field.
 
@@ -94,4 +96,40 @@ export function checklistSection(ctx: PageContext, course: CourseRow, checklist:
   return html`<section aria-labelledby="checklist" class="card"><h2 id="checklist">${s.checklist.title}</h2>
 <ul class="checklist">${items}</ul>
 ${action}</section>`;
+}
+
+/** What is stored next to what was typed, for each field that differs (the 409 page of a stale edit). */
+export function staleCompare(ctx: PageContext, stored: FormValues, typed: FormValues, keys: string[]): Html {
+  const s = ctx.t.studio.stale;
+  const rows = keys
+    .filter((k) => (stored[k] ?? '') !== (typed[k] ?? ''))
+    .map(
+      (k) =>
+        html`<tr><th scope="row">${k}</th><td data-label="${s.stored}"><pre class="stored">${stored[k] ?? ''}</pre></td><td data-label="${s.yours}"><pre class="typed">${typed[k] ?? ''}</pre></td></tr>`,
+    );
+  return html`<div class="warning" role="alert" id="stale"><h2>${s.title}</h2><p>${s.text}</p>
+<div class="table-wrap"><table class="responsive"><thead><tr><th scope="col"></th><th scope="col">${s.stored}</th><th scope="col">${s.yours}</th></tr></thead><tbody>${rows}</tbody></table></div></div>`;
+}
+
+/** What a delete takes with it: the lines listed, notes said in bold, and a picture shown. */
+export interface DeleteDetails {
+  lines: string[];
+  notes?: (string | false)[];
+  picture?: string;
+}
+
+/**
+ * The confirmation of a delete (GET .../delete): what will be deleted and what goes with it, a
+ * POST form to the same URL that does it (under the form CSRF rule), and a way back. No JavaScript.
+ */
+export function confirmDeleteBody(ctx: PageContext, question: string, details: DeleteDetails, action: Href, cancel: Href): Html {
+  const c = ctx.t.studio.confirm;
+  const notes = (details.notes ?? []).filter((n): n is string => Boolean(n));
+  return html`<section class="card confirm-delete" aria-labelledby="confirm-title"><h2 id="confirm-title">${question}</h2>
+${details.picture && html`<p><img src="${href(details.picture)}" alt="" width="160"></p>`}
+${details.lines.length === 0 ? html`<p class="muted">${c.nothingElse}</p>` : html`<p>${c.goesWith}</p><ul class="deleted-with">${details.lines.map((l) => html`<li>${l}</li>`)}</ul>`}
+${notes.map((n) => html`<p><strong>${n}</strong></p>`)}
+<p class="muted">${c.cannotUndo}</p>
+<form method="post" action="${action}" class="inline"><button type="submit" class="danger">${c.yes}</button></form>
+<a href="${cancel}">${c.cancel}</a></section>`;
 }

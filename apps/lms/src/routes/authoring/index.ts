@@ -16,33 +16,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   AUTHOR_ROLES,
+  AUTHORING_OPERATIONS as op,
   assertMayCreateFor,
   type Author,
   type AuthoringContext,
+  type AuthoringOperation,
   type AuthoringTarget,
   type CourseRow,
   courseFieldsOf,
-  createChapter,
   documentTag,
-  createModule,
-  deleteChapter,
-  deleteModule,
-  deleteQuiz,
-  exportCourse,
   findAuthoredCourse,
-  importNewCourse,
-  publishCourse,
-  putQuiz,
-  readHistory,
-  readPublication,
-  reorderOutline,
-  replaceCourse,
   StaleDocumentError,
   StaleVersionError,
-  unpublishCourse,
-  updateChapter,
-  updateCourseFields,
-  updateModule,
 } from '../../domain/authoring/index.js';
 import type { StoredResponse } from '../../domain/idempotency.js';
 import { BadRequestError, ForbiddenError } from '../../errors.js';
@@ -54,7 +39,7 @@ type Handler = (tx: Db, ctx: AuthoringContext, request: FastifyRequest) => Promi
 const ok = (body: Record<string, unknown>, statusCode = 200): StoredResponse => ({ statusCode, body: { success: true, ...body } });
 const idOf = (request: FastifyRequest) => (request.params as Params).id;
 
-const documentAnswer = (r: Awaited<ReturnType<typeof exportCourse>>) => ({
+const documentAnswer = (r: Awaited<ReturnType<typeof op.exportCourse>>) => ({
   courseId: r.course.id,
   isPublished: r.course.is_published,
   version: r.course.version,
@@ -81,39 +66,39 @@ export function ifMatchOf(request: FastifyRequest, versioned: AuthoringRouteSpec
 
 const versionOf = (r: FastifyRequest) => r.ifMatch as number | undefined;
 
-/** What each route of AUTHORING_ROUTES does, by its operation name: one call to domain/authoring. */
+/** What each route of AUTHORING_ROUTES does, by its operation name: one authoring operation (domain/authoring). */
 const HANDLERS: Record<string, Handler> = {
-  importCourse: async (tx, ctx, r) => ok(documentAnswer(await importNewCourse(tx, ctx, r.body as CourseDocument)), 201),
-  exportCourse: async (tx, ctx, r) => ok(documentAnswer(await exportCourse(tx, ctx, idOf(r)))),
+  importCourse: async (tx, ctx, r) => ok(documentAnswer(await op.importCourse(tx, ctx, r.body as CourseDocument)), 201),
+  exportCourse: async (tx, ctx, r) => ok(documentAnswer(await op.exportCourse(tx, ctx, idOf(r)))),
   replaceCourse: async (tx, ctx, r) =>
-    ok(documentAnswer(await replaceCourse(tx, ctx, idOf(r), r.body as CourseDocument, r.ifMatch as string | undefined))),
+    ok(documentAnswer(await op.replaceCourse(tx, ctx, idOf(r), r.body as CourseDocument, r.ifMatch as string | undefined))),
   updateCourse: async (tx, ctx, r) => {
-    const course = await updateCourseFields(tx, ctx, idOf(r), r.body as CoursePatchBody, versionOf(r));
+    const course = await op.updateCourse(tx, ctx, idOf(r), r.body as CoursePatchBody, versionOf(r));
     return ok({ courseId: course.id, isPublished: course.is_published, version: course.version, course: courseFieldsOf(course) });
   },
   createModule: async (tx, ctx, r) =>
-    ok({ module: await createModule(tx, ctx, idOf(r), r.body as { name: string; description: string }) }, 201),
+    ok({ module: await op.createModule(tx, ctx, idOf(r), r.body as { name: string; description: string }) }, 201),
   updateModule: async (tx, ctx, r) =>
-    ok({ module: await updateModule(tx, ctx, idOf(r), r.body as { name?: string; description?: string }) }),
-  deleteModule: async (tx, ctx, r) => ok({ deleted: await deleteModule(tx, ctx, idOf(r)) }),
+    ok({ module: await op.updateModule(tx, ctx, idOf(r), r.body as { name?: string; description?: string }) }),
+  deleteModule: async (tx, ctx, r) => ok({ deleted: await op.deleteModule(tx, ctx, idOf(r)) }),
   createChapter: async (tx, ctx, r) =>
-    ok({ chapter: await createChapter(tx, ctx, idOf(r), r.body as { name: string; content: string }) }, 201),
+    ok({ chapter: await op.createChapter(tx, ctx, idOf(r), r.body as { name: string; content: string }) }, 201),
   updateChapter: async (tx, ctx, r) =>
-    ok({ chapter: await updateChapter(tx, ctx, idOf(r), r.body as { name?: string; content?: string }, versionOf(r)) }),
-  deleteChapter: async (tx, ctx, r) => ok({ deleted: await deleteChapter(tx, ctx, idOf(r)) }),
-  reorderOutline: async (tx, ctx, r) => ok(await reorderOutline(tx, ctx, idOf(r), r.body as OutlineBody)),
-  putChapterQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { chapter: idOf(r) }, r.body as QuizInput, versionOf(r))),
-  deleteChapterQuiz: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { chapter: idOf(r) }) }),
-  putModuleQuiz: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { module: idOf(r) }, r.body as QuizInput, versionOf(r))),
-  deleteModuleQuiz: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { module: idOf(r) }) }),
-  putFinalExam: async (tx, ctx, r) => ok(await putQuiz(tx, ctx, { finalOf: idOf(r) }, r.body as QuizInput, versionOf(r))),
-  deleteFinalExam: async (tx, ctx, r) => ok({ deleted: await deleteQuiz(tx, ctx, { finalOf: idOf(r) }) }),
+    ok({ chapter: await op.updateChapter(tx, ctx, idOf(r), r.body as { name?: string; content?: string }, versionOf(r)) }),
+  deleteChapter: async (tx, ctx, r) => ok({ deleted: await op.deleteChapter(tx, ctx, idOf(r)) }),
+  reorderOutline: async (tx, ctx, r) => ok(await op.reorderOutline(tx, ctx, idOf(r), r.body as OutlineBody)),
+  putChapterQuiz: async (tx, ctx, r) => ok(await op.putChapterQuiz(tx, ctx, idOf(r), r.body as QuizInput, versionOf(r))),
+  deleteChapterQuiz: async (tx, ctx, r) => ok({ deleted: await op.deleteChapterQuiz(tx, ctx, idOf(r)) }),
+  putModuleQuiz: async (tx, ctx, r) => ok(await op.putModuleQuiz(tx, ctx, idOf(r), r.body as QuizInput, versionOf(r))),
+  deleteModuleQuiz: async (tx, ctx, r) => ok({ deleted: await op.deleteModuleQuiz(tx, ctx, idOf(r)) }),
+  putFinalExam: async (tx, ctx, r) => ok(await op.putFinalExam(tx, ctx, idOf(r), r.body as QuizInput, versionOf(r))),
+  deleteFinalExam: async (tx, ctx, r) => ok({ deleted: await op.deleteFinalExam(tx, ctx, idOf(r)) }),
   publicationChecklist: async (tx, ctx, r) => {
-    const { course, checklist } = await readPublication(tx, ctx, idOf(r));
+    const { course, checklist } = await op.publicationChecklist(tx, ctx, idOf(r));
     return ok({ courseId: course.id, isPublished: course.is_published, checklist });
   },
   publishCourse: async (tx, ctx, r) => {
-    const { course, checklist, published } = await publishCourse(tx, ctx, idOf(r));
+    const { course, checklist, published } = await op.publishCourse(tx, ctx, idOf(r));
     if (!published) {
       const failing = checklist.filter((item) => !item.ok).map((item) => `${item.rule}: ${item.message}`);
       return { statusCode: 409, body: { success: false, error: `The course cannot be published yet: ${failing.join('; ')}`, checklist } };
@@ -121,14 +106,14 @@ const HANDLERS: Record<string, Handler> = {
     return ok({ courseId: course.id, isPublished: true, checklist });
   },
   unpublishCourse: async (tx, ctx, r) => {
-    const { course, checklist } = await unpublishCourse(tx, ctx, idOf(r));
+    const { course, checklist } = await op.unpublishCourse(tx, ctx, idOf(r));
     return ok({ courseId: course.id, isPublished: false, checklist });
   },
   courseHistory: async (tx, ctx, r) => {
-    const page = await readHistory(tx, ctx, idOf(r), r.query as { before?: number; limit: number });
+    const page = await op.courseHistory(tx, ctx, idOf(r), r.query as { before?: number; limit: number });
     return ok({ courseId: idOf(r), ...page });
   },
-};
+} satisfies Record<AuthoringOperation, Handler>;
 
 const WHO =
   "Who: the owner teacher, an admin of the course's institution or a super_admin, by session (with the `x-requested-with` " +

@@ -1,0 +1,104 @@
+import { AUTHORING_OPERATIONS as op, type CourseRow, StaleVersionError } from '../../domain/authoring/index.js';
+import { BadRequestError } from '../../errors.js';
+import type { PageContext } from '../i18n/index.js';
+import { type Html, href, html } from '../view/html.js';
+import { DETAIL_SECTIONS, type FieldErrors, type FormValues, SETTINGS_GROUPS, settingsBody, settingsValues } from './forms.js';
+import { type App, changed, courseOf, getPage, postForm, problemsOf, studioPath, versionOf } from './screen.js';
+import { field, flash, staleCompare } from './views.js';
+
+// The course's settings (/dashboard/studio/courses/:id/settings): its own fields in groups (the
+// anchors the checklist links to), saved by the updateCourse operation at the version the form
+// was opened at.
+
+function settingsPage(
+  ctx: PageContext,
+  course: CourseRow,
+  values: FormValues,
+  errors: FieldErrors,
+  note: Html | false,
+  compare: Html | false = false,
+) {
+  const s = ctx.t.studio;
+  const fl = s.fields;
+  const labels: Record<string, string> = {
+    ...fl,
+    admissions: 'admissions',
+    academics: 'academics',
+    tuitionAndFinancing: 'tuitionAndFinancing',
+    careers: 'careers',
+    studentExperience: 'studentExperience',
+  };
+  const one = (name: string): Html => {
+    switch (name) {
+      case 'description':
+        return field(fl.description, name, values, errors, { textarea: 6 });
+      case 'type':
+        return field(fl.type, name, values, errors, {
+          choices: [
+            ['self_paced', fl.typeSelfPaced],
+            ['scheduled', fl.typeScheduled],
+          ],
+        });
+      case 'enrollmentType':
+        return field(fl.enrollmentType, name, values, errors, {
+          choices: [
+            ['open', fl.enrollOpen],
+            ['code', fl.enrollCode],
+            ['approval', fl.enrollApproval],
+          ],
+        });
+      case 'startDate':
+      case 'endDate':
+        return field(labels[name], name, values, errors, { type: 'date' });
+      case 'isPurchasable':
+      case 'previewMode':
+        return field(labels[name], name, values, errors, { type: 'checkbox' });
+      case 'name':
+        return field(fl.name, name, values, errors, { required: true });
+      default:
+        return (DETAIL_SECTIONS as readonly string[]).includes(name)
+          ? field(labels[name], name, values, errors, { textarea: 3, hint: fl.sectionHint })
+          : field(labels[name], name, values, errors);
+    }
+  };
+  const groups = (Object.keys(SETTINGS_GROUPS) as (keyof typeof SETTINGS_GROUPS)[]).map(
+    (g) => html`<fieldset id="${g}" class="card"><legend>${s.groups[g]}</legend>${SETTINGS_GROUPS[g].map(one)}</fieldset>`,
+  );
+  return html`${note}${compare}
+<form method="post" action="${href('/dashboard/studio/courses', course.id, 'settings')}" class="stack">
+<input type="hidden" name="version" value="${values.version ?? String(course.version)}">
+${groups}
+<button type="submit">${s.save}</button>
+</form>`;
+}
+
+export default function settingsScreen(app: App) {
+  return [
+    getPage('/studio/courses/:id/settings', 'Course studio: settings', async ({ ctx, actx, id, query, show }) => {
+      const course = await courseOf(app, actx, id);
+      const saved = query.saved === '1' && flash(ctx.t.studio.saved);
+      return show(course, 'settings', ctx.t.studio.tabs.settings, settingsPage(ctx, course, settingsValues(course), {}, saved));
+    }),
+    postForm('/studio/courses/:id/settings', 'Saves the settings', async ({ ctx, actx, id, form: typed, show, back }) => {
+      const course = await courseOf(app, actx, id);
+      const { body, errors } = settingsBody(typed);
+      const s = ctx.t.studio;
+      const again = (page: Html, status: number) => show(course, 'settings', s.tabs.settings, page, status);
+      if (!body) return again(settingsPage(ctx, course, typed, errors, flash(s.fixBelow, 'error')), 422);
+      try {
+        await op.updateCourse(app.db, actx, course.id, body, versionOf(typed));
+      } catch (err) {
+        if (err instanceof StaleVersionError) {
+          const stored = settingsValues(err.stored as CourseRow);
+          const keys = Object.keys(stored).filter((k) => k !== 'version');
+          return again(settingsPage(ctx, course, stored, {}, false, staleCompare(ctx, stored, typed, keys)), 409);
+        }
+        if (err instanceof BadRequestError)
+          return again(settingsPage(ctx, course, typed, problemsOf(err), flash(s.fixBelow, 'error')), 422);
+        throw err;
+      }
+      await changed(app, course.id);
+      return back(studioPath(course.id, '/settings?saved=1'));
+    }),
+  ];
+}
