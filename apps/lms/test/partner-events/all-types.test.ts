@@ -1,7 +1,7 @@
 import { webhookDeliveries, webhookEndpoints } from '@lms/db';
 import { asc } from 'drizzle-orm';
 import t from 'tap';
-import { enqueuePartnerEvent, type PartnerEventInput } from '../../src/domain/partner-events/enqueue.js';
+import { enqueuePartnerEvent, PARTNER_EVENT_TYPES, type PartnerEventInput } from '../../src/domain/partner-events/enqueue.js';
 import { cliFor } from '../helpers/cli.js';
 import { eventsWorld } from './fixtures.js';
 
@@ -12,6 +12,9 @@ import { eventsWorld } from './fixtures.js';
 t.test("an endpoint registered for 'all' stores 'all' and hears of types added later", async (t) => {
   const w = await eventsWorld(t);
   const cli = cliFor(w.db);
+  const help = await cli('webhook', 'add', '--help');
+  t.equal(help.code, 0, help.err);
+  for (const type of PARTNER_EVENT_TYPES) t.match(help.out + help.err, type, `the help of webhook add names ${type}`);
   const added = await cli('webhook', 'add', '--iss', 'a.example.org', '--url', 'https://hooks.example.org/all');
   t.equal(added.code, 0, added.err);
   t.match(added.err, /: all\./);
