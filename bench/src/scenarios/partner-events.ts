@@ -58,7 +58,14 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
   const enrolOnce = (userId: string) => async () => {
     await inTransaction(db, async (tx) => {
       await tx.insert(enrollments).values({ userId, courseId }).onConflictDoNothing();
-      await enqueuePartnerEvent(tx, { type: 'enrollment.created', userId, occurredAt: new Date(), courseId, data: {} });
+      const at = new Date();
+      await enqueuePartnerEvent(tx, {
+        type: 'enrollment.created',
+        userId,
+        occurredAt: at,
+        courseId,
+        data: { enrolledAt: at.toISOString() },
+      });
     });
     // Undone so the next write is an enrolment again (the same statement on both sides).
     await db.delete(enrollments).where(and(eq(enrollments.userId, userId), eq(enrollments.courseId, courseId)));
@@ -99,7 +106,14 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
         async () => {
           await inTransaction(db, async (tx) => {
             for (let i = 0; i < BATCH; i++) {
-              await enqueuePartnerEvent(tx, { type: 'enrollment.created', userId: member.id, occurredAt: new Date(), courseId, data: {} });
+              const at = new Date();
+              await enqueuePartnerEvent(tx, {
+                type: 'enrollment.created',
+                userId: member.id,
+                occurredAt: at,
+                courseId,
+                data: { enrolledAt: at.toISOString() },
+              });
             }
           });
           const claimed = await claimDue(db, new Date(), BATCH, settings.leaseMs);

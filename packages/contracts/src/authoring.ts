@@ -157,23 +157,25 @@ const httpsUrl = () =>
     }, 'must be an https URL');
 
 const detailText = () => text().max(10_000).optional();
-export const DetailSectionInput = z.strictObject({
-  requirements: detailText(),
-  applicationDeadline: boundedDateTime().optional(),
-  prerequisites: detailText(),
-  credits: detailText(),
-  workload: detailText(),
-  assessment: detailText(),
-  totalCost: z.number().min(0).max(1e12).optional(),
-  paymentOptions: detailText(),
-  scholarships: detailText(),
-  outcomes: detailText(),
-  industries: detailText(),
-  averageSalary: detailText(),
-  testimonials: detailText(),
-  facilities: detailText(),
-  support: detailText(),
-});
+export const DetailSectionInput = z
+  .strictObject({
+    requirements: detailText(),
+    applicationDeadline: boundedDateTime().optional(),
+    prerequisites: detailText(),
+    credits: detailText(),
+    workload: detailText(),
+    assessment: detailText(),
+    totalCost: z.number().min(0).max(1e12).optional(),
+    paymentOptions: detailText(),
+    scholarships: detailText(),
+    outcomes: detailText(),
+    industries: detailText(),
+    averageSalary: detailText(),
+    testimonials: detailText(),
+    facilities: detailText(),
+    support: detailText(),
+  })
+  .meta({ id: 'DetailSectionBody', description: 'One section of a course page as an author writes it; every field optional.' });
 
 /**
  * Every field of a course an author writes, each optional (a PATCH sends the ones it changes; a

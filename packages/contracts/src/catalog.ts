@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LATEST_DATE_TIME, MAX_ID, text } from './text.js';
+import { documentedAs, LATEST_DATE_TIME, MAX_ID, queryBoolean, queryWholeNumber, text } from './text.js';
 
 // Catalog contracts: the course list, the course detail and the recommended bundles. One zod
 // schema per resource validates requests, serializes responses and documents both (OpenAPI).
@@ -17,16 +17,6 @@ const dateTime = z.iso.datetime({ offset: true });
  * course as ended. The detail (`GET /api/courses/{id}`) keeps null, as the spec types it there.
  */
 export const OPEN_ENDED_END_DATE = LATEST_DATE_TIME;
-
-/** Whole-number query text, parsed: `page=2`. Stricter than `Number()`, which takes `0x10`, `1e3`, ` 2`. */
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,10}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
-const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const PAGE_SIZE_DEFAULT = 12;
 export const PAGE_SIZE_MAX = 50;
@@ -284,15 +274,15 @@ export const PublicCourse = z
 export type PublicCourse = z.infer<typeof PublicCourse>;
 
 const categoryIdParam = z
-  .union([z.literal('uncategorized'), wholeNumber(1, MAX_ID)])
+  .union([z.literal('uncategorized'), queryWholeNumber(1, MAX_ID)])
   .describe('A category id, or `uncategorized` for courses without a category.');
 
 export const CourseListQuery = z.object({
-  public: booleanText
+  public: queryBoolean()
     .optional()
     .describe('`true` selects the public catalog. API-key callers always get the buyer-visible dataset; sessions ignore it.'),
-  page: wholeNumber(1, 1_000_000).optional().describe('>= 1; default 1.'),
-  limit: wholeNumber(1, PAGE_SIZE_MAX).optional().describe(`1 to ${PAGE_SIZE_MAX}; default ${PAGE_SIZE_DEFAULT}.`),
+  page: queryWholeNumber(1, 1_000_000).optional().describe('>= 1; default 1.'),
+  limit: queryWholeNumber(1, PAGE_SIZE_MAX).optional().describe(`1 to ${PAGE_SIZE_MAX}; default ${PAGE_SIZE_DEFAULT}.`),
   search: text()
     .max(SEARCH_MAX_LENGTH)
     // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
@@ -310,7 +300,9 @@ export const CourseListQuery = z.object({
       '`name`: A to Z (case-insensitive); `students`: most enrolled first; `modules`: most modules first. ' +
         'Default: newest first. Ties always fall back to newest first (id descending).',
     ),
-  courseId: wholeNumber(1, MAX_ID).optional().describe('Deep link: only this course, if the caller may see it, in the usual list shape.'),
+  courseId: queryWholeNumber(1, MAX_ID)
+    .optional()
+    .describe('Deep link: only this course, if the caller may see it, in the usual list shape.'),
 });
 export type CourseListQuery = z.output<typeof CourseListQuery>;
 
@@ -330,10 +322,13 @@ export type CourseListResponse = z.infer<typeof CourseListResponse>;
 // GET /api/courses/{id}
 
 export const CourseIdParams = z.object({
-  id: z
-    .string()
-    .regex(/^[0-9]{1,100}$/, 'must be a numeric course id')
-    .transform(Number),
+  id: documentedAs(
+    z
+      .string()
+      .regex(/^[0-9]{1,100}$/, 'must be a numeric course id')
+      .transform(Number),
+    { type: 'integer', minimum: 0 },
+  ),
 });
 
 const chapterFields = {
@@ -424,10 +419,10 @@ export const CourseDetailWithAnswersResponse = z
 // GET /api/recommended-courses
 
 export const BundleQuery = z.object({
-  public: booleanText
+  public: queryBoolean()
     .optional()
     .describe('`true`: only bundles whose two courses are both published with an event code. Not implied by an API key.'),
-  categoryId: wholeNumber(1, MAX_ID).optional().describe('Only bundles of this category.'),
+  categoryId: queryWholeNumber(1, MAX_ID).optional().describe('Only bundles of this category.'),
 });
 export type BundleQuery = z.output<typeof BundleQuery>;
 

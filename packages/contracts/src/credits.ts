@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryWholeNumber } from './text.js';
 
 // A member's credit record (docs/architecture.md, "Credits"): every KUM/SKP a certificate earned,
 // in the course's scheme, with totals per calendar year (in the deployment's time zone) and per
@@ -72,16 +73,9 @@ export const MemberCreditsResponse = z
   .meta({ id: 'MemberCreditsResponse' });
 export type MemberCreditsResponse = z.infer<typeof MemberCreditsResponse>;
 
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,10}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
 export const PartnerCreditsQuery = z.object({
-  page: wholeNumber(1, PARTNER_CREDITS_PAGE_MAX).optional().describe(`1 to ${PARTNER_CREDITS_PAGE_MAX}; default 1`),
-  limit: wholeNumber(1, PARTNER_CREDITS_LIMIT_MAX)
+  page: queryWholeNumber(1, PARTNER_CREDITS_PAGE_MAX).optional().describe(`1 to ${PARTNER_CREDITS_PAGE_MAX}; default 1`),
+  limit: queryWholeNumber(1, PARTNER_CREDITS_LIMIT_MAX)
     .optional()
     .describe(`Members per page, 1 to ${PARTNER_CREDITS_LIMIT_MAX}; default ${PARTNER_CREDITS_LIMIT_DEFAULT}`),
   membershipId: z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ID } from './text.js';
+import { MAX_ID, queryWholeNumber } from './text.js';
 
 // GET /api/partner/teachers: what a partner needs before it creates a course (the `institutionId`
 // and `teacherId` of POST /api/courses and of a course document), read with its own bearer token
@@ -9,19 +9,12 @@ export const PARTNER_TEACHERS_PAGE_MAX = 100_000;
 export const PARTNER_TEACHERS_LIMIT_MAX = 100;
 export const PARTNER_TEACHERS_LIMIT_DEFAULT = 50;
 
-const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,10}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
-
 export const PartnerTeachersQuery = z.object({
-  institutionId: wholeNumber(1, MAX_ID)
+  institutionId: queryWholeNumber(1, MAX_ID)
     .optional()
     .describe('One institution; an institution not bound to the calling partner gives an empty page'),
-  page: wholeNumber(1, PARTNER_TEACHERS_PAGE_MAX).optional().describe(`1 to ${PARTNER_TEACHERS_PAGE_MAX}; default 1`),
-  limit: wholeNumber(1, PARTNER_TEACHERS_LIMIT_MAX)
+  page: queryWholeNumber(1, PARTNER_TEACHERS_PAGE_MAX).optional().describe(`1 to ${PARTNER_TEACHERS_PAGE_MAX}; default 1`),
+  limit: queryWholeNumber(1, PARTNER_TEACHERS_LIMIT_MAX)
     .optional()
     .describe(`Teachers per page, 1 to ${PARTNER_TEACHERS_LIMIT_MAX}; default ${PARTNER_TEACHERS_LIMIT_DEFAULT}`),
 });

@@ -25,6 +25,47 @@ export function text() {
   return z.string().regex(NO_NUL, NUL_MESSAGE).regex(WELL_FORMED, SURROGATE_MESSAGE);
 }
 
+/**
+ * The patterns every text() field carries: the OpenAPI documents state them once, in their
+ * description, rather than on every field (server-kit's tidyOpenApiDocument).
+ */
+export const TEXT_PATTERNS: readonly RegExp[] = [NO_NUL, WELL_FORMED];
+
+/**
+ * How a schema is described in the OpenAPI documents instead of what zod would write for it: for
+ * a query or path parameter whose text is parsed, what a client sends (an integer, a boolean)
+ * rather than the text's pattern, so that a generated client takes `limit: 3`. Validation and its
+ * error messages are the schema's own, unchanged.
+ */
+export function documentedAs<T extends z.ZodType>(schema: T, json: Record<string, unknown>): T {
+  // zod's own hook for a schema's JSON Schema (toJSONSchema, which the OpenAPI plugin calls).
+  schema._zod.toJSONSchema = () => ({ ...json });
+  return schema;
+}
+
+/**
+ * A whole number in a query string: `page=2`, parsed. Stricter than `Number()`, which takes
+ * `0x10`, `1e3`, ` 2`. Documented as an integer from `min` to `max`.
+ */
+export function queryWholeNumber(min: number, max: number) {
+  return documentedAs(
+    z
+      .string()
+      .regex(/^[0-9]{1,10}$/, 'must be a whole number')
+      .transform(Number)
+      .pipe(z.number().int().min(min).max(max)),
+    { type: 'integer', minimum: min, maximum: max },
+  );
+}
+
+/** `true` or `false` in a query string, parsed. Documented as a boolean. */
+export function queryBoolean() {
+  return documentedAs(
+    z.enum(['true', 'false']).transform((v) => v === 'true'),
+    { type: 'boolean' },
+  );
+}
+
 /** A whole number that fits an int4 id column: 1 to 2^31 - 1. */
 export function idNumber() {
   return z.number().int().min(1).max(MAX_ID);

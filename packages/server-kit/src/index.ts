@@ -12,3 +12,4 @@ export * from './app-metrics.js';
 export * from './config.js';
 export * from './startup.js';
 export * from './connection-limits.js';
+export * from './openapi-document.js';

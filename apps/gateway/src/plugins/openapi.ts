@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { DOCS_UI_CSP } from '@lms/server-kit';
+import { DOCS_UI_CSP, tidyOpenApiDocument } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
@@ -42,7 +42,7 @@ export default fp<OpenApiPluginOptions>(
         ],
       },
       transform: jsonSchemaTransform,
-      transformObject: jsonSchemaTransformObject,
+      transformObject: (document) => tidyOpenApiDocument(jsonSchemaTransformObject(document)),
     });
     // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files.
     await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_UI_CSP });

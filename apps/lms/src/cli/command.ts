@@ -132,3 +132,16 @@ export function table(rows: string[][]): string[] {
       .trimEnd(),
   );
 }
+
+/** Help text cut into lines of at most `width` characters, at spaces. */
+export function wrapped(text: string, width = 96): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return line === '' ? lines : [...lines, line];
+}

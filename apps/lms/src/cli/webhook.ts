@@ -2,6 +2,7 @@ import { users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import { findPurchase, refundPurchase } from '../domain/learning/purchases.js';
 import { replay } from '../domain/partner-events/delivery.js';
+import { PARTNER_EVENT_TYPES } from '../domain/partner-events/enqueue.js';
 import {
   addEndpoint,
   deliveryLog,
@@ -11,7 +12,7 @@ import {
   rotateSecret,
   setEndpointStatus,
 } from '../domain/partner-events/endpoints.js';
-import { CliError, type CliContext, type CommandGroup, parse, required, table, UsageError, wholeNumber } from './command.js';
+import { CliError, type CliContext, type CommandGroup, parse, required, table, UsageError, wholeNumber, wrapped } from './command.js';
 import { issuerOf } from './partner.js';
 
 function policyOf(ctx: CliContext) {
@@ -39,8 +40,8 @@ export const webhookCommands: CommandGroup = {
       usage: 'webhook add --iss <domain> --url <https-url> [--events <type,...>|all]',
       help: [
         'Registers an endpoint that receives the partner events (Standard Webhooks) of the partner',
-        'whose members they concern. --events lists the types: enrollment.created, enrollment.completed,',
-        'certificate.issued, certificate.revoked, purchase.paid, purchase.refunded, purchase.unconfirmed;',
+        'whose members they concern. --events lists the types (comma-separated), of:',
+        ...wrapped(`${PARTNER_EVENT_TYPES.join(', ')};`),
         'or all (the default): every type, those added in later versions too.',
         'The URL must be https and resolve to a public address, unless WEBHOOK_ALLOW_HTTP /',
         'WEBHOOK_ALLOW_PRIVATE_ADDRESSES allow otherwise (the demo). The secret (whsec_...) is shown once.',

@@ -1,8 +1,56 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { DOCS_UI_CSP } from '@lms/server-kit';
+import { PARTNER_EVENT_TYPES, type PartnerEventType, partnerEventSchemaId } from '@lms/contracts';
+import { DOCS_UI_CSP, tidyOpenApiDocument } from '@lms/server-kit';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+/** `enrollment.created` → `enrollmentCreated`: the operationId of the event's webhook. */
+const camel = (type: PartnerEventType) => type.replace(/\.([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * The partner events, one webhook each (OpenAPI 3.1 `webhooks`): what the LMS POSTs to a partner's
+ * endpoint (docs/api.md, "Calls from the LMS to a partner"), its body the event's schema in
+ * packages/contracts (PartnerEventBody), so that a partner can generate its types.
+ */
+function partnerEventWebhooks() {
+  const header = (name: string, description: string) => ({
+    in: 'header' as const,
+    name,
+    required: true,
+    schema: { type: 'string' as const },
+    description,
+  });
+  return Object.fromEntries(
+    PARTNER_EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: camel(type),
+          summary: `The partner event ${type}`,
+          description:
+            'Sent to the endpoints of the partners of whom the member holds an identity, signed (Standard Webhooks), ' +
+            'at least once and in no guaranteed order: deduplicate by `webhook-id`, order by `data.sequence` or `timestamp`.',
+          tags: ['partner events'],
+          parameters: [
+            header('webhook-id', 'The event id (= data.eventId): deduplicate by it.'),
+            header('webhook-timestamp', 'When this attempt was signed, in Unix seconds.'),
+            header('webhook-signature', 'One or more `v1,<base64 HMAC-SHA256>` separated by spaces (two while a secret is rotated).'),
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${partnerEventSchemaId(type)}` } } },
+          },
+          responses: {
+            '2XX': { description: 'Received: the delivery is done.' },
+            '410': { description: 'Gone: the endpoint is disabled and its deliveries stop.' },
+            default: { description: 'Anything else: tried again later, at least as late as a `Retry-After`.' },
+          },
+        },
+      },
+    ]),
+  );
+}
 
 /** The routes that write the whole OpenAPI document. */
 const DOCUMENTS = new Set(['/docs/json', '/docs/yaml']);
@@ -42,7 +90,8 @@ export default fp(
             'and refused SSO tokens count per client IP: past FAILED_AUTH_PER_MINUTE (default 300) in any sliding ' +
             'minute, every request of that IP that carries a credential gets 429 `{success:false, error}` with ' +
             '`Retry-After`, before anything is looked up. Successful requests never count.\n\n' +
-            '**Input limits.** Text fields and query parameters must not contain the NUL character; ids and ' +
+            '**Input limits.** Text fields and query parameters must not contain the NUL character nor an unpaired ' +
+            'UTF-16 surrogate (rules not repeated as a pattern on each field); ids and ' +
             '`institutionId` are 1 to 2147483647; date-times lie between the years 1000 and 9999 (UTC); a JSON body ' +
             'nests at most 32 levels. Anything else is a 400 naming the field.\n\n' +
             '**Authoring.** Courses are written (`tags: authoring`) by their owner teacher, the admins of their ' +
@@ -55,6 +104,7 @@ export default fp(
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +
             "`x-requested-with` header and, if they send `Origin`, come from this service's origin.",
         },
+        webhooks: partnerEventWebhooks(),
         servers: [
           // Where this deployment is reached (PUBLIC_URL): "Try it out" calls this server, no placeholder.
           { url: app.config.PUBLIC_URL.replace(/\/$/, ''), description: 'this LMS (PUBLIC_URL)' },
@@ -73,7 +123,7 @@ export default fp(
         },
       },
       transform: jsonSchemaTransform,
-      transformObject: jsonSchemaTransformObject,
+      transformObject: (document) => tidyOpenApiDocument(jsonSchemaTransformObject(document)),
     });
     // Its own policy (nosniff is on every answer, see app.ts): the UI runs only its own files. The
     // documents are public and a few milliseconds of CPU each to write: limited per client IP.

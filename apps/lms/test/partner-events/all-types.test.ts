@@ -1,7 +1,7 @@
 import { webhookDeliveries, webhookEndpoints } from '@lms/db';
 import { asc } from 'drizzle-orm';
 import t from 'tap';
-import { enqueuePartnerEvent, type PartnerEventType } from '../../src/domain/partner-events/enqueue.js';
+import { enqueuePartnerEvent, PARTNER_EVENT_TYPES, type PartnerEventInput } from '../../src/domain/partner-events/enqueue.js';
 import { cliFor } from '../helpers/cli.js';
 import { eventsWorld } from './fixtures.js';
 
@@ -12,6 +12,9 @@ import { eventsWorld } from './fixtures.js';
 t.test("an endpoint registered for 'all' stores 'all' and hears of types added later", async (t) => {
   const w = await eventsWorld(t);
   const cli = cliFor(w.db);
+  const help = await cli('webhook', 'add', '--help');
+  t.equal(help.code, 0, help.err);
+  for (const type of PARTNER_EVENT_TYPES) t.match(help.out + help.err, type, `the help of webhook add names ${type}`);
   const added = await cli('webhook', 'add', '--iss', 'a.example.org', '--url', 'https://hooks.example.org/all');
   t.equal(added.code, 0, added.err);
   t.match(added.err, /: all\./);
@@ -35,13 +38,18 @@ t.test("an endpoint registered for 'all' stores 'all' and hears of types added l
   t.match((await cli('webhook', 'list')).out, /\sall\s+https:\/\/hooks\.example\.org\/all/);
 
   // A type a later version adds: the 'all' endpoint gets it, the one that chose its types does not.
-  const future = 'member.renewed' as PartnerEventType;
-  const queued = await enqueuePartnerEvent(w.db.db, { type: future, userId: w.cast.learner.id, occurredAt: new Date(), data: {} });
+  const future = { type: 'member.renewed', userId: w.cast.learner.id, occurredAt: new Date(), data: {} };
+  const queued = await enqueuePartnerEvent(w.db.db, future as unknown as PartnerEventInput);
   t.equal(queued, 1);
   const [d] = await w.db.db.select().from(webhookDeliveries);
   t.equal(d!.endpointId, rows[0]!.id, "queued for the 'all' endpoint only");
   t.equal(
-    await enqueuePartnerEvent(w.db.db, { type: 'enrollment.created', userId: w.cast.learner.id, occurredAt: new Date(), data: {} }),
+    await enqueuePartnerEvent(w.db.db, {
+      type: 'enrollment.created',
+      userId: w.cast.learner.id,
+      occurredAt: new Date(),
+      data: { enrolledAt: new Date().toISOString() },
+    }),
     2,
     'a type both want: both',
   );

@@ -74,15 +74,21 @@ t.test('an endpoint that hangs holds its share of the slots, never the instance'
   await addEndpointRow(w.db.db, w.partnerB, b.url);
   // A backlog for the hanging endpoint first (the oldest due, so claimed first), then 40 for B.
   const t0 = Date.now();
+  const enrolled = () => ({ enrolledAt: new Date(t0).toISOString() });
   for (let i = 0; i < 10; i++) {
-    await enqueuePartnerEvent(w.db.db, { type: 'enrollment.created', userId: w.cast.learner.id, occurredAt: new Date(t0 + i), data: {} });
+    await enqueuePartnerEvent(w.db.db, {
+      type: 'enrollment.created',
+      userId: w.cast.learner.id,
+      occurredAt: new Date(t0 + i),
+      data: enrolled(),
+    });
   }
   for (let i = 0; i < 40; i++) {
     await enqueuePartnerEvent(w.db.db, {
       type: 'enrollment.created',
       userId: w.cast.otherLearner.id,
       occurredAt: new Date(t0 + 100 + i),
-      data: {},
+      data: enrolled(),
     });
   }
   await w.app.ready(); // the worker starts

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { PARTNER_EVENT_BODY_TYPES, PartnerEventBody } from '@lms/contracts';
 import { chapters } from '@lms/db';
 import { asc, eq } from 'drizzle-orm';
@@ -72,4 +73,13 @@ t.test('every event type, as delivered, is exactly its published schema', async 
     }
   }
   t.same([...seen].sort(), [...PARTNER_EVENT_TYPES].sort(), 'every type was delivered and checked');
+});
+
+t.test("docs/api.md's table of event types lists exactly the contracts' types", async (t) => {
+  const api = await readFile(new URL('../../../../docs/api.md', import.meta.url), 'utf8');
+  const start = api.indexOf('| `type` | `data` adds |');
+  t.ok(start >= 0, 'the table is there');
+  const table = api.slice(start, api.indexOf('\n\n', start));
+  const rows = [...table.matchAll(/^\| `([a-z]+\.[a-z]+)` \|/gm)].map((m) => m[1]);
+  t.same(rows.sort(), [...PARTNER_EVENT_TYPES].sort(), 'one row per type (the list is PartnerEventPayloads in packages/contracts)');
 });

@@ -26,7 +26,12 @@ t.test('retention: what waits for a disabled endpoint is dropped after WEBHOOK_L
   await addEndpointRow(w.db.db, w.partnerB, b.url);
   await w.db.db.update(webhookEndpoints).set({ status: 'disabled', disabledReason: 'test' }).where(eq(webhookEndpoints.id, endA.id));
   const event = (userId: string) =>
-    enqueuePartnerEvent(w.db.db, { type: 'enrollment.created', userId, occurredAt: time.clock(), data: {} });
+    enqueuePartnerEvent(w.db.db, {
+      type: 'enrollment.created',
+      userId,
+      occurredAt: time.clock(),
+      data: { enrolledAt: time.clock().toISOString() },
+    });
   await event(w.cast.learner.id); // waits for A (disabled)
   await event(w.cast.otherLearner.id); // pending for B (active, never sent here)
   let m = await scrape(metrics.url);

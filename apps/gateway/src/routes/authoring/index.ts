@@ -22,6 +22,7 @@ const authoringRoutes: FastifyPluginAsyncZod = async (app) => {
       validatorCompiler: passThrough,
       schema: {
         tags: ['authoring'],
+        operationId: spec.operation,
         summary: spec.summary,
         description:
           "Called by a partner's backend with `Authorization: Bearer <JWT>`, a course-creation token (as for " +

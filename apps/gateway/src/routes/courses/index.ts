@@ -118,6 +118,7 @@ const courseRoutes: FastifyPluginAsyncZod = async (app) => {
       validatorCompiler: passThrough,
       schema: {
         tags: ['courses'],
+        operationId: 'createCourse',
         summary: "Create a course (draft) on the partner's LMS",
         description:
           "Called by a partner's backend with `Authorization: Bearer <JWT>`, a course-creation token signed with the " +

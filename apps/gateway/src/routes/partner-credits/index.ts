@@ -19,6 +19,7 @@ const partnerCreditRoutes: FastifyPluginAsyncZod = async (app) => {
       validatorCompiler: passThrough,
       schema: {
         tags: ['partners'],
+        operationId: 'listPartnerCredits',
         summary: "Your members' credit records (KUM/SKP), paged",
         description:
           "Called by a partner's backend with `Authorization: Bearer <JWT>`, a course-creation token (as for " +

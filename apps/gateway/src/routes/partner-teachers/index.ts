@@ -19,6 +19,7 @@ const partnerTeacherRoutes: FastifyPluginAsyncZod = async (app) => {
       validatorCompiler: passThrough,
       schema: {
         tags: ['partners'],
+        operationId: 'listPartnerTeachers',
         summary: 'Your institutions and their teachers (the ids course creation needs)',
         description:
           "Called by a partner's backend with `Authorization: Bearer <JWT>`, a course-creation token (as for " +

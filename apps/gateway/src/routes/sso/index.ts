@@ -28,6 +28,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       schema: {
         tags: ['sso'],
+        operationId: 'verifySsoToken',
         summary: 'Partner SSO entry: check the issuer and the caller IP, redirect to the LMS',
         description:
           "Called by the partner's backend (never the browser: the caller IP is checked) with redirects disabled. " +

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { PartnerEventPayload } from '@lms/contracts';
 import { affectedRows, bundles, courses, type Db, enrollments, institutions, inTransaction, purchases, users } from '@lms/db';
 import { and, asc, count, desc, eq, gt, inArray, lte, or, type SQL, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -424,7 +425,7 @@ export async function confirmPurchase(
       .values(inLockOrder.map((courseId) => ({ userId: found.userId, courseId, enrolledAt: at })))
       .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
       .returning({ courseId: enrollments.courseId });
-    await enqueuePurchaseEvent(tx, 'purchase.paid', purchaseId, at);
+    await enqueuePurchaseEvent(tx, { type: 'purchase.paid' }, purchaseId, at);
     for (const { courseId } of created) await enqueueEnrollmentCreated(tx, found.userId, courseId, at);
     return found.courseIds.map(Number);
   });
@@ -478,7 +479,7 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
       await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
     }
     // The partners heard purchase.paid and enrollment.created: they hear that both were taken back.
-    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.unconfirmed', purchaseId, at, { unenrolledCourseIds: ids });
+    await enqueuePurchaseEvent(tx as unknown as Db, { type: 'purchase.unconfirmed', unenrolledCourseIds: ids }, purchaseId, at);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -502,18 +503,21 @@ export async function rejectPurchase(db: Db, decider: Decider, purchaseId: numbe
   return (await findPurchase(db, purchaseId))!;
 }
 
+/** What a purchase event adds to the purchase it reads: its fields of PartnerEventPayloads (packages/contracts). */
+type PurchaseEvent =
+  | { type: 'purchase.paid' }
+  | ({ type: 'purchase.refunded' } & Pick<
+      PartnerEventPayload<'purchase.refunded'>['purchase'],
+      'unenrolledCourseIds' | 'revokedCertificateCodes' | 'certificateKeptReason'
+    >)
+  | ({ type: 'purchase.unconfirmed' } & Pick<PartnerEventPayload<'purchase.unconfirmed'>['purchase'], 'unenrolledCourseIds'>);
+
 /**
  * purchase.paid / purchase.refunded / purchase.unconfirmed (an admin undid a confirmation made by
  * mistake: the purchase waits for payment again, its enrolments are gone) for the buyer's partners,
  * in the transaction that changed it.
  */
-async function enqueuePurchaseEvent(
-  tx: Db,
-  type: 'purchase.paid' | 'purchase.refunded' | 'purchase.unconfirmed',
-  purchaseId: number,
-  at: Date,
-  extra: Record<string, unknown> = {},
-): Promise<void> {
+async function enqueuePurchaseEvent(tx: Db, event: PurchaseEvent, purchaseId: number, at: Date): Promise<void> {
   const [p] = await tx
     .select({
       userId: purchases.userId,
@@ -528,26 +532,29 @@ async function enqueuePurchaseEvent(
     .from(purchases)
     .where(eq(purchases.id, purchaseId));
   if (!p) return;
-  await enqueuePartnerEvent(tx, {
-    type,
-    userId: p.userId,
-    occurredAt: at,
+  const purchase = {
+    id: purchaseId,
     courseId: p.courseId,
-    data: {
-      purchase: {
-        id: purchaseId,
-        courseId: p.courseId,
-        bundleId: p.bundleId,
-        amount: p.amount,
-        currency: p.currency,
-        reference: p.reference,
-        paidAt: p.paidAt?.toISOString() ?? null,
-        ...(type === 'purchase.refunded' ? { refundedAt: at.toISOString(), reason: p.closeReason } : {}),
-        ...(type === 'purchase.unconfirmed' ? { unconfirmedAt: at.toISOString() } : {}),
-        ...extra,
-      },
-    },
-  });
+    bundleId: p.bundleId,
+    amount: p.amount,
+    currency: p.currency,
+    reference: p.reference,
+    paidAt: p.paidAt?.toISOString() ?? null,
+  };
+  const about = { userId: p.userId, occurredAt: at, courseId: p.courseId };
+  if (event.type === 'purchase.paid') {
+    await enqueuePartnerEvent(tx, { ...about, type: event.type, data: { purchase } });
+  } else if (event.type === 'purchase.refunded') {
+    const { type, ...extra } = event;
+    await enqueuePartnerEvent(tx, {
+      ...about,
+      type,
+      data: { purchase: { ...purchase, refundedAt: at.toISOString(), reason: p.closeReason, ...extra } },
+    });
+  } else {
+    const { type, ...extra } = event;
+    await enqueuePartnerEvent(tx, { ...about, type, data: { purchase: { ...purchase, unconfirmedAt: at.toISOString(), ...extra } } });
+  }
 }
 
 /** What a refund did besides closing the purchase (docs/architecture.md, "A refund ends what it bought"). */
@@ -627,11 +634,12 @@ export async function refundPurchase(
           )
         : [];
     const unenrolledCourseIds = removed.map((r) => r.courseId).sort((x, y) => x - y);
-    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at, {
-      unenrolledCourseIds,
-      revokedCertificateCodes: revoked.map((r) => r.code),
-      certificateKeptReason: kept,
-    });
+    await enqueuePurchaseEvent(
+      tx as unknown as Db,
+      { type: 'purchase.refunded', unenrolledCourseIds, revokedCertificateCodes: revoked.map((r) => r.code), certificateKeptReason: kept },
+      purchaseId,
+      at,
+    );
     return { unenrolledCourseIds, revokedCertificates: revoked };
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.

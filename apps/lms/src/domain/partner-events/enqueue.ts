@@ -1,3 +1,4 @@
+import type { PartnerEventPayload, PartnerEventType } from '@lms/contracts';
 import type { Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
 
@@ -5,29 +6,25 @@ import { sql } from 'drizzle-orm';
 // that changes what a partner may hear about calls enqueuePartnerEvent inside its own transaction,
 // so an event exists exactly when the change committed.
 
-export const PARTNER_EVENT_TYPES = [
-  'enrollment.created',
-  'enrollment.completed',
-  'certificate.issued',
-  'certificate.revoked',
-  'purchase.paid',
-  'purchase.refunded',
-  'purchase.unconfirmed',
-] as const;
-export type PartnerEventType = (typeof PARTNER_EVENT_TYPES)[number];
+// The event types and the schema of each one's data are packages/contracts' (partner-events.ts):
+// a `data` that does not match its type's schema is a type error here.
+export { PARTNER_EVENT_TYPES, type PartnerEventType } from '@lms/contracts';
 /** What an endpoint subscribes to: types, or `all` (stored as such, so types added later are included). */
 export type EventSubscription = PartnerEventType | 'all';
 
-export interface PartnerEventInput {
-  type: PartnerEventType;
+interface EventOf<T extends PartnerEventType> {
+  type: T;
   /** The member the event is about: only partners of whom they hold an identity hear of it. */
   userId: string;
   occurredAt: Date;
   /** What the event says (course, certificate, purchase); the member reference is added per partner. */
-  data: Record<string, unknown>;
+  data: PartnerEventPayload<T>;
   /** The course it concerns: `data.course` becomes {id, name} (read in the same statement). */
   courseId?: number | null;
 }
+
+/** One event to write: its `data` is its type's (PartnerEventPayloads in packages/contracts). */
+export type PartnerEventInput = { [T in PartnerEventType]: EventOf<T> }[PartnerEventType];
 
 /**
  * Writes the event to the outbox, in the caller's transaction (`tx`): one partner_events row per

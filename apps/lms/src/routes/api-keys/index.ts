@@ -53,6 +53,7 @@ const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: ['teacher'] },
       schema: {
         tags: ['API keys'],
+        operationId: 'listApiKeys',
         summary: "List the caller's API keys, newest first, revoked ones included",
         description: WHO,
         security: [{ session: [] }],
@@ -71,6 +72,7 @@ const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: ['teacher'] },
       schema: {
         tags: ['API keys'],
+        operationId: 'createApiKey',
         summary: 'Create an API key; the key is in this response only',
         description: `${WHO}${CSRF} Only a SHA-256 hash of the key is stored.`,
         security: [{ session: [] }],
@@ -94,6 +96,7 @@ const apiKeyRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: ['teacher'] },
       schema: {
         tags: ['API keys'],
+        operationId: 'revokeApiKey',
         summary: 'Revoke one of your API keys',
         description:
           `${WHO}${CSRF} 404 when the key is not yours, does not exist or is already revoked. ` +

@@ -264,6 +264,7 @@ declare module 'fastify' {
 export function routeSchema(spec: AuthoringRouteSpec, who: string, bodyLimitBytes: number) {
   return {
     tags: ['authoring'],
+    operationId: spec.operation,
     summary: spec.summary,
     description: `${who}${spec.description}${spec.method === 'GET' ? '' : ` Body limit: ${bodyLimitBytes} bytes (413 above it).`}`,
     security: [{ session: [] }, { partnerBearer: [] }] as { [scheme: string]: string[] }[],

@@ -58,6 +58,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: true, rateLimited: true, sessionLimited: true },
       schema: {
         tags: ['catalog'],
+        operationId: 'listCourses',
         summary: 'List courses',
         description:
           'The catalog, one page at a time. Visibility: API keys see buyer-visible courses only (published with an ' +
@@ -104,6 +105,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: true, rateLimited: true },
       schema: {
         tags: ['catalog'],
+        operationId: 'getCourse',
         summary: 'Course detail',
         description:
           'One course with its modules, chapters, quizzes and questions (each in orderIndex order) and its module-level ' +
@@ -138,6 +140,7 @@ const catalogRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: true, rateLimited: true, sessionLimited: true },
       schema: {
         tags: ['catalog'],
+        operationId: 'listRecommendedBundles',
         summary: 'Recommended course bundles',
         description:
           'Pairs of courses sold together, in id order. totalPrice is the sum of the two course prices; price falls ' +

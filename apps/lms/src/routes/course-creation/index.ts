@@ -20,6 +20,7 @@ const courseCreationRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: { accepts: ['partner-token'] }, authoringLimited: true },
       schema: {
         tags: ['courses'],
+        operationId: 'createCourse',
         summary: 'Create a course as a draft (partners, through the gateway only)',
         description:
           "Reached through the gateway only: requests without the gateway's credential get 403. " +

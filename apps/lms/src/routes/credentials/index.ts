@@ -32,6 +32,7 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['credentials'],
+        operationId: 'getCredentialIssuer',
         summary: "The credential issuer's Open Badges 3.0 Profile (its id is this URL)",
         response: { 200: Profile },
       },
@@ -48,6 +49,7 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['credentials'],
+        operationId: 'getInstitutionProfile',
         summary: "An institution's Open Badges 3.0 Profile (the creator of its courses' achievements)",
         params: z.object({ id: z.string() }),
         response: { 200: Profile, 404: ErrorResponse },
@@ -71,6 +73,7 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['credentials'],
+        operationId: 'getCredentialKey',
         summary: 'A credential key, at its kid (a JWK)',
         description:
           "The URL a credential's `kid` names (`/credentials/keys/urn:ietf:params:oauth:jwk-thumbprint:sha-256:<thumbprint>`, " +
@@ -97,6 +100,7 @@ const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['credentials'],
+        operationId: 'getStatusList',
         summary: 'A Bitstring Status List (revocation) as a VC-JWT',
         description:
           'W3C Bitstring Status List v1.0: a BitstringStatusListCredential signed with the issuer key (compact JWS, `typ` vc+jwt, ' +

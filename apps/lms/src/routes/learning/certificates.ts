@@ -16,6 +16,7 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'listMyCertificates',
         summary: "The caller's certificates, newest first",
         description:
           'For any signed-in person (session cookie); an API key gets 403, no credentials 401. Each has a ' +
@@ -52,6 +53,7 @@ const certificateRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'getCertificateCredential',
         summary: "The caller's certificate as an Open Badges 3.0 credential (VC-JWT)",
         description:
           "The holder only (session cookie): another person's code, an unknown code or a malformed one is 404, an API key " +

@@ -16,6 +16,7 @@ const chapterRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'getChapter',
         summary: 'A chapter with its content, when the caller is enrolled and the chapter is unlocked',
         description: `${WHO} ${LOCKED}`,
         security: [{ session: [] }],
@@ -41,6 +42,7 @@ const chapterRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'completeChapter',
         summary: 'Mark a chapter complete (201; again: 200, nothing changes)',
         description:
           `${WHO}${CSRF} ${LOCKED} Completing the last chapter of a course without a final exam (or whose final ` +

@@ -39,6 +39,7 @@ const creditRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'getMyCredits',
         summary: "The caller's credit record: every KUM/SKP earned, totals per year and rolling, target progress",
         description:
           'For any signed-in person (session cookie); an API key gets 403, no credentials 401. One record per ' +

@@ -52,6 +52,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
+        operationId: 'enrollInCourse',
         summary: 'Enrol in a course (open, by code, or by asking for approval)',
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
@@ -112,6 +113,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly(STAFF) },
       schema: {
         tags: TAGS,
+        operationId: 'listEnrollmentRequests',
         summary: 'The pending enrolment requests the caller decides, oldest first (at most 200)',
         description: `${SESSION_ONLY} Teachers see their own courses' requests, admins their institution's, super_admins all; a student 403.`,
         security: [{ session: [] }],
@@ -146,6 +148,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
         config: { auth: sessionOnly() },
         schema: {
           tags: TAGS,
+          operationId: action === 'approve' ? 'approveEnrollmentRequest' : 'rejectEnrollmentRequest',
           summary: action === 'approve' ? 'Approve a pending enrolment request (enrols the learner)' : 'Reject a pending enrolment request',
           description:
             `${SESSION_ONLY}${CSRF_RULE}\n\n${DECIDE}` +

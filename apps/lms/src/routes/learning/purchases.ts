@@ -66,6 +66,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
+        operationId: 'startPurchase',
         summary: 'Start a purchase of a course or a bundle (pending until an admin confirms the transfer)',
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
@@ -115,6 +116,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
+        operationId: 'listMyPurchases',
         summary: "The caller's purchases, newest first (at most 200)",
         description: SESSION_ONLY,
         security: [{ session: [] }],
@@ -133,6 +135,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: TAGS,
+        operationId: 'cancelPurchase',
         summary: 'Cancel one of your purchases that waits for payment',
         description: `${SESSION_ONLY}${CSRF_RULE}\n\nOnly its buyer cancels a purchase, and only while it is pending.`,
         security: [{ session: [] }],
@@ -161,6 +164,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
+        operationId: 'listPendingPurchases',
         summary: 'The transfers the caller may confirm: oldest first, a page at a time, or one by its reference',
         description:
           `${SESSION_ONLY} Admins see purchases whose every course belongs to their institution, super_admins all; ` +
@@ -193,6 +197,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
+        operationId: 'rejectPurchase',
         summary: 'Reject a purchase whose money did not come, with a reason for the buyer',
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
@@ -223,6 +228,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
+        operationId: 'refundPurchase',
         summary: 'Record that a paid purchase was refunded, with who, when and why',
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
@@ -265,6 +271,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
+        operationId: 'confirmPurchase',
         summary: 'Confirm that a bank transfer arrived: the purchase is paid and the buyer enrolled',
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +
@@ -301,6 +308,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly(['admin', 'super_admin']) },
       schema: {
         tags: TAGS,
+        operationId: 'undoPurchaseConfirmation',
         summary: 'Undo a confirmation made by mistake (within 15 minutes, before the buyer used the course)',
         description:
           `${SESSION_ONLY}${CSRF_RULE}\n\n` +

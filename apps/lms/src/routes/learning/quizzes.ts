@@ -24,6 +24,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'startQuizAttempt',
         summary: 'Start an attempt at a quiz: its questions and options, without any answer key',
         description:
           `${WHO}${CSRF} 201 with a new attempt; an open attempt whose time is not up is returned again (200) ` +
@@ -57,6 +58,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: sessionOnly() },
       schema: {
         tags: ['Learning'],
+        operationId: 'submitQuizAttempt',
         summary: 'Submit the answers of an attempt: scored on the server, once',
         description:
           `${WHO.replace(' The course must have an enrollment of the caller (403 otherwise).', '')}${CSRF} ` +

@@ -25,6 +25,7 @@ const partnerCreditRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: { accepts: ['partner-token'] } },
       schema: {
         tags: ['partners'],
+        operationId: 'listPartnerCredits',
         summary: "A partner's members' credit records, paged",
         description: PARTNER_CREDITS_DESCRIPTION,
         security: [{ partnerBearer: [] }],

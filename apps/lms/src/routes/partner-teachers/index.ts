@@ -24,6 +24,7 @@ const partnerTeacherRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { auth: { accepts: ['partner-token'] } },
       schema: {
         tags: ['partners'],
+        operationId: 'listPartnerTeachers',
         summary: 'Your institutions and their teachers (the ids course creation needs)',
         description: PARTNER_TEACHERS_DESCRIPTION,
         security: [{ partnerBearer: [] }],

@@ -31,6 +31,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { auth: ['teacher', 'admin', 'super_admin'], rateLimited: true, sessionLimited: true },
       schema: {
+        operationId: 'getProgressMetrics',
         summary: 'Progress metrics, overall and per category',
         description: descriptionFor(app.config.RATE_LIMIT_PER_MINUTE),
         tags: ['progress'],

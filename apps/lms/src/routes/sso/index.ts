@@ -181,6 +181,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['sso'],
+        operationId: 'verifySsoHandOff',
         summary: 'Entry of the SSO hand-off (the gateway points the browser here)',
         description:
           "307 to `/api/auth/sso/callback?token=<token>&proof=<proof>`, carrying the gateway's proof as it came; " +
@@ -206,6 +207,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['sso'],
+        operationId: 'getSigningKeys',
         summary: "The LMS's public signing keys (JWKS): member-check tokens (ES256) and Open Badges credentials (RS256)",
         description:
           '`application/jwk-set+json`. Partners verify the member-check tokens with the ES256 keys; anyone verifies the ' +
@@ -231,6 +233,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['sso'],
+        operationId: 'ssoCallback',
         summary: 'Verifies the partner token, signs the member in and redirects to the dashboard',
         description:
           'Success: session cookie set, 302 to `/dashboard`; in a browser where another person is signed in, 200 with a ' +
@@ -262,6 +265,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['sso'],
+        operationId: 'switchAccount',
         summary: 'Switch accounts: the answer to the question a signed-in browser gets from a sign-in link',
         description:
           'A sign-in link opened in a browser where another person is signed in does not switch accounts at once: ' +
@@ -290,6 +294,7 @@ const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { public: true },
       schema: {
         tags: ['sso'],
+        operationId: 'signOut',
         summary: 'Ends the session server-side and clears the cookie',
         description:
           'Same-origin only (CSRF): the `Origin` header, or failing that `Sec-Fetch-Site: same-origin`, must show the ' +
