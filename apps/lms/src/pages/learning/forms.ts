@@ -19,7 +19,7 @@ import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
-import { type BundleFlash, bundlePageLink } from '../bundles.js';
+import { type BundleFlash, bundlePageLink } from '../bundles/index.js';
 import type { EnrolFlash } from './enrol-section.js';
 import { decidesTransfers } from './transfers.js';
 

@@ -1,16 +1,16 @@
 import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { courseTierPrice } from '../domain/rules/tier-prices.js';
-import { listCategories } from '../domain/categories.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { coverImage, ignoredNote, pager, progressBar, statusBadge } from './view/components.js';
-import { ownPicturePath } from '../domain/media/pictures.js';
-import { attr, type Html, href, html, join } from './view/html.js';
-import { page } from './view/layout.js';
+import { findVisibleCourses } from '../../domain/catalog/course-list.js';
+import { courseTierPrice } from '../../domain/rules/tier-prices.js';
+import { listCategories } from '../../domain/categories.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { pageSession } from '../session.js';
+import { coverImage, ignoredNote, pager, progressBar, statusBadge } from '../view/components.js';
+import { ownPicturePath } from '../../domain/media/pictures.js';
+import { attr, type Html, href, html, join } from '../view/html.js';
+import { page } from '../view/layout.js';
 
 const PAGE_SIZE = 20;
 /** The sort orders offered, by their `sortBy` value ('' is the API's default, newest first). */

@@ -1,14 +1,14 @@
 import { HtmlPage, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { listApiKeys } from '../domain/api-keys.js';
-import { ForbiddenError } from '../errors.js';
-import { DASHBOARD_SCRIPT_PATH } from './assets.js';
-import type { ApiKeysScriptData } from './client/api-keys-page.js';
-import { fill, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { attr, html } from './view/html.js';
-import { page } from './view/layout.js';
+import { listApiKeys } from '../../domain/api-keys.js';
+import { ForbiddenError } from '../../errors.js';
+import { DASHBOARD_SCRIPT_PATH } from '../assets.js';
+import type { ApiKeysScriptData } from '../client/api-keys-page.js';
+import { fill, pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { pageSession } from '../session.js';
+import { attr, html } from '../view/html.js';
+import { page } from '../view/layout.js';
 
 /**
  * GET /dashboard/api-keys: the teacher's "Kunci API" section. The list is rendered here; creating

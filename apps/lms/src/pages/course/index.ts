@@ -1,20 +1,20 @@
 import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { courseTierPrice } from '../domain/rules/tier-prices.js';
-import { NotFoundError } from '../errors.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { coverImage, progressBar, statusBadge } from './view/components.js';
-import { ownPicturePath } from '../domain/media/pictures.js';
-import { href, html } from './view/html.js';
-import { page } from './view/layout.js';
-import { bundlesSection } from './learning/bundles-section.js';
-import { enrolSection } from './learning/enrol-section.js';
-import { assertManages } from '../domain/learning/attempt-grants.js';
-import { findStep, loadCoursePath, pathRoleOf } from '../domain/learning/course-path.js';
-import { continueBox, outline, stepHref } from './learning/outline.js';
+import { findVisibleCourses } from '../../domain/catalog/course-list.js';
+import { courseTierPrice } from '../../domain/rules/tier-prices.js';
+import { NotFoundError } from '../../errors.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { pageSession } from '../session.js';
+import { coverImage, progressBar, statusBadge } from '../view/components.js';
+import { ownPicturePath } from '../../domain/media/pictures.js';
+import { href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
+import { bundlesSection } from '../learning/bundles-section.js';
+import { enrolSection } from '../learning/enrol-section.js';
+import { assertManages } from '../../domain/learning/attempt-grants.js';
+import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
+import { continueBox, outline, stepHref } from '../learning/outline.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
   return unlocked

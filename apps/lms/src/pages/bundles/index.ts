@@ -8,14 +8,14 @@ import {
   countBundleOffers,
   endedCourseOf,
   findBundleOffers,
-} from '../domain/learning/bundle-offers.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { transferInstructions } from './learning/transfer.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { ignoredNote, pager } from './view/components.js';
-import { type Html, href, html } from './view/html.js';
-import { page } from './view/layout.js';
+} from '../../domain/learning/bundle-offers.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
+import { transferInstructions } from '../learning/transfer.js';
+import { sendPage } from '../send.js';
+import { pageSession } from '../session.js';
+import { ignoredNote, pager } from '../view/components.js';
+import { type Html, href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
 
 /** The outcomes of the buy form (./learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
 export type BundleFlash = keyof PageContext['t']['bundles']['flash'];

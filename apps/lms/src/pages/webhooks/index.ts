@@ -2,7 +2,7 @@ import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { replay } from '../domain/partner-events/delivery.js';
+import { replay } from '../../domain/partner-events/delivery.js';
 import {
   addEndpoint,
   deliveryLog,
@@ -11,16 +11,16 @@ import {
   listEndpoints,
   rotateSecret,
   setEndpointStatus,
-} from '../domain/partner-events/endpoints.js';
-import { PARTNER_EVENT_TYPES } from '../domain/partner-events/enqueue.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
-import { CrossSiteFormError } from '../plugins/csrf.js';
-import { acceptFormBodies } from './form-body.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { type Html, href, html } from './view/html.js';
-import { page } from './view/layout.js';
+} from '../../domain/partner-events/endpoints.js';
+import { PARTNER_EVENT_TYPES } from '../../domain/partner-events/enqueue.js';
+import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { CrossSiteFormError } from '../../plugins/csrf.js';
+import { acceptFormBodies } from '../form-body.js';
+import { type PageContext, pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { pageSession } from '../session.js';
+import { type Html, href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
 
 // /dashboard/webhooks: partners' event endpoints, for super_admin only (docs/operations.md,
 // "Partner events"): the list with each endpoint's state, adding one (its secret shown once),
