@@ -1,4 +1,3 @@
-import { webhooksTitle } from '../webhooks/index.js';
 import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -249,7 +248,7 @@ ${courses}
 ${keys}
 ${
   session.caller.role === 'super_admin' &&
-  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksTitle(ctx)}</a></h2></section>`
+  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${ctx.t.webhooks.title}</a></h2></section>`
 }`;
 }
 

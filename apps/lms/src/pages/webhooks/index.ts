@@ -27,98 +27,6 @@ import { page } from '../view/layout.js';
 // rotating, disabling and enabling, replaying since a time, and each endpoint's delivery log with
 // the replay of one event. Plain forms (csrf: 'form'), the same domain code as `lms-admin webhook`.
 
-const WORDS = {
-  id: {
-    title: 'Webhook mitra',
-    intro: 'Peristiwa (pendaftaran, kelulusan, sertifikat, pembayaran) dikirim ke endpoint mitra, ditandatangani (Standard Webhooks).',
-    none: 'Belum ada endpoint.',
-    partner: 'Mitra',
-    url: 'URL',
-    events: 'Peristiwa',
-    state: 'Status',
-    pending: 'Antre',
-    actions: 'Tindakan',
-    active: 'Aktif',
-    failing: (since: string) => `Aktif, gagal sejak ${since}`,
-    disabled: (why: string) => `Nonaktif: ${why}`,
-    add: 'Tambah endpoint',
-    issuer: 'Issuer mitra (domain)',
-    allEvents: 'Semua peristiwa',
-    addButton: 'Tambah',
-    secretOnce: 'Rahasia penandatanganan (hanya ditampilkan sekali; simpan di sistem mitra):',
-    rotate: 'Ganti rahasia',
-    disable: 'Nonaktifkan',
-    enable: 'Aktifkan',
-    replaySince: 'Kirim ulang sejak',
-    replay: 'Kirim ulang',
-    log: 'Log pengiriman',
-    logTitle: (id: number) => `Log pengiriman endpoint ${id}`,
-    time: 'Waktu',
-    event: 'Peristiwa',
-    result: 'Hasil',
-    status: 'HTTP',
-    latency: 'ms',
-    answer: 'Jawaban',
-    noAttempts: 'Belum ada percobaan.',
-    back: 'Kembali ke webhook',
-    flash: {
-      added: 'Endpoint ditambahkan.',
-      rotated: 'Rahasia baru dibuat; rahasia lama tetap berlaku 24 jam.',
-      disabled: 'Endpoint dinonaktifkan.',
-      enabled: 'Endpoint diaktifkan.',
-      replayed: 'Pengiriman diantrekan ulang.',
-      invalid: 'Isian tidak sah: periksa issuer, URL (https, alamat publik) dan waktu.',
-    },
-  },
-  en: {
-    title: 'Partner webhooks',
-    intro: 'Events (enrolments, completions, certificates, payments) are sent to partners’ endpoints, signed (Standard Webhooks).',
-    none: 'No endpoints yet.',
-    partner: 'Partner',
-    url: 'URL',
-    events: 'Events',
-    state: 'State',
-    pending: 'Queued',
-    actions: 'Actions',
-    active: 'Active',
-    failing: (since: string) => `Active, failing since ${since}`,
-    disabled: (why: string) => `Disabled: ${why}`,
-    add: 'Add an endpoint',
-    issuer: 'Partner issuer (domain)',
-    allEvents: 'All events',
-    addButton: 'Add',
-    secretOnce: "Signing secret (shown once; keep it in the partner's system):",
-    rotate: 'Rotate secret',
-    disable: 'Disable',
-    enable: 'Enable',
-    replaySince: 'Replay since',
-    replay: 'Replay',
-    log: 'Delivery log',
-    logTitle: (id: number) => `Delivery log of endpoint ${id}`,
-    time: 'Time',
-    event: 'Event',
-    result: 'Result',
-    status: 'HTTP',
-    latency: 'ms',
-    answer: 'Answer',
-    noAttempts: 'No attempts yet.',
-    back: 'Back to webhooks',
-    flash: {
-      added: 'Endpoint added.',
-      rotated: 'New secret made; the old one stays valid for 24 h.',
-      disabled: 'Endpoint disabled.',
-      enabled: 'Endpoint enabled.',
-      replayed: 'Deliveries queued again.',
-      invalid: 'Not valid: check the issuer, the URL (https, a public address) and the time.',
-    },
-  },
-} as const;
-
-const words = (ctx: PageContext) => WORDS[ctx.locale === 'id' ? 'id' : 'en'];
-
-/** The page's title, for the dashboard's link to it (super_admin). */
-export const webhooksTitle = (ctx: PageContext): string => words(ctx).title;
-
 const Loose = z.object({}).passthrough().nullish();
 const FlashQuery = z.object({ done: z.unknown().optional() });
 
@@ -129,7 +37,7 @@ async function superAdmin(app: Parameters<FastifyPluginAsyncZod>[0], request: Fa
 }
 
 function flash(ctx: PageContext, done: unknown): Html | false {
-  const f = words(ctx).flash;
+  const f = ctx.t.webhooks.flash;
   if (typeof done !== 'string' || !Object.hasOwn(f, done)) return false;
   const bad = done === 'invalid';
   return html`<p class="${bad ? 'error' : 'notice'}" role="${bad ? 'alert' : 'status'}">${f[done as keyof typeof f]}</p>`;
@@ -152,7 +60,7 @@ const webhooksPage: FastifyPluginAsyncZod = async (app) => {
   });
 
   function listView(ctx: PageContext, rows: Awaited<ReturnType<typeof listEndpoints>>, secret?: string): Html {
-    const w = words(ctx);
+    const w = ctx.t.webhooks;
     const body = rows.map((r) => {
       const state =
         r.status === 'active'
@@ -206,7 +114,7 @@ ${body}</tbody></table></div>`
       const ctx = pageContext(app, request);
       const rows = await listEndpoints(app.db);
       const body = html`${flash(ctx, request.query.done)}${listView(ctx, rows)}`;
-      return sendPage(reply, page(ctx, words(ctx).title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, ctx.t.webhooks.title, body, { user: session.user, current: '/dashboard' }));
     },
   );
 
@@ -224,7 +132,7 @@ ${body}</tbody></table></div>`
       const rows = await listEndpoints(app.db);
       const body = html`${flash(ctx, 'added')}${listView(ctx, rows, added.secret)}`;
       reply.header('cache-control', 'no-store');
-      return sendPage(reply, page(ctx, words(ctx).title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, ctx.t.webhooks.title, body, { user: session.user, current: '/dashboard' }));
     } catch (err) {
       if (err instanceof EndpointInputError) return back(reply, '/dashboard/webhooks?done=invalid');
       throw err;
@@ -255,7 +163,7 @@ ${body}</tbody></table></div>`
         const ctx = pageContext(app, request);
         reply.header('cache-control', 'no-store');
         const body = html`${flash(ctx, done)}${listView(ctx, await listEndpoints(app.db), secret)}`;
-        return sendPage(reply, page(ctx, words(ctx).title, body, { user: session.user, current: '/dashboard' }));
+        return sendPage(reply, page(ctx, ctx.t.webhooks.title, body, { user: session.user, current: '/dashboard' }));
       },
     );
   }
@@ -290,7 +198,7 @@ ${body}</tbody></table></div>`
     async (request, reply) => {
       const session = await superAdmin(app, request);
       const ctx = pageContext(app, request);
-      const w = words(ctx);
+      const w = ctx.t.webhooks;
       const id = idOf(request);
       if (!(await listEndpoints(app.db)).some((r) => r.id === id)) throw new NotFoundError('No such endpoint');
       const rows = await deliveryLog(app.db, id, 200);
