@@ -22,7 +22,9 @@ import signInPage from './sign-in/index.js';
 import mediaRoutes from './media/index.js';
 import studioPages from './studio/index.js';
 import landingPage from './landing/index.js';
-import learnPages from './learning/learn.js';
+import chapterPages from './learning/chapter.js';
+import quizPages from './learning/quiz.js';
+import certificatePages from './learning/certificate.js';
 import creditPages from './learning/credits.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
@@ -89,7 +91,9 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(
     async (scope) => {
       pageErrors(scope);
-      await scope.register(learnPages);
+      await scope.register(chapterPages);
+      await scope.register(quizPages);
+      await scope.register(certificatePages);
       await scope.register(creditPages);
     },
     { prefix: '/learn' },

@@ -1,4 +1,3 @@
-import { HtmlPage, RedirectResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { listApiKeys } from '../../domain/api-keys.js';
 import { ForbiddenError } from '../../errors.js';
@@ -9,6 +8,7 @@ import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { attr, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { htmlPageSchema } from '../page-route.js';
 
 /**
  * GET /dashboard/api-keys: the teacher's "Kunci API" section. The list is rendered here; creating
@@ -20,12 +20,9 @@ const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
     '/api-keys',
     {
       config: { auth: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: "The teacher's API keys: create (shown once), list, revoke",
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);

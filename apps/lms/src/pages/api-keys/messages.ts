@@ -47,9 +47,7 @@ export function apiKeysMessagesId() {
   };
 }
 
-export type ApiKeysMessages = ReturnType<typeof apiKeysMessagesId>;
-
-export function apiKeysMessagesEn(): ApiKeysMessages {
+export function apiKeysMessagesEn(): ReturnType<typeof apiKeysMessagesId> {
   return {
     apiKeys: {
       title: 'API keys',

@@ -1,4 +1,4 @@
-import { HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
+import { MAX_ID } from '@lms/contracts';
 import type { Db } from '@lms/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import { pageSession } from '../session.js';
 import { ignoredNote, pager } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { htmlPageSchema } from '../page-route.js';
 
 /** The outcomes of the buy form (./learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
 export type BundleFlash = keyof PageContext['t']['bundles']['flash'];
@@ -82,13 +83,10 @@ const bundlesPage: FastifyPluginAsyncZod = async (app) => {
     '/bundles',
     {
       config: { auth: true, sessionLimited: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: 'The course bundles a learner can buy, at their tier price, with the buy form',
         querystring: PageQuery,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);

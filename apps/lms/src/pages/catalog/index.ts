@@ -1,4 +1,4 @@
-import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
+import { CourseListQuery, type PublicCourse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
@@ -11,6 +11,7 @@ import { coverImage, ignoredNote, pager, progressBar, statusBadge } from '../vie
 import { ownPicturePath } from '../../domain/media/pictures.js';
 import { attr, type Html, href, html, join } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { htmlPageSchema } from '../page-route.js';
 
 const PAGE_SIZE = 20;
 /** The sort orders offered, by their `sortBy` value ('' is the API's default, newest first). */
@@ -61,13 +62,10 @@ const catalogPage: FastifyPluginAsyncZod = async (app) => {
     '/catalog',
     {
       config: { auth: true, sessionLimited: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: 'The course catalog with search, category filter and sort',
         querystring: PageQuery,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);

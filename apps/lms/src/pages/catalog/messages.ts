@@ -25,9 +25,7 @@ export function catalogMessagesId(f: Format) {
   };
 }
 
-export type CatalogMessages = ReturnType<typeof catalogMessagesId>;
-
-export function catalogMessagesEn(f: Format): CatalogMessages {
+export function catalogMessagesEn(f: Format): ReturnType<typeof catalogMessagesId> {
   return {
     catalog: {
       title: 'Catalog',

@@ -1,4 +1,4 @@
-import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
+import { CourseIdParams, MAX_ID } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import { courseTierPrice } from '../../domain/rules/tier-prices.js';
@@ -15,6 +15,7 @@ import { enrolSection } from '../learning/enrol-section.js';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
 import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
 import { continueBox, outline, stepHref } from '../learning/outline.js';
+import { htmlPageSchema } from '../page-route.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
   return unlocked
@@ -32,13 +33,10 @@ const coursePage: FastifyPluginAsyncZod = async (app) => {
     '/courses/:id',
     {
       config: { auth: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: 'One course with its modules and chapters, locked or unlocked',
         params: CourseIdParams,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
@@ -146,13 +144,10 @@ ${exam}
     '/courses/:id/preview',
     {
       config: { auth: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: "A course's learner page as a new learner sees it, for its managers (read-only)",
         params: CourseIdParams,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);

@@ -45,9 +45,7 @@ export function courseMessagesId(f: Format) {
   };
 }
 
-export type CourseMessages = ReturnType<typeof courseMessagesId>;
-
-export function courseMessagesEn(f: Format): CourseMessages {
+export function courseMessagesEn(f: Format): ReturnType<typeof courseMessagesId> {
   return {
     course: {
       backToCatalog: '← Catalog',

@@ -1,4 +1,4 @@
-import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
+import type { PublicCourse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findDraftCourseIds, findLearnerOverview } from '../../domain/learner-overview.js';
@@ -11,11 +11,13 @@ import { barChart } from '../view/charts.js';
 import { progressBar, statusBadge } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { webhooksWords } from '../webhooks/messages.js';
 import { staffLearningSections } from '../learning/dashboard-sections.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { stepHref, stepName } from '../learning/outline.js';
 import { pendingPurchasesSection } from '../learning/pending-purchases.js';
 import { creditsThisYearSection } from '../learning/credits.js';
+import { htmlPageSchema } from '../page-route.js';
 
 const STAFF_COURSE_LIMIT = 50;
 const CONTINUE_LIMIT = 20;
@@ -248,7 +250,7 @@ ${courses}
 ${keys}
 ${
   session.caller.role === 'super_admin' &&
-  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${ctx.t.webhooks.title}</a></h2></section>`
+  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksWords(ctx).title}</a></h2></section>`
 }`;
 }
 
@@ -258,12 +260,9 @@ const dashboardPage: FastifyPluginAsyncZod = async (app) => {
     '/',
     {
       config: { auth: true, sessionLimited: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: "The signed-in user's dashboard; 302 to `/sign-in` without a valid session",
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);

@@ -68,9 +68,7 @@ export function dashboardMessagesId(f: Format) {
   };
 }
 
-export type DashboardMessages = ReturnType<typeof dashboardMessagesId>;
-
-export function dashboardMessagesEn(f: Format): DashboardMessages {
+export function dashboardMessagesEn(f: Format): ReturnType<typeof dashboardMessagesId> {
   return {
     dashboard: {
       title: 'Dashboard',

@@ -9,7 +9,6 @@ import { enrolMessagesEn } from '../learning/messages.js';
 import { pathMessagesEn } from '../learning/path-messages.js';
 import { signInMessagesEn } from '../sign-in/messages.js';
 import { studioMessagesEn } from '../studio/messages.js';
-import { webhooksMessagesEn } from '../webhooks/messages.js';
 import { type Html, html } from '../view/html.js';
 import type { Format } from './format.js';
 import type { Messages } from './id.js';
@@ -22,7 +21,6 @@ export function en(f: Format): Messages {
     ...catalogMessagesEn(f),
     ...courseMessagesEn(f),
     ...apiKeysMessagesEn(),
-    ...webhooksMessagesEn(),
     ...enrolMessagesEn(f),
     ...creditMessagesEn(f),
     ...studioMessagesEn(),

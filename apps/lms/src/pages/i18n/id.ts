@@ -9,7 +9,6 @@ import { enrolMessagesId } from '../learning/messages.js';
 import { pathMessagesId } from '../learning/path-messages.js';
 import { signInMessagesId } from '../sign-in/messages.js';
 import { studioMessagesId } from '../studio/messages.js';
-import { webhooksMessagesId } from '../webhooks/messages.js';
 import { type Html, html } from '../view/html.js';
 import type { Format } from './format.js';
 
@@ -35,7 +34,6 @@ export function id(f: Format) {
     ...catalogMessagesId(f),
     ...courseMessagesId(f),
     ...apiKeysMessagesId(),
-    ...webhooksMessagesId(),
     ...enrolMessagesId(f),
     ...creditMessagesId(f),
     ...studioMessagesId(),

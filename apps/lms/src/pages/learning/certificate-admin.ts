@@ -12,14 +12,12 @@ import {
   reissueCertificate,
   revokeCertificate,
 } from '../../domain/learning/certificates.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { CrossSiteFormError } from '../../plugins/csrf.js';
-import { acceptFormBodies } from '../form-body.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import { NotFoundError } from '../../errors.js';
+import type { PageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
+import { formScope, PAGE, seeOther } from '../page-route.js';
 
-const PAGE = { hide: true, tags: ['pages'] };
 const CertificateParams = z.object({
   id: z.coerce.number().int().min(1).max(MAX_ID),
   // Any id the LMS makes (as the learner page: UUIDs, the synthetic seed's `<prefix>_<number>`).
@@ -113,13 +111,7 @@ ${certificates.length > 0 && !mayRevoke && html`<p class="muted">${a.notYours}</
  * the limit is told on the page rather than as a 413.
  */
 const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
-  acceptFormBodies(app, 64 * 1024);
-  app.setErrorHandler(async (err, request) => {
-    const words = pageContext(app, request).t.enrol.forbidden;
-    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
-    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
-    throw err;
-  });
+  formScope(app, 64 * 1024);
 
   /**
    * Who acts, and the certificate the URL names: the caller must revoke for the course's
@@ -152,7 +144,7 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
         const result = await revokeCertificate(app.db, code, fields.data.reason, app.clock());
         flash = result.outcome === 'revoked' ? 'revoked' : 'already';
       }
-      return reply.header('cache-control', 'no-store').redirect(back(courseId, userId, flash), 303);
+      return seeOther(reply, back(courseId, userId, flash));
     },
   );
 
@@ -168,7 +160,7 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
       if (result.outcome === 'unknown') throw new NotFoundError('Certificate not found');
       const flash: CertificateFlash =
         result.outcome === 'reissued' ? 'reissued' : result.outcome === 'not_revoked' ? 'not-revoked' : 'exists';
-      return reply.header('cache-control', 'no-store').redirect(back(courseId, userId, flash), 303);
+      return seeOther(reply, back(courseId, userId, flash));
     },
   );
 };

@@ -1,4 +1,4 @@
-import { HtmlPage, RedirectResponse } from '@lms/contracts';
+import { RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -18,8 +18,7 @@ import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-
-const PAGE = { hide: true, tags: ['pages'] };
+import { htmlPageSchema, PAGE } from '../page-route.js';
 
 /** A record's status in words: counted, counted with an expired certificate, or voided. */
 export function recordStatus(ctx: PageContext, r: CreditRecord): string {
@@ -98,16 +97,13 @@ function isoDay(at: Date, zone: string): string {
  * any of these URLs: each shows the signed-in person's own record only.
  */
 const creditPages: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/credits',
-    { config: { auth: true }, schema: { ...PAGE, response: { 200: HtmlPage, 302: RedirectResponse } } },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
-      const { f } = ctx;
-      const c = ctx.t.credits;
-      const { year, credits } = await creditsNow(app, session.caller.userId);
-      const body = html`<h1>${c.title}</h1>
+  app.get('/credits', { config: { auth: true }, schema: htmlPageSchema({}) }, async (request, reply) => {
+    const session = await pageSession(app, request);
+    const ctx = pageContext(app, request);
+    const { f } = ctx;
+    const c = ctx.t.credits;
+    const { year, credits } = await creditsNow(app, session.caller.userId);
+    const body = html`<h1>${c.title}</h1>
 <p>${c.intro}</p>
 <p>${c.export}: <a href="${href('/learn/credits.csv')}" download>${c.csv}</a> · <a href="${href('/learn/credits.pdf')}" download>${c.pdf}</a></p>
 <p class="muted">${c.csvNote}</p>
@@ -133,9 +129,8 @@ ${
 <section aria-labelledby="records"><h2 id="records">${c.records}</h2>
 ${recordsTable(ctx, credits)}
 </section>`;
-      return sendPage(reply, page(ctx, c.title, body, { user: session.user, current: '/dashboard' }));
-    },
-  );
+    return sendPage(reply, page(ctx, c.title, body, { user: session.user, current: '/dashboard' }));
+  });
 
   app.get(
     '/credits.csv',

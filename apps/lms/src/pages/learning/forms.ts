@@ -1,5 +1,5 @@
 import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RefundPurchaseBody, RejectPurchaseBody, text } from '@lms/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
@@ -22,6 +22,7 @@ import { pageSession } from '../session.js';
 import { type BundleFlash, bundlePageLink } from '../bundles/index.js';
 import type { EnrolFlash } from './enrol-section.js';
 import { decidesTransfers } from './transfers.js';
+import { seeOther } from '../page-route.js';
 
 const EnrolForm = z.object({ code: text().max(200).optional() });
 const EmptyForm = z.object({}).passthrough().nullish();
@@ -49,7 +50,6 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
     throw err;
   });
-  const back = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(path, 303);
   const courseIdOf = (request: FastifyRequest) => {
     const id = (request.params as { id: number }).id;
     if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
@@ -96,7 +96,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         if (!(err instanceof BadRequestError)) throw err;
         flash = err.message === WRONG_CODE ? 'wrong-code' : err.message === CODE_REQUIRED ? 'code-required' : 'wrong-code';
       }
-      return back(reply, `${page}?enrol=${flash}#enrol`);
+      return seeOther(reply, `${page}?enrol=${flash}#enrol`);
     },
   );
 
@@ -108,7 +108,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       const courseId = courseIdOf(request);
       const outcome = await buy(session.caller.userId, { courseId });
       const flash: EnrolFlash = outcome === 'started' ? 'purchase-started' : outcome === 'capped' ? 'too-many-pending' : 'nothing-to-buy';
-      return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
+      return seeOther(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
     },
   );
 
@@ -120,7 +120,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       const bundleId = (request.params as { id: number }).id;
       const outcome = await buy(session.caller.userId, { bundleId });
       const flash: BundleFlash = outcome === 'capped' ? 'too-many-pending' : outcome;
-      return back(reply, await bundlePageLink(app.db, bundleId, flash));
+      return seeOther(reply, await bundlePageLink(app.db, bundleId, flash));
     },
   );
 
@@ -141,7 +141,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
           if (!(err instanceof ConflictError)) throw err;
           outcome = 'already';
         }
-        return back(reply, `/dashboard?decided=${outcome}#requests`);
+        return seeOther(reply, `/dashboard?decided=${outcome}#requests`);
       },
     );
   }
@@ -163,10 +163,10 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         await confirmPurchase(app.db, caller, id, app.clock());
       } catch (err) {
         if (!(err instanceof ConflictError)) throw err;
-        return back(reply, '/dashboard/transfers?confirmed=already');
+        return seeOther(reply, '/dashboard/transfers?confirmed=already');
       }
       // The list then offers to undo it (15 minutes; ../../domain/learning/purchases.ts, undoConfirmation).
-      return back(reply, `/dashboard/transfers?confirmed=done&undo=${id}`);
+      return seeOther(reply, `/dashboard/transfers?confirmed=done&undo=${id}`);
     },
   );
 
@@ -183,7 +183,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         if (!(err instanceof ConflictError)) throw err;
         outcome = 'undo-refused';
       }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+      return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
     },
   );
 
@@ -195,7 +195,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       const id = (request.params as { id: number }).id;
       const given = (request.body as { reason?: unknown } | null)?.reason;
       const reason = RejectPurchaseBody.shape.reason.safeParse(given);
-      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=reason-required');
+      if (!reason.success) return seeOther(reply, '/dashboard/transfers?confirmed=reason-required');
       let outcome: string = done;
       try {
         await decide(app.db, caller, id, reason.data, app.clock());
@@ -203,7 +203,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         if (!(err instanceof ConflictError)) throw err;
         outcome = 'already';
       }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+      return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
     });
   decideWithReason('/purchases/:id/reject', 'Reject-transfer form of the transfers list', rejectPurchase, 'rejected');
 
@@ -217,10 +217,10 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       const id = (request.params as { id: number }).id;
       const form = (request.body ?? {}) as { reason?: unknown; keepCertificate?: unknown; keepReason?: unknown };
       const reason = RefundPurchaseBody.shape.reason.safeParse(form.reason);
-      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=refund-reason-required');
+      if (!reason.success) return seeOther(reply, '/dashboard/transfers?confirmed=refund-reason-required');
       const keeping = form.keepCertificate !== undefined;
       const keptReason = RefundPurchaseBody.shape.keepCertificateReason.unwrap().safeParse(form.keepReason);
-      if (keeping && !keptReason.success) return back(reply, '/dashboard/transfers?confirmed=keep-reason-required');
+      if (keeping && !keptReason.success) return seeOther(reply, '/dashboard/transfers?confirmed=keep-reason-required');
       let outcome = 'refunded';
       try {
         await refundPurchase(app.db, caller, id, reason.data, app.clock(), {
@@ -230,7 +230,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         if (!(err instanceof ConflictError)) throw err;
         outcome = 'already';
       }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+      return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
     },
   );
 
@@ -246,9 +246,9 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         return null;
       });
       const item = purchase ?? (await findPurchase(app.db, id));
-      if (item?.bundleId != null) return back(reply, await bundlePageLink(app.db, item.bundleId, 'cancelled'));
-      if (item?.courseId != null) return back(reply, `/dashboard/courses/${item.courseId}?enrol=purchase-cancelled#enrol`);
-      return back(reply, '/dashboard');
+      if (item?.bundleId != null) return seeOther(reply, await bundlePageLink(app.db, item.bundleId, 'cancelled'));
+      if (item?.courseId != null) return seeOther(reply, `/dashboard/courses/${item.courseId}?enrol=purchase-cancelled#enrol`);
+      return seeOther(reply, '/dashboard');
     },
   );
 };

@@ -63,9 +63,7 @@ export function learnMessagesId(f: Format) {
   };
 }
 
-export type LearnMessages = ReturnType<typeof learnMessagesId>;
-
-export function learnMessagesEn(f: Format): LearnMessages {
+export function learnMessagesEn(f: Format): ReturnType<typeof learnMessagesId> {
   return {
     learn: {
       refused: {

@@ -1,4 +1,4 @@
-import { HtmlPage, LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import { LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -13,10 +13,8 @@ import { type CourseLearnerRow, findCourseLearners, LEARNERS_PAGE_SIZE, learnerS
 import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { findUserProfile } from '../../domain/user-profile.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import { CSV_DIALECTS, csvLine } from '../../lib/csv.js';
-import { CrossSiteFormError } from '../../plugins/csrf.js';
-import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
@@ -25,8 +23,8 @@ import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { certificateFlashOf, certificateSection } from './certificate-admin.js';
 import { stepName } from './outline.js';
+import { formScope, htmlPageSchema, PAGE, seeOther } from '../page-route.js';
 
-const PAGE = { hide: true, tags: ['pages'] };
 const LearnersQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) }).passthrough();
 const LearnerParams = z.object({
   id: z.coerce.number().int().min(1).max(MAX_ID),
@@ -47,19 +45,13 @@ const GrantFields = z.object({
  * CSV; one learner's quiz attempts with the form that grants more (recorded with its reason).
  */
 const learnersPages: FastifyPluginAsyncZod = async (app) => {
-  acceptFormBodies(app, 4096);
-  app.setErrorHandler(async (err, request) => {
-    const words = pageContext(app, request).t.enrol.forbidden;
-    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
-    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
-    throw err;
-  });
+  formScope(app, 4096);
 
   app.get(
     '/courses/:id/learners',
     {
       config: { auth: true },
-      schema: { ...PAGE, params: LearningCourseIdParams, querystring: LearnersQuery, response: { 200: HtmlPage, 302: RedirectResponse } },
+      schema: htmlPageSchema({ params: LearningCourseIdParams, querystring: LearnersQuery }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
@@ -190,7 +182,7 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
 
   app.get(
     '/courses/:id/learners/:userId',
-    { config: { auth: true }, schema: { ...PAGE, params: LearnerParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
+    { config: { auth: true }, schema: htmlPageSchema({ params: LearnerParams }) },
     async (request, reply) => {
       const session = await pageSession(app, request);
       const ctx = pageContext(app, request);
@@ -266,7 +258,7 @@ ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: ma
       // Who may grant is decided before the form is read: an attacker learns nothing from its errors.
       await assertManages(app.db, session.caller, courseId);
       const fields = GrantFields.safeParse(request.body ?? {});
-      if (!fields.success) return reply.header('cache-control', 'no-store').redirect(`${back}?granted=invalid#grant`, 303);
+      if (!fields.success) return seeOther(reply, `${back}?granted=invalid#grant`);
       try {
         await grantAttempts(
           app.db,
@@ -276,9 +268,9 @@ ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: ma
         );
       } catch (err) {
         if (!(err instanceof TooManyExtraAttemptsError)) throw err;
-        return reply.header('cache-control', 'no-store').redirect(`${back}?granted=capped#grant`, 303);
+        return seeOther(reply, `${back}?granted=capped#grant`);
       }
-      return reply.header('cache-control', 'no-store').redirect(`${back}?granted=granted`, 303);
+      return seeOther(reply, `${back}?granted=granted`);
     },
   );
 };

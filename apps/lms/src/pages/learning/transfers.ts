@@ -1,4 +1,4 @@
-import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
+import { LearningIdParams } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,6 +11,7 @@ import { pageSession } from '../session.js';
 import { pager } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { htmlPageSchema } from '../page-route.js';
 
 /** Transfers per page of /dashboard/transfers; the dashboard shows the oldest few. */
 const PAGE_SIZE = 20;
@@ -111,7 +112,7 @@ const transfersPage: FastifyPluginAsyncZod = async (app) => {
     '/transfers',
     {
       config: { auth: true },
-      schema: { hide: true, tags: ['pages'], querystring: TransfersQuery, response: { 200: HtmlPage, 302: RedirectResponse } },
+      schema: htmlPageSchema({ querystring: TransfersQuery }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);
@@ -158,7 +159,7 @@ export const confirmTransferPage: FastifyPluginAsyncZod = async (app) => {
     '/purchases/:id/confirm',
     {
       config: { auth: true },
-      schema: { hide: true, tags: ['pages'], params: LearningIdParams, response: { 200: HtmlPage, 302: RedirectResponse } },
+      schema: htmlPageSchema({ params: LearningIdParams }),
     },
     async (request, reply) => {
       const session = await pageSession(app, request);

@@ -56,9 +56,7 @@ export function signInMessagesId() {
   };
 }
 
-export type SignInMessages = ReturnType<typeof signInMessagesId>;
-
-export function signInMessagesEn(): SignInMessages {
+export function signInMessagesEn(): ReturnType<typeof signInMessagesId> {
   const again = "Please go back to your organisation's website and sign in again from there.";
   return {
     switchAccount: {

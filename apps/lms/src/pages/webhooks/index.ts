@@ -1,5 +1,5 @@
 import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { replay } from '../../domain/partner-events/delivery.js';
@@ -14,13 +14,13 @@ import {
 } from '../../domain/partner-events/endpoints.js';
 import { PARTNER_EVENT_TYPES } from '../../domain/partner-events/enqueue.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { CrossSiteFormError } from '../../plugins/csrf.js';
-import { acceptFormBodies } from '../form-body.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { webhooksWords } from './messages.js';
+import { formScope, seeOther } from '../page-route.js';
 
 // /dashboard/webhooks: partners' event endpoints, for super_admin only (docs/operations.md,
 // "Partner events"): the list with each endpoint's state, adding one (its secret shown once),
@@ -37,19 +37,14 @@ async function superAdmin(app: Parameters<FastifyPluginAsyncZod>[0], request: Fa
 }
 
 function flash(ctx: PageContext, done: unknown): Html | false {
-  const f = ctx.t.webhooks.flash;
+  const f = webhooksWords(ctx).flash;
   if (typeof done !== 'string' || !Object.hasOwn(f, done)) return false;
   const bad = done === 'invalid';
   return html`<p class="${bad ? 'error' : 'notice'}" role="${bad ? 'alert' : 'status'}">${f[done as keyof typeof f]}</p>`;
 }
 
 const webhooksPage: FastifyPluginAsyncZod = async (app) => {
-  acceptFormBodies(app, 4096);
-  app.setErrorHandler(async (err, request) => {
-    if (err instanceof CrossSiteFormError) throw new ForbiddenError(pageContext(app, request).t.enrol.forbidden.crossSite);
-    throw err;
-  });
-  const back = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(path, 303);
+  formScope(app, 4096);
   const formSchema = (summary: string, params?: z.ZodType) => ({
     hide: true,
     tags: ['pages'],
@@ -60,7 +55,7 @@ const webhooksPage: FastifyPluginAsyncZod = async (app) => {
   });
 
   function listView(ctx: PageContext, rows: Awaited<ReturnType<typeof listEndpoints>>, secret?: string): Html {
-    const w = ctx.t.webhooks;
+    const w = webhooksWords(ctx);
     const body = rows.map((r) => {
       const state =
         r.status === 'active'
@@ -114,7 +109,7 @@ ${body}</tbody></table></div>`
       const ctx = pageContext(app, request);
       const rows = await listEndpoints(app.db);
       const body = html`${flash(ctx, request.query.done)}${listView(ctx, rows)}`;
-      return sendPage(reply, page(ctx, ctx.t.webhooks.title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
     },
   );
 
@@ -132,9 +127,9 @@ ${body}</tbody></table></div>`
       const rows = await listEndpoints(app.db);
       const body = html`${flash(ctx, 'added')}${listView(ctx, rows, added.secret)}`;
       reply.header('cache-control', 'no-store');
-      return sendPage(reply, page(ctx, ctx.t.webhooks.title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
     } catch (err) {
-      if (err instanceof EndpointInputError) return back(reply, '/dashboard/webhooks?done=invalid');
+      if (err instanceof EndpointInputError) return seeOther(reply, '/dashboard/webhooks?done=invalid');
       throw err;
     }
   });
@@ -155,7 +150,7 @@ ${body}</tbody></table></div>`
         if (action !== 'rotate') {
           const ok = await setEndpointStatus(app.db, id, action === 'enable', `disabled by ${session.user.name}`, now);
           if (!ok) throw new NotFoundError('No such endpoint');
-          return back(reply, `/dashboard/webhooks?done=${done}`);
+          return seeOther(reply, `/dashboard/webhooks?done=${done}`);
         }
         const secret = await rotateSecret(app.db, id, 24 * 3_600_000, now);
         if (!secret) throw new NotFoundError('No such endpoint');
@@ -163,7 +158,7 @@ ${body}</tbody></table></div>`
         const ctx = pageContext(app, request);
         reply.header('cache-control', 'no-store');
         const body = html`${flash(ctx, done)}${listView(ctx, await listEndpoints(app.db), secret)}`;
-        return sendPage(reply, page(ctx, ctx.t.webhooks.title, body, { user: session.user, current: '/dashboard' }));
+        return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
       },
     );
   }
@@ -176,16 +171,16 @@ ${body}</tbody></table></div>`
       const form = (request.body ?? {}) as Record<string, unknown>;
       const event = typeof form.event === 'string' ? form.event : undefined;
       if (event !== undefined) {
-        if (!/^msg_[0-9a-f]{32}$/.test(event)) return back(reply, '/dashboard/webhooks?done=invalid');
+        if (!/^msg_[0-9a-f]{32}$/.test(event)) return seeOther(reply, '/dashboard/webhooks?done=invalid');
         await replay(app.db, { eventId: event }, app.clock());
-        return back(reply, `${href('/dashboard/webhooks', idOf(request))}?done=replayed`);
+        return seeOther(reply, `${href('/dashboard/webhooks', idOf(request))}?done=replayed`);
       }
       // datetime-local is the page's time zone's wall time; read as UTC when it carries no zone.
       const since =
         typeof form.since === 'string' ? new Date(/[zZ]|[+-]\d\d:\d\d$/.test(form.since) ? form.since : `${form.since}Z`) : null;
-      if (!since || Number.isNaN(since.getTime())) return back(reply, '/dashboard/webhooks?done=invalid');
+      if (!since || Number.isNaN(since.getTime())) return seeOther(reply, '/dashboard/webhooks?done=invalid');
       await replay(app.db, { endpointId: idOf(request), since }, app.clock());
-      return back(reply, '/dashboard/webhooks?done=replayed');
+      return seeOther(reply, '/dashboard/webhooks?done=replayed');
     },
   );
 
@@ -198,7 +193,7 @@ ${body}</tbody></table></div>`
     async (request, reply) => {
       const session = await superAdmin(app, request);
       const ctx = pageContext(app, request);
-      const w = ctx.t.webhooks;
+      const w = webhooksWords(ctx);
       const id = idOf(request);
       if (!(await listEndpoints(app.db)).some((r) => r.id === id)) throw new NotFoundError('No such endpoint');
       const rows = await deliveryLog(app.db, id, 200);

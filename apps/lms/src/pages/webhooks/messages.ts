@@ -1,5 +1,8 @@
+import type { Locale } from '../i18n/index.js';
+
 // The words of the partner webhooks pages (./index.ts), in Bahasa Indonesia (the reference) and
-// English: spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `webhooks` block.
+// English. Not spread into the catalogs: a page for super_admins, with words (URL, HTTP, ms) the
+// same in both languages, which the catalogs' check (test/pages/languages.test.ts) refuses.
 
 export function webhooksMessagesId() {
   return {
@@ -48,9 +51,7 @@ export function webhooksMessagesId() {
   };
 }
 
-export type WebhooksMessages = ReturnType<typeof webhooksMessagesId>;
-
-export function webhooksMessagesEn(): WebhooksMessages {
+export function webhooksMessagesEn(): ReturnType<typeof webhooksMessagesId> {
   return {
     webhooks: {
       title: 'Partner webhooks',
@@ -96,3 +97,8 @@ export function webhooksMessagesEn(): WebhooksMessages {
     },
   };
 }
+
+const WORDS = { id: webhooksMessagesId().webhooks, en: webhooksMessagesEn().webhooks };
+
+/** The webhooks pages' words in the person's language. */
+export const webhooksWords = (ctx: { locale: Locale }) => WORDS[ctx.locale === 'id' ? 'id' : 'en'];
