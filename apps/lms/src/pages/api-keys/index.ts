@@ -3,12 +3,11 @@ import { listApiKeys } from '../../domain/api-keys.js';
 import { ForbiddenError } from '../../errors.js';
 import { DASHBOARD_SCRIPT_PATH } from '../assets.js';
 import type { ApiKeysScriptData } from '../client/api-keys-page.js';
-import { fill, pageContext } from '../i18n/index.js';
+import { fill } from '../i18n/index.js';
 import { sendPage } from '../send.js';
-import { pageSession } from '../session.js';
 import { attr, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-import { htmlPageSchema } from '../page-route.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
 /**
  * GET /dashboard/api-keys: the teacher's "Kunci API" section. The list is rendered here; creating
@@ -16,45 +15,36 @@ import { htmlPageSchema } from '../page-route.js';
  * `x-requested-with` header the CSRF plugin requires of session callers.
  */
 const apiKeysPage: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/api-keys',
-    {
-      config: { auth: true },
-      schema: htmlPageSchema({
-        summary: "The teacher's API keys: create (shown once), list, revoke",
-      }),
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
-      const { t, f } = ctx;
-      const m = t.apiKeys;
-      // The same rule as the JSON API: keys belong to teachers.
-      if (session.caller.role !== 'teacher') throw new ForbiddenError(m.teachersOnly);
-      const keys = await listApiKeys(app.db, session.caller.userId);
-      const rows = keys.map(
-        (k) => html`<tr data-key-id="${k.id}">
+  app.get('/api-keys', pageOptions({ summary: "The teacher's API keys: create (shown once), list, revoke" }), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
+    const { t, f } = ctx;
+    const m = t.apiKeys;
+    // The same rule as the JSON API: keys belong to teachers.
+    if (session.caller.role !== 'teacher') throw new ForbiddenError(m.teachersOnly);
+    const keys = await listApiKeys(app.db, session.caller.userId);
+    const rows = keys.map(
+      (k) => html`<tr data-key-id="${k.id}">
 <td data-label="${m.column.name}">${k.name}</td>
 <td data-label="${m.column.prefix}"><code>${k.prefix}…</code></td>
 <td data-label="${m.column.created}">${f.dateTime(k.createdAt)}</td>
 <td data-label="${m.column.lastUsed}">${f.dateTime(k.lastUsedAt) ?? m.script.never}</td>
 <td data-label="${m.column.state}" class="key-state">${
-          k.revokedAt
-            ? // biome-ignore lint/style/noNonNullAssertion: dateTime() is null only for a null date, and revokedAt is set here.
-              html`<span class="badge revoked">${fill(m.script.revoked, { date: f.dateTime(k.revokedAt)! })}</span>`
-            : html`<button type="button" class="danger" data-revoke="${k.id}" data-name="${k.name}">${m.script.revoke}<span class="sr-only"> ${k.name}</span></button>`
-        }</td>
+        k.revokedAt
+          ? // biome-ignore lint/style/noNonNullAssertion: dateTime() is null only for a null date, and revokedAt is set here.
+            html`<span class="badge revoked">${fill(m.script.revoked, { date: f.dateTime(k.revokedAt)! })}</span>`
+          : html`<button type="button" class="danger" data-revoke="${k.id}" data-name="${k.name}">${m.script.revoke}<span class="sr-only"> ${k.name}</span></button>`
+      }</td>
 </tr>
 `,
-      );
-      // What the script needs to speak the page's language: its texts and how dates are written.
-      const scriptData: ApiKeysScriptData = {
-        locale: ctx.tag,
-        dateTimeOptions: f.dateTimeOptions,
-        zoneName: f.zoneName,
-        messages: m.script,
-      };
-      const body = html`<h1>${m.title}</h1>
+    );
+    // What the script needs to speak the page's language: its texts and how dates are written.
+    const scriptData: ApiKeysScriptData = {
+      locale: ctx.tag,
+      dateTimeOptions: f.dateTimeOptions,
+      zoneName: f.zoneName,
+      messages: m.script,
+    };
+    const body = html`<h1>${m.title}</h1>
 <p>${m.intro}</p>
 <section aria-labelledby="create-title" class="card">
 <h2 id="create-title">${m.create}</h2>
@@ -79,12 +69,8 @@ ${rows}</tbody>
 </table></div>
 <p id="no-keys" class="muted"${attr('hidden', keys.length > 0)}>${m.none}</p>
 </section>`;
-      return sendPage(
-        reply,
-        page(ctx, m.title, body, { user: session.user, current: '/dashboard/api-keys', script: DASHBOARD_SCRIPT_PATH }),
-      );
-    },
-  );
+    return sendPage(reply, page(ctx, m.title, body, { user: session.user, current: '/dashboard/api-keys', script: DASHBOARD_SCRIPT_PATH }));
+  });
 };
 
 export default apiKeysPage;

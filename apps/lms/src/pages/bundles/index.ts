@@ -9,14 +9,13 @@ import {
   endedCourseOf,
   findBundleOffers,
 } from '../../domain/learning/bundle-offers.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import type { PageContext } from '../i18n/index.js';
 import { transferInstructions } from '../learning/transfer.js';
 import { sendPage } from '../send.js';
-import { pageSession } from '../session.js';
 import { ignoredNote, pager } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-import { htmlPageSchema } from '../page-route.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
 /** The outcomes of the buy form (./learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
 export type BundleFlash = keyof PageContext['t']['bundles']['flash'];
@@ -81,16 +80,12 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false, n
 const bundlesPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/bundles',
-    {
-      config: { auth: true, sessionLimited: true },
-      schema: htmlPageSchema({
-        summary: 'The course bundles a learner can buy, at their tier price, with the buy form',
-        querystring: PageQuery,
-      }),
-    },
+    pageOptions(
+      { summary: 'The course bundles a learner can buy, at their tier price, with the buy form', querystring: PageQuery },
+      { sessionLimited: true },
+    ),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { t } = ctx;
       const userId = session.caller.userId;
       const given = request.query;

@@ -4,9 +4,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findDraftCourseIds, findLearnerOverview } from '../../domain/learner-overview.js';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import { computeProgressMetrics, type ProgressReport } from '../../domain/progress.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
-import { type PageSession, pageSession } from '../session.js';
+import type { PageSession } from '../session.js';
 import { barChart } from '../view/charts.js';
 import { progressBar, statusBadge } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
@@ -17,7 +17,7 @@ import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { stepHref, stepName } from '../learning/outline.js';
 import { pendingPurchasesSection } from '../learning/pending-purchases.js';
 import { creditsThisYearSection } from '../learning/credits.js';
-import { htmlPageSchema } from '../page-route.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
 const STAFF_COURSE_LIMIT = 50;
 const CONTINUE_LIMIT = 20;
@@ -258,15 +258,9 @@ ${
 const dashboardPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/',
-    {
-      config: { auth: true, sessionLimited: true },
-      schema: htmlPageSchema({
-        summary: "The signed-in user's dashboard; 302 to `/sign-in` without a valid session",
-      }),
-    },
+    pageOptions({ summary: "The signed-in user's dashboard; 302 to `/sign-in` without a valid session" }, { sessionLimited: true }),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const staff = session.caller.role !== 'student';
       const body = staff ? await staffBody(app, ctx, session, request.query) : await learnerBody(app, ctx, session);
       return sendPage(reply, page(ctx, ctx.t.dashboard.title, body, { user: session.user, current: '/dashboard' }));

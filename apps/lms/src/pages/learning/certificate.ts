@@ -1,17 +1,16 @@
-import { LearningCourseIdParams, RedirectResponse } from '@lms/contracts';
+import { LearningCourseIdParams } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findOwnCertificate, setCertificatePrivacy } from '../../domain/learning/certificates.js';
 import { certificateFileName, certificatePdf } from '../../documents/certificate-pdf.js';
 import { NotFoundError } from '../../errors.js';
-import { pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { certificateCard, statusNotice } from './certificate-card.js';
 import { learnScope } from './learn-scope.js';
-import { htmlPageSchema, PAGE, seeOther } from '../page-route.js';
+import { formOptions, PAGE, pageOptions, seeOther, signedIn } from '../page-route.js';
 
 /** The printable page's flash after the privacy form (anything else: none). */
 const PrivacyFlash = z.object({ privacy: z.literal('saved').optional().catch(undefined) }).passthrough();
@@ -25,13 +24,9 @@ const certificatePages: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/certificates/:id',
     // A course id past the int4 range is a 404 page (the schema bounds it), not a failed statement.
-    {
-      config: { auth: true },
-      schema: htmlPageSchema({ params: LearningCourseIdParams, querystring: PrivacyFlash }),
-    },
+    pageOptions({ params: LearningCourseIdParams, querystring: PrivacyFlash }),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { t } = ctx;
       const d = t.certificateDocs;
       const courseId = request.params.id;
@@ -62,8 +57,7 @@ ${privacy}`;
     // No response schema: the bytes go out as they are (a Buffer is never serialized).
     { config: { auth: true, documentLimited: true }, schema: { ...PAGE, params: LearningCourseIdParams } },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const cert = await findOwnCertificate(app.db, session.caller.userId, request.params.id);
       if (!cert) throw new NotFoundError('Certificate not found');
       const bytes = await certificatePdf(cert, { lang: ctx, publicUrl: app.config.PUBLIC_URL, now: app.clock() });
@@ -79,22 +73,15 @@ ${privacy}`;
     },
   );
 
-  app.post(
-    '/certificates/:id/privacy',
-    {
-      config: { auth: true, csrf: 'form' },
-      schema: { ...PAGE, params: LearningCourseIdParams, body: PrivacyForm, response: { 303: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const courseId = request.params.id;
-      // The holder's own certificate of that course (the one the printable page shows), or a 404 page.
-      const cert = await findOwnCertificate(app.db, session.caller.userId, courseId);
-      if (!cert) throw new NotFoundError('Certificate not found');
-      await setCertificatePrivacy(app.db, session.caller.userId, cert.id, request.body.visibility === 'private');
-      return seeOther(reply, `/learn/certificates/${courseId}?privacy=saved#privacy`);
-    },
-  );
+  app.post('/certificates/:id/privacy', formOptions({ params: LearningCourseIdParams, body: PrivacyForm }), async (request, reply) => {
+    const session = await pageSession(app, request);
+    const courseId = request.params.id;
+    // The holder's own certificate of that course (the one the printable page shows), or a 404 page.
+    const cert = await findOwnCertificate(app.db, session.caller.userId, courseId);
+    if (!cert) throw new NotFoundError('Certificate not found');
+    await setCertificatePrivacy(app.db, session.caller.userId, cert.id, request.body.visibility === 'private');
+    return seeOther(reply, `/learn/certificates/${courseId}?privacy=saved#privacy`);
+  });
 };
 
 export default certificatePages;

@@ -1,24 +1,22 @@
-import { ChapterIdParams, RedirectResponse } from '@lms/contracts';
+import { ChapterIdParams } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { completeChapter, findChapterRow, openChapter } from '../../domain/learning/chapters.js';
 import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
 import { NotFoundError } from '../../errors.js';
-import { pageContext } from '../i18n/index.js';
 import { MARKDOWN_PAGE_CSP, sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { href, html } from '../view/html.js';
 import { markdownFragment } from '../view/markdown.js';
 import { learnScope, stepPage } from './learn-scope.js';
 import { nextStepBox } from './outline.js';
-import { htmlPageSchema, PAGE, seeOther } from '../page-route.js';
+import { formOptions, pageOptions, seeOther, signedIn } from '../page-route.js';
 
 /** The learner's chapter (/learn/chapters/:id): its text, and the form that marks it complete. */
 const chapterPages: FastifyPluginAsyncZod = async (app) => {
   learnScope(app);
 
-  app.get('/chapters/:id', { config: { auth: true }, schema: htmlPageSchema({ params: ChapterIdParams }) }, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
+  app.get('/chapters/:id', pageOptions({ params: ChapterIdParams }), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
     const { t } = ctx;
     const row = await findChapterRow(app.db, request.params.id);
     if (!row) throw new NotFoundError('Chapter not found');
@@ -47,16 +45,12 @@ ${(preview || done) && nextStepBox(ctx, path, step)}`;
     return sendPage(reply, stepPage(ctx, session, row.name, path, main, { kind: 'chapter', id: row.id }), 200, MARKDOWN_PAGE_CSP);
   });
 
-  app.post(
-    '/chapters/:id/complete',
-    { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: ChapterIdParams, response: { 303: RedirectResponse } } },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      await completeChapter(app.db, session.caller.userId, request.params.id, app.clock());
-      // Back to the chapter, which now says it is done and offers the next step (or says what opens it).
-      return seeOther(reply, `/learn/chapters/${request.params.id}`);
-    },
-  );
+  app.post('/chapters/:id/complete', formOptions({ params: ChapterIdParams }), async (request, reply) => {
+    const session = await pageSession(app, request);
+    await completeChapter(app.db, session.caller.userId, request.params.id, app.clock());
+    // Back to the chapter, which now says it is done and offers the next step (or says what opens it).
+    return seeOther(reply, `/learn/chapters/${request.params.id}`);
+  });
 };
 
 export default chapterPages;

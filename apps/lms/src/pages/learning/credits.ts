@@ -13,12 +13,11 @@ import {
 } from '../../domain/learning/credits.js';
 import { creditsPdf } from '../../documents/credits-pdf.js';
 import { CSV_DIALECTS } from '../../lib/csv.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
-import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-import { htmlPageSchema, PAGE } from '../page-route.js';
+import { PAGE, pageOptions, signedIn } from '../page-route.js';
 
 /** A record's status in words: counted, counted with an expired certificate, or voided. */
 export function recordStatus(ctx: PageContext, r: CreditRecord): string {
@@ -97,9 +96,8 @@ function isoDay(at: Date, zone: string): string {
  * any of these URLs: each shows the signed-in person's own record only.
  */
 const creditPages: FastifyPluginAsyncZod = async (app) => {
-  app.get('/credits', { config: { auth: true }, schema: htmlPageSchema({}) }, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
+  app.get('/credits', pageOptions({}), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
     const { f } = ctx;
     const c = ctx.t.credits;
     const { year, credits } = await creditsNow(app, session.caller.userId);
@@ -136,8 +134,7 @@ ${recordsTable(ctx, credits)}
     '/credits.csv',
     { config: { auth: true, documentLimited: true }, schema: { ...PAGE, response: { 200: z.string(), 302: RedirectResponse } } },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { now, zone, credits } = await creditsNow(app, session.caller.userId);
       const csv = creditsCsv(credits, zone, ctx.t.credits.csvHeaders, (r) => recordStatus(ctx, r), CSV_DIALECTS[ctx.locale]);
       return reply
@@ -153,8 +150,7 @@ ${recordsTable(ctx, credits)}
     '/credits.pdf',
     { config: { auth: true, documentLimited: true }, schema: { ...PAGE, response: { 302: RedirectResponse } } },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { f } = ctx;
       const c = ctx.t.credits;
       const { now, zone, year, credits } = await creditsNow(app, session.caller.userId);

@@ -1,4 +1,4 @@
-import { AttemptIdParams, QuizAnswers, QuizIdParams, RedirectResponse } from '@lms/contracts';
+import { AttemptIdParams, QuizAnswers, QuizIdParams } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { mayOpenCourse } from '../../domain/catalog/viewer.js';
 import { NotEnrolledError } from '../../domain/learning/access.js';
@@ -15,13 +15,13 @@ import {
 } from '../../domain/learning/quiz-attempts.js';
 import { mayReview, reviewAttempt } from '../../domain/learning/quiz-review.js';
 import { ConflictError, NotFoundError } from '../../errors.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { type PageSession, pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { learnScope, stepPage } from './learn-scope.js';
 import { nextStepBox, stepName } from './outline.js';
-import { htmlPageSchema, PAGE, seeOther } from '../page-route.js';
+import { formOptions, pageOptions, seeOther, signedIn } from '../page-route.js';
 
 /** A quiz's screen: its title and description, its facts, then what the learner sees of it. */
 function quizScreen(
@@ -47,10 +47,9 @@ ${main}`;
 const quizPages: FastifyPluginAsyncZod = async (app) => {
   learnScope(app);
 
-  app.get('/quizzes/:id', { config: { auth: true }, schema: htmlPageSchema({ params: QuizIdParams }) }, async (request, reply) => {
+  app.get('/quizzes/:id', pageOptions({ params: QuizIdParams }), async (request, reply) => {
     // Starting is a POST (it spends an attempt); this page offers it only when it would work.
-    const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
+    const { session, ctx } = await signedIn(app, request);
     const { t } = ctx;
     const p = t.path.quiz;
     const quiz = await findQuiz(app.db, request.params.id);
@@ -98,25 +97,20 @@ ${nextStepBox(ctx, path, step)}`;
     return sendPage(reply, quizScreen(ctx, session, path, { title, description: quiz.description, id: quiz.id }, facts, main));
   });
 
-  app.post(
-    '/quizzes/:id/start',
-    { config: { auth: true, csrf: 'form' }, schema: { ...PAGE, params: QuizIdParams, response: { 303: RedirectResponse } } },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      try {
-        const { attempt } = await startAttempt(app.db, session.caller.userId, request.params.id, app.clock());
-        return seeOther(reply, `/learn/quiz-attempts/${attempt.attemptId}`);
-      } catch (err) {
-        // No attempt left (a second tab, a stale page): back to the quiz page, which says so and who can grant more.
-        if (!(err instanceof ConflictError)) throw err;
-        return seeOther(reply, `/learn/quizzes/${request.params.id}`);
-      }
-    },
-  );
-
-  app.get('/quiz-attempts/:id', { config: { auth: true }, schema: htmlPageSchema({ params: AttemptIdParams }) }, async (request, reply) => {
+  app.post('/quizzes/:id/start', formOptions({ params: QuizIdParams }), async (request, reply) => {
     const session = await pageSession(app, request);
-    const ctx = pageContext(app, request);
+    try {
+      const { attempt } = await startAttempt(app.db, session.caller.userId, request.params.id, app.clock());
+      return seeOther(reply, `/learn/quiz-attempts/${attempt.attemptId}`);
+    } catch (err) {
+      // No attempt left (a second tab, a stale page): back to the quiz page, which says so and who can grant more.
+      if (!(err instanceof ConflictError)) throw err;
+      return seeOther(reply, `/learn/quizzes/${request.params.id}`);
+    }
+  });
+
+  app.get('/quiz-attempts/:id', pageOptions({ params: AttemptIdParams }), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
     const { t } = ctx;
     const p = t.path.quiz;
     const { attempt, view, quiz } = await findOwnAttempt(app.db, session.caller.userId, request.params.id);
@@ -182,30 +176,23 @@ ${review}`;
     return sendPage(reply, quizScreen(ctx, session, path, { title, description: q.description, id: q.id }, facts, main));
   });
 
-  app.post(
-    '/quiz-attempts/:id/submit',
-    {
-      config: { auth: true, csrf: 'form' },
-      schema: { ...PAGE, params: AttemptIdParams, body: QuizAnswers, response: { 303: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const answers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.body)) {
-        if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
-        // A ticked box of a multiple-answer question, `q<question>.<option>`: the answer is the ticked options' ids.
-        const ticked = name.match(/^q(\d{1,12})\.([A-Za-z0-9_-]{1,16})$/);
-        if (ticked) answers[ticked[1]] = answers[ticked[1]] ? `${answers[ticked[1]]},${ticked[2]}` : ticked[2];
-      }
-      try {
-        await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
-      } catch (err) {
-        // Sent twice, or after the time limit: the attempt's page says how it ended.
-        if (!(err instanceof ConflictError)) throw err;
-      }
-      return seeOther(reply, `/learn/quiz-attempts/${request.params.id}`);
-    },
-  );
+  app.post('/quiz-attempts/:id/submit', formOptions({ params: AttemptIdParams, body: QuizAnswers }), async (request, reply) => {
+    const session = await pageSession(app, request);
+    const answers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.body)) {
+      if (/^q\d{1,12}$/.test(name)) answers[name.slice(1)] = value;
+      // A ticked box of a multiple-answer question, `q<question>.<option>`: the answer is the ticked options' ids.
+      const ticked = name.match(/^q(\d{1,12})\.([A-Za-z0-9_-]{1,16})$/);
+      if (ticked) answers[ticked[1]] = answers[ticked[1]] ? `${answers[ticked[1]]},${ticked[2]}` : ticked[2];
+    }
+    try {
+      await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
+    } catch (err) {
+      // Sent twice, or after the time limit: the attempt's page says how it ended.
+      if (!(err instanceof ConflictError)) throw err;
+    }
+    return seeOther(reply, `/learn/quiz-attempts/${request.params.id}`);
+  });
 };
 
 export default quizPages;

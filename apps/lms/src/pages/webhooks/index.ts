@@ -3,15 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { replay } from '../../domain/partner-events/delivery.js';
-import {
-  addEndpoint,
-  deliveryLog,
-  EndpointInputError,
-  eventTypesOf,
-  listEndpoints,
-  rotateSecret,
-  setEndpointStatus,
-} from '../../domain/partner-events/endpoints.js';
+import * as endpoints from '../../domain/partner-events/endpoints.js';
 import { PARTNER_EVENT_TYPES } from '../../domain/partner-events/enqueue.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
@@ -20,7 +12,7 @@ import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { webhooksWords } from './messages.js';
-import { formScope, seeOther } from '../page-route.js';
+import { formScope, PAGE, seeOther } from '../page-route.js';
 
 // /dashboard/webhooks: partners' event endpoints, for super_admin only (docs/operations.md,
 // "Partner events"): the list with each endpoint's state, adding one (its secret shown once),
@@ -46,15 +38,11 @@ function flash(ctx: PageContext, done: unknown): Html | false {
 const webhooksPage: FastifyPluginAsyncZod = async (app) => {
   formScope(app, 4096);
   const formSchema = (summary: string, params?: z.ZodType) => ({
-    hide: true,
-    tags: ['pages'],
-    summary,
-    ...(params ? { params } : {}),
-    body: Loose,
-    response: { 200: HtmlPage, 303: RedirectResponse },
+    config: { auth: true as const, csrf: 'form' as const },
+    schema: { ...PAGE, summary, ...(params ? { params } : {}), body: Loose, response: { 200: HtmlPage, 303: RedirectResponse } },
   });
 
-  function listView(ctx: PageContext, rows: Awaited<ReturnType<typeof listEndpoints>>, secret?: string): Html {
+  function listView(ctx: PageContext, rows: Awaited<ReturnType<typeof endpoints.listEndpoints>>, secret?: string): Html {
     const w = webhooksWords(ctx);
     const body = rows.map((r) => {
       const state =
@@ -107,13 +95,13 @@ ${body}</tbody></table></div>`
     async (request, reply) => {
       const session = await superAdmin(app, request);
       const ctx = pageContext(app, request);
-      const rows = await listEndpoints(app.db);
+      const rows = await endpoints.listEndpoints(app.db);
       const body = html`${flash(ctx, request.query.done)}${listView(ctx, rows)}`;
       return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
     },
   );
 
-  app.post('/webhooks', { config: { auth: true, csrf: 'form' }, schema: formSchema('Add-endpoint form') }, async (request, reply) => {
+  app.post('/webhooks', formSchema('Add-endpoint form'), async (request, reply) => {
     const session = await superAdmin(app, request);
     const ctx = pageContext(app, request);
     const form = (request.body ?? {}) as Record<string, unknown>;
@@ -122,14 +110,14 @@ ${body}</tbody></table></div>`
     // The form body keeps the first value of a repeated name: one chosen type, or `all`.
     const types = typeof form.event === 'string' ? [form.event] : [];
     try {
-      if (issuer === '' || url === '' || url.length > 2000) throw new EndpointInputError('missing');
-      const added = await addEndpoint(app.db, { issuer, url, eventTypes: eventTypesOf(types) }, app.outboundPolicy);
-      const rows = await listEndpoints(app.db);
+      if (issuer === '' || url === '' || url.length > 2000) throw new endpoints.EndpointInputError('missing');
+      const added = await endpoints.addEndpoint(app.db, { issuer, url, eventTypes: endpoints.eventTypesOf(types) }, app.outboundPolicy);
+      const rows = await endpoints.listEndpoints(app.db);
       const body = html`${flash(ctx, 'added')}${listView(ctx, rows, added.secret)}`;
       reply.header('cache-control', 'no-store');
       return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
     } catch (err) {
-      if (err instanceof EndpointInputError) return seeOther(reply, '/dashboard/webhooks?done=invalid');
+      if (err instanceof endpoints.EndpointInputError) return seeOther(reply, '/dashboard/webhooks?done=invalid');
       throw err;
     }
   });
@@ -140,49 +128,40 @@ ${body}</tbody></table></div>`
     ['disable', 'disabled'],
     ['enable', 'enabled'],
   ] as const) {
-    app.post(
-      `/webhooks/:id/${action}`,
-      { config: { auth: true, csrf: 'form' }, schema: formSchema(`${action} form of the webhooks page`, LearningIdParams) },
-      async (request, reply) => {
-        const session = await superAdmin(app, request);
-        const id = idOf(request);
-        const now = app.clock();
-        if (action !== 'rotate') {
-          const ok = await setEndpointStatus(app.db, id, action === 'enable', `disabled by ${session.user.name}`, now);
-          if (!ok) throw new NotFoundError('No such endpoint');
-          return seeOther(reply, `/dashboard/webhooks?done=${done}`);
-        }
-        const secret = await rotateSecret(app.db, id, 24 * 3_600_000, now);
-        if (!secret) throw new NotFoundError('No such endpoint');
-        // The new secret is shown once, on this answer only.
-        const ctx = pageContext(app, request);
-        reply.header('cache-control', 'no-store');
-        const body = html`${flash(ctx, done)}${listView(ctx, await listEndpoints(app.db), secret)}`;
-        return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
-      },
-    );
+    app.post(`/webhooks/:id/${action}`, formSchema(`${action} form of the webhooks page`, LearningIdParams), async (request, reply) => {
+      const session = await superAdmin(app, request);
+      const id = idOf(request);
+      const now = app.clock();
+      if (action !== 'rotate') {
+        const ok = await endpoints.setEndpointStatus(app.db, id, action === 'enable', `disabled by ${session.user.name}`, now);
+        if (!ok) throw new NotFoundError('No such endpoint');
+        return seeOther(reply, `/dashboard/webhooks?done=${done}`);
+      }
+      const secret = await endpoints.rotateSecret(app.db, id, 24 * 3_600_000, now);
+      if (!secret) throw new NotFoundError('No such endpoint');
+      // The new secret is shown once, on this answer only.
+      const ctx = pageContext(app, request);
+      reply.header('cache-control', 'no-store');
+      const body = html`${flash(ctx, done)}${listView(ctx, await endpoints.listEndpoints(app.db), secret)}`;
+      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
+    });
   }
 
-  app.post(
-    '/webhooks/:id/replay',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Replay-since form of the webhooks page', LearningIdParams) },
-    async (request, reply) => {
-      await superAdmin(app, request);
-      const form = (request.body ?? {}) as Record<string, unknown>;
-      const event = typeof form.event === 'string' ? form.event : undefined;
-      if (event !== undefined) {
-        if (!/^msg_[0-9a-f]{32}$/.test(event)) return seeOther(reply, '/dashboard/webhooks?done=invalid');
-        await replay(app.db, { eventId: event }, app.clock());
-        return seeOther(reply, `${href('/dashboard/webhooks', idOf(request))}?done=replayed`);
-      }
-      // datetime-local is the page's time zone's wall time; read as UTC when it carries no zone.
-      const since =
-        typeof form.since === 'string' ? new Date(/[zZ]|[+-]\d\d:\d\d$/.test(form.since) ? form.since : `${form.since}Z`) : null;
-      if (!since || Number.isNaN(since.getTime())) return seeOther(reply, '/dashboard/webhooks?done=invalid');
-      await replay(app.db, { endpointId: idOf(request), since }, app.clock());
-      return seeOther(reply, '/dashboard/webhooks?done=replayed');
-    },
-  );
+  app.post('/webhooks/:id/replay', formSchema('Replay-since form of the webhooks page', LearningIdParams), async (request, reply) => {
+    await superAdmin(app, request);
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const event = typeof form.event === 'string' ? form.event : undefined;
+    if (event !== undefined) {
+      if (!/^msg_[0-9a-f]{32}$/.test(event)) return seeOther(reply, '/dashboard/webhooks?done=invalid');
+      await replay(app.db, { eventId: event }, app.clock());
+      return seeOther(reply, `${href('/dashboard/webhooks', idOf(request))}?done=replayed`);
+    }
+    // datetime-local is the page's time zone's wall time; read as UTC when it carries no zone.
+    const since = typeof form.since === 'string' ? new Date(/[zZ]|[+-]\d\d:\d\d$/.test(form.since) ? form.since : `${form.since}Z`) : null;
+    if (!since || Number.isNaN(since.getTime())) return seeOther(reply, '/dashboard/webhooks?done=invalid');
+    await replay(app.db, { endpointId: idOf(request), since }, app.clock());
+    return seeOther(reply, '/dashboard/webhooks?done=replayed');
+  });
 
   app.get(
     '/webhooks/:id',
@@ -195,8 +174,8 @@ ${body}</tbody></table></div>`
       const ctx = pageContext(app, request);
       const w = webhooksWords(ctx);
       const id = idOf(request);
-      if (!(await listEndpoints(app.db)).some((r) => r.id === id)) throw new NotFoundError('No such endpoint');
-      const rows = await deliveryLog(app.db, id, 200);
+      if (!(await endpoints.listEndpoints(app.db)).some((r) => r.id === id)) throw new NotFoundError('No such endpoint');
+      const rows = await endpoints.deliveryLog(app.db, id, 200);
       const table =
         rows.length === 0
           ? html`<p class="muted">${w.noAttempts}</p>`
