@@ -51,7 +51,7 @@ function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
     const shown = status === 403 || status === 404 || status === 413 || status === 429 ? status : status >= 500 ? 500 : 404;
     // A 429 (failed credentials from this address) keeps its Retry-After.
     if (err instanceof AppError) reply.headers(err.headers);
-    // A 403's message is the page's own (in the person's language: ./api-keys.ts).
+    // A 403's message is the page's own (in the person's language: ./api-keys/index.ts).
     return sendPage(reply, errorPage(pageContext(app, request), shown, user, shown === 403 ? err.message : undefined), shown);
   });
   app.setNotFoundHandler(async (request, reply) => {

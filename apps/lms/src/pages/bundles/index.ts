@@ -17,7 +17,7 @@ import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { pageOptions, signedIn } from '../page-route.js';
 
-/** The outcomes of the buy form (./learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
+/** The outcomes of the buy form (../learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
 export type BundleFlash = keyof PageContext['t']['bundles']['flash'];
 
 /** Bundles per page: each is a card with two courses, a price and a form. */
@@ -75,7 +75,7 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false, n
  * its two courses, their price at their tier against the two bought separately, and where they
  * stand: enrolled in both, paid, a pending transfer with its instructions, a course of it already
  * had or being paid for, free, or the buy form
- * (a plain form posting to ./learning/forms.ts, which comes back here with 303).
+ * (a plain form posting to ../learning/forms.ts, which comes back here with 303).
  */
 const bundlesPage: FastifyPluginAsyncZod = async (app) => {
   app.get(

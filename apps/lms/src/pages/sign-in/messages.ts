@@ -21,7 +21,7 @@ export function signInMessagesId() {
         'Anggota masuk melalui organisasinya: buka situs web organisasi Anda, masuk di sana, lalu ikuti tautan menuju kursus. ' +
         'Setelah itu Anda akan tiba di dasbor Anda.',
       technicalDetail: 'Detail teknis',
-      /** What went wrong with a sign-in, for the person (see explainSignInError in ../sign-in.ts). */
+      /** What went wrong with a sign-in, for the person (see explainSignInError in ./index.ts). */
       problems: {
         missingToken: `Tautan masuk tidak lengkap: tautan itu tidak membawa token masuk. ${again}`,
         missingEmail:
