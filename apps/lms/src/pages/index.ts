@@ -3,31 +3,33 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, UnavailableError } from '../errors.js';
 import { retryLaterError } from '../plugins/error-handler.js';
-import apiKeysPage from './api-keys.js';
+import apiKeysPage from './api-keys/index.js';
 import assetRoutes from './assets.js';
-import bundlesPage from './bundles.js';
-import catalogPage from './catalog.js';
-import coursePage from './course.js';
-import dashboardPage from './dashboard.js';
+import bundlesPage from './bundles/index.js';
+import catalogPage from './catalog/index.js';
+import coursePage from './course/index.js';
+import dashboardPage from './dashboard/index.js';
 import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
 import learnersPages from './learning/learners.js';
 import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
-import webhooksPage from './webhooks.js';
+import webhooksPage from './webhooks/index.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
-import signInPage from './sign-in.js';
-import mediaRoutes from './media.js';
+import signInPage from './sign-in/index.js';
+import mediaRoutes from './media/index.js';
 import studioPages from './studio/index.js';
-import landingPage from './landing.js';
-import learnPages from './learning/learn.js';
+import landingPage from './landing/index.js';
+import chapterPages from './learning/chapter.js';
+import quizPages from './learning/quiz.js';
+import certificatePages from './learning/certificate.js';
 import creditPages from './learning/credits.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
 
-export { explainSignInError } from './sign-in.js';
+export { explainSignInError } from './sign-in/index.js';
 
 /**
  * The pages under /dashboard, in their own scope so that their errors are pages too: without a
@@ -49,7 +51,7 @@ function pageErrors(app: Parameters<FastifyPluginAsyncZod>[0]) {
     const shown = status === 403 || status === 404 || status === 413 || status === 429 ? status : status >= 500 ? 500 : 404;
     // A 429 (failed credentials from this address) keeps its Retry-After.
     if (err instanceof AppError) reply.headers(err.headers);
-    // A 403's message is the page's own (in the person's language: ./api-keys.ts).
+    // A 403's message is the page's own (in the person's language: ./api-keys/index.ts).
     return sendPage(reply, errorPage(pageContext(app, request), shown, user, shown === 403 ? err.message : undefined), shown);
   });
   app.setNotFoundHandler(async (request, reply) => {
@@ -89,7 +91,9 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   await app.register(
     async (scope) => {
       pageErrors(scope);
-      await scope.register(learnPages);
+      await scope.register(chapterPages);
+      await scope.register(quizPages);
+      await scope.register(certificatePages);
       await scope.register(creditPages);
     },
     { prefix: '/learn' },

@@ -5,6 +5,7 @@ import { ForbiddenError } from '../errors.js';
 import { isSameOrigin } from '../plugins/csrf.js';
 import { acceptFormBodies } from './form-body.js';
 import { LANGUAGE_COOKIE, type Locale, LOCALES } from './i18n/index.js';
+import { seeOther } from './page-route.js';
 
 /** Where the language switch of every page posts (./view/layout.ts). */
 export const LANGUAGE_PATH = '/language';
@@ -83,7 +84,7 @@ const languageRoute: FastifyPluginAsyncZod = async (app) => {
       }
       const { lang, next } = request.body;
       reply.setCookie(LANGUAGE_COOKIE, lang, { path: '/', sameSite: 'lax', httpOnly: true, secure, maxAge: COOKIE_MAX_AGE });
-      return reply.header('cache-control', 'no-store').redirect(returnPath(next), 303);
+      return seeOther(reply, returnPath(next));
     },
   );
 };

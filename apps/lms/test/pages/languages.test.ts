@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { localeFromAcceptLanguage, translation } from '../../src/pages/i18n/index.js';
 import { returnPath } from '../../src/pages/language.js';
-import { type SignInProblem, signInProblem } from '../../src/pages/sign-in.js';
+import { type SignInProblem, signInProblem } from '../../src/pages/sign-in/index.js';
 import { buildTestApp } from '../helpers/app.js';
 import { completeChapter, enroll, issueCertificate, makeCategory, makeCourse, makeCourseTree } from '../helpers/catalog-fixtures.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';

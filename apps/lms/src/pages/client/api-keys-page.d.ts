@@ -1,5 +1,5 @@
 /*
- * What the Kunci API page hands its script: the page (../api-keys.ts) writes it as JSON in the
+ * What the Kunci API page hands its script: the page (../api-keys/index.ts) writes it as JSON in the
  * `data-script` attribute of the key form, the script (./dashboard.ts) reads it. Both sides are
  * type-checked against these declarations (the server with Node's types, the script with the
  * DOM's), so a message one side expects and the other does not give stops the build.

@@ -42,7 +42,7 @@ export class Format {
   readonly #money = new Map<string, Intl.NumberFormat>();
   /**
    * The options of `dateTime()`, for the page's script, which formats the dates it adds in the
-   * browser with the same `Intl` options (passed as a data attribute: ../api-keys.ts).
+   * browser with the same `Intl` options (passed as a data attribute: ../api-keys/index.ts).
    */
   readonly dateTimeOptions: Intl.DateTimeFormatOptions;
 

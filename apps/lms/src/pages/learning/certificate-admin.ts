@@ -1,4 +1,4 @@
-import { MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import { MAX_ID, text } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -12,14 +12,12 @@ import {
   reissueCertificate,
   revokeCertificate,
 } from '../../domain/learning/certificates.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { CrossSiteFormError } from '../../plugins/csrf.js';
-import { acceptFormBodies } from '../form-body.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import { NotFoundError } from '../../errors.js';
+import type { PageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
+import { formOptions, formScope, seeOther } from '../page-route.js';
 
-const PAGE = { hide: true, tags: ['pages'] };
 const CertificateParams = z.object({
   id: z.coerce.number().int().min(1).max(MAX_ID),
   // Any id the LMS makes (as the learner page: UUIDs, the synthetic seed's `<prefix>_<number>`).
@@ -113,13 +111,7 @@ ${certificates.length > 0 && !mayRevoke && html`<p class="muted">${a.notYours}</
  * the limit is told on the page rather than as a 413.
  */
 const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
-  acceptFormBodies(app, 64 * 1024);
-  app.setErrorHandler(async (err, request) => {
-    const words = pageContext(app, request).t.enrol.forbidden;
-    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
-    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
-    throw err;
-  });
+  formScope(app, 64 * 1024);
 
   /**
    * Who acts, and the certificate the URL names: the caller must revoke for the course's
@@ -137,40 +129,31 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
   const back = (courseId: number, userId: string, flash: CertificateFlash) =>
     `/dashboard/courses/${courseId}/learners/${encodeURIComponent(userId)}?certificate=${flash}#certificate`;
 
-  app.post(
-    '/courses/:id/learners/:userId/certificates/:code/revoke',
-    {
-      config: { auth: true, csrf: 'form' },
-      schema: { ...PAGE, params: CertificateParams, body: AnyForm, response: { 303: RedirectResponse } },
+  /** Each form's work on the certificate, and the outcome it says on the learner's page. */
+  const actions: Record<'revoke' | 'reissue', (code: string, form: unknown) => Promise<CertificateFlash>> = {
+    revoke: async (code, form) => {
+      const fields = RevokeFields.safeParse(form ?? {});
+      if (!fields.success) return 'reason-invalid';
+      const result = await revokeCertificate(app.db, code, fields.data.reason, app.clock());
+      return result.outcome === 'revoked' ? 'revoked' : 'already';
     },
-    async (request, reply) => {
-      const { courseId, userId, code } = await certificateToManage(request, request.params);
-      const fields = RevokeFields.safeParse(request.body ?? {});
-      let flash: CertificateFlash;
-      if (!fields.success) flash = 'reason-invalid';
-      else {
-        const result = await revokeCertificate(app.db, code, fields.data.reason, app.clock());
-        flash = result.outcome === 'revoked' ? 'revoked' : 'already';
-      }
-      return reply.header('cache-control', 'no-store').redirect(back(courseId, userId, flash), 303);
-    },
-  );
-
-  app.post(
-    '/courses/:id/learners/:userId/certificates/:code/reissue',
-    {
-      config: { auth: true, csrf: 'form' },
-      schema: { ...PAGE, params: CertificateParams, body: AnyForm, response: { 303: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const { courseId, userId, code } = await certificateToManage(request, request.params);
+    reissue: async (code) => {
       const result = await reissueCertificate(app.db, code, app.clock());
       if (result.outcome === 'unknown') throw new NotFoundError('Certificate not found');
-      const flash: CertificateFlash =
-        result.outcome === 'reissued' ? 'reissued' : result.outcome === 'not_revoked' ? 'not-revoked' : 'exists';
-      return reply.header('cache-control', 'no-store').redirect(back(courseId, userId, flash), 303);
+      return result.outcome === 'reissued' ? 'reissued' : result.outcome === 'not_revoked' ? 'not-revoked' : 'exists';
     },
-  );
+  };
+
+  for (const [action, act] of Object.entries(actions)) {
+    app.post(
+      `/courses/:id/learners/:userId/certificates/:code/${action}`,
+      formOptions({ params: CertificateParams, body: AnyForm }),
+      async (request, reply) => {
+        const { courseId, userId, code } = await certificateToManage(request, request.params);
+        return seeOther(reply, back(courseId, userId, await act(code, request.body)));
+      },
+    );
+  }
 };
 
 export default certificateAdminForms;

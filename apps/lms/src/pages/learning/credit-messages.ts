@@ -54,9 +54,7 @@ export function creditMessagesId(f: Format) {
   };
 }
 
-export type CreditMessages = ReturnType<typeof creditMessagesId>;
-
-export function creditMessagesEn(f: Format): CreditMessages {
+export function creditMessagesEn(f: Format): ReturnType<typeof creditMessagesId> {
   return {
     credits: {
       title: 'My credit record',

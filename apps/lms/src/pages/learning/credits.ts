@@ -1,4 +1,4 @@
-import { HtmlPage, RedirectResponse } from '@lms/contracts';
+import { RedirectResponse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -13,13 +13,11 @@ import {
 } from '../../domain/learning/credits.js';
 import { creditsPdf } from '../../documents/credits-pdf.js';
 import { CSV_DIALECTS } from '../../lib/csv.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
-import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-
-const PAGE = { hide: true, tags: ['pages'] };
+import { PAGE, pageOptions, signedIn } from '../page-route.js';
 
 /** A record's status in words: counted, counted with an expired certificate, or voided. */
 export function recordStatus(ctx: PageContext, r: CreditRecord): string {
@@ -98,16 +96,12 @@ function isoDay(at: Date, zone: string): string {
  * any of these URLs: each shows the signed-in person's own record only.
  */
 const creditPages: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/credits',
-    { config: { auth: true }, schema: { ...PAGE, response: { 200: HtmlPage, 302: RedirectResponse } } },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
-      const { f } = ctx;
-      const c = ctx.t.credits;
-      const { year, credits } = await creditsNow(app, session.caller.userId);
-      const body = html`<h1>${c.title}</h1>
+  app.get('/credits', pageOptions({}), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
+    const { f } = ctx;
+    const c = ctx.t.credits;
+    const { year, credits } = await creditsNow(app, session.caller.userId);
+    const body = html`<h1>${c.title}</h1>
 <p>${c.intro}</p>
 <p>${c.export}: <a href="${href('/learn/credits.csv')}" download>${c.csv}</a> · <a href="${href('/learn/credits.pdf')}" download>${c.pdf}</a></p>
 <p class="muted">${c.csvNote}</p>
@@ -133,16 +127,14 @@ ${
 <section aria-labelledby="records"><h2 id="records">${c.records}</h2>
 ${recordsTable(ctx, credits)}
 </section>`;
-      return sendPage(reply, page(ctx, c.title, body, { user: session.user, current: '/dashboard' }));
-    },
-  );
+    return sendPage(reply, page(ctx, c.title, body, { user: session.user, current: '/dashboard' }));
+  });
 
   app.get(
     '/credits.csv',
     { config: { auth: true, documentLimited: true }, schema: { ...PAGE, response: { 200: z.string(), 302: RedirectResponse } } },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { now, zone, credits } = await creditsNow(app, session.caller.userId);
       const csv = creditsCsv(credits, zone, ctx.t.credits.csvHeaders, (r) => recordStatus(ctx, r), CSV_DIALECTS[ctx.locale]);
       return reply
@@ -158,8 +150,7 @@ ${recordsTable(ctx, credits)}
     '/credits.pdf',
     { config: { auth: true, documentLimited: true }, schema: { ...PAGE, response: { 302: RedirectResponse } } },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { f } = ctx;
       const c = ctx.t.credits;
       const { now, zone, year, credits } = await creditsNow(app, session.caller.userId);

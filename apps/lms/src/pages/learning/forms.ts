@@ -1,5 +1,5 @@
-import { CourseIdParams, LearningIdParams, MAX_ID, RedirectResponse, RefundPurchaseBody, RejectPurchaseBody, text } from '@lms/contracts';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CourseIdParams, LearningIdParams, MAX_ID, RefundPurchaseBody, RejectPurchaseBody, text } from '@lms/contracts';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
@@ -15,13 +15,11 @@ import {
   undoConfirmation,
 } from '../../domain/learning/purchases.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
-import { CrossSiteFormError } from '../../plugins/csrf.js';
-import { acceptFormBodies } from '../form-body.js';
-import { pageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';
-import { type BundleFlash, bundlePageLink } from '../bundles.js';
+import { type BundleFlash, bundlePageLink } from '../bundles/index.js';
 import type { EnrolFlash } from './enrol-section.js';
 import { decidesTransfers } from './transfers.js';
+import { formOptions, formScope, seeOther, unlessDecided } from '../page-route.js';
 
 const EnrolForm = z.object({ code: text().max(200).optional() });
 const EmptyForm = z.object({}).passthrough().nullish();
@@ -40,16 +38,9 @@ const RejectForm = z.object({ reason: z.unknown().optional() }).passthrough().nu
  * `Sec-Fetch-Site: same-origin`) must show the form is one of ours; otherwise 403. The work itself is the JSON routes' domain code, with the same rules.
  */
 const learningForms: FastifyPluginAsyncZod = async (app) => {
-  acceptFormBodies(app, 4096);
   // A 403 page shows its error's message (../index.ts): in the person's language, not the
-  // domain's English. Rethrown, the error goes on to the pages' own handler.
-  app.setErrorHandler(async (err, request) => {
-    const words = pageContext(app, request).t.enrol.forbidden;
-    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
-    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
-    throw err;
-  });
-  const back = (reply: FastifyReply, path: string) => reply.header('cache-control', 'no-store').redirect(path, 303);
+  // domain's English.
+  formScope(app, 4096);
   const courseIdOf = (request: FastifyRequest) => {
     const id = (request.params as { id: number }).id;
     if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');
@@ -71,18 +62,11 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       return 'nothing';
     }
   };
-  const formSchema = (summary: string, body: z.ZodType, params: z.ZodType = LearningIdParams) => ({
-    hide: true,
-    tags: ['pages'],
-    summary,
-    params,
-    body,
-    response: { 303: RedirectResponse },
-  });
+  const formSchema = (summary: string, body: z.ZodType, params: z.ZodType = LearningIdParams) => formOptions({ summary, params, body });
 
   app.post(
     '/courses/:id/enrol',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Enrol form of the course page', EnrolForm.nullish(), CourseIdParams) },
+    formSchema('Enrol form of the course page', EnrolForm.nullish(), CourseIdParams),
     async (request, reply) => {
       const session = await pageSession(app, request);
       const courseId = courseIdOf(request);
@@ -96,54 +80,36 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
         if (!(err instanceof BadRequestError)) throw err;
         flash = err.message === WRONG_CODE ? 'wrong-code' : err.message === CODE_REQUIRED ? 'code-required' : 'wrong-code';
       }
-      return back(reply, `${page}?enrol=${flash}#enrol`);
+      return seeOther(reply, `${page}?enrol=${flash}#enrol`);
     },
   );
 
-  app.post(
-    '/courses/:id/purchase',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Buy form of the course page', EmptyForm, CourseIdParams) },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const courseId = courseIdOf(request);
-      const outcome = await buy(session.caller.userId, { courseId });
-      const flash: EnrolFlash = outcome === 'started' ? 'purchase-started' : outcome === 'capped' ? 'too-many-pending' : 'nothing-to-buy';
-      return back(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
-    },
-  );
+  app.post('/courses/:id/purchase', formSchema('Buy form of the course page', EmptyForm, CourseIdParams), async (request, reply) => {
+    const session = await pageSession(app, request);
+    const courseId = courseIdOf(request);
+    const outcome = await buy(session.caller.userId, { courseId });
+    const flash: EnrolFlash = outcome === 'started' ? 'purchase-started' : outcome === 'capped' ? 'too-many-pending' : 'nothing-to-buy';
+    return seeOther(reply, `/dashboard/courses/${courseId}?enrol=${flash}#enrol`);
+  });
 
-  app.post(
-    '/bundles/:id/purchase',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Buy form of the bundles page', EmptyForm) },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const bundleId = (request.params as { id: number }).id;
-      const outcome = await buy(session.caller.userId, { bundleId });
-      const flash: BundleFlash = outcome === 'capped' ? 'too-many-pending' : outcome;
-      return back(reply, await bundlePageLink(app.db, bundleId, flash));
-    },
-  );
+  app.post('/bundles/:id/purchase', formSchema('Buy form of the bundles page', EmptyForm), async (request, reply) => {
+    const session = await pageSession(app, request);
+    const bundleId = (request.params as { id: number }).id;
+    const outcome = await buy(session.caller.userId, { bundleId });
+    const flash: BundleFlash = outcome === 'capped' ? 'too-many-pending' : outcome;
+    return seeOther(reply, await bundlePageLink(app.db, bundleId, flash));
+  });
 
   for (const [action, decision] of [
     ['approve', 'approved'],
     ['reject', 'rejected'],
   ] as const) {
-    app.post(
-      `/enrollment-requests/:id/${action}`,
-      { config: { auth: true, csrf: 'form' }, schema: formSchema(`${action} form of the dashboard`, EmptyForm) },
-      async (request, reply) => {
-        const session = await pageSession(app, request);
-        const id = (request.params as { id: number }).id;
-        let outcome: string = decision;
-        try {
-          await decideEnrollmentRequest(app.db, session.caller, id, decision, app.clock());
-        } catch (err) {
-          if (!(err instanceof ConflictError)) throw err;
-          outcome = 'already';
-        }
-        return back(reply, `/dashboard?decided=${outcome}#requests`);
-      },
-    );
+    app.post(`/enrollment-requests/:id/${action}`, formSchema(`${action} form of the dashboard`, EmptyForm), async (request, reply) => {
+      const session = await pageSession(app, request);
+      const id = (request.params as { id: number }).id;
+      const outcome = await unlessDecided(() => decideEnrollmentRequest(app.db, session.caller, id, decision, app.clock()), decision);
+      return seeOther(reply, `/dashboard?decided=${outcome}#requests`);
+    });
   }
 
   /** The JSON routes' roles (admins and super_admins); the domain checks the institution. */
@@ -153,104 +119,72 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     return session.caller;
   };
 
-  app.post(
-    '/purchases/:id/confirm',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Confirm-transfer form of the transfers list', EmptyForm) },
-    async (request, reply) => {
-      const caller = await decider(request);
-      const id = (request.params as { id: number }).id;
-      try {
-        await confirmPurchase(app.db, caller, id, app.clock());
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        return back(reply, '/dashboard/transfers?confirmed=already');
-      }
-      // The list then offers to undo it (15 minutes; ../../domain/learning/purchases.ts, undoConfirmation).
-      return back(reply, `/dashboard/transfers?confirmed=done&undo=${id}`);
-    },
-  );
+  app.post('/purchases/:id/confirm', formSchema('Confirm-transfer form of the transfers list', EmptyForm), async (request, reply) => {
+    const caller = await decider(request);
+    const id = (request.params as { id: number }).id;
+    try {
+      await confirmPurchase(app.db, caller, id, app.clock());
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      return seeOther(reply, '/dashboard/transfers?confirmed=already');
+    }
+    // The list then offers to undo it (15 minutes; ../../domain/learning/purchases.ts, undoConfirmation).
+    return seeOther(reply, `/dashboard/transfers?confirmed=done&undo=${id}`);
+  });
 
-  app.post(
-    '/purchases/:id/undo',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Undo form of a confirmed transfer', EmptyForm) },
-    async (request, reply) => {
-      const caller = await decider(request);
-      const id = (request.params as { id: number }).id;
-      let outcome = 'undone';
-      try {
-        await undoConfirmation(app.db, caller, id, app.clock());
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        outcome = 'undo-refused';
-      }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
-    },
-  );
+  app.post('/purchases/:id/undo', formSchema('Undo form of a confirmed transfer', EmptyForm), async (request, reply) => {
+    const caller = await decider(request);
+    const id = (request.params as { id: number }).id;
+    const outcome = await unlessDecided(() => undoConfirmation(app.db, caller, id, app.clock()), 'undone', 'undo-refused');
+    return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
+  });
 
   // Reject (the money did not come): a reason the buyer reads; a purchase already decided says so
   // instead of failing.
   const decideWithReason = (path: string, summary: string, decide: typeof rejectPurchase, done: 'rejected') =>
-    app.post(path, { config: { auth: true, csrf: 'form' }, schema: formSchema(summary, RejectForm) }, async (request, reply) => {
+    app.post(path, formSchema(summary, RejectForm), async (request, reply) => {
       const caller = await decider(request);
       const id = (request.params as { id: number }).id;
       const given = (request.body as { reason?: unknown } | null)?.reason;
       const reason = RejectPurchaseBody.shape.reason.safeParse(given);
-      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=reason-required');
-      let outcome: string = done;
-      try {
-        await decide(app.db, caller, id, reason.data, app.clock());
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        outcome = 'already';
-      }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
+      if (!reason.success) return seeOther(reply, '/dashboard/transfers?confirmed=reason-required');
+      const outcome = await unlessDecided(() => decide(app.db, caller, id, reason.data, app.clock()), done);
+      return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
     });
   decideWithReason('/purchases/:id/reject', 'Reject-transfer form of the transfers list', rejectPurchase, 'rejected');
 
   // Refund: the reason, and the certificates earned through the purchase revoked unless the admin
   // ticks "keep" and says why (both said on the list when missing; nothing is changed then).
-  app.post(
-    '/purchases/:id/refund',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Refund form of the transfers list', RejectForm) },
-    async (request, reply) => {
-      const caller = await decider(request);
-      const id = (request.params as { id: number }).id;
-      const form = (request.body ?? {}) as { reason?: unknown; keepCertificate?: unknown; keepReason?: unknown };
-      const reason = RefundPurchaseBody.shape.reason.safeParse(form.reason);
-      if (!reason.success) return back(reply, '/dashboard/transfers?confirmed=refund-reason-required');
-      const keeping = form.keepCertificate !== undefined;
-      const keptReason = RefundPurchaseBody.shape.keepCertificateReason.unwrap().safeParse(form.keepReason);
-      if (keeping && !keptReason.success) return back(reply, '/dashboard/transfers?confirmed=keep-reason-required');
-      let outcome = 'refunded';
-      try {
-        await refundPurchase(app.db, caller, id, reason.data, app.clock(), {
-          keepCertificateReason: keeping && keptReason.success ? keptReason.data : null,
-        });
-      } catch (err) {
-        if (!(err instanceof ConflictError)) throw err;
-        outcome = 'already';
-      }
-      return back(reply, `/dashboard/transfers?confirmed=${outcome}`);
-    },
-  );
+  app.post('/purchases/:id/refund', formSchema('Refund form of the transfers list', RejectForm), async (request, reply) => {
+    const caller = await decider(request);
+    const id = (request.params as { id: number }).id;
+    const form = (request.body ?? {}) as { reason?: unknown; keepCertificate?: unknown; keepReason?: unknown };
+    const reason = RefundPurchaseBody.shape.reason.safeParse(form.reason);
+    if (!reason.success) return seeOther(reply, '/dashboard/transfers?confirmed=refund-reason-required');
+    const keeping = form.keepCertificate !== undefined;
+    const keptReason = RefundPurchaseBody.shape.keepCertificateReason.unwrap().safeParse(form.keepReason);
+    if (keeping && !keptReason.success) return seeOther(reply, '/dashboard/transfers?confirmed=keep-reason-required');
+    const keepCertificateReason = keeping && keptReason.success ? keptReason.data : null;
+    const outcome = await unlessDecided(
+      () => refundPurchase(app.db, caller, id, reason.data, app.clock(), { keepCertificateReason }),
+      'refunded',
+    );
+    return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
+  });
 
-  app.post(
-    '/purchases/:id/cancel',
-    { config: { auth: true, csrf: 'form' }, schema: formSchema('Cancel form of the transfer instructions', EmptyForm) },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const id = (request.params as { id: number }).id;
-      // Only its buyer: another person's purchase is a 404 page (cancelPurchase).
-      const purchase = await cancelPurchase(app.db, session.caller.userId, id, app.clock()).catch(async (err: unknown) => {
-        if (!(err instanceof ConflictError)) throw err;
-        return null;
-      });
-      const item = purchase ?? (await findPurchase(app.db, id));
-      if (item?.bundleId != null) return back(reply, await bundlePageLink(app.db, item.bundleId, 'cancelled'));
-      if (item?.courseId != null) return back(reply, `/dashboard/courses/${item.courseId}?enrol=purchase-cancelled#enrol`);
-      return back(reply, '/dashboard');
-    },
-  );
+  app.post('/purchases/:id/cancel', formSchema('Cancel form of the transfer instructions', EmptyForm), async (request, reply) => {
+    const session = await pageSession(app, request);
+    const id = (request.params as { id: number }).id;
+    // Only its buyer: another person's purchase is a 404 page (cancelPurchase).
+    const purchase = await cancelPurchase(app.db, session.caller.userId, id, app.clock()).catch(async (err: unknown) => {
+      if (!(err instanceof ConflictError)) throw err;
+      return null;
+    });
+    const item = purchase ?? (await findPurchase(app.db, id));
+    if (item?.bundleId != null) return seeOther(reply, await bundlePageLink(app.db, item.bundleId, 'cancelled'));
+    if (item?.courseId != null) return seeOther(reply, `/dashboard/courses/${item.courseId}?enrol=purchase-cancelled#enrol`);
+    return seeOther(reply, '/dashboard');
+  });
 };
 
 export default learningForms;

@@ -1,4 +1,4 @@
-import { HtmlPage, LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
+import { LearningCourseIdParams, MAX_ID, RedirectResponse, text } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -13,11 +13,8 @@ import { type CourseLearnerRow, findCourseLearners, LEARNERS_PAGE_SIZE, learnerS
 import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { findUserProfile } from '../../domain/user-profile.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import { CSV_DIALECTS, csvLine } from '../../lib/csv.js';
-import { CrossSiteFormError } from '../../plugins/csrf.js';
-import { acceptFormBodies } from '../form-body.js';
-import { pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { pager, progressBar } from '../view/components.js';
@@ -25,8 +22,8 @@ import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { certificateFlashOf, certificateSection } from './certificate-admin.js';
 import { stepName } from './outline.js';
+import { formOptions, formScope, PAGE, pageOptions, seeOther, signedIn } from '../page-route.js';
 
-const PAGE = { hide: true, tags: ['pages'] };
 const LearnersQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) }).passthrough();
 const LearnerParams = z.object({
   id: z.coerce.number().int().min(1).max(MAX_ID),
@@ -47,48 +44,35 @@ const GrantFields = z.object({
  * CSV; one learner's quiz attempts with the form that grants more (recorded with its reason).
  */
 const learnersPages: FastifyPluginAsyncZod = async (app) => {
-  acceptFormBodies(app, 4096);
-  app.setErrorHandler(async (err, request) => {
-    const words = pageContext(app, request).t.enrol.forbidden;
-    if (err instanceof CrossSiteFormError) throw new ForbiddenError(words.crossSite);
-    if (err instanceof ForbiddenError) throw new ForbiddenError(words.notAllowed);
-    throw err;
-  });
+  formScope(app, 4096);
 
-  app.get(
-    '/courses/:id/learners',
-    {
-      config: { auth: true },
-      schema: { ...PAGE, params: LearningCourseIdParams, querystring: LearnersQuery, response: { 200: HtmlPage, 302: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
-      const { t, f } = ctx;
-      const l = t.path.learners;
-      const courseId = request.params.id;
-      await assertManages(app.db, session.caller, courseId);
-      const at = request.query.page;
-      const [{ total, refunded, rows }, path] = await Promise.all([
-        findCourseLearners(app.db, courseId, { offset: (at - 1) * LEARNERS_PAGE_SIZE, limit: LEARNERS_PAGE_SIZE }),
-        loadCoursePath(app.db, session.caller.userId, courseId, 'preview'),
-      ]);
-      const now = app.clock();
-      const certificateBadge = (r: { certificateRevokedAt: Date | null; certificateExpiresAt: Date | null }) => {
-        const status = certificateStatus({ revokedAt: r.certificateRevokedAt, expiresAt: r.certificateExpiresAt }, now);
-        return status !== 'valid' && html` <span class="badge status-${status}">${t.certificateDocs.status[status]}</span>`;
-      };
-      // A refund ended the learner's access: said under their name, with its reason.
-      const refundNote = (refund: CourseLearnerRow['refund']) =>
-        refund &&
-        html`<div><span class="badge revoked">${l.refunded(f.dateTime(refund.at) ?? '')}</span></div>${refund.reason && html`<div class="muted">${refund.reason}</div>`}${refund.certificateKeptReason && html`<div class="muted">${l.certificateKept(refund.certificateKeptReason)}</div>`}`;
-      const list =
-        total === 0
-          ? html`<p class="muted">${l.none}</p>`
-          : html`<div class="table-wrap"><table class="responsive">
+  app.get('/courses/:id/learners', pageOptions({ params: LearningCourseIdParams, querystring: LearnersQuery }), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
+    const { t, f } = ctx;
+    const l = t.path.learners;
+    const courseId = request.params.id;
+    await assertManages(app.db, session.caller, courseId);
+    const at = request.query.page;
+    const [{ total, refunded, rows }, path] = await Promise.all([
+      findCourseLearners(app.db, courseId, { offset: (at - 1) * LEARNERS_PAGE_SIZE, limit: LEARNERS_PAGE_SIZE }),
+      loadCoursePath(app.db, session.caller.userId, courseId, 'preview'),
+    ]);
+    const now = app.clock();
+    const certificateBadge = (r: { certificateRevokedAt: Date | null; certificateExpiresAt: Date | null }) => {
+      const status = certificateStatus({ revokedAt: r.certificateRevokedAt, expiresAt: r.certificateExpiresAt }, now);
+      return status !== 'valid' && html` <span class="badge status-${status}">${t.certificateDocs.status[status]}</span>`;
+    };
+    // A refund ended the learner's access: said under their name, with its reason.
+    const refundNote = (refund: CourseLearnerRow['refund']) =>
+      refund &&
+      html`<div><span class="badge revoked">${l.refunded(f.dateTime(refund.at) ?? '')}</span></div>${refund.reason && html`<div class="muted">${refund.reason}</div>`}${refund.certificateKeptReason && html`<div class="muted">${l.certificateKept(refund.certificateKeptReason)}</div>`}`;
+    const list =
+      total === 0
+        ? html`<p class="muted">${l.none}</p>`
+        : html`<div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">${l.learner}</th><th scope="col">${l.progress}</th><th scope="col" class="num">${l.chapters}</th><th scope="col">${l.quizzes}</th><th scope="col" class="num">${l.bestQuiz}</th><th scope="col">${l.final}</th><th scope="col">${l.certificate}</th><th scope="col">${l.lastActivity}</th><th scope="col">${l.actions}</th></tr></thead>
 <tbody>${rows.map(
-              (r) => html`<tr>
+            (r) => html`<tr>
 <td data-label="${l.learner}"><div>${r.name}</div><div class="muted">${r.email}</div>${refundNote(r.refund)}</td>
 <td data-label="${l.progress}">${progressBar(ctx, r.progress, t.common.progressOf(r.name))}</td>
 <td data-label="${l.chapters}" class="num">${f.number(r.chaptersDone)} / ${f.number(r.chaptersTotal)}</td>
@@ -100,15 +84,14 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
 <td data-label="${l.actions}"><a href="${href('/dashboard/courses', courseId, 'learners', r.userId)}" aria-label="${l.attemptsLabel(r.name)}">${l.attempts}</a></td>
 </tr>
 `,
-            )}</tbody></table></div>`;
-      const body = html`<p><a href="${href('/dashboard/courses', courseId)}">${t.path.backToCourse}</a></p>
+          )}</tbody></table></div>`;
+    const body = html`<p><a href="${href('/dashboard/courses', courseId)}">${t.path.backToCourse}</a></p>
 <h1>${l.title(path.courseName)}</h1>
 <p>${l.intro(total - refunded)}${refunded > 0 && html` ${l.refundedCount(refunded)}`} <a href="${href('/dashboard/courses', courseId, 'learners.csv')}" download>${l.csv}</a></p>
 ${list}
 ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE_SIZE)) }, (n) => href('/dashboard/courses', courseId, 'learners').withQuery({ page: n }))}`;
-      return sendPage(reply, page(ctx, l.title(path.courseName), body, { user: session.user, current: '/dashboard' }));
-    },
-  );
+    return sendPage(reply, page(ctx, l.title(path.courseName), body, { user: session.user, current: '/dashboard' }));
+  });
 
   app.get(
     '/courses/:id/learners.csv',
@@ -188,47 +171,43 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
     },
   );
 
-  app.get(
-    '/courses/:id/learners/:userId',
-    { config: { auth: true }, schema: { ...PAGE, params: LearnerParams, response: { 200: HtmlPage, 302: RedirectResponse } } },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
-      const { t, f } = ctx;
-      const g = t.path.grants;
-      const { id: courseId, userId } = request.params;
-      await assertManages(app.db, session.caller, courseId);
-      // Enrolled, or refunded since (the list links both): their attempts and certificates stay to be read.
-      const standing = await learnerStandingIn(app.db, userId, courseId);
-      if (standing === null) throw new NotFoundError('Learner not found in this course');
-      const [learner, path, grants, certs, mayRevoke] = await Promise.all([
-        findUserProfile(app.db, userId),
-        loadCoursePath(app.db, userId, courseId, 'learner'),
-        findGrants(app.db, userId, courseId),
-        listLearnerCertificates(app.db, userId, courseId),
-        mayRevokeCertificates(app.db, session.caller, courseId),
-      ]);
-      const quizzes = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].filter((s) => s.kind !== 'chapter');
-      const flashValue = (request.query as Record<string, unknown> | undefined)?.granted;
-      const refused = flashValue === 'invalid' || flashValue === 'capped';
-      const flash =
-        (flashValue === 'granted' || refused) &&
-        html`<p class="${refused ? 'error' : 'success'}" role="${refused ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
-      const name = learner?.name ?? userId;
-      const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
+  app.get('/courses/:id/learners/:userId', pageOptions({ params: LearnerParams }), async (request, reply) => {
+    const { session, ctx } = await signedIn(app, request);
+    const { t, f } = ctx;
+    const g = t.path.grants;
+    const { id: courseId, userId } = request.params;
+    await assertManages(app.db, session.caller, courseId);
+    // Enrolled, or refunded since (the list links both): their attempts and certificates stay to be read.
+    const standing = await learnerStandingIn(app.db, userId, courseId);
+    if (standing === null) throw new NotFoundError('Learner not found in this course');
+    const [learner, path, grants, certs, mayRevoke] = await Promise.all([
+      findUserProfile(app.db, userId),
+      loadCoursePath(app.db, userId, courseId, 'learner'),
+      findGrants(app.db, userId, courseId),
+      listLearnerCertificates(app.db, userId, courseId),
+      mayRevokeCertificates(app.db, session.caller, courseId),
+    ]);
+    const quizzes = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].filter((s) => s.kind !== 'chapter');
+    const flashValue = (request.query as Record<string, unknown> | undefined)?.granted;
+    const refused = flashValue === 'invalid' || flashValue === 'capped';
+    const flash =
+      (flashValue === 'granted' || refused) &&
+      html`<p class="${refused ? 'error' : 'success'}" role="${refused ? 'alert' : 'status'}">${g.flash[flashValue]}</p>`;
+    const name = learner?.name ?? userId;
+    const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${g.title(name)}</h1>
 <p class="muted">${path.courseName}</p>
 ${flash}
 <div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">${g.quiz}</th><th scope="col" class="num">${g.used}</th><th scope="col" class="num">${g.allowed}</th><th scope="col">${g.state}</th></tr></thead>
 <tbody>${quizzes.map(
-        (
-          s,
-        ) => html`<tr><td data-label="${g.quiz}">${stepName(ctx, s)}</td><td data-label="${g.used}" class="num">${f.number(s.tally?.used ?? 0)}</td><td data-label="${g.allowed}" class="num">${f.number(s.tally?.allowed ?? 0)}</td><td data-label="${g.state}">${
-          s.tally?.passed ? g.passed : (s.tally?.used ?? 0) >= (s.tally?.allowed ?? 0) ? g.spent : g.ongoing
-        }</td></tr>
+      (
+        s,
+      ) => html`<tr><td data-label="${g.quiz}">${stepName(ctx, s)}</td><td data-label="${g.used}" class="num">${f.number(s.tally?.used ?? 0)}</td><td data-label="${g.allowed}" class="num">${f.number(s.tally?.allowed ?? 0)}</td><td data-label="${g.state}">${
+        s.tally?.passed ? g.passed : (s.tally?.used ?? 0) >= (s.tally?.allowed ?? 0) ? g.spent : g.ongoing
+      }</td></tr>
 `,
-      )}</tbody></table></div>
+    )}</tbody></table></div>
 ${
   standing === 'refunded'
     ? html`<p class="notice" role="status">${g.refunded}</p>`
@@ -249,38 +228,30 @@ ${
 }
 </section>
 ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: mayRevoke === true, flash: certificateFlashOf(request.query), now: app.clock() })}`;
-      return sendPage(reply, page(ctx, g.title(name), body, { user: session.user, current: '/dashboard' }));
-    },
-  );
+    return sendPage(reply, page(ctx, g.title(name), body, { user: session.user, current: '/dashboard' }));
+  });
 
-  app.post(
-    '/courses/:id/learners/:userId/grants',
-    {
-      config: { auth: true, csrf: 'form' },
-      schema: { ...PAGE, params: LearnerParams, body: GrantForm, response: { 303: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const { id: courseId, userId } = request.params;
-      const back = `/dashboard/courses/${courseId}/learners/${encodeURIComponent(userId)}`;
-      // Who may grant is decided before the form is read: an attacker learns nothing from its errors.
-      await assertManages(app.db, session.caller, courseId);
-      const fields = GrantFields.safeParse(request.body ?? {});
-      if (!fields.success) return reply.header('cache-control', 'no-store').redirect(`${back}?granted=invalid#grant`, 303);
-      try {
-        await grantAttempts(
-          app.db,
-          session.caller,
-          { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
-          app.clock(),
-        );
-      } catch (err) {
-        if (!(err instanceof TooManyExtraAttemptsError)) throw err;
-        return reply.header('cache-control', 'no-store').redirect(`${back}?granted=capped#grant`, 303);
-      }
-      return reply.header('cache-control', 'no-store').redirect(`${back}?granted=granted`, 303);
-    },
-  );
+  app.post('/courses/:id/learners/:userId/grants', formOptions({ params: LearnerParams, body: GrantForm }), async (request, reply) => {
+    const session = await pageSession(app, request);
+    const { id: courseId, userId } = request.params;
+    const back = `/dashboard/courses/${courseId}/learners/${encodeURIComponent(userId)}`;
+    // Who may grant is decided before the form is read: an attacker learns nothing from its errors.
+    await assertManages(app.db, session.caller, courseId);
+    const fields = GrantFields.safeParse(request.body ?? {});
+    if (!fields.success) return seeOther(reply, `${back}?granted=invalid#grant`);
+    try {
+      await grantAttempts(
+        app.db,
+        session.caller,
+        { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
+        app.clock(),
+      );
+    } catch (err) {
+      if (!(err instanceof TooManyExtraAttemptsError)) throw err;
+      return seeOther(reply, `${back}?granted=capped#grant`);
+    }
+    return seeOther(reply, `${back}?granted=granted`);
+  });
 };
 
 export default learnersPages;

@@ -165,9 +165,7 @@ export function enrolMessagesId(f: Format) {
   };
 }
 
-export type EnrolMessages = ReturnType<typeof enrolMessagesId>;
-
-export function enrolMessagesEn(f: Format): EnrolMessages {
+export function enrolMessagesEn(f: Format): ReturnType<typeof enrolMessagesId> {
   return {
     enrol: {
       heading: 'Enrolment',

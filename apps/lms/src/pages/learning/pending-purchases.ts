@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { countBundleOffers } from '../../domain/learning/bundle-offers.js';
 import { listMyPurchases } from '../../domain/learning/purchases.js';
-import { BUNDLES_PAGE_SIZE } from '../bundles.js';
+import { BUNDLES_PAGE_SIZE } from '../bundles/index.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 

@@ -1,16 +1,16 @@
-import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
-import type { FastifyInstance } from 'fastify';
+import { LearningIdParams } from '@lms/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findDecidablePurchase, listPendingPurchases, type PendingPurchaseView } from '../../domain/learning/purchases.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
-import { type PageContext, pageContext } from '../i18n/index.js';
+import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import type { PageSession } from '../session.js';
-import { pageSession } from '../session.js';
 import { pager } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
 /** Transfers per page of /dashboard/transfers; the dashboard shows the oldest few. */
 const PAGE_SIZE = 20;
@@ -19,6 +19,13 @@ const MAX_PAGE = 100_000;
 
 /** Who decides on transfers: admins (their institution's) and super_admins. */
 export const decidesTransfers = (session: PageSession) => session.caller.role === 'admin' || session.caller.role === 'super_admin';
+
+/** The session and language of a page only those who decide on transfers open (anyone else: the 403 page). */
+async function deciderPage(app: FastifyInstance, request: FastifyRequest): Promise<{ session: PageSession; ctx: PageContext }> {
+  const { session, ctx } = await signedIn(app, request);
+  if (!decidesTransfers(session)) throw new ForbiddenError(ctx.t.enrol.forbidden.notAllowed);
+  return { session, ctx };
+}
 
 /** The outcome of a confirm or reject form (./forms.ts), said at the top of the list. */
 function flash(ctx: PageContext, value: unknown): Html | false {
@@ -107,45 +114,36 @@ const TransfersQuery = z.object({
  * money that arrives after its purchase expired can still be confirmed.
  */
 const transfersPage: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/transfers',
-    {
-      config: { auth: true },
-      schema: { hide: true, tags: ['pages'], querystring: TransfersQuery, response: { 200: HtmlPage, 302: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      if (!decidesTransfers(session)) throw new ForbiddenError(pageContext(app, request).t.enrol.forbidden.notAllowed);
-      const ctx = pageContext(app, request);
-      const p = ctx.t.purchase.pending;
-      const q = request.query;
-      const reference = typeof q.reference === 'string' && q.reference.trim() !== '' ? q.reference.trim().slice(0, 40) : undefined;
-      const asked = typeof q.page === 'string' && /^[1-9][0-9]{0,5}$/.test(q.page) ? Math.min(Number(q.page), MAX_PAGE) : 1;
-      const first = await listPendingPurchases(app.db, session.caller, { page: asked, limit: PAGE_SIZE, reference }, app.clock());
-      // A page past the end shows the last one: the list shrinks as transfers are decided.
-      const totalPages = Math.max(1, Math.ceil(first.total / PAGE_SIZE));
-      const at = { page: Math.min(asked, totalPages), totalPages };
-      const { purchases, total } =
-        at.page === asked ? first : await listPendingPurchases(app.db, session.caller, { page: at.page, limit: PAGE_SIZE }, app.clock());
-      const list =
-        purchases.length > 0
-          ? transferTable(ctx, purchases)
-          : html`<p class="muted" role="status">${reference === undefined ? p.none : p.noMatch(reference)}</p>`;
-      // Just confirmed: the way back for 15 minutes (the domain refuses it later, or once the course was used).
-      const undoId = q.confirmed === 'done' && typeof q.undo === 'string' && /^[1-9][0-9]{0,9}$/.test(q.undo) ? Number(q.undo) : null;
-      const undo =
-        undoId !== null &&
-        html`<form method="post" action="${href('/dashboard/purchases', undoId, 'undo')}" class="notice"><p>${p.undoText}</p><button type="submit" class="secondary">${p.undo}</button></form>`;
-      const body = html`<h1>${p.heading}</h1>
+  app.get('/transfers', pageOptions({ querystring: TransfersQuery }), async (request, reply) => {
+    const { session, ctx } = await deciderPage(app, request);
+    const p = ctx.t.purchase.pending;
+    const q = request.query;
+    const reference = typeof q.reference === 'string' && q.reference.trim() !== '' ? q.reference.trim().slice(0, 40) : undefined;
+    const asked = typeof q.page === 'string' && /^[1-9][0-9]{0,5}$/.test(q.page) ? Math.min(Number(q.page), MAX_PAGE) : 1;
+    const first = await listPendingPurchases(app.db, session.caller, { page: asked, limit: PAGE_SIZE, reference }, app.clock());
+    // A page past the end shows the last one: the list shrinks as transfers are decided.
+    const totalPages = Math.max(1, Math.ceil(first.total / PAGE_SIZE));
+    const at = { page: Math.min(asked, totalPages), totalPages };
+    const { purchases, total } =
+      at.page === asked ? first : await listPendingPurchases(app.db, session.caller, { page: at.page, limit: PAGE_SIZE }, app.clock());
+    const list =
+      purchases.length > 0
+        ? transferTable(ctx, purchases)
+        : html`<p class="muted" role="status">${reference === undefined ? p.none : p.noMatch(reference)}</p>`;
+    // Just confirmed: the way back for 15 minutes (the domain refuses it later, or once the course was used).
+    const undoId = q.confirmed === 'done' && typeof q.undo === 'string' && /^[1-9][0-9]{0,9}$/.test(q.undo) ? Number(q.undo) : null;
+    const undo =
+      undoId !== null &&
+      html`<form method="post" action="${href('/dashboard/purchases', undoId, 'undo')}" class="notice"><p>${p.undoText}</p><button type="submit" class="secondary">${p.undo}</button></form>`;
+    const body = html`<h1>${p.heading}</h1>
 ${flash(ctx, q.confirmed)}
 ${undo}
 ${searchForm(ctx, reference)}
 ${reference === undefined && total > 0 && html`<p>${p.total(total)}</p>`}
 ${list}
 ${reference === undefined && pager(ctx, at, (n) => href('/dashboard/transfers').withQuery({ page: n }))}`;
-      return sendPage(reply, page(ctx, p.heading, body, { user: session.user, current: '/dashboard' }));
-    },
-  );
+    return sendPage(reply, page(ctx, p.heading, body, { user: session.user, current: '/dashboard' }));
+  });
 };
 
 /**
@@ -154,23 +152,15 @@ ${reference === undefined && pager(ctx, at, (n) => href('/dashboard/transfers').
  * not decide on is a 404 page, one already decided says so.
  */
 export const confirmTransferPage: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/purchases/:id/confirm',
-    {
-      config: { auth: true },
-      schema: { hide: true, tags: ['pages'], params: LearningIdParams, response: { 200: HtmlPage, 302: RedirectResponse } },
-    },
-    async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
-      if (!decidesTransfers(session)) throw new ForbiddenError(ctx.t.enrol.forbidden.notAllowed);
-      const { t, f } = ctx;
-      const p = t.purchase.pending;
-      const x = await findDecidablePurchase(app.db, session.caller, request.params.id);
-      if (!x) throw new NotFoundError('Purchase not found');
-      const open = x.status === 'pending' || x.status === 'expired';
-      const reference = x.reference ?? '';
-      const body = html`<p><a href="/dashboard/transfers">${p.backToList}</a></p>
+  app.get('/purchases/:id/confirm', pageOptions({ params: LearningIdParams }), async (request, reply) => {
+    const { session, ctx } = await deciderPage(app, request);
+    const { t, f } = ctx;
+    const p = t.purchase.pending;
+    const x = await findDecidablePurchase(app.db, session.caller, request.params.id);
+    if (!x) throw new NotFoundError('Purchase not found');
+    const open = x.status === 'pending' || x.status === 'expired';
+    const reference = x.reference ?? '';
+    const body = html`<p><a href="/dashboard/transfers">${p.backToList}</a></p>
 <h1>${p.confirmHeading}</h1>
 <div class="card">
 <dl>
@@ -188,9 +178,8 @@ ${
     : html`<p class="notice">${t.purchase.confirmed.already}</p>`
 }
 </div>`;
-      return sendPage(reply, page(ctx, p.confirmHeading, body, { user: session.user, current: '/dashboard' }));
-    },
-  );
+    return sendPage(reply, page(ctx, p.confirmHeading, body, { user: session.user, current: '/dashboard' }));
+  });
 };
 
 export default transfersPage;

@@ -28,36 +28,40 @@
 /** The key only this module holds: nothing else can construct an Html, an Attr or a Url. */
 const brand = Symbol('html');
 
-/** A fragment of HTML that is safe to put in element content as it is. */
-export class Html {
+/**
+ * What Html, Attr and Url share: their text, which only this module's key can set. `kind` exists
+ * only for the compiler, so that one of them is never taken for another.
+ */
+abstract class Branded<K extends 'html' | 'attr' | 'url'> {
+  declare readonly kind: K;
   readonly #text: string;
-  constructor(text: string, key: symbol) {
-    if (key !== brand) throw new TypeError('Html is made by html``, join() or raw(), not with new');
+  constructor(text: string, key: symbol, madeBy: string) {
+    if (key !== brand) throw new TypeError(`${new.target.name} is made by ${madeBy}, not with new`);
     this.#text = text;
   }
   toString(): string {
     return this.#text;
+  }
+}
+
+/** A fragment of HTML that is safe to put in element content as it is. */
+export class Html extends Branded<'html'> {
+  constructor(text: string, key: symbol) {
+    super(text, key, 'html``, join() or raw()');
   }
 }
 
 /** One attribute (` name="value"` or a bare ` name`), or nothing: for a slot between attributes. */
-export class Attr {
-  readonly #text: string;
+export class Attr extends Branded<'attr'> {
   constructor(text: string, key: symbol) {
-    if (key !== brand) throw new TypeError('Attr is made by attr(), not with new');
-    this.#text = text;
-  }
-  toString(): string {
-    return this.#text;
+    super(text, key, 'attr()');
   }
 }
 
 /** A path of this site (with an optional query), as `href()` built it: the only thing a URL attribute takes. */
-export class Url {
-  readonly #text: string;
+export class Url extends Branded<'url'> {
   constructor(text: string, key: symbol) {
-    if (key !== brand) throw new TypeError('Url is made by href(), not with new');
-    this.#text = text;
+    super(text, key, 'href()');
   }
   /** The same path with these query parameters (empty values and undefined are left out). */
   withQuery(params: Record<string, string | number | undefined> | URLSearchParams): Url {
@@ -65,16 +69,13 @@ export class Url {
     if (!(params instanceof URLSearchParams)) {
       for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(name, String(value));
     }
-    const text = query.size ? `${this.#text.split('?')[0]}?${query}` : this.#text;
+    const text = query.size ? `${this.toString().split('?')[0]}?${query}` : this.toString();
     return new Url(text, brand);
   }
   /** The same URL pointing at an element of the page (`#id`; letters, digits, `-` and `_` only). */
   withFragment(id: string): Url {
     if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(id)) throw new TypeError(`withFragment: not an element id: ${JSON.stringify(id)}`);
-    return new Url(`${this.#text.split('#')[0]}#${id}`, brand);
-  }
-  toString(): string {
-    return this.#text;
+    return new Url(`${this.toString().split('#')[0]}#${id}`, brand);
   }
 }
 

@@ -20,7 +20,7 @@ import { lmsJwks } from '../../domain/member-check.js';
 import { publishedCredentialKeys } from '../../domain/credentials/credential.js';
 import { pageContext } from '../../pages/i18n/index.js';
 import { sendPage } from '../../pages/send.js';
-import { switchAccountView } from '../../pages/sign-in.js';
+import { switchAccountView } from '../../pages/sign-in/index.js';
 import { ForbiddenError } from '../../errors.js';
 import { REPLAYED_TOKEN_REASON, UNVERIFIABLE_TOKEN_REASON } from '../../metrics/sso-reasons.js';
 import { isSameOrigin } from '../../plugins/csrf.js';

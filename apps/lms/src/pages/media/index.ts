@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { postgresPictureStore } from '../domain/media/pictures.js';
+import { postgresPictureStore } from '../../domain/media/pictures.js';
 
 /**
  * GET /media/pictures/<sha256>.<kind>: a picture uploaded through the studio, public (a course's

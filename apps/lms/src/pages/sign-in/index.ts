@@ -1,10 +1,10 @@
 import { HtmlPage, SignInQuery } from '@lms/contracts';
 import { Reasons } from '@lms/partner-auth';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { type Messages, type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { type Html, href, html } from './view/html.js';
-import { page } from './view/layout.js';
+import { type Messages, type PageContext, pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { type Html, href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
 
 /** The sign-in problems the pages can explain: the keys of the catalog's `signIn.problems`. */
 export type SignInProblem = keyof Messages['signIn']['problems'];

@@ -1,22 +1,23 @@
-import { webhooksTitle } from './webhooks.js';
-import { HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
+import type { PublicCourse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findDraftCourseIds, findLearnerOverview } from '../domain/learner-overview.js';
-import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { computeProgressMetrics, type ProgressReport } from '../domain/progress.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { type PageSession, pageSession } from './session.js';
-import { barChart } from './view/charts.js';
-import { progressBar, statusBadge } from './view/components.js';
-import { type Html, href, html } from './view/html.js';
-import { page } from './view/layout.js';
-import { staffLearningSections } from './learning/dashboard-sections.js';
-import { loadCoursePath } from '../domain/learning/course-path.js';
-import { stepHref, stepName } from './learning/outline.js';
-import { pendingPurchasesSection } from './learning/pending-purchases.js';
-import { creditsThisYearSection } from './learning/credits.js';
+import { findDraftCourseIds, findLearnerOverview } from '../../domain/learner-overview.js';
+import { findVisibleCourses } from '../../domain/catalog/course-list.js';
+import { computeProgressMetrics, type ProgressReport } from '../../domain/progress.js';
+import type { PageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import type { PageSession } from '../session.js';
+import { barChart } from '../view/charts.js';
+import { progressBar, statusBadge } from '../view/components.js';
+import { type Html, href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
+import { webhooksWords } from '../webhooks/messages.js';
+import { staffLearningSections } from '../learning/dashboard-sections.js';
+import { loadCoursePath } from '../../domain/learning/course-path.js';
+import { stepHref, stepName } from '../learning/outline.js';
+import { pendingPurchasesSection } from '../learning/pending-purchases.js';
+import { creditsThisYearSection } from '../learning/credits.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
 const STAFF_COURSE_LIMIT = 50;
 const CONTINUE_LIMIT = 20;
@@ -249,7 +250,7 @@ ${courses}
 ${keys}
 ${
   session.caller.role === 'super_admin' &&
-  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksTitle(ctx)}</a></h2></section>`
+  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksWords(ctx).title}</a></h2></section>`
 }`;
 }
 
@@ -257,18 +258,9 @@ ${
 const dashboardPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/',
-    {
-      config: { auth: true, sessionLimited: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
-        summary: "The signed-in user's dashboard; 302 to `/sign-in` without a valid session",
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
-    },
+    pageOptions({ summary: "The signed-in user's dashboard; 302 to `/sign-in` without a valid session" }, { sessionLimited: true }),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const staff = session.caller.role !== 'student';
       const body = staff ? await staffBody(app, ctx, session, request.query) : await learnerBody(app, ctx, session);
       return sendPage(reply, page(ctx, ctx.t.dashboard.title, body, { user: session.user, current: '/dashboard' }));

@@ -1,4 +1,4 @@
-import { HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
+import { MAX_ID } from '@lms/contracts';
 import type { Db } from '@lms/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,16 +8,16 @@ import {
   countBundleOffers,
   endedCourseOf,
   findBundleOffers,
-} from '../domain/learning/bundle-offers.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { transferInstructions } from './learning/transfer.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { ignoredNote, pager } from './view/components.js';
-import { type Html, href, html } from './view/html.js';
-import { page } from './view/layout.js';
+} from '../../domain/learning/bundle-offers.js';
+import type { PageContext } from '../i18n/index.js';
+import { transferInstructions } from '../learning/transfer.js';
+import { sendPage } from '../send.js';
+import { ignoredNote, pager } from '../view/components.js';
+import { type Html, href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
-/** The outcomes of the buy form (./learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
+/** The outcomes of the buy form (../learning/forms.ts) shown here (`?purchase=`), each with its sentence. */
 export type BundleFlash = keyof PageContext['t']['bundles']['flash'];
 
 /** Bundles per page: each is a card with two courses, a price and a form. */
@@ -75,24 +75,17 @@ function standing(ctx: PageContext, offer: BundleOffer, pending: Html | false, n
  * its two courses, their price at their tier against the two bought separately, and where they
  * stand: enrolled in both, paid, a pending transfer with its instructions, a course of it already
  * had or being paid for, free, or the buy form
- * (a plain form posting to ./learning/forms.ts, which comes back here with 303).
+ * (a plain form posting to ../learning/forms.ts, which comes back here with 303).
  */
 const bundlesPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/bundles',
-    {
-      config: { auth: true, sessionLimited: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
-        summary: 'The course bundles a learner can buy, at their tier price, with the buy form',
-        querystring: PageQuery,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
-    },
+    pageOptions(
+      { summary: 'The course bundles a learner can buy, at their tier price, with the buy form', querystring: PageQuery },
+      { sessionLimited: true },
+    ),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { t } = ctx;
       const userId = session.caller.userId;
       const given = request.query;

@@ -1,10 +1,10 @@
 import { HtmlPage } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { optionalSession } from './session.js';
-import { href, html } from './view/html.js';
-import { page } from './view/layout.js';
+import { pageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { optionalSession } from '../session.js';
+import { href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
 
 /**
  * GET /: what this is, and the ways in: sign-in (through the person's organisation), the

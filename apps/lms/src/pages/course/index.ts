@@ -1,20 +1,20 @@
-import { CourseIdParams, HtmlPage, MAX_ID, RedirectResponse } from '@lms/contracts';
+import { CourseIdParams, MAX_ID } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { courseTierPrice } from '../domain/rules/tier-prices.js';
-import { NotFoundError } from '../errors.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { coverImage, progressBar, statusBadge } from './view/components.js';
-import { ownPicturePath } from '../domain/media/pictures.js';
-import { href, html } from './view/html.js';
-import { page } from './view/layout.js';
-import { bundlesSection } from './learning/bundles-section.js';
-import { enrolSection } from './learning/enrol-section.js';
-import { assertManages } from '../domain/learning/attempt-grants.js';
-import { findStep, loadCoursePath, pathRoleOf } from '../domain/learning/course-path.js';
-import { continueBox, outline, stepHref } from './learning/outline.js';
+import { findVisibleCourses } from '../../domain/catalog/course-list.js';
+import { courseTierPrice } from '../../domain/rules/tier-prices.js';
+import { NotFoundError } from '../../errors.js';
+import type { PageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { coverImage, progressBar, statusBadge } from '../view/components.js';
+import { ownPicturePath } from '../../domain/media/pictures.js';
+import { href, html } from '../view/html.js';
+import { page } from '../view/layout.js';
+import { bundlesSection } from '../learning/bundles-section.js';
+import { enrolSection } from '../learning/enrol-section.js';
+import { assertManages } from '../../domain/learning/attempt-grants.js';
+import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
+import { continueBox, outline, stepHref } from '../learning/outline.js';
+import { htmlPageSchema, pageOptions, signedIn } from '../page-route.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
   return unlocked
@@ -30,19 +30,9 @@ function lock(ctx: PageContext, unlocked: boolean) {
 const coursePage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/courses/:id',
-    {
-      config: { auth: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
-        summary: 'One course with its modules and chapters, locked or unlocked',
-        params: CourseIdParams,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
-    },
+    pageOptions({ summary: 'One course with its modules and chapters, locked or unlocked', params: CourseIdParams }),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { t, f } = ctx;
       const viewer = { kind: 'session' as const, userId: session.caller.userId, role: session.caller.role };
       const id = request.params.id;
@@ -146,17 +136,13 @@ ${exam}
     '/courses/:id/preview',
     {
       config: { auth: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
+      schema: htmlPageSchema({
         summary: "A course's learner page as a new learner sees it, for its managers (read-only)",
         params: CourseIdParams,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
+      }),
     },
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { t } = ctx;
       const id = request.params.id;
       if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError('Course not found');

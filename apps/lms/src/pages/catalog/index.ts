@@ -1,16 +1,16 @@
-import { CourseListQuery, HtmlPage, type PublicCourse, RedirectResponse } from '@lms/contracts';
+import { CourseListQuery, type PublicCourse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findVisibleCourses } from '../domain/catalog/course-list.js';
-import { courseTierPrice } from '../domain/rules/tier-prices.js';
-import { listCategories } from '../domain/categories.js';
-import { type PageContext, pageContext } from './i18n/index.js';
-import { sendPage } from './send.js';
-import { pageSession } from './session.js';
-import { coverImage, ignoredNote, pager, progressBar, statusBadge } from './view/components.js';
-import { ownPicturePath } from '../domain/media/pictures.js';
-import { attr, type Html, href, html, join } from './view/html.js';
-import { page } from './view/layout.js';
+import { findVisibleCourses } from '../../domain/catalog/course-list.js';
+import { courseTierPrice } from '../../domain/rules/tier-prices.js';
+import { listCategories } from '../../domain/categories.js';
+import type { PageContext } from '../i18n/index.js';
+import { sendPage } from '../send.js';
+import { coverImage, ignoredNote, pager, progressBar, statusBadge } from '../view/components.js';
+import { ownPicturePath } from '../../domain/media/pictures.js';
+import { attr, type Html, href, html, join } from '../view/html.js';
+import { page } from '../view/layout.js';
+import { pageOptions, signedIn } from '../page-route.js';
 
 const PAGE_SIZE = 20;
 /** The sort orders offered, by their `sortBy` value ('' is the API's default, newest first). */
@@ -59,19 +59,9 @@ ${progress}
 const catalogPage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/catalog',
-    {
-      config: { auth: true, sessionLimited: true },
-      schema: {
-        hide: true,
-        tags: ['pages'],
-        summary: 'The course catalog with search, category filter and sort',
-        querystring: PageQuery,
-        response: { 200: HtmlPage, 302: RedirectResponse },
-      },
-    },
+    pageOptions({ summary: 'The course catalog with search, category filter and sort', querystring: PageQuery }, { sessionLimited: true }),
     async (request, reply) => {
-      const session = await pageSession(app, request);
-      const ctx = pageContext(app, request);
+      const { session, ctx } = await signedIn(app, request);
       const { t } = ctx;
       const given = request.query;
       // Each parameter is checked by the API's own schema; one that does not pass is ignored.
