@@ -1,4 +1,5 @@
 import {
+  ADMIN_ROLES,
   ConfirmedPurchaseResponse,
   ErrorResponse,
   LearningIdParams,
@@ -158,7 +159,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/purchases/pending',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         summary: 'The transfers the caller may confirm: oldest first, a page at a time, or one by its reference',
@@ -190,7 +191,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/rejection',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         summary: 'Reject a purchase whose money did not come, with a reason for the buyer',
@@ -220,7 +221,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/refund',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         summary: 'Record that a paid purchase was refunded, with who, when and why',
@@ -262,7 +263,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/confirm',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         summary: 'Confirm that a bank transfer arrived: the purchase is paid and the buyer enrolled',
@@ -298,7 +299,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/confirmation/undo',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         summary: 'Undo a confirmation made by mistake (within 15 minutes, before the buyer used the course)',
