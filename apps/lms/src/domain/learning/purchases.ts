@@ -386,7 +386,7 @@ export async function confirmPurchase(
   at: Date,
 ): Promise<{ purchase: PurchaseView; enrolledCourseIds: number[] }> {
   const enrolledCourseIds = await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
     if (found.courseIds.length === 0) throw new ConflictError('What was bought no longer exists');
     const sameItem = and(
@@ -445,7 +445,7 @@ export const CONFIRMATION_UNDO_MS = 15 * 60_000;
  */
 export async function undoConfirmation(db: Db, decider: Decider, purchaseId: number, at: Date): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     const [row] = await tx
       .select({ paidAt: purchases.paidAt, confirmedBy: purchases.confirmedBy })
       .from(purchases)
@@ -478,7 +478,7 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
       await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
     }
     // The partners heard purchase.paid and enrollment.created: they hear that both were taken back.
-    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.unconfirmed', purchaseId, at, { unenrolledCourseIds: ids });
+    await enqueuePurchaseEvent(tx, 'purchase.unconfirmed', purchaseId, at, { unenrolledCourseIds: ids });
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -491,7 +491,7 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
  */
 export async function rejectPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
     await tx
       .update(purchases)
@@ -585,7 +585,7 @@ export async function refundPurchase(
 ): Promise<RefundOutcome> {
   const kept = options.keepCertificateReason ?? null;
   const done = await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'paid') throw new ConflictError(`Only a paid purchase is refunded; this one is ${found.status}`);
     await tx
       .update(purchases)
@@ -618,16 +618,10 @@ export async function refundPurchase(
             .returning({ courseId: enrollments.courseId });
     const revoked =
       kept === null
-        ? await revokeCertificatesIn(
-            tx as unknown as Db,
-            found.userId,
-            ending,
-            `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON),
-            at,
-          )
+        ? await revokeCertificatesIn(tx, found.userId, ending, `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON), at)
         : [];
     const unenrolledCourseIds = removed.map((r) => r.courseId).sort((x, y) => x - y);
-    await enqueuePurchaseEvent(tx as unknown as Db, 'purchase.refunded', purchaseId, at, {
+    await enqueuePurchaseEvent(tx, 'purchase.refunded', purchaseId, at, {
       unenrolledCourseIds,
       revokedCertificateCodes: revoked.map((r) => r.code),
       certificateKeptReason: kept,
