@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DecimalText } from './course-creation.js';
 import { ErrorResponse, ValidationErrorResponse } from './errors.js';
+import { CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE, DEFAULT_CREDIT_SCHEME, isChoiceKind, QUESTION_KINDS, USER_ROLES } from './lists.js';
 import { boundedDateTime, idNumber, MAX_ID, text } from './text.js';
 
 // Course authoring (docs/authoring.md): what an owner teacher, the admins of the course's institution, a
@@ -26,18 +27,6 @@ export const AUTHORING_LIMITS = {
 
 /** The document format written by export and read by import. */
 export const COURSE_DOCUMENT_FORMAT = 'lms-course/1';
-
-/**
- * Question kinds the scorer knows. `multiple_choice`: one right option among 2-10 (single
- * choice, the spec's name); `multiple_answer`: one or more right options, answered with every
- * right option's id (comma-separated) and nothing else; `true_false`: two options, one right;
- * `short_answer`: a text answer compared with `correctAnswer` normalised (Unicode NFC, trimmed,
- * spaces collapsed, case-insensitive); `essay`: a free text kept with the attempt, never scored
- * (it counts toward no total; `essayAnswer` is the model answer, an answer key like the others).
- */
-export const QUESTION_KINDS = ['multiple_choice', 'multiple_answer', 'true_false', 'short_answer', 'essay'] as const;
-export type QuestionKind = (typeof QUESTION_KINDS)[number];
-const CHOICE_KINDS: readonly QuestionKind[] = ['multiple_choice', 'multiple_answer', 'true_false'];
 
 export const QUESTION_KINDS_DESCRIPTION =
   '`multiple_choice` (single choice: 2-10 options, exactly one with isCorrect), `multiple_answer` (choose all that ' +
@@ -83,7 +72,7 @@ export const QuestionInput = z
     const right = q.options.filter((o) => o.isCorrect).length;
     const ids = new Set(q.options.map((o) => o.id));
     if (ids.size !== q.options.length) issue(['options'], 'option ids must be different from each other');
-    if (CHOICE_KINDS.includes(q.questionType)) {
+    if (isChoiceKind(q.questionType)) {
       if (q.questionType === 'true_false' && q.options.length !== 2) issue(['options'], 'a true_false question has exactly 2 options');
       if (q.options.length < 2) issue(['options'], `a ${q.questionType} question needs at least 2 options`);
       if (q.questionType === 'multiple_answer' ? right < 1 : right !== 1) {
@@ -197,8 +186,10 @@ const courseFieldShape = {
   nilaiKum: z.number().min(0).max(999_999.99).nullable().describe('KUM/SKPK points a certificate of this course earns'),
   minPassingScore: z.number().int().min(0).max(100).describe('Pass mark of the final exam'),
   creditScheme: text()
-    .regex(/^[A-Z][A-Z0-9-]{0,19}$/, 'must be a capital letter then up to 19 capital letters, digits or dashes, e.g. KUM, SKP')
-    .describe("The credit scheme the course's points count in (default KUM): a member's credits are totalled per scheme"),
+    .regex(CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE)
+    .describe(
+      `The credit scheme the course's points count in (default ${DEFAULT_CREDIT_SCHEME}): a member's credits are totalled per scheme`,
+    ),
   certificateValidMonths: z
     .number()
     .int()
@@ -534,7 +525,7 @@ export const AuthoringEvent = z
     actor: z.object({
       userId: z.string().nullable(),
       name: z.string().nullable().describe("The person's name today (null when the account is gone, or for a partner)"),
-      role: z.string().nullable(),
+      role: z.enum(USER_ROLES).nullable(),
       partnerIssuer: z.string().nullable(),
       partnerSubject: z.string().nullable().describe("The token's `sub`: the partner's calling system"),
       tokenId: z.string().nullable().describe("The token's `jti`"),

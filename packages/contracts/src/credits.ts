@@ -7,8 +7,6 @@ import { queryWholeNumber } from './text.js';
 
 const dateTime = z.iso.datetime();
 
-/** The shape of a credit scheme's name (courses.credit_scheme): KUM, SKP, SKP-IDI. */
-export const CREDIT_SCHEME = /^[A-Z][A-Z0-9-]{0,19}$/;
 /** The largest credit target (numeric(8,2) in the database, bounded lower on purpose). */
 export const CREDIT_TARGET_MAX = 9999.99;
 export const PARTNER_CREDITS_PAGE_MAX = 100_000;

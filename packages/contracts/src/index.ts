@@ -1,3 +1,4 @@
+export * from './lists.js';
 export * from './text.js';
 export * from './errors.js';
 export * from './health.js';

@@ -15,5 +15,6 @@ export { GENERIC_PLAN_OPTIONS, genericPlanName, plansGenerically, poolSizes } fr
 export { isDatabaseUnavailable, isTransactionConflict, sqlStateOf } from './errors.js';
 export { inTransaction, TRANSACTION_ATTEMPTS } from './transactions.js';
 export { migrate, migrationsFolder } from './migrate.js';
+export { type RawRow, type RawSelect, type SnakeCase, typedRows } from './raw.js';
 export { DATA_DIR_LOCK_FILE, DataDirLockedError, type DataDirLockOwner } from './data-dir-lock.js';
 export * from './credentials.js';

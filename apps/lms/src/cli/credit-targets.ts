@@ -1,4 +1,4 @@
-import { CREDIT_SCHEME, CREDIT_TARGET_MAX } from '@lms/contracts';
+import { CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE, CREDIT_SCHEME_EXAMPLES, CREDIT_TARGET_MAX } from '@lms/contracts';
 import { creditTargets, partners } from '@lms/db';
 import { and, asc, eq } from 'drizzle-orm';
 import { CliError, parse, type Subcommand, table, UsageError } from './command.js';
@@ -14,9 +14,7 @@ function schemeOf(value: string | undefined): string {
   if (value === undefined) throw new UsageError('--scheme is required (e.g. --scheme SKP)');
   const scheme = value.trim().toUpperCase();
   if (!CREDIT_SCHEME.test(scheme)) {
-    throw new UsageError(
-      `--scheme must be a capital letter then up to 19 capital letters, digits or dashes, e.g. KUM, SKP (got "${value}")`,
-    );
+    throw new UsageError(`--scheme ${CREDIT_SCHEME_MESSAGE} (got "${value}")`);
   }
   return scheme;
 }
@@ -75,7 +73,7 @@ export const creditTargetCommand: Subcommand = {
     '  lms-admin partner credit-target remove asosiasi.example.or.id --scheme SKP --rolling-years 3',
     '',
     'Options:',
-    '  --scheme <name>         the credit scheme, as courses name it (KUM, SKP, ...)',
+    `  --scheme <name>         the credit scheme, as courses name it (${CREDIT_SCHEME_EXAMPLES}, ...)`,
     '  --per-year <n>          amount per calendar year (above 0, at most 9999.99); for remove: no value needed',
     '  --rolling-years <y>     window of y years (1-10), with --amount <n>',
   ].join('\n'),

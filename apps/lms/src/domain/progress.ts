@@ -1,5 +1,5 @@
 import type { CategoryProgressMetrics, ProgressMetrics } from '@lms/contracts';
-import { courses, type Db } from '@lms/db';
+import { type categories as categoriesTable, courses, type Db, type RawSelect } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { buyerVisibleWhere } from './rules/buyer-visible.js';
 
@@ -20,12 +20,15 @@ interface EnrollmentGroup {
   completed_sum: string;
   finished: number;
 }
+// The statement's aggregates below are written by hand on purpose: they are GROUPING SETS rows of
+// computed figures (counts, sums as text), no table has their shape to derive them from.
+
 /** Rows grouped by GROUPING SETS ((category_id), ()): `is_total` marks the overall row. */
 interface Grouped {
   is_total: boolean;
   category_id: number | null;
 }
-interface CourseRow extends Grouped {
+interface CourseCountRow extends Grouped {
   courses: number;
   classes: number;
   certificates: number;
@@ -47,11 +50,7 @@ interface WindowRevenueRow extends Grouped {
   currency: string;
   revenue: string;
 }
-interface CategoryRow {
-  id: number;
-  code: string;
-  name: string;
-}
+type CategoryRow = Pick<RawSelect<typeof categoriesTable>, 'id' | 'code' | 'name'>;
 
 /**
  * Computes the progress metrics (definitions in @lms/contracts PROGRESS_METRIC_DEFINITIONS) in
@@ -147,10 +146,10 @@ export async function computeProgressMetrics(db: Db, now: Date, { currency }: { 
       (SELECT coalesce(json_agg(t ORDER BY t.currency), '[]'::json) FROM window_revenue t) AS window_revenue,
       (SELECT coalesce(json_agg(t ORDER BY t.id), '[]'::json) FROM (SELECT id, code, name FROM categories) t) AS categories
   `);
-  const row = rows[0] as Record<string, unknown>;
+  const [row] = rows;
   const json = <T>(value: unknown): T[] => (typeof value === 'string' ? JSON.parse(value) : value) as T[];
   const enrollmentGroups = json<EnrollmentGroup>(row.enrollment_groups);
-  const courseCounts = json<CourseRow>(row.course_counts);
+  const courseCounts = json<CourseCountRow>(row.course_counts);
   const participantCounts = json<ParticipantRow>(row.participant_counts);
   const kum = json<KumRow>(row.kum);
   const paidCounts = json<PaidRow>(row.paid_counts);

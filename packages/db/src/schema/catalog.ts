@@ -1,3 +1,4 @@
+import { CREDIT_SCHEME, DEFAULT_CREDIT_SCHEME, QUESTION_KINDS } from '@lms/contracts/lists';
 import { relations, sql } from 'drizzle-orm';
 import {
   bigint,
@@ -82,7 +83,7 @@ export const courses = pgTable(
     isPublished: boolean().notNull().default(false),
     nilaiKum: numeric({ precision: 8, scale: 2, mode: 'number' }),
     /** The credit scheme the course's points count in (KUM for lecturers, SKP for health professions…). */
-    creditScheme: text().notNull().default('KUM'),
+    creditScheme: text().notNull().default(DEFAULT_CREDIT_SCHEME),
     /** Months a certificate of this course stays valid, or null: it does not expire. */
     certificateValidMonths: integer(),
     coverPicture: text(),
@@ -127,7 +128,7 @@ export const courses = pgTable(
     check('courses_price_non_member_nonnegative', sql`${t.priceNonMember} >= 0`),
     check('courses_price_mahasiswa_nonnegative', sql`${t.priceMahasiswa} >= 0`),
     check('courses_dates_ordered', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} >= ${t.startDate}`),
-    check('courses_credit_scheme_shape', sql`${t.creditScheme} ~ '^[A-Z][A-Z0-9-]{0,19}$'`),
+    check('courses_credit_scheme_shape', sql`${t.creditScheme} ~ ${sql.raw(`'${CREDIT_SCHEME.source}'`)}`),
     check('courses_certificate_valid_months', sql`${t.certificateValidMonths} between 1 and 600`),
   ],
 );
@@ -217,7 +218,7 @@ export const questions = pgTable(
       .notNull()
       .references(() => quizzes.id, { onDelete: 'cascade' }),
     questionText: text().notNull(),
-    questionType: text().notNull().default('multiple_choice'),
+    questionType: text({ enum: QUESTION_KINDS }).notNull().default('multiple_choice'),
     /** [{id, text, isCorrect}]; isCorrect is an answer key. */
     options: jsonb().$type<QuestionOption[]>().notNull().default([]),
     // Answer keys: never sent to API-key callers or students.

@@ -1,8 +1,9 @@
+import { USER_ROLES } from '@lms/contracts/lists';
 import { pgEnum } from 'drizzle-orm/pg-core';
 
-export const userRole = pgEnum('user_role', ['student', 'teacher', 'admin', 'super_admin']);
-/** A person's role: the one definition of the union, from the enum. */
-export type UserRole = (typeof userRole.enumValues)[number];
+/** A person's role: the values are USER_ROLES (`@lms/contracts/lists`), the one list of them. */
+export const userRole = pgEnum('user_role', USER_ROLES);
+export type { UserRole } from '@lms/contracts/lists';
 /** Pricing tier, set from the SSO token's `sub` (member → anggota). */
 export const userTier = pgEnum('user_tier', ['anggota', 'umum', 'mahasiswa']);
 export const courseType = pgEnum('course_type', ['self_paced', 'scheduled']);

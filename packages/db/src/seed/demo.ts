@@ -395,7 +395,7 @@ function questionsFor(quizId: number, topic: string, final: boolean) {
     return {
       quizId,
       questionText: text,
-      questionType: 'multiple_choice',
+      questionType: 'multiple_choice' as const,
       options: opts,
       correctAnswer: 'abcd'[correct],
       explanation,
@@ -442,7 +442,7 @@ function questionsFor(quizId: number, topic: string, final: boolean) {
     {
       quizId,
       questionText: `Benar atau salah: ${topic} hanya relevan bagi perusahaan terbuka.`,
-      questionType: 'true_false',
+      questionType: 'true_false' as const,
       options: [
         { id: 'a', text: 'Benar', isCorrect: false },
         { id: 'b', text: 'Salah', isCorrect: true },
@@ -455,7 +455,7 @@ function questionsFor(quizId: number, topic: string, final: boolean) {
     {
       quizId,
       questionText: `Jelaskan dengan singkat bagaimana Anda akan menerapkan ${topic.toLowerCase()} di tempat kerja Anda.`,
-      questionType: 'essay',
+      questionType: 'essay' as const,
       options: [],
       correctAnswer: null,
       essayAnswer: 'Jawaban yang baik menyebut ketentuan yang berlaku, langkah penerapan, dokumentasi dan evaluasi berkala.',

@@ -1,4 +1,5 @@
-import type { Db, UserRole } from '@lms/db';
+import { STAFF_ROLES } from '@lms/contracts';
+import { type courses, type Db, type RawRow, typedRows, type UserRole } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { isBuyerVisible } from '../rules/buyer-visible.js';
@@ -15,7 +16,7 @@ export type Author =
  * The roles that may author by session (mayAuthorSql says which courses): a student never does,
  * so the routes refuse one before reading what they send.
  */
-export const AUTHOR_ROLES = ['teacher', 'admin', 'super_admin'] as const satisfies readonly UserRole[];
+export const AUTHOR_ROLES = STAFF_ROLES;
 
 /** What every authoring write is given: who writes, when (the app's clock), and the request's id for the history. */
 export interface AuthoringContext {
@@ -24,44 +25,12 @@ export interface AuthoringContext {
   requestId: string | null;
 }
 
-/** A course row as authoring reads it (snake_case columns through `db.execute`). */
-export interface CourseRow {
-  id: number;
-  name: string;
-  description: string;
-  instructor: string;
-  course_code: string;
-  type: 'self_paced' | 'scheduled';
-  enrollment_type: 'code' | 'open' | 'approval';
-  enrollment_code: string | null;
-  start_date: Date | string | null;
-  end_date: Date | string | null;
-  teacher_id: string;
-  institution_id: number;
-  category_id: number | null;
-  event_code: string | null;
-  is_published: boolean;
-  nilai_kum: number | string | null;
-  cover_picture: string | null;
-  preview_mode: boolean;
-  is_purchasable: boolean;
-  price: string;
-  price_non_member: string | null;
-  price_mahasiswa: string | null;
-  currency: string;
-  min_passing_score: number;
-  credit_scheme: string;
-  certificate_valid_months: number | null;
-  admissions: Record<string, unknown> | null;
-  academics: Record<string, unknown> | null;
-  tuition_and_financing: Record<string, unknown> | null;
-  careers: Record<string, unknown> | null;
-  student_experience: Record<string, unknown> | null;
-  module_count: number;
-  chapter_count: number;
-  /** Bumped by each change of the course's own fields (the studio's version check). */
-  version: number;
-}
+/**
+ * A course row as authoring reads it: `select c.*` through `db.execute` (snake_case columns, raw
+ * values), typed from the schema. Raw because the right to author is one SQL expression
+ * (mayAuthorSql) read in the same statement, and the lock is `for update`.
+ */
+export type CourseRow = RawRow<typeof courses>;
 
 /**
  * Who may author a course (docs/architecture.md, "Authoring"), as SQL over the course row `c`: its owner teacher, an
@@ -106,9 +75,11 @@ export async function findAuthoredCourse(db: Db, author: Author, target: Authori
         : 'chapter' in target
           ? sql`(select course_id from chapters where id = ${target.chapter})`
           : sql`(select course_id from quizzes where id = ${target.quiz})`;
-  const { rows } = await db.execute(sql`
-    select c.*, ${mayAuthorSql(author)} as may_author from courses c where c.id = ${courseId}`);
-  const row = rows[0] as unknown as (CourseRow & { may_author: boolean }) | undefined;
+  const [row] = await typedRows<CourseRow & { may_author: boolean }>(
+    db,
+    sql`
+    select c.*, ${mayAuthorSql(author)} as may_author from courses c where c.id = ${courseId}`,
+  );
   const what = Object.keys(target)[0];
   if (!row) throw new NotFoundError(`${capitalised(what)} not found`);
   if (!row.may_author) {
@@ -128,8 +99,7 @@ export async function findAuthoredCourse(db: Db, author: Author, target: Authori
  */
 export async function lockAuthoredCourse(tx: Db, author: Author, target: AuthoringTarget): Promise<CourseRow> {
   const allowed = await findAuthoredCourse(tx, author, target);
-  const { rows } = await tx.execute(sql`select c.* from courses c where c.id = ${allowed.id} for update`);
-  const course = rows[0] as unknown as CourseRow | undefined;
+  const [course] = await typedRows<CourseRow>(tx, sql`select c.* from courses c where c.id = ${allowed.id} for update`);
   if (!course) throw new NotFoundError('Course not found');
   return course;
 }

@@ -1,5 +1,6 @@
 import {
   COURSE_DOCUMENT_FORMAT,
+  DEFAULT_CREDIT_SCHEME,
   type CourseDocument,
   type CourseDocumentFields,
   type CourseDocumentOut,
@@ -8,7 +9,7 @@ import {
   type QuizInput,
   type QuizOut,
 } from '@lms/contracts';
-import { courses, type Db, inTransaction } from '@lms/db';
+import { courses, type Db, inTransaction, typedRows } from '@lms/db';
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { invalidBody } from '../../errors.js';
@@ -80,7 +81,7 @@ const FIELD_DEFAULTS = {
   eventCode: null,
   nilaiKum: null,
   minPassingScore: 70,
-  creditScheme: 'KUM',
+  creditScheme: DEFAULT_CREDIT_SCHEME,
   certificateValidMonths: null,
   coverPicture: null,
   previewMode: false,
@@ -142,9 +143,10 @@ export async function updateCourseFields(
   });
 }
 
+/** The course row as authoring reads it (CourseRow: raw `select *`, like findAuthoredCourse). */
 async function readCourse(db: Db, courseId: number): Promise<CourseRow> {
-  const { rows } = await db.execute(sql`select * from courses where id = ${courseId}`);
-  return rows[0] as unknown as CourseRow;
+  const [row] = await typedRows<CourseRow>(db, sql`select * from courses where id = ${courseId}`);
+  return row;
 }
 
 /** The whole course as its document (the author's view: every id, every answer key), in one statement. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuthoringEvent } from '@lms/contracts';
-import type { Db } from '@lms/db';
+import { type authoringEvents, type Db, type RawSelect, typedRows, type users } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { type AuthoringContext, findAuthoredCourse } from './authors.js';
 
@@ -67,29 +67,49 @@ export async function readHistory(
   page: { before?: number; limit: number },
 ): Promise<{ events: AuthoringEvent[]; nextBefore: number | null }> {
   await findAuthoredCourse(db, ctx.author, { course: courseId });
-  const { rows } = await db.execute(sql`
+  // Raw: keyset pagination with an optional bound, the author's name of today by a left join.
+  const rows = await typedRows<
+    Pick<
+      RawSelect<typeof authoringEvents>,
+      | 'id'
+      | 'at'
+      | 'action'
+      | 'targetId'
+      | 'credential'
+      | 'userId'
+      | 'userRole'
+      | 'partnerIssuer'
+      | 'partnerSubject'
+      | 'tokenId'
+      | 'changes'
+      | 'requestId'
+    > & { userName: RawSelect<typeof users>['name'] | null }
+  >(
+    db,
+    sql`
     select e.id, e.at, e.action, e.target_id as "targetId", e.credential, e.user_id as "userId", u.name as "userName",
       e.user_role as "userRole", e.partner_issuer as "partnerIssuer", e.partner_subject as "partnerSubject",
       e.token_id as "tokenId", e.changes, e.request_id as "requestId"
     from authoring_events e left join users u on u.id = e.user_id
     where e.course_id = ${courseId} ${page.before === undefined ? sql`` : sql`and e.id < ${page.before}`}
-    order by e.id desc limit ${page.limit + 1}`);
-  const events = (rows as Record<string, unknown>[]).slice(0, page.limit).map((r) => ({
+    order by e.id desc limit ${page.limit + 1}`,
+  );
+  const events = rows.slice(0, page.limit).map((r) => ({
     id: Number(r.id),
-    at: new Date(r.at as string | Date).toISOString(),
-    action: r.action as string,
+    at: new Date(r.at).toISOString(),
+    action: r.action,
     targetId: r.targetId === null ? null : Number(r.targetId),
-    credential: r.credential as 'session' | 'partner-token',
+    credential: r.credential,
     actor: {
-      userId: (r.userId as string | null) ?? null,
-      name: (r.userName as string | null) ?? null,
-      role: (r.userRole as string | null) ?? null,
-      partnerIssuer: (r.partnerIssuer as string | null) ?? null,
-      partnerSubject: (r.partnerSubject as string | null) ?? null,
-      tokenId: (r.tokenId as string | null) ?? null,
+      userId: r.userId ?? null,
+      name: r.userName ?? null,
+      role: r.userRole ?? null,
+      partnerIssuer: r.partnerIssuer ?? null,
+      partnerSubject: r.partnerSubject ?? null,
+      tokenId: r.tokenId ?? null,
     },
-    changes: r.changes as unknown[],
-    requestId: (r.requestId as string | null) ?? null,
+    changes: r.changes,
+    requestId: r.requestId ?? null,
   }));
   const more = rows.length > page.limit;
   return { events, nextBefore: more && events.length > 0 ? events[events.length - 1].id : null };

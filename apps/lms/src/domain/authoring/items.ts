@@ -1,6 +1,6 @@
 import { AUTHORING_LIMITS, type OutlineBody, type QuizOut } from '@lms/contracts';
 import type { QuizInput } from '@lms/contracts';
-import { type Db, inTransaction } from '@lms/db';
+import { type chapters, type Db, inTransaction, type modules, type questions, type RawSelect, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { BadRequestError, invalidBody, NotFoundError } from '../../errors.js';
 import { type AuthoringContext, type CourseRow, lockAuthoredCourse } from './authors.js';
@@ -20,24 +20,10 @@ import {
 // locks its course (lockAuthoredCourse), checks, writes and records itself in one transaction
 // (a savepoint inside a partner's request transaction).
 
-export interface ModuleView {
-  id: number;
-  courseId: number;
-  name: string;
-  description: string;
-  orderIndex: number;
-}
+export type ModuleView = Pick<RawSelect<typeof modules>, 'id' | 'courseId' | 'name' | 'description' | 'orderIndex'>;
 
-export interface ChapterView {
-  id: number;
-  courseId: number;
-  moduleId: number;
-  name: string;
-  content: string;
-  orderIndex: number;
-  /** Bumped by each change of name or content (the studio's version check). */
-  version: number;
-}
+/** `version`: bumped by each change of name or content (the studio's version check). */
+export type ChapterView = Pick<RawSelect<typeof chapters>, 'id' | 'courseId' | 'moduleId' | 'name' | 'content' | 'orderIndex' | 'version'>;
 
 /** 400 naming the limit a write would pass. */
 function overLimit(what: string, limit: number, name: string): BadRequestError {
@@ -45,17 +31,23 @@ function overLimit(what: string, limit: number, name: string): BadRequestError {
 }
 
 async function findModule(tx: Db, moduleId: number): Promise<ModuleView> {
-  const { rows } = await tx.execute(sql`
-    select id, course_id as "courseId", name, description, order_index as "orderIndex" from modules where id = ${moduleId}`);
-  if (!rows[0]) throw new NotFoundError('Module not found');
-  return rows[0] as unknown as ModuleView;
+  const [row] = await typedRows<ModuleView>(
+    tx,
+    sql`
+    select id, course_id as "courseId", name, description, order_index as "orderIndex" from modules where id = ${moduleId}`,
+  );
+  if (!row) throw new NotFoundError('Module not found');
+  return row;
 }
 
 async function findChapter(tx: Db, chapterId: number): Promise<ChapterView> {
-  const { rows } = await tx.execute(sql`
-    select id, course_id as "courseId", module_id as "moduleId", name, content, order_index as "orderIndex", version from chapters where id = ${chapterId}`);
-  if (!rows[0]) throw new NotFoundError('Chapter not found');
-  return rows[0] as unknown as ChapterView;
+  const [row] = await typedRows<ChapterView>(
+    tx,
+    sql`
+    select id, course_id as "courseId", module_id as "moduleId", name, content, order_index as "orderIndex", version from chapters where id = ${chapterId}`,
+  );
+  if (!row) throw new NotFoundError('Chapter not found');
+  return row;
 }
 
 /** Adds a module at the end of the course. */
@@ -176,12 +168,17 @@ export async function deleteChapter(db: Db, ctx: AuthoringContext, chapterId: nu
 export async function reorderOutline(db: Db, ctx: AuthoringContext, courseId: number, body: OutlineBody) {
   return inTransaction(db, async (tx) => {
     await lockAuthoredCourse(tx, ctx.author, { course: courseId });
-    const { rows } = await tx.execute(sql`
+    // Raw: each module with its chapters as one JSON array, in one statement under the course's lock.
+    type OutlineChapter = Pick<ChapterView, 'id' | 'name' | 'content' | 'moduleId' | 'orderIndex'>;
+    type OutlineModule = Omit<ModuleView, 'courseId'> & { chapters: OutlineChapter[] };
+    const current = await typedRows<OutlineModule>(
+      tx,
+      sql`
       select m.id, m.name, m.description, m.order_index as "orderIndex",
         coalesce((select json_agg(json_build_object('id', ch.id, 'name', ch.name, 'content', ch.content, 'moduleId', ch.module_id,
           'orderIndex', ch.order_index) order by ch.order_index, ch.id) from chapters ch where ch.module_id = m.id), '[]') as chapters
-      from modules m where m.course_id = ${courseId} order by m.order_index, m.id`);
-    const current = rows as unknown as (ModuleView & { chapters: ChapterView[] })[];
+      from modules m where m.course_id = ${courseId} order by m.order_index, m.id`,
+    );
     const modules = new Map(current.map((m) => [m.id, m]));
     const chapters = new Map(current.flatMap((m) => m.chapters.map((ch) => [ch.id, ch] as const)));
     const problems: { path: string; message: string }[] = [];
@@ -208,7 +205,7 @@ export async function reorderOutline(db: Db, ctx: AuthoringContext, courseId: nu
       tx,
       courseId,
       body.modules.map((m, i) => {
-        const row = modules.get(m.id) as ModuleView;
+        const row = modules.get(m.id) as OutlineModule;
         return { id: m.id, name: row.name, description: row.description, orderIndex: i };
       }),
     );
@@ -217,7 +214,7 @@ export async function reorderOutline(db: Db, ctx: AuthoringContext, courseId: nu
       courseId,
       body.modules.flatMap((m) =>
         m.chapterIds.map((id, j) => {
-          const row = chapters.get(id) as ChapterView;
+          const row = chapters.get(id) as OutlineChapter;
           return { id, moduleId: m.id, name: row.name, content: row.content, orderIndex: j };
         }),
       ),
@@ -229,8 +226,8 @@ export async function reorderOutline(db: Db, ctx: AuthoringContext, courseId: nu
       courseId,
       modules: body.modules.map((m) => ({
         id: m.id,
-        name: (modules.get(m.id) as ModuleView).name,
-        chapters: m.chapterIds.map((id) => ({ id, name: (chapters.get(id) as ChapterView).name })),
+        name: (modules.get(m.id) as OutlineModule).name,
+        chapters: m.chapterIds.map((id) => ({ id, name: (chapters.get(id) as OutlineChapter).name })),
       })),
     };
   });
@@ -286,8 +283,11 @@ export async function putQuiz(
     }
     const given = body.questions.map((q, i) => ({ id: q.id, i })).filter((q) => q.id !== undefined);
     if (given.length > 0) {
-      const { rows } = await tx.execute(sql`select id from questions where quiz_id = ${quizId ?? 0}`);
-      const own = new Set((rows as { id: number }[]).map((r) => r.id));
+      const rows = await typedRows<Pick<RawSelect<typeof questions>, 'id'>>(
+        tx,
+        sql`select id from questions where quiz_id = ${quizId ?? 0}`,
+      );
+      const own = new Set(rows.map((r) => r.id));
       const seen = new Set<number>();
       const problems = given.flatMap(({ id, i }) => {
         const path = `questions.${i}.id`;

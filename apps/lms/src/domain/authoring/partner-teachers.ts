@@ -1,4 +1,4 @@
-import type { Db } from '@lms/db';
+import { type Db, type institutions as institutionsTable, type RawSelect, typedRows, type users } from '@lms/db';
 import { sql } from 'drizzle-orm';
 
 // What a partner may create courses for, as it reads it (GET /api/partner/teachers): the
@@ -21,18 +21,25 @@ export async function partnerTeachers(
   const only = query.institutionId === undefined ? sql`` : sql` and pi.institution_id = ${query.institutionId}`;
   const bound = sql`select pi.institution_id from partner_institutions pi join partners p on p.id = pi.partner_id
     where p.issuer = ${issuer} and p.is_active${only}`;
-  const { rows: institutions } = await db.execute(sql`
-    select i.id, i.name from institutions i where i.id in (${bound}) order by i.id`);
+  // Raw: the bound institutions' subquery is shared by the three statements.
+  const institutions = await typedRows<Pick<RawSelect<typeof institutionsTable>, 'id' | 'name'>>(
+    db,
+    sql`
+    select i.id, i.name from institutions i where i.id in (${bound}) order by i.id`,
+  );
   if (institutions.length === 0) return { institutions: [], teachers: [], total: 0 };
   const teachersOf = sql`from users u where u.role = 'teacher' and u.is_active and u.institution_id in (${bound})`;
-  const { rows: counted } = await db.execute(sql`select count(*)::int as n ${teachersOf}`);
-  const { rows: teachers } = await db.execute(sql`
+  const counted = await typedRows<{ n: number }>(db, sql`select count(*)::int as n ${teachersOf}`);
+  const teachers = await typedRows<Pick<RawSelect<typeof users>, 'id' | 'name' | 'email' | 'institutionId'>>(
+    db,
+    sql`
     select u.id, u.name, u.email, u.institution_id as "institutionId" ${teachersOf}
     order by u.institution_id, u.name, u.id
-    limit ${query.limit} offset ${(query.page - 1) * query.limit}`);
+    limit ${query.limit} offset ${(query.page - 1) * query.limit}`,
+  );
   return {
-    institutions: institutions as unknown as PartnerTeachersPage['institutions'],
-    teachers: (teachers as unknown as PartnerTeachersPage['teachers']).map((t) => ({ ...t, institutionId: Number(t.institutionId) })),
-    total: Number((counted[0] as { n: number } | undefined)?.n ?? 0),
+    institutions,
+    teachers: teachers.map((t) => ({ ...t, institutionId: Number(t.institutionId) })),
+    total: Number(counted[0]?.n ?? 0),
   };
 }

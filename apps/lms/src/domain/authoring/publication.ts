@@ -1,5 +1,5 @@
 import type { ChecklistItem } from '@lms/contracts';
-import { type Db, inTransaction } from '@lms/db';
+import { type Db, inTransaction, type quizzes as quizzesTable, type RawSelect, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { type AuthoringContext, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { recordChange } from './history.js';
@@ -13,15 +13,20 @@ const scored = sql.raw(
 
 /** The checklist of a course: each rule, whether it holds, and what it asks or what is wrong. */
 export async function checklistOf(db: Db, course: CourseRow): Promise<ChecklistItem[]> {
-  const { rows } = await db.execute(sql`
+  // Raw: per-quiz counts with FILTER over the answer-key expression (scored).
+  const quizzes = await typedRows<
+    Pick<RawSelect<typeof quizzesTable>, 'id' | 'name' | 'scope'> & { questions: number; scored: number; withoutKey: number }
+  >(
+    db,
+    sql`
     select q.id, q.name, q.scope::text as scope,
       count(qu.id)::int as questions,
       count(qu.id) filter (where ${scored})::int as scored,
       count(qu.id) filter (where qu.question_type <> 'essay' and not ${scored})::int as "withoutKey"
     from quizzes q left join questions qu on qu.quiz_id = q.id
     where q.course_id = ${course.id}
-    group by q.id, q.name, q.scope order by q.id`);
-  const quizzes = rows as unknown as { id: number; name: string; scope: string; questions: number; scored: number; withoutKey: number }[];
+    group by q.id, q.name, q.scope order by q.id`,
+  );
   const badQuizzes = quizzes.flatMap((q) => {
     const what = `the ${q.scope === 'final' ? 'final exam' : `${q.scope} quiz`} "${q.name}" (id ${q.id})`;
     if (q.questions === 0) return [`${what} has no questions`];

@@ -1,5 +1,5 @@
 import { type QuestionInput, type QuizOut, rightOptionIds } from '@lms/contracts';
-import type { Db } from '@lms/db';
+import { type chapters, type Db, type modules, type quizzes, type RawRow, type RawSelect, typedRows } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { ConflictError } from '../../errors.js';
 import { passMarkExpression } from '../rules/pass-mark.js';
@@ -10,38 +10,29 @@ import { passMarkExpression } from '../rules/pass-mark.js';
 // back to their place by a key that is unique within the write (a module's order, a chapter's
 // module and order, a quiz's parent, a question's quiz and order), never by RETURNING's order.
 
-export interface ModuleRow {
-  id?: number;
-  name: string;
-  description: string;
-  orderIndex: number;
-}
+/** A module to write: its columns (an id when it is kept, none when it is new). */
+export type ModuleRow = Pick<RawSelect<typeof modules>, 'name' | 'description' | 'orderIndex'> & { id?: number };
 
-export interface ChapterRow {
-  id?: number;
-  moduleId: number;
-  name: string;
-  content: string;
-  orderIndex: number;
-}
+/** A chapter to write, likewise. */
+export type ChapterRow = Pick<RawSelect<typeof chapters>, 'moduleId' | 'name' | 'content' | 'orderIndex'> & { id?: number };
 
 export type QuizParent = { scope: 'chapter'; chapterId: number } | { scope: 'module'; moduleId: number } | { scope: 'final' };
 
 /** A chapter or module quiz's pass mark when its writer gives none. */
 export const DEFAULT_MINIMUM_SCORE = 70;
 
-export interface QuizRow {
+/**
+ * A quiz to write, with its place and its questions. `minimumScore`: a final exam's is its
+ * course's minPassingScore (rules/pass-mark.ts): the caller writes that.
+ */
+export type QuizRow = Pick<
+  RawSelect<typeof quizzes>,
+  'name' | 'description' | 'quizType' | 'minimumScore' | 'timeLimit' | 'maxAttempts'
+> & {
   id?: number;
   parent: QuizParent;
-  name: string;
-  description: string;
-  quizType: string;
-  /** A final exam's is its course's minPassingScore (rules/pass-mark.ts): the caller writes that. */
-  minimumScore: number;
-  timeLimit: number;
-  maxAttempts: number;
   questions: QuestionInput[];
-}
+};
 
 const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 
@@ -58,12 +49,15 @@ export async function writeModules(tx: Db, courseId: number, rows: readonly Modu
   const fresh = rows.filter((r) => r.id === undefined);
   const byOrder = new Map<number, number>();
   if (fresh.length > 0) {
-    const { rows: inserted } = await tx.execute(sql`
+    const inserted = await typedRows<Pick<RawRow<typeof modules>, 'id' | 'order_index'>>(
+      tx,
+      sql`
       insert into modules (course_id, name, description, order_index)
       select ${courseId}, v.name, v.description, v."orderIndex"
       from jsonb_to_recordset(${json(fresh)}) as v(name text, description text, "orderIndex" int)
-      returning id, order_index`);
-    for (const r of inserted as { id: number; order_index: number }[]) byOrder.set(r.order_index, r.id);
+      returning id, order_index`,
+    );
+    for (const r of inserted) byOrder.set(r.order_index, r.id);
   }
   return rows.map((r) => r.id ?? (byOrder.get(r.orderIndex) as number));
 }
@@ -82,13 +76,15 @@ export async function writeChapters(tx: Db, courseId: number, rows: readonly Cha
   const fresh = rows.filter((r) => r.id === undefined);
   const byPlace = new Map<string, number>();
   if (fresh.length > 0) {
-    const { rows: inserted } = await tx.execute(sql`
+    const inserted = await typedRows<Pick<RawRow<typeof chapters>, 'id' | 'module_id' | 'order_index'>>(
+      tx,
+      sql`
       insert into chapters (module_id, course_id, name, content, order_index)
       select v."moduleId", ${courseId}, v.name, v.content, v."orderIndex"
       from jsonb_to_recordset(${json(fresh)}) as v("moduleId" int, name text, content text, "orderIndex" int)
-      returning id, module_id, order_index`);
-    for (const r of inserted as { id: number; module_id: number; order_index: number }[])
-      byPlace.set(`${r.module_id}:${r.order_index}`, r.id);
+      returning id, module_id, order_index`,
+    );
+    for (const r of inserted) byPlace.set(`${r.module_id}:${r.order_index}`, r.id);
   }
   return rows.map((r) => r.id ?? (byPlace.get(`${r.moduleId}:${r.orderIndex}`) as number));
 }
@@ -132,15 +128,18 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
   const fresh = flat.filter((r) => r.id === undefined);
   const byPlace = new Map<string, number>();
   if (fresh.length > 0) {
-    const { rows: inserted } = await tx.execute(sql`
+    const inserted = await typedRows<Pick<RawRow<typeof quizzes>, 'id' | 'scope' | 'module_id' | 'chapter_id'>>(
+      tx,
+      sql`
       insert into quizzes (course_id, scope, module_id, chapter_id, name, description, quiz_type, minimum_score, time_limit, max_attempts)
       select ${courseId}, v.scope::quiz_scope, v."moduleId", v."chapterId", v.name, v.description, v."quizType", v."minimumScore",
         v."timeLimit", v."maxAttempts"
       from jsonb_to_recordset(${json(fresh)}) as v(
         scope text, "moduleId" int, "chapterId" int, name text, description text, "quizType" text,
         "minimumScore" int, "timeLimit" int, "maxAttempts" int)
-      returning id, scope::text as scope, module_id, chapter_id`);
-    for (const r of inserted as { id: number; scope: string; module_id: number | null; chapter_id: number | null }[]) {
+      returning id, scope::text as scope, module_id, chapter_id`,
+    );
+    for (const r of inserted) {
       byPlace.set(r.scope === 'final' ? 'final' : r.scope === 'module' ? `m${r.module_id}` : `c${r.chapter_id}`, r.id);
     }
   }
@@ -199,12 +198,7 @@ async function writeQuestions(tx: Db, quizIds: readonly number[], questionsOf: r
 }
 
 /** Names of what learners hold, for a 409 that says what stands in the way. */
-interface Held {
-  kind: 'chapter' | 'quiz';
-  id: number;
-  name: string;
-  count: number;
-}
+type Held = Pick<RawSelect<typeof chapters>, 'id' | 'name'> & { kind: 'chapter' | 'quiz'; count: number };
 
 /** What a deletion takes: modules, chapters and quizzes named (with everything under them). */
 export interface Doomed {
@@ -223,18 +217,28 @@ const ints = (ids: readonly number[] = []) => sql`${`{${ids.join(',')}}`}::int[]
  * counted) before the lock is granted, or waits, and finds its chapter or quiz gone.
  */
 export async function lockUnheld(tx: Db, courseId: number, doomed: Doomed): Promise<void> {
-  const modules = ints(doomed.moduleIds);
-  const { rows: chapterRows } = await tx.execute(sql`
-    select id from chapters where course_id = ${courseId} and (id = any(${ints(doomed.chapterIds)}) or module_id = any(${modules}))
-    order by id for update`);
-  const chapterIds = (chapterRows as { id: number }[]).map((r) => r.id);
-  const { rows: quizRows } = await tx.execute(sql`
+  const inModules = ints(doomed.moduleIds);
+  // Raw: FOR UPDATE over ids given as int arrays.
+  const chapterRows = await typedRows<Pick<RawSelect<typeof chapters>, 'id'>>(
+    tx,
+    sql`
+    select id from chapters where course_id = ${courseId} and (id = any(${ints(doomed.chapterIds)}) or module_id = any(${inModules}))
+    order by id for update`,
+  );
+  const chapterIds = chapterRows.map((r) => r.id);
+  const quizRows = await typedRows<Pick<RawSelect<typeof quizzes>, 'id'>>(
+    tx,
+    sql`
     select id from quizzes where course_id = ${courseId}
-      and (id = any(${ints(doomed.quizIds)}) or module_id = any(${modules}) or chapter_id = any(${ints(chapterIds)}))
-    order by id for update`);
-  const quizIds = (quizRows as { id: number }[]).map((r) => r.id);
+      and (id = any(${ints(doomed.quizIds)}) or module_id = any(${inModules}) or chapter_id = any(${ints(chapterIds)}))
+    order by id for update`,
+  );
+  const quizIds = quizRows.map((r) => r.id);
   if (chapterIds.length === 0 && quizIds.length === 0) return;
-  const { rows: held } = await tx.execute(sql`
+  // Raw: completions and attempts counted for both kinds in one union.
+  const held = await typedRows<Held>(
+    tx,
+    sql`
     select 'chapter' as kind, ch.id, ch.name, count(*)::int as count
       from chapter_completions cc join chapters ch on ch.id = cc.chapter_id
       where cc.chapter_id = any(${ints(chapterIds)}) group by ch.id, ch.name
@@ -242,8 +246,9 @@ export async function lockUnheld(tx: Db, courseId: number, doomed: Doomed): Prom
     select 'quiz', q.id, q.name, count(*)::int
       from quiz_attempts qa join quizzes q on q.id = qa.quiz_id
       where qa.quiz_id = any(${ints(quizIds)}) group by q.id, q.name
-    order by 1, 2`);
-  if (held.length > 0) throw new LearnersHoldError(held as unknown as Held[]);
+    order by 1, 2`,
+  );
+  if (held.length > 0) throw new LearnersHoldError(held);
 }
 
 /** Deletes what lockUnheld checked (quizzes, chapters, modules; their questions and quizzes go by cascade). */
@@ -290,6 +295,6 @@ export function quizJson(alias: string): SQL {
 
 /** One quiz, as authors read it. */
 export async function readQuiz(db: Db, quizId: number): Promise<QuizOut> {
-  const { rows } = await db.execute(sql`select ${quizJson('q')} as quiz from quizzes q where q.id = ${quizId}`);
-  return (rows[0] as { quiz: QuizOut }).quiz;
+  const [row] = await typedRows<{ quiz: QuizOut }>(db, sql`select ${quizJson('q')} as quiz from quizzes q where q.id = ${quizId}`);
+  return row.quiz;
 }

@@ -1,14 +1,14 @@
 import {
   type ChapterSummary,
-  type DetailSection,
   type ModuleSummary,
   OPEN_ENDED_END_DATE,
   type PublicCourse,
   type Question,
   type QuizSummary,
 } from '@lms/contracts';
-import { categories, courses, type Db } from '@lms/db';
+import { categories, type chapterCompletions, courses, type Db, type enrollments, type quizAttempts, type RawSelect } from '@lms/db';
 import { eq, type SQL, sql } from 'drizzle-orm';
+import type { SelectResultFields } from 'drizzle-orm/query-builders/select.types';
 import { categoryOf, groupBy, publicOptionsOf } from '../rules/public-fields.js';
 import { learnerStanding, round2 } from '../rules/learner-status.js';
 import { passMarkOf } from '../rules/pass-mark.js';
@@ -71,41 +71,13 @@ export const courseSummaryColumns = {
  */
 export type CatalogCourse = PublicCourse & { finalExam: PublicCourse['finalExam'] & { questionCount: number } };
 
-export interface CourseSummaryRow {
-  id: number;
-  name: string;
-  courseCode: string;
-  description: string;
-  instructor: string;
-  startDate: Date | null;
-  endDate: Date | null;
-  createdAt: Date;
-  enrollmentType: string;
-  enrollmentCode: string | null;
-  /** Whether the viewer reads the course's whole content (manages it): then the final exam's questions are in the summary. */
-  readsContent: boolean;
-  isPurchasable: boolean;
-  price: string;
-  priceNonMember: string | null;
-  priceMahasiswa: string | null;
-  currency: string;
-  previewMode: boolean;
-  eventCode: string | null;
-  nilaiKum: number | null;
-  categoryId: number | null;
-  categoryCode: string | null;
-  categoryName: string | null;
-  coverPicture: string | null;
-  moduleCount: number;
-  chapterCount: number;
-  studentCount: number;
-  minPassingScore: number;
-  admissions: DetailSection | null;
-  academics: DetailSection | null;
-  tuitionAndFinancing: DetailSection | null;
-  careers: DetailSection | null;
-  studentExperience: DetailSection | null;
-}
+/**
+ * A catalog summary row: courseSummaryColumns as Drizzle types their select, the category's
+ * columns nullable (every statement reads them through a left join).
+ */
+export type CourseSummaryRow = Omit<SelectResultFields<typeof courseSummaryColumns>, 'categoryCode' | 'categoryName'> & {
+  [K in 'categoryCode' | 'categoryName']: SelectResultFields<typeof courseSummaryColumns>[K] | null;
+};
 
 interface CourseTree {
   modules: { id: number; courseId: number; name: string; description: string; orderIndex: number }[];
@@ -160,10 +132,10 @@ export async function buildPublicCourses(db: Db, rows: CourseSummaryRow[], learn
  */
 export async function loadPublicCourses(db: Db, ids: number[], learnerId: string | null): Promise<CatalogCourse[]> {
   if (ids.length === 0) return [];
-  const treeRows = await loadTreeRows(db, ids, learnerId, { finalQuestions: false, rows: true });
-  // The rows shape selects courseSummaryColumns (buildTreesStatement); Drizzle's type of the
-  // statement's rows is the same for every shape, so it does not know that here.
-  const byId = new Map(treeRows.map((row) => [row.courseId, row as unknown as CourseSummaryRow]));
+  const treeRows = await summaryTreesStatement(db, { finalQuestions: false, learner: learnerId !== null, rows: true }).execute(
+    learnerId === null ? { ids } : { ids, userId: learnerId },
+  );
+  const byId = new Map(treeRows.map((row) => [row.courseId, row]));
   const rows = ids.flatMap((id) => byId.get(id) ?? []);
   return summariesOf(rows, treeRows, learnerId);
 }
@@ -232,10 +204,16 @@ interface TreesShape {
  * ids and the user are placeholders, so the text never changes and the statement is prepared
  * once per connection and shape (no parse, no re-planning, no query building per request).
  */
+const treesStatementName = ({ finalQuestions, learner, rows }: TreesShape) =>
+  `catalog_course${rows ? 's_with' : ''}_trees${finalQuestions ? '' : '_without_final_questions'}${learner ? '_with_learner' : ''}`;
 const treesStatement = preparedPer(
-  ({ finalQuestions, learner, rows }: TreesShape) =>
-    `catalog_course${rows ? 's_with' : ''}_trees${finalQuestions ? '' : '_without_final_questions'}${learner ? '_with_learner' : ''}`,
+  (shape: TreesShape) => treesStatementName(shape),
   (db, shape, name) => buildTreesStatement(db, shape, name),
+);
+/** The trees statement of the shapes with the courses' summary rows (typed apart: its rows carry courseSummaryColumns). */
+const summaryTreesStatement = preparedPer(
+  (shape: TreesShape) => treesStatementName(shape),
+  (db, shape, name) => buildSummaryTreesStatement(db, shape, name),
 );
 
 /** A course's modules, chapters and quizzes as JSON arrays (`course`: its id in the outer statement). */
@@ -265,12 +243,12 @@ function learnerColumnsOf(course: SQL) {
   const userId = sql.placeholder('userId');
   return {
     completedChapters: sql<
-      LearnerRow['completedChapters']
+      RawSelect<typeof enrollments>['completedChapters'] | null
     >`(select e.completed_chapters from enrollments e where e.user_id = ${userId} and e.course_id = ${course})`,
-    completedChapterIds: sql<LearnerRow['completedChapterIds']>`coalesce((
+    completedChapterIds: sql<RawSelect<typeof chapterCompletions>['chapterId'][]>`coalesce((
       select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = ${course}
     ), '[]'::json)`,
-    finalAttempts: sql<LearnerRow['finalAttempts']>`coalesce((
+    finalAttempts: sql<{ quizId: RawSelect<typeof quizAttempts>['quizId']; attempts: number; passed: boolean }[]>`coalesce((
       select json_agg(json_build_object('quizId', a.quiz_id, 'attempts', a.attempts, 'passed', a.passed))
       from (
         select qa.quiz_id, count(*)::int as attempts, bool_or(qa.passed) as passed
@@ -279,7 +257,7 @@ function learnerColumnsOf(course: SQL) {
         group by qa.quiz_id
       ) a
     ), '[]'::json)`,
-    passedQuizIds: sql<LearnerRow['passedQuizIds']>`coalesce((
+    passedQuizIds: sql<RawSelect<typeof quizAttempts>['quizId'][]>`coalesce((
       select json_agg(distinct pq.quiz_id) from quiz_attempts pq join quizzes gq on gq.id = pq.quiz_id
       where pq.user_id = ${userId} and gq.course_id = ${course} and gq.scope <> 'final' and pq.passed
     ), '[]'::json)`,
@@ -287,44 +265,40 @@ function learnerColumnsOf(course: SQL) {
   };
 }
 
-function buildTreesStatement(db: Db, shape: TreesShape, name: string) {
-  const ids = sql.placeholder('ids');
-  const columnsOf = (course: SQL) => ({
+/** The trees statement's columns for a course (`course`: its id in the outer statement). */
+function treesColumnsOf(shape: TreesShape, course: SQL) {
+  return {
     courseId: sql<number>`${course}`,
     ...treeColumnsOf(course),
     finalQuestions: shape.finalQuestions ? finalQuestionsOf(course) : sql<Question[]>`'[]'::json`,
     ...(shape.learner ? learnerColumnsOf(course) : {}),
-  });
-  if (shape.rows) {
-    // A join, so Drizzle qualifies every column ("courses"."id"): the subqueries' own tables all
-    // have aliases of their own, so the outer course is never shadowed.
-    return db
-      .select({ ...courseSummaryColumns, ...columnsOf(sql`${courses.id}`) })
-      .from(courses)
-      .leftJoin(categories, eq(categories.id, courses.categoryId))
-      .where(sql`${courses.id} = any(${ids}::int[])`)
-      .prepare(name);
-  }
+  };
+}
+
+function buildTreesStatement(db: Db, shape: TreesShape, name: string) {
+  const ids = sql.placeholder('ids');
   // The course as `c`, written out: in a one-table select Drizzle renders its columns
   // unqualified, which inside these subqueries would bind to the inner tables.
-  return db.select(columnsOf(sql`c.id`)).from(sql`courses c`).where(sql`c.id = any(${ids}::int[])`).prepare(name);
+  return db.select(treesColumnsOf(shape, sql`c.id`)).from(sql`courses c`).where(sql`c.id = any(${ids}::int[])`).prepare(name);
+}
+
+function buildSummaryTreesStatement(db: Db, shape: TreesShape, name: string) {
+  const ids = sql.placeholder('ids');
+  // A join, so Drizzle qualifies every column ("courses"."id"): the subqueries' own tables all
+  // have aliases of their own, so the outer course is never shadowed.
+  return db
+    .select({ ...courseSummaryColumns, ...treesColumnsOf(shape, sql`${courses.id}`) })
+    .from(courses)
+    .leftJoin(categories, eq(categories.id, courses.categoryId))
+    .where(sql`${courses.id} = any(${ids}::int[])`)
+    .prepare(name);
 }
 
 /**
  * A row of the trees statement, as Drizzle types it over every shape: the course and its tree,
- * the learner's columns (LearnerRow) when the statement has them, the summary row when it has it.
+ * the learner's columns (learnerColumnsOf) when the statement has them.
  */
 type TreeRow = Awaited<ReturnType<typeof loadTreeRows>>[number];
-
-/** A tree row's learner columns (learnerColumnsOf), with its course. */
-interface LearnerRow {
-  courseId: number;
-  completedChapters: number | null;
-  completedChapterIds: number[];
-  finalAttempts: { quizId: number; attempts: number; passed: boolean }[];
-  passedQuizIds: number[];
-  certified: boolean;
-}
 
 /** The learner's records on the courses, from the learner columns of their tree rows (a statement with them: a learner's). */
 function learnerRecords(rows: TreeRow[]): LearnerRecords {

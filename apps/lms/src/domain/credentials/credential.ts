@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '@lms/db';
+import { type certificates, type courses, type Db, type institutions, type RawSelect, typedRows, type users } from '@lms/db';
 import { sql } from 'drizzle-orm';
-import { type JWTPayload, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import { CERTIFICATE_CODE } from '../learning/certificates.js';
 import type { JWK } from 'jose';
 import { ISSUER_ALG, type IssuerKey, issuerPublicKeys } from './keys.js';
@@ -69,31 +69,33 @@ export function issuerProfile(settings: IssuerSettings) {
 export const credentialDate = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
 
-export interface CredentialRow {
-  id: number;
-  code: string;
-  userId: string;
-  email: string | null;
-  salt: string;
-  issuedAt: Date;
-  expiresAt: Date | null;
+/**
+ * A certificate's credential source as findCredentialSource's statement reads it (raw: four
+ * tables and two subqueries in one lookup). `statusEntry`: where its revocation bit is (status-list.ts).
+ */
+type CredentialSourceRow = Pick<RawSelect<typeof certificates>, 'id' | 'code' | 'userId' | 'issuedAt' | 'expiresAt' | 'statusEntry'> & {
+  email: RawSelect<typeof users>['email'] | null;
+  salt: RawSelect<typeof certificates>['subjectSalt'];
+  /** numeric, read as float8. */
   kum: number | null;
-  courseId: number;
-  courseName: string;
-  courseDescription: string;
-  scheme: string;
-  institutionId: number | null;
-  institutionName: string | null;
+  courseId: RawSelect<typeof courses>['id'];
+  courseName: RawSelect<typeof courses>['name'];
+  courseDescription: RawSelect<typeof courses>['description'];
+  scheme: RawSelect<typeof courses>['creditScheme'];
+  institutionId: RawSelect<typeof institutions>['id'] | null;
+  institutionName: RawSelect<typeof institutions>['name'] | null;
   chapterCount: number;
   hasFinal: boolean;
-  /** Where its revocation bit is (status-list.ts). */
-  statusEntry: number;
-}
+};
+
+export type CredentialRow = Omit<CredentialSourceRow, 'issuedAt' | 'expiresAt'> & { issuedAt: Date; expiresAt: Date | null };
 
 /** The certificate behind a credential, if `holderId` holds it (any other caller: null, as if unknown). */
 export async function findCredentialSource(db: Db, code: string, holderId: string): Promise<CredentialRow | null> {
   if (!CERTIFICATE_CODE.test(code)) return null;
-  const { rows } = await db.execute(sql`
+  const [row] = await typedRows<CredentialSourceRow>(
+    db,
+    sql`
     select k.id, k.code, k.status_entry as "statusEntry", k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
       k.expires_at as "expiresAt", k.kum::float8 as kum, c.id as "courseId", c.name as "courseName",
       c.description as "courseDescription", c.credit_scheme as scheme, i.id as "institutionId", i.name as "institutionName",
@@ -101,14 +103,10 @@ export async function findCredentialSource(db: Db, code: string, holderId: strin
       exists (select 1 from quizzes f where f.course_id = c.id and f.scope = 'final') as "hasFinal"
     from certificates k join courses c on c.id = k.course_id join users u on u.id = k.user_id
       left join institutions i on i.id = c.institution_id
-    where k.code = ${code} and k.user_id = ${holderId}`);
-  const row = rows[0] as Record<string, unknown> | undefined;
+    where k.code = ${code} and k.user_id = ${holderId}`,
+  );
   if (!row) return null;
-  return {
-    ...(row as unknown as CredentialRow),
-    issuedAt: new Date(row.issuedAt as string | Date),
-    expiresAt: row.expiresAt === null || row.expiresAt === undefined ? null : new Date(row.expiresAt as string | Date),
-  };
+  return { ...row, issuedAt: new Date(row.issuedAt), expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt) };
 }
 
 const sha256hex = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -203,7 +201,7 @@ export async function signCredential(
   typ: 'JWT' | 'vc+jwt' = 'JWT',
 ): Promise<string> {
   const iss = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
-  const jwt = new SignJWT(credential as unknown as JWTPayload)
+  const jwt = new SignJWT(credential)
     .setProtectedHeader({ alg: ISSUER_ALG, kid: credentialKeyId(settings.publicUrl, key.kid), typ })
     .setIssuer(iss)
     .setJti(credential.id)

@@ -1,4 +1,4 @@
-import { courses, type Db, inTransaction, quizAttemptGrants, quizzes, type UserRole } from '@lms/db';
+import { courses, type Db, inTransaction, quizAttemptGrants, quizzes, type RawSelect, typedRows, type UserRole, type users } from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
@@ -22,15 +22,13 @@ export class TooManyExtraAttemptsError extends ConflictError {
   }
 }
 
-export interface GrantRecord {
-  id: number;
-  quizId: number;
-  quizName: string;
-  extraAttempts: number;
-  reason: string;
-  grantedAt: Date;
-  grantedByName: string | null;
-}
+/** A grant as findGrants reads it (raw: three tables, the granter's name by a left join). */
+type GrantRow = Pick<RawSelect<typeof quizAttemptGrants>, 'id' | 'quizId' | 'extraAttempts' | 'reason' | 'grantedAt'> & {
+  quizName: RawSelect<typeof quizzes>['name'];
+  grantedByName: RawSelect<typeof users>['name'] | null;
+};
+
+export type GrantRecord = Omit<GrantRow, 'grantedAt'> & { grantedAt: Date };
 
 /**
  * Whether this person manages the course (rules/course-managers.ts): 404 for a course that does
@@ -97,11 +95,14 @@ export async function grantAttempts(
 
 /** The grants one learner received in one course, newest first, with who gave them. */
 export async function findGrants(db: Db, userId: string, courseId: number): Promise<GrantRecord[]> {
-  const { rows } = await db.execute(sql`
+  const rows = await typedRows<GrantRow>(
+    db,
+    sql`
     select g.id, g.quiz_id as "quizId", q.name as "quizName", g.extra_attempts as "extraAttempts", g.reason,
       g.granted_at as "grantedAt", u.name as "grantedByName"
     from quiz_attempt_grants g join quizzes q on q.id = g.quiz_id left join users u on u.id = g.granted_by
     where g.user_id = ${userId} and q.course_id = ${courseId}
-    order by g.granted_at desc, g.id desc`);
-  return (rows as unknown as GrantRecord[]).map((g) => ({ ...g, grantedAt: new Date(g.grantedAt) }));
+    order by g.granted_at desc, g.id desc`,
+  );
+  return rows.map((g) => ({ ...g, grantedAt: new Date(g.grantedAt) }));
 }

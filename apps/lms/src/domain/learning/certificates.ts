@@ -1,4 +1,15 @@
-import { certificates, courses, credits, type Db, inTransaction, type UserRole } from '@lms/db';
+import {
+  certificates,
+  courses,
+  credits,
+  type Db,
+  type institutions,
+  inTransaction,
+  type RawSelect,
+  typedRows,
+  type UserRole,
+  type users,
+} from '@lms/db';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
@@ -63,26 +74,28 @@ async function insertCertificateIfEarned(db: Db, userId: string, courseId: numbe
   return (rows[0] as { code: string } | undefined)?.code ?? null;
 }
 
-export interface Certificate {
-  id: number;
-  code: string;
-  /** The holder. */
-  userId: string;
-  courseId: number;
-  courseName: string;
+/**
+ * A certificate as `columns` reads it (raw: the certificate pages' one-join reads). `userId` is
+ * the holder; `reissuedFrom` the revoked certificate this one replaced (an admin's reissue), or null.
+ */
+type CertificateRow = Pick<
+  RawSelect<typeof certificates>,
+  'id' | 'code' | 'userId' | 'courseId' | 'issuedAt' | 'revokedAt' | 'revokedReason' | 'expiresAt' | 'isPrivate' | 'reissuedFrom'
+> & {
+  courseName: RawSelect<typeof courses>['name'];
+  /** numeric, read as float8. */
   kum: number | null;
+  memberName: RawSelect<typeof users>['name'];
+  membershipId: RawSelect<typeof users>['membershipId'];
+  institutionName: RawSelect<typeof institutions>['name'] | null;
+  creditScheme: RawSelect<typeof courses>['creditScheme'];
+};
+
+export type Certificate = Omit<CertificateRow, 'issuedAt' | 'revokedAt' | 'expiresAt'> & {
   issuedAt: Date;
-  memberName: string;
-  membershipId: string | null;
-  institutionName: string | null;
   revokedAt: Date | null;
-  revokedReason: string | null;
   expiresAt: Date | null;
-  isPrivate: boolean;
-  creditScheme: string;
-  /** The revoked certificate this one replaced (an admin's reissue), or null. */
-  reissuedFrom: number | null;
-}
+};
 
 const columns = sql`k.id, k.code, k.user_id as "userId", k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
   u.name as "memberName", u.membership_id as "membershipId", i.name as "institutionName",
@@ -90,12 +103,12 @@ const columns = sql`k.id, k.code, k.user_id as "userId", k.course_id as "courseI
   c.credit_scheme as "creditScheme", k.reissued_from as "reissuedFrom"`;
 const from = sql`certificates k join courses c on c.id = k.course_id join users u on u.id = k.user_id left join institutions i on i.id = c.institution_id`;
 
-const optionalDate = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date));
+const optionalDate = (v: string | null) => (v === null ? null : new Date(v));
 
-function toCertificate(row: Record<string, unknown>): Certificate {
+function toCertificate(row: CertificateRow): Certificate {
   return {
-    ...(row as unknown as Certificate),
-    issuedAt: new Date(row.issuedAt as string | Date),
+    ...row,
+    issuedAt: new Date(row.issuedAt),
     revokedAt: optionalDate(row.revokedAt),
     expiresAt: optionalDate(row.expiresAt),
   };
@@ -112,13 +125,17 @@ export function certificateStatus(cert: Pick<Certificate, 'revokedAt' | 'expires
 
 /** The learner's own certificates, newest first. */
 export async function listCertificates(db: Db, userId: string): Promise<Certificate[]> {
-  const { rows } = await db.execute(sql`select ${columns} from ${from} where k.user_id = ${userId} order by k.issued_at desc, k.id desc`);
+  const rows = await typedRows<CertificateRow>(
+    db,
+    sql`select ${columns} from ${from} where k.user_id = ${userId} order by k.issued_at desc, k.id desc`,
+  );
   return rows.map(toCertificate);
 }
 
 /** The learner's certificate of one course (for the printable page): the one in force, else the latest revoked, or null. */
 export async function findOwnCertificate(db: Db, userId: string, courseId: number): Promise<Certificate | null> {
-  const { rows } = await db.execute(
+  const rows = await typedRows<CertificateRow>(
+    db,
     sql`select ${columns} from ${from} where k.user_id = ${userId} and k.course_id = ${courseId}
       order by k.revoked_at is null desc, k.id desc limit 1`,
   );
@@ -134,13 +151,14 @@ export const CERTIFICATE_CODE = /^[0-9a-f]{32}$/;
  */
 export async function findCertificateByCode(db: Db, code: string): Promise<Certificate | null> {
   if (!CERTIFICATE_CODE.test(code)) return null;
-  const { rows } = await db.execute(sql`select ${columns} from ${from} where k.code = ${code}`);
+  const rows = await typedRows<CertificateRow>(db, sql`select ${columns} from ${from} where k.code = ${code}`);
   return rows[0] ? toCertificate(rows[0]) : null;
 }
 
 /** A learner's certificates of one course, the one in force first, then the revoked ones, newest first (the managers' learner page). */
 export async function listLearnerCertificates(db: Db, userId: string, courseId: number): Promise<Certificate[]> {
-  const { rows } = await db.execute(
+  const rows = await typedRows<CertificateRow>(
+    db,
     sql`select ${columns} from ${from} where k.user_id = ${userId} and k.course_id = ${courseId}
       order by k.revoked_at is null desc, k.id desc`,
   );
@@ -315,9 +333,10 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
       .onConflictDoNothing()
       .returning({ id: certificates.id, code: certificates.code });
     if (!fresh) {
-      const [inForce] = await tx
-        .execute(sql`select code from certificates where user_id = ${old.userId} and course_id = ${old.courseId} and revoked_at is null`)
-        .then((r) => r.rows as { code: string }[]);
+      const [inForce] = await typedRows<Pick<CertificateRow, 'code'>>(
+        tx,
+        sql`select code from certificates where user_id = ${old.userId} and course_id = ${old.courseId} and revoked_at is null`,
+      );
       return { outcome: 'exists', code: inForce?.code ?? '' };
     }
     if (old.kum !== null && old.kum > 0) {

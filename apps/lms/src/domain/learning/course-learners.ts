@@ -1,13 +1,14 @@
-import type { Db } from '@lms/db';
+import { type certificates, type Db, type enrollments, type purchases, type RawSelect, typedRows, type users } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 
-/** One learner of a course as its managers see them (the learners page and its CSV). */
-export interface CourseLearnerRow {
-  userId: string;
-  name: string;
-  email: string;
-  membershipId: string | null;
-  enrolledAt: Date;
+/**
+ * One learner of a course as findCourseLearners' statement reads it (raw: a report of correlated
+ * subqueries over a union of the enrolled and the refunded, one statement per page). Columns of
+ * a table are typed from it; the figures are computed (ints and float8).
+ */
+type LearnerReportRow = Pick<RawSelect<typeof users>, 'name' | 'email' | 'membershipId'> & {
+  userId: RawSelect<typeof users>['id'];
+  enrolledAt: RawSelect<typeof enrollments>['enrolledAt'];
   chaptersDone: number;
   chaptersTotal: number;
   /** Completed chapters over all chapters, 0-100, 2 decimals (the catalog's totalProgress). */
@@ -21,18 +22,38 @@ export interface CourseLearnerRow {
   finalPassed: boolean;
   finalAttempts: number;
   /** The learner's certificate of the course: the one in force, else the latest revoked one. */
-  certificateCode: string | null;
-  certificateIssuedAt: Date | null;
-  certificateRevokedAt: Date | null;
-  certificateExpiresAt: Date | null;
-  lastActivity: Date;
-  /**
-   * A learner whose purchase of the course (or a bundle holding it) was refunded and who is not
-   * enrolled any more: when and why, and why the admin kept their certificate (null when not).
-   * Null for those enrolled.
-   */
-  refund: { at: Date; reason: string | null; certificateKeptReason: string | null } | null;
-}
+  certificateCode: RawSelect<typeof certificates>['code'] | null;
+  certificateIssuedAt: RawSelect<typeof certificates>['issuedAt'] | null;
+  certificateRevokedAt: RawSelect<typeof certificates>['revokedAt'];
+  certificateExpiresAt: RawSelect<typeof certificates>['expiresAt'];
+  lastActivity: string;
+  refundedAt: RawSelect<typeof purchases>['closedAt'];
+  refundReason: RawSelect<typeof purchases>['closeReason'];
+  certificateKeptReason: RawSelect<typeof purchases>['certificateKeptReason'];
+};
+
+type Dated<K extends keyof LearnerReportRow> = { [P in K]: null extends LearnerReportRow[P] ? Date | null : Date };
+
+/** One learner of a course as its managers see them (the learners page and its CSV): the report row with its dates as Dates. */
+export type CourseLearnerRow = Omit<
+  LearnerReportRow,
+  | 'enrolledAt'
+  | 'certificateIssuedAt'
+  | 'certificateRevokedAt'
+  | 'certificateExpiresAt'
+  | 'lastActivity'
+  | 'refundedAt'
+  | 'refundReason'
+  | 'certificateKeptReason'
+> &
+  Dated<'enrolledAt' | 'certificateIssuedAt' | 'certificateRevokedAt' | 'certificateExpiresAt' | 'lastActivity'> & {
+    /**
+     * A learner whose purchase of the course (or a bundle holding it) was refunded and who is not
+     * enrolled any more: when and why, and why the admin kept their certificate (null when not).
+     * Null for those enrolled.
+     */
+    refund: { at: Date; reason: string | null; certificateKeptReason: string | null } | null;
+  };
 
 export const LEARNERS_PAGE_SIZE = 50;
 
@@ -48,11 +69,15 @@ export async function findCourseLearners(
   { offset, limit }: { offset: number; limit: number },
 ): Promise<{ total: number; refunded: number; rows: CourseLearnerRow[] }> {
   const refunded = refundedLearners(courseId);
-  const { rows: counted } = await db.execute(sql`
+  const [{ enrolled, refunded: refundedCount }] = await typedRows<{ enrolled: number; refunded: number }>(
+    db,
+    sql`
     with refunded as (${refunded})
-    select (select count(*) from enrollments where course_id = ${courseId})::int as enrolled, (select count(*) from refunded)::int as refunded`);
-  const { enrolled, refunded: refundedCount } = counted[0] as { enrolled: number; refunded: number };
-  const { rows } = await db.execute(sql`
+    select (select count(*) from enrollments where course_id = ${courseId})::int as enrolled, (select count(*) from refunded)::int as refunded`,
+  );
+  const rows = await typedRows<LearnerReportRow>(
+    db,
+    sql`
     with refunded as (${refunded}),
     learners as (
       select e.user_id, e.course_id, e.enrolled_at, e.completed_chapters,
@@ -101,16 +126,12 @@ export async function findCourseLearners(
         order by k.revoked_at is null desc, k.id desc limit 1
       ) cert on true
     order by lower(u.name), u.id
-    offset ${offset} limit ${limit}`);
-  type Row = Omit<CourseLearnerRow, 'refund'> & {
-    refundedAt: Date | null;
-    refundReason: string | null;
-    certificateKeptReason: string | null;
-  };
+    offset ${offset} limit ${limit}`,
+  );
   return {
     total: enrolled + refundedCount,
     refunded: refundedCount,
-    rows: (rows as unknown as Row[]).map(({ refundedAt, refundReason, certificateKeptReason, ...r }) => ({
+    rows: rows.map(({ refundedAt, refundReason, certificateKeptReason, ...r }) => ({
       ...r,
       refund: refundedAt === null ? null : { at: new Date(refundedAt), reason: refundReason, certificateKeptReason },
       enrolledAt: new Date(r.enrolledAt),
@@ -141,9 +162,11 @@ function refundedLearners(courseId: number): SQL {
 
 /** Where a person stands with a course for its managers' learner page: enrolled, refunded (and not enrolled), or neither. */
 export async function learnerStandingIn(db: Db, userId: string, courseId: number): Promise<'enrolled' | 'refunded' | null> {
-  const { rows } = await db.execute(sql`
+  const [r] = await typedRows<{ enrolled: boolean; refunded: boolean }>(
+    db,
+    sql`
     select exists (select 1 from enrollments where user_id = ${userId} and course_id = ${courseId}) as enrolled,
-      exists (select 1 from (${refundedLearners(courseId)}) r where r.user_id = ${userId}) as refunded`);
-  const r = rows[0] as { enrolled: boolean; refunded: boolean };
+      exists (select 1 from (${refundedLearners(courseId)}) r where r.user_id = ${userId}) as refunded`,
+  );
   return r.enrolled ? 'enrolled' : r.refunded ? 'refunded' : null;
 }

@@ -1,4 +1,4 @@
-import type { Db, UserRole } from '@lms/db';
+import { type courses, type Db, type modules, type RawSelect, typedRows, type UserRole } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { contentAccessOf, readsAllContent } from '../rules/content-access.js';
 import { loadCourseProgress } from '../rules/unlock.js';
@@ -81,9 +81,10 @@ export async function pathRoleOf(
   return { role: readsAllContent(access) ? 'manager' : 'none', course };
 }
 
+/** The course's name, modules and the learner's quiz tallies (raw: JSON arrays built in one statement). */
 interface Extra {
-  courseName: string;
-  modules: { id: number; name: string }[];
+  courseName: RawSelect<typeof courses>['name'];
+  modules: Pick<RawSelect<typeof modules>, 'id' | 'name'>[];
   tallies: {
     quizId: number;
     maxAttempts: number;
@@ -96,7 +97,9 @@ interface Extra {
 }
 
 async function loadExtra(db: Db, userId: string | null, courseId: number): Promise<Extra> {
-  const { rows } = await db.execute(sql`
+  const [row] = await typedRows<Extra>(
+    db,
+    sql`
     select (select name from courses where id = ${courseId}) as "courseName",
       coalesce((select json_agg(json_build_object('id', m.id, 'name', m.name) order by m.order_index, m.id)
         from modules m where m.course_id = ${courseId}), '[]'::json) as modules,
@@ -107,8 +110,9 @@ async function loadExtra(db: Db, userId: string | null, courseId: number): Promi
           'passed', coalesce((select bool_or(a.passed) from quiz_attempts a where a.quiz_id = q.id and a.user_id = ${userId}), false),
           'openAttemptId', (select min(a.id) from quiz_attempts a where a.quiz_id = q.id and a.user_id = ${userId} and a.submitted_at is null),
           'extra', (select coalesce(sum(g.extra_attempts), 0) from quiz_attempt_grants g where g.quiz_id = q.id and g.user_id = ${userId})))
-        from quizzes q where q.course_id = ${courseId}), '[]'::json) as tallies`);
-  return rows[0] as unknown as Extra;
+        from quizzes q where q.course_id = ${courseId}), '[]'::json) as tallies`,
+  );
+  return row;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '@lms/db';
+import { type creditTargets, type Db, type identities, type partners, type RawSelect, typedRows, type users } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
 import { type CertificateStatus, certificateStatus } from './certificates.js';
 import { type CsvDialect, csvLine } from '../../lib/csv.js';
@@ -182,23 +182,25 @@ export function earnedBetween(records: readonly CreditRecord[], scheme: string, 
   return round2(sum);
 }
 
-interface TargetRow {
-  partner: string;
-  issuer: string;
-  scheme: string;
-  period: TargetPeriod;
-  years: number;
-  amount: number;
-}
+/** A target as readTargets reads it (raw: a three-table join; the amount as float8). */
+type TargetRow = Pick<RawSelect<typeof creditTargets>, 'scheme' | 'years'> &
+  Pick<RawSelect<typeof partners>, 'issuer'> & {
+    partner: RawSelect<typeof partners>['name'];
+    /** The column is text; the CLI writes only these. */
+    period: TargetPeriod;
+    amount: number;
+  };
 
 /** The targets of the partners the member holds an identity with (active partners only). */
 async function readTargets(db: Db, userId: string): Promise<TargetRow[]> {
-  const { rows } = await db.execute(sql`
+  return typedRows<TargetRow>(
+    db,
+    sql`
     select p.name as partner, p.issuer, t.scheme, t.period, t.years, t.amount::float8 as amount
     from identities i join partners p on p.issuer = i.issuer and p.is_active join credit_targets t on t.partner_id = p.id
     where i.user_id = ${userId}
-    order by p.name, p.issuer, t.scheme, t.period, t.years`);
-  return rows as unknown as TargetRow[];
+    order by p.name, p.issuer, t.scheme, t.period, t.years`,
+  );
 }
 
 /** A member's records, totals and target progress at `now`: two statements (records, targets). */
@@ -269,17 +271,19 @@ export async function partnerMemberCredits(
 ): Promise<PartnerCreditsPage> {
   const only = query.membershipId === undefined ? sql`` : sql` and i.membership_id = ${query.membershipId}`;
   const offset = (query.page - 1) * query.limit;
-  const [{ rows: counted }, { rows: page }] = await Promise.all([
-    db.execute(sql`select count(*)::int as n from identities i where i.issuer = ${issuer}${only}`),
-    db.execute(sql`
+  const [counted, members] = await Promise.all([
+    typedRows<{ n: number }>(db, sql`select count(*)::int as n from identities i where i.issuer = ${issuer}${only}`),
+    typedRows<Pick<RawSelect<typeof identities>, 'membershipId' | 'userId'> & Pick<RawSelect<typeof users>, 'name'>>(
+      db,
+      sql`
       select i.membership_id as "membershipId", i.user_id as "userId", u.name
       from identities i join users u on u.id = i.user_id
       where i.issuer = ${issuer}${only}
       order by i.membership_id, i.user_id
-      limit ${query.limit} offset ${offset}`),
+      limit ${query.limit} offset ${offset}`,
+    ),
   ]);
-  const total = Number((counted[0] as { n: number } | undefined)?.n ?? 0);
-  const members = page as unknown as { membershipId: string; userId: string; name: string }[];
+  const total = Number(counted[0]?.n ?? 0);
   if (members.length === 0) return { members: [], total };
   const ids = sql.join(
     members.map((m) => sql`${m.userId}`),

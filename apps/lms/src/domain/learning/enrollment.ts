@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { courses, type Db, enrollmentRequests, enrollments, inTransaction, purchases, users } from '@lms/db';
+import { courses, type Db, enrollmentRequests, enrollments, inTransaction, purchases, type UserRole, users } from '@lms/db';
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import { buyerVisible } from '../rules/buyer-visible.js';
@@ -26,15 +26,7 @@ export interface EnrollmentBody {
   enrolledAt: Date;
 }
 
-export interface EnrollmentRequestRow {
-  id: number;
-  userId: string;
-  courseId: number;
-  status: 'pending' | 'approved' | 'rejected';
-  requestedAt: Date;
-  decidedAt: Date | null;
-  decidedBy: string | null;
-}
+export type EnrollmentRequestRow = typeof enrollmentRequests.$inferSelect;
 
 export type EnrolOutcome =
   | { kind: 'enrolled'; created: boolean; enrollment: EnrollmentBody }
@@ -181,7 +173,7 @@ export async function enrol(
 /** The staff member deciding: their role and institution. */
 export interface Decider {
   userId: string;
-  role: 'student' | 'teacher' | 'admin' | 'super_admin';
+  role: UserRole;
 }
 
 /**

@@ -387,7 +387,7 @@ export async function confirmPurchase(
   at: Date,
 ): Promise<{ purchase: PurchaseView; enrolledCourseIds: number[] }> {
   const enrolledCourseIds = await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
     if (found.courseIds.length === 0) throw new ConflictError('What was bought no longer exists');
     const sameItem = and(
@@ -446,7 +446,7 @@ export const CONFIRMATION_UNDO_MS = 15 * 60_000;
  */
 export async function undoConfirmation(db: Db, decider: Decider, purchaseId: number, at: Date): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     const [row] = await tx
       .select({ paidAt: purchases.paidAt, confirmedBy: purchases.confirmedBy })
       .from(purchases)
@@ -479,7 +479,7 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
       await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
     }
     // The partners heard purchase.paid and enrollment.created: they hear that both were taken back.
-    await enqueuePurchaseEvent(tx as unknown as Db, { type: 'purchase.unconfirmed', unenrolledCourseIds: ids }, purchaseId, at);
+    await enqueuePurchaseEvent(tx, { type: 'purchase.unconfirmed', unenrolledCourseIds: ids }, purchaseId, at);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -492,7 +492,7 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
  */
 export async function rejectPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
     await tx
       .update(purchases)
@@ -592,7 +592,7 @@ export async function refundPurchase(
 ): Promise<RefundOutcome> {
   const kept = options.keepCertificateReason ?? null;
   const done = await inTransaction(db, async (tx) => {
-    const found = await lockForDecision(tx as unknown as Db, decider, purchaseId);
+    const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'paid') throw new ConflictError(`Only a paid purchase is refunded; this one is ${found.status}`);
     await tx
       .update(purchases)
@@ -625,17 +625,11 @@ export async function refundPurchase(
             .returning({ courseId: enrollments.courseId });
     const revoked =
       kept === null
-        ? await revokeCertificatesIn(
-            tx as unknown as Db,
-            found.userId,
-            ending,
-            `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON),
-            at,
-          )
+        ? await revokeCertificatesIn(tx, found.userId, ending, `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON), at)
         : [];
     const unenrolledCourseIds = removed.map((r) => r.courseId).sort((x, y) => x - y);
     await enqueuePurchaseEvent(
-      tx as unknown as Db,
+      tx,
       { type: 'purchase.refunded', unenrolledCourseIds, revokedCertificateCodes: revoked.map((r) => r.code), certificateKeptReason: kept },
       purchaseId,
       at,

@@ -1,4 +1,15 @@
-import { type AttemptQuestion, type Db, inTransaction, type QuestionOption } from '@lms/db';
+import {
+  type AttemptQuestion,
+  type courses,
+  type Db,
+  inTransaction,
+  type QuestionOption,
+  type questions as questionsTable,
+  type quizAttempts,
+  type quizzes,
+  type RawSelect,
+  typedRows,
+} from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError } from '../../errors.js';
 import { passMarkOf } from '../rules/pass-mark.js';
@@ -9,19 +20,15 @@ import { issueCertificateIfEarned } from './certificates.js';
 /** Answers sent this long after expiresAt still count: the time the form took to travel. */
 export const SUBMISSION_GRACE_MS = 30_000;
 
-interface QuizRow {
-  id: number;
-  courseId: number;
-  scope: 'chapter' | 'module' | 'final';
-  chapterId: number | null;
-  moduleId: number | null;
-  name: string;
-  description: string;
-  timeLimit: number;
-  maxAttempts: number;
-  minimumScore: number;
-  minPassingScore: number;
-}
+/** A quiz with its course's pass mark, as findQuiz reads it (raw: read on every quiz page and submission). */
+type QuizRow = Pick<
+  RawSelect<typeof quizzes>,
+  'id' | 'courseId' | 'scope' | 'chapterId' | 'moduleId' | 'name' | 'description' | 'timeLimit' | 'maxAttempts' | 'minimumScore'
+> &
+  Pick<RawSelect<typeof courses>, 'minPassingScore'>;
+
+/** An attempt's row as the learner's reads take it (raw, like the rest of the attempt path). */
+type AttemptRow = Pick<RawSelect<typeof quizAttempts>, 'id' | 'attemptedAt' | 'expiresAt' | 'submittedAt' | 'passMark'>;
 
 /** A question as the learner sees it: never `isCorrect`, `correctAnswer`, `essayAnswer` or `explanation`. */
 export interface LearnerQuestion {
@@ -51,11 +58,14 @@ export interface AttemptView {
 }
 
 export async function findQuiz(db: Db, quizId: number): Promise<QuizRow | null> {
-  const { rows } = await db.execute(sql`
+  const [row] = await typedRows<QuizRow>(
+    db,
+    sql`
     select q.id, q.course_id as "courseId", q.scope, q.chapter_id as "chapterId", q.module_id as "moduleId", q.name, q.description,
       q.time_limit as "timeLimit", q.max_attempts as "maxAttempts", q.minimum_score as "minimumScore", c.min_passing_score as "minPassingScore"
-    from quizzes q join courses c on c.id = q.course_id where q.id = ${quizId}`);
-  return (rows[0] as unknown as QuizRow | undefined) ?? null;
+    from quizzes q join courses c on c.id = q.course_id where q.id = ${quizId}`,
+  );
+  return row ?? null;
 }
 
 /**
@@ -63,9 +73,12 @@ export async function findQuiz(db: Db, quizId: number): Promise<QuizRow | null> 
  * managers granted them (quiz_attempt_grants, domain/learning/attempt-grants.ts).
  */
 export async function attemptAllowance(db: Db, userId: string, quiz: { id: number; maxAttempts: number }): Promise<number> {
-  const { rows } = await db.execute(sql`
-    select coalesce(sum(extra_attempts), 0)::int as extra from quiz_attempt_grants where user_id = ${userId} and quiz_id = ${quiz.id}`);
-  return quiz.maxAttempts + (rows[0] as { extra: number }).extra;
+  const [{ extra }] = await typedRows<{ extra: number }>(
+    db,
+    sql`
+    select coalesce(sum(extra_attempts), 0)::int as extra from quiz_attempt_grants where user_id = ${userId} and quiz_id = ${quiz.id}`,
+  );
+  return quiz.maxAttempts + extra;
 }
 
 /** The score a submission needs (rules/pass-mark.ts): the final exam's is the course's minPassingScore, any other quiz's its minimumScore. */
@@ -76,10 +89,12 @@ export const passMark = (quiz: QuizRow) => passMarkOf(quiz, quiz);
  * which stay on the server; learnerView() is what a learner is shown of them.
  */
 async function attemptQuestions(db: Db, quizId: number): Promise<AttemptQuestion[]> {
-  const { rows } = await db.execute(sql`
+  return typedRows<Pick<RawSelect<typeof questionsTable>, keyof AttemptQuestion>>(
+    db,
+    sql`
     select id, question_text as "questionText", question_type as "questionType", points, options, correct_answer as "correctAnswer"
-    from questions where quiz_id = ${quizId} order by order_index, id`);
-  return rows as unknown as AttemptQuestion[];
+    from questions where quiz_id = ${quizId} order by order_index, id`,
+  );
 }
 
 /** Questions without their answer keys: each option rebuilt from its id and text only. */
@@ -112,14 +127,11 @@ async function reachableQuiz(db: Db, userId: string, quizId: number): Promise<Qu
 }
 
 /** What an attempt kept at its start (both null for attempts from before migration 0008). */
-interface KeptAttempt {
-  questions: AttemptQuestion[] | null;
-  passMark: number | null;
-}
+type KeptAttempt = Pick<RawSelect<typeof quizAttempts>, 'questions' | 'passMark'>;
 
 function view(
   quiz: QuizRow,
-  attempt: { id: number; attemptedAt: Date; expiresAt: Date | null; passMark?: number | null },
+  attempt: Pick<AttemptRow, 'id' | 'attemptedAt' | 'expiresAt'> & { passMark?: number | null },
   number: number,
   questions: LearnerQuestion[],
 ): AttemptView {
@@ -154,33 +166,32 @@ export async function startAttempt(db: Db, userId: string, quizId: number, now: 
   const quiz = await reachableQuiz(db, userId, quizId);
   return inTransaction(db, async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${userId}), ${quiz.id})`);
-    await closeExpiredAttempts(tx as unknown as Db, userId, quiz.id, now);
-    const { rows } = await tx.execute(sql`
+    await closeExpiredAttempts(tx, userId, quiz.id, now);
+    const attempts = await typedRows<AttemptRow & KeptAttempt>(
+      tx,
+      sql`
       select id, attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt", questions, pass_mark as "passMark"
-      from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id} order by id`);
-    const attempts = rows as unknown as (KeptAttempt & {
-      id: number;
-      attemptedAt: Date;
-      expiresAt: Date | null;
-      submittedAt: Date | null;
-    })[];
+      from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id} order by id`,
+    );
     const open = attempts.findIndex((a) => a.submittedAt === null);
     if (open >= 0) {
       const kept = attempts[open];
       return { created: false, attempt: view(quiz, kept, open + 1, learnerView(kept.questions ?? (await attemptQuestions(tx, quiz.id)))) };
     }
-    const allowed = await attemptAllowance(tx as unknown as Db, userId, quiz);
+    const allowed = await attemptAllowance(tx, userId, quiz);
     if (attempts.length >= allowed) {
       throw new ConflictError(`No attempts left: this quiz allows ${allowed} attempt(s) and you have used ${attempts.length}`);
     }
     const expiresAt = quiz.timeLimit > 0 ? new Date(now.getTime() + quiz.timeLimit * 60_000) : null;
     const questions = await attemptQuestions(tx, quiz.id);
-    const inserted = await tx.execute(sql`
+    const [attempt] = await typedRows<Omit<AttemptRow, 'submittedAt'>>(
+      tx,
+      sql`
       insert into quiz_attempts (user_id, quiz_id, attempted_at, expires_at, questions, pass_mark)
       values (${userId}, ${quiz.id}, ${now.toISOString()}::timestamptz, ${expiresAt?.toISOString() ?? null}::timestamptz,
         ${JSON.stringify(questions)}::jsonb, ${passMark(quiz)})
-      returning id, attempted_at as "attemptedAt", expires_at as "expiresAt", pass_mark as "passMark"`);
-    const attempt = inserted.rows[0] as { id: number; attemptedAt: Date; expiresAt: Date | null; passMark: number };
+      returning id, attempted_at as "attemptedAt", expires_at as "expiresAt", pass_mark as "passMark"`,
+    );
     return { created: true, attempt: view(quiz, attempt, attempts.length + 1, learnerView(questions)) };
   });
 }
@@ -195,24 +206,22 @@ async function closeExpiredAttempts(db: Db, userId: string, quizId: number, now:
 
 /** An attempt the learner may see again (the quiz page of an open attempt). 404 for anyone else's. */
 export async function findOwnAttempt(db: Db, userId: string, attemptId: number) {
-  const { rows } = await db.execute(sql`
+  const [row] = await typedRows<
+    AttemptRow &
+      KeptAttempt &
+      Pick<RawSelect<typeof quizAttempts>, 'quizId' | 'passed' | 'answers'> & {
+        /** numeric, read as float8. */
+        score: number | null;
+        number: number;
+      }
+  >(
+    db,
+    sql`
     select id, quiz_id as "quizId", attempted_at as "attemptedAt", expires_at as "expiresAt", submitted_at as "submittedAt",
       score::float8 as score, passed, questions, pass_mark as "passMark", answers,
       (select count(*)::int from quiz_attempts b where b.user_id = a.user_id and b.quiz_id = a.quiz_id and b.id <= a.id) as number
-    from quiz_attempts a where id = ${attemptId} and user_id = ${userId}`);
-  const row = rows[0] as unknown as
-    | (KeptAttempt & {
-        id: number;
-        quizId: number;
-        attemptedAt: Date;
-        expiresAt: Date | null;
-        submittedAt: Date | null;
-        score: number | null;
-        passed: boolean | null;
-        number: number;
-        answers: Record<string, string> | null;
-      })
-    | undefined;
+    from quiz_attempts a where id = ${attemptId} and user_id = ${userId}`,
+  );
   if (!row) throw new NotFoundError('Quiz attempt not found');
   // biome-ignore lint/style/noNonNullAssertion: an attempt's quiz exists (a foreign key).
   const quiz = (await findQuiz(db, row.quizId))!;
@@ -352,11 +361,16 @@ export async function listOwnAttempts(
   db: Db,
   userId: string,
   quizId: number,
-): Promise<{ id: number; number: number; score: number | null; passed: boolean | null; submittedAt: Date | null }[]> {
-  const { rows } = await db.execute(sql`
+): Promise<
+  (Pick<AttemptRow, 'id' | 'submittedAt'> & Pick<RawSelect<typeof quizAttempts>, 'passed'> & { number: number; score: number | null })[]
+> {
+  // Raw: numbered by a window function; the score as float8.
+  return typedRows(
+    db,
+    sql`
     select id, row_number() over (order by id)::int as number, score::float8 as score, passed, submitted_at as "submittedAt"
-    from quiz_attempts where user_id = ${userId} and quiz_id = ${quizId} order by id`);
-  return rows as unknown as { id: number; number: number; score: number | null; passed: boolean | null; submittedAt: Date | null }[];
+    from quiz_attempts where user_id = ${userId} and quiz_id = ${quizId} order by id`,
+  );
 }
 
 /**

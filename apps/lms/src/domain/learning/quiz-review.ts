@@ -1,4 +1,4 @@
-import type { AttemptQuestion, Db } from '@lms/db';
+import { type AttemptQuestion, type Db, type QuestionOption, type RawSelect, typedRows, type questions as questionsTable } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { chosenOptions, scoreAnswers } from './quiz-attempts.js';
 
@@ -24,7 +24,10 @@ export interface ReviewedQuestion {
   explanation: string | null;
 }
 
-const isRight = (o: Record<string, unknown>) => o.isCorrect === true || o.is_correct === true || o.correct === true;
+/** An option as an attempt kept it: QuestionOption, or an older document's spelling of its key. */
+type KeptOption = QuestionOption & { is_correct?: boolean; correct?: boolean };
+
+const isRight = (o: KeptOption) => o.isCorrect === true || o.is_correct === true || o.correct === true;
 
 /**
  * The review of one submitted attempt: its questions as the attempt kept them (answer keys
@@ -37,19 +40,20 @@ export async function reviewAttempt(
   answers: Record<string, string> | null,
 ): Promise<ReviewedQuestion[]> {
   const ids = questions.map((q) => q.id);
-  const { rows } =
+  const rows =
     ids.length === 0
-      ? { rows: [] }
-      : await db.execute(
+      ? []
+      : await typedRows<Pick<RawSelect<typeof questionsTable>, 'id' | 'explanation'>>(
+          db,
           sql`select id, explanation from questions where id in ${sql`(${sql.join(
             ids.map((id) => sql`${id}`),
             sql`, `,
           )})`}`,
         );
-  const explanations = new Map((rows as { id: number; explanation: string | null }[]).map((r) => [r.id, r.explanation]));
+  const explanations = new Map(rows.map((r) => [r.id, r.explanation]));
   return questions.map((q) => {
     const answer = answers && Object.hasOwn(answers, String(q.id)) ? answers[String(q.id)] : null;
-    const options = q.options as unknown as Record<string, unknown>[];
+    const options: readonly KeptOption[] = q.options;
     const rightOptions = options.filter(isRight);
     const textOf = (id: string) => String(options.find((o) => String(o.id) === id)?.text ?? id);
     // Right or wrong as the score counted it (the scoring rule's one home).

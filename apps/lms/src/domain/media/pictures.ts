@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Db, inTransaction } from '@lms/db';
+import { type coursePictures, type Db, inTransaction, type RawSelect, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { NotFoundError, UnprocessableError } from '../../errors.js';
@@ -72,15 +72,11 @@ export function sniffPicture(bytes: Uint8Array): PictureKind | null {
   return null;
 }
 
-export interface StoredPicture {
-  id: number;
-  courseId: number;
-  sha256: string;
-  contentType: string;
-  width: number | null;
-  height: number | null;
-  originalName: string;
-}
+/** A picture's row without its bytes (COLUMNS: raw, since put is an upsert returning them). */
+export type StoredPicture = Pick<
+  RawSelect<typeof coursePictures>,
+  'id' | 'courseId' | 'sha256' | 'contentType' | 'width' | 'height' | 'originalName'
+>;
 
 /** A picture's public path: its content's hash and its kind, so the bytes behind it never change. */
 export function picturePath(p: { sha256: string; contentType: string }): string {
@@ -103,12 +99,15 @@ const COLUMNS = sql.raw(
 export function postgresPictureStore(db: Db): PictureStore {
   return {
     async put(p, tx) {
-      const { rows } = await tx.execute(sql`
+      const [row] = await typedRows<StoredPicture>(
+        tx,
+        sql`
         insert into course_pictures (course_id, sha256, content_type, bytes, width, height, original_name, uploaded_by)
         values (${p.courseId}, ${p.sha256}, ${p.contentType}, ${p.bytes}, ${p.width}, ${p.height}, ${p.originalName}, ${p.uploadedBy})
         on conflict (course_id, sha256) do update set original_name = excluded.original_name
-        returning ${COLUMNS}`);
-      return rows[0] as unknown as StoredPicture;
+        returning ${COLUMNS}`,
+      );
+      return row;
     },
     async get(sha256) {
       const { rows } = await db.execute(
@@ -204,8 +203,7 @@ export async function uploadPicture(
 /** The course's pictures, newest first (for those who may author it). */
 export async function listPictures(db: Db, ctx: AuthoringContext, courseId: number): Promise<StoredPicture[]> {
   await findAuthoredCourse(db, ctx.author, { course: courseId });
-  const { rows } = await db.execute(sql`select ${COLUMNS} from course_pictures where course_id = ${courseId} order by id desc`);
-  return rows as unknown as StoredPicture[];
+  return typedRows<StoredPicture>(db, sql`select ${COLUMNS} from course_pictures where course_id = ${courseId} order by id desc`);
 }
 
 /**
@@ -214,9 +212,12 @@ export async function listPictures(db: Db, ctx: AuthoringContext, courseId: numb
  */
 export async function findCoursePicture(db: Db, ctx: AuthoringContext, courseId: number, pictureId: number): Promise<StoredPicture> {
   await findAuthoredCourse(db, ctx.author, { course: courseId });
-  const { rows } = await db.execute(sql`select ${COLUMNS} from course_pictures where id = ${pictureId} and course_id = ${courseId}`);
-  if (!rows[0]) throw new NotFoundError('Picture not found');
-  return rows[0] as unknown as StoredPicture;
+  const [row] = await typedRows<StoredPicture>(
+    db,
+    sql`select ${COLUMNS} from course_pictures where id = ${pictureId} and course_id = ${courseId}`,
+  );
+  if (!row) throw new NotFoundError('Picture not found');
+  return row;
 }
 
 /** Deletes a picture of the course (its URL stops answering once no course keeps the same file). */

@@ -1,4 +1,12 @@
-import { affectedRows, type Db } from '@lms/db';
+import {
+  affectedRows,
+  type Db,
+  type partnerEvents,
+  type RawSelect,
+  typedRows,
+  type webhookDeliveries,
+  type webhookEndpoints,
+} from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { BlockedUrlError, type OutboundPolicy, postBounded } from './outbound.js';
 import { signatureHeader } from './signing.js';
@@ -36,21 +44,16 @@ const EXCERPT_CHARS = 500;
 
 export type AttemptResult = 'delivered' | 'retry' | 'gone' | 'failed' | 'blocked';
 
-interface Claimed {
-  deliveryId: number;
-  attempts: number;
-  eventId: string;
-  seq: number;
-  type: string;
+/** A claimed delivery as claimDue's statement reads it (raw: a lateral, SKIP LOCKED claim in one round trip). */
+type ClaimedRow = Pick<RawSelect<typeof webhookDeliveries>, 'attempts'> & {
+  deliveryId: RawSelect<typeof webhookDeliveries>['id'];
+  eventId: RawSelect<typeof partnerEvents>['id'];
+  endpointId: RawSelect<typeof webhookEndpoints>['id'];
+  /** The payload's `data` (the column is jsonb of any shape; enqueue writes an object). */
   data: Record<string, unknown>;
-  occurredAt: string;
-  endpointId: number;
-  url: string;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretUntil: string | null;
-  failingSince: string | null;
-}
+} & Pick<RawSelect<typeof partnerEvents>, 'seq' | 'type' | 'occurredAt'> &
+  Pick<RawSelect<typeof webhookEndpoints>, 'url' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'failingSince'>;
+type Claimed = Omit<ClaimedRow, 'deliveryId' | 'seq'> & { deliveryId: number; seq: number };
 
 export interface EndpointShare {
   /** Deliveries of one endpoint a claimer sends at once, at most. */
@@ -73,7 +76,9 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number
   const until = new Date(now.getTime() + leaseMs).toISOString();
   const max = share?.max ?? limit;
   const busy = JSON.stringify(Object.fromEntries(share?.busy ?? []));
-  const { rows } = await db.execute(sql`
+  const rows = await typedRows<ClaimedRow>(
+    db,
+    sql`
     with due as (
       select d.id, d.next_attempt_at from webhook_endpoints w
       cross join lateral (
@@ -94,8 +99,9 @@ export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number
     select c.id as "deliveryId", c.attempts, e.id as "eventId", e.seq, e.type, e.data, e.occurred_at as "occurredAt",
       w.id as "endpointId", w.url, w.secret, w.previous_secret as "previousSecret",
       w.previous_secret_until as "previousSecretUntil", w.failing_since as "failingSince"
-    from claimed c join partner_events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`);
-  return (rows as unknown as Claimed[]).map((r) => ({
+    from claimed c join partner_events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`,
+  );
+  return rows.map((r) => ({
     ...r,
     deliveryId: Number(r.deliveryId),
     seq: Number(r.seq),
@@ -247,15 +253,19 @@ export async function purgeDeliveryLog(db: Db, before: Date, limit: number): Pro
  * dropped, by endpoint id, for the log and the metric.
  */
 export async function dropExpiredWaiting(db: Db, before: Date, limit: number): Promise<Map<number, number>> {
-  const { rows } = await db.execute(sql`
+  // Raw: a bounded DELETE ... RETURNING counted in the same statement.
+  const rows = await typedRows<Pick<RawSelect<typeof webhookDeliveries>, 'endpointId'> & { n: number }>(
+    db,
+    sql`
     with gone as (
       delete from webhook_deliveries where id in
         (select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
          where d.status = 'pending' and w.status = 'disabled' and d.created_at < ${before.toISOString()}::timestamptz limit ${limit})
       returning endpoint_id
     )
-    select endpoint_id as "endpointId", count(*)::int as n from gone group by endpoint_id`);
-  return new Map((rows as Array<{ endpointId: number; n: number }>).map((r) => [Number(r.endpointId), Number(r.n)]));
+    select endpoint_id as "endpointId", count(*)::int as n from gone group by endpoint_id`,
+  );
+  return new Map(rows.map((r) => [Number(r.endpointId), Number(r.n)]));
 }
 
 export interface QueueStats {

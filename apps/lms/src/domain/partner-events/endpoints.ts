@@ -1,4 +1,13 @@
-import { type Db, inTransaction, partners, webhookEndpoints } from '@lms/db';
+import {
+  type Db,
+  inTransaction,
+  partners,
+  type partnerEvents,
+  type RawSelect,
+  typedRows,
+  type webhookAttempts,
+  webhookEndpoints,
+} from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import { BlockedUrlError, checkUrl, type OutboundPolicy } from './outbound.js';
 import { type EventSubscription, PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
@@ -61,22 +70,32 @@ export async function addEndpoint(
   return { id: row.id, secret };
 }
 
+/** An endpoint row as listEndpoints reads it (raw: a per-endpoint count of pending deliveries beside the columns). */
+type EndpointRow = Pick<
+  RawSelect<typeof webhookEndpoints>,
+  'id' | 'url' | 'eventTypes' | 'status' | 'disabledAt' | 'disabledReason' | 'failingSince' | 'previousSecretUntil' | 'createdAt'
+> &
+  Pick<RawSelect<typeof partners>, 'issuer'> & { pending: number };
+
 export async function listEndpoints(db: Db, issuer?: string, id?: number): Promise<EndpointView[]> {
-  const { rows } = await db.execute(sql`
+  const rows = await typedRows<EndpointRow>(
+    db,
+    sql`
     select w.id, p.issuer, w.url, w.event_types as "eventTypes", w.status, w.disabled_at as "disabledAt",
       w.disabled_reason as "disabledReason", w.failing_since as "failingSince", w.previous_secret_until as "previousSecretUntil",
       w.created_at as "createdAt",
       (select count(*)::int from webhook_deliveries d where d.endpoint_id = w.id and d.status = 'pending') as pending
     from webhook_endpoints w join partners p on p.id = w.partner_id
     where ${issuer === undefined ? sql`true` : sql`p.issuer = ${issuer}`} and ${id === undefined ? sql`true` : sql`w.id = ${id}`}
-    order by p.issuer, w.id`);
-  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+    order by p.issuer, w.id`,
+  );
+  const date = (v: string | null) => (v === null ? null : new Date(v));
   return rows.map((r) => ({
-    ...(r as unknown as EndpointView),
+    ...r,
     disabledAt: date(r.disabledAt),
     failingSince: date(r.failingSince),
     previousSecretUntil: date(r.previousSecretUntil),
-    createdAt: new Date(r.createdAt as string),
+    createdAt: new Date(r.createdAt),
   }));
 }
 
@@ -115,25 +134,25 @@ export async function setEndpointStatus(db: Db, endpointId: number, active: bool
   });
 }
 
-export interface AttemptLogRow {
-  attemptedAt: Date;
-  eventId: string;
-  type: string;
-  result: string;
-  statusCode: number | null;
-  latencyMs: number;
-  excerpt: string | null;
-}
+/** An attempt of the delivery log as its statement reads it (raw: three tables joined, for the CLI). */
+type AttemptLogRaw = Pick<RawSelect<typeof webhookAttempts>, 'attemptedAt' | 'result' | 'statusCode' | 'latencyMs' | 'excerpt'> & {
+  eventId: RawSelect<typeof partnerEvents>['id'];
+  type: RawSelect<typeof partnerEvents>['type'];
+};
+export type AttemptLogRow = Omit<AttemptLogRaw, 'attemptedAt'> & { attemptedAt: Date };
 
 /** The endpoint's latest attempts, newest first. */
 export async function deliveryLog(db: Db, endpointId: number, limit: number): Promise<AttemptLogRow[]> {
-  const { rows } = await db.execute(sql`
+  const rows = await typedRows<AttemptLogRaw>(
+    db,
+    sql`
     select a.attempted_at as "attemptedAt", e.id as "eventId", e.type, a.result, a.status_code as "statusCode",
       a.latency_ms as "latencyMs", a.excerpt
     from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id join partner_events e on e.id = d.event_id
     where a.endpoint_id = ${endpointId}
-    order by a.attempted_at desc, a.id desc limit ${limit}`);
-  return rows.map((r) => ({ ...(r as unknown as AttemptLogRow), attemptedAt: new Date(r.attemptedAt as string) }));
+    order by a.attempted_at desc, a.id desc limit ${limit}`,
+  );
+  return rows.map((r) => ({ ...r, attemptedAt: new Date(r.attemptedAt) }));
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from '@lms/db';
+import { type chapters, type Db, type quizzes, type RawSelect, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
 
 /**
@@ -78,20 +78,23 @@ export interface CourseProgress {
   names: { chapter: Map<number, string>; quiz: Map<number, string> };
 }
 
-interface TreeRow {
+/** The course's tree and the learner's records as JSON arrays (raw: one statement on the learning path's hot read). */
+type TreeRow = {
   modules: { id: number; quizId: number | null }[];
-  chapters: { id: number; moduleId: number; name: string }[];
-  quizzes: { id: number; scope: 'chapter' | 'module' | 'final'; chapterId: number | null; name: string }[];
+  chapters: Pick<RawSelect<typeof chapters>, 'id' | 'moduleId' | 'name'>[];
+  quizzes: Pick<RawSelect<typeof quizzes>, 'id' | 'scope' | 'chapterId' | 'name'>[];
   completed: number[];
   passed: number[];
-}
+};
 
 /**
  * A course's tree and this learner's records, in one statement, with the unlock rule applied.
  * The order is the catalog's (module order, then chapter order, then id), which the rule follows.
  */
 export async function loadCourseProgress(db: Db, userId: string, courseId: number): Promise<CourseProgress> {
-  const { rows } = await db.execute(sql`
+  const [row] = await typedRows<TreeRow>(
+    db,
+    sql`
     select
       coalesce((select json_agg(json_build_object('id', m.id,
           'quizId', (select min(q.id) from quizzes q where q.module_id = m.id and q.scope = 'module')) order by m.order_index, m.id)
@@ -102,8 +105,8 @@ export async function loadCourseProgress(db: Db, userId: string, courseId: numbe
         from quizzes q where q.course_id = ${courseId}), '[]'::json) as quizzes,
       coalesce((select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = ${courseId}), '[]'::json) as completed,
       coalesce((select json_agg(distinct qa.quiz_id) from quiz_attempts qa join quizzes q on q.id = qa.quiz_id
-        where qa.user_id = ${userId} and q.course_id = ${courseId} and qa.passed), '[]'::json) as passed`);
-  const row = rows[0] as unknown as TreeRow;
+        where qa.user_id = ${userId} and q.course_id = ${courseId} and qa.passed), '[]'::json) as passed`,
+  );
   const chaptersByModule = new Map<number, { id: number }[]>();
   for (const c of row.chapters) {
     const list = chaptersByModule.get(c.moduleId) ?? [];

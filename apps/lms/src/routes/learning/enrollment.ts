@@ -8,6 +8,7 @@ import {
   LearningIdParams,
   PaymentRequiredResponse,
   PendingEnrollmentRequestsResponse,
+  STAFF_ROLES,
   ValidationErrorResponse,
 } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -22,7 +23,6 @@ import {
 import { CSRF_RULE, SESSION_ONLY, sessionCaller, sessionOnly } from './session-only.js';
 
 const TAGS = ['learning: enrolment'];
-const STAFF = ['teacher', 'admin', 'super_admin'] as const;
 
 export function requestBody(r: EnrollmentRequestRow): EnrollmentRequest {
   return {
@@ -110,7 +110,7 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/enrollment-requests',
     {
-      config: { auth: sessionOnly(STAFF) },
+      config: { auth: sessionOnly(STAFF_ROLES) },
       schema: {
         tags: TAGS,
         operationId: 'listEnrollmentRequests',

@@ -1,4 +1,5 @@
 import {
+  ADMIN_ROLES,
   ConfirmedPurchaseResponse,
   ErrorResponse,
   LearningIdParams,
@@ -161,7 +162,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/learning/purchases/pending',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         operationId: 'listPendingPurchases',
@@ -194,7 +195,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/rejection',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         operationId: 'rejectPurchase',
@@ -225,7 +226,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/refund',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         operationId: 'refundPurchase',
@@ -268,7 +269,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/confirm',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         operationId: 'confirmPurchase',
@@ -305,7 +306,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/api/learning/purchases/:id/confirmation/undo',
     {
-      config: { auth: sessionOnly(['admin', 'super_admin']) },
+      config: { auth: sessionOnly(ADMIN_ROLES) },
       schema: {
         tags: TAGS,
         operationId: 'undoPurchaseConfirmation',

@@ -1,4 +1,4 @@
-import { ErrorResponse, PROGRESS_METRIC_DEFINITIONS, ProgressResponse } from '@lms/contracts';
+import { ErrorResponse, PROGRESS_METRIC_DEFINITIONS, ProgressResponse, STAFF_ROLES } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { computeProgressMetrics } from '../../domain/progress.js';
 
@@ -29,7 +29,7 @@ const progressRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/api/lms-progress',
     {
-      config: { auth: ['teacher', 'admin', 'super_admin'], rateLimited: true, sessionLimited: true },
+      config: { auth: STAFF_ROLES, rateLimited: true, sessionLimited: true },
       schema: {
         operationId: 'getProgressMetrics',
         summary: 'Progress metrics, overall and per category',
