@@ -1,4 +1,4 @@
-import { LearningIdParams } from '@lms/contracts';
+import { ADMIN_ROLES, LearningIdParams } from '@lms/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -18,7 +18,7 @@ const DASHBOARD_SIZE = 5;
 const MAX_PAGE = 100_000;
 
 /** Who decides on transfers: admins (their institution's) and super_admins. */
-export const decidesTransfers = (session: PageSession) => session.caller.role === 'admin' || session.caller.role === 'super_admin';
+export const decidesTransfers = (session: PageSession) => (ADMIN_ROLES as readonly string[]).includes(session.caller.role);
 
 /** The session and language of a page only those who decide on transfers open (anyone else: the 403 page). */
 async function deciderPage(app: FastifyInstance, request: FastifyRequest): Promise<{ session: PageSession; ctx: PageContext }> {

@@ -1,4 +1,13 @@
-import { AUTHORING_LIMITS, ChapterBody, CoursePatchBody, type QuizInput, QuizBody, type QuizOut } from '@lms/contracts';
+import {
+  AUTHORING_LIMITS,
+  ChapterBody,
+  CoursePatchBody,
+  DEFAULT_CREDIT_SCHEME,
+  isChoiceKind,
+  type QuizInput,
+  QuizBody,
+  type QuizOut,
+} from '@lms/contracts';
 import type { z } from 'zod';
 import type { CourseRow } from '../../domain/authoring/authors.js';
 import { courseFieldsOf } from '../../domain/authoring/index.js';
@@ -113,7 +122,7 @@ export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors
     eventCode: orNull(str(form.eventCode)),
     nilaiKum: orNull(str(form.nilaiKum)) === null ? null : num(str(form.nilaiKum)),
     // Left blank (a form of before this field): the default scheme.
-    creditScheme: str(form.creditScheme).trim().toUpperCase() || 'KUM',
+    creditScheme: str(form.creditScheme).trim().toUpperCase() || DEFAULT_CREDIT_SCHEME,
     certificateValidMonths: orNull(str(form.certificateValidMonths)) === null ? null : num(str(form.certificateValidMonths)),
     minPassingScore: num(str(form.minPassingScore)),
     previewMode: str(form.previewMode) !== '',
@@ -137,9 +146,6 @@ function issuesByField(error: z.ZodError, fieldOf: (path: PropertyKey[]) => stri
   }
   return out;
 }
-
-/** The kinds of question a form offers, in the scorer's names. */
-export const FORM_QUESTION_KINDS = ['multiple_choice', 'multiple_answer', 'true_false', 'short_answer', 'essay'] as const;
 
 /** A stored quiz as the quiz form's strings (`q0_text`, `q0_options`…), with `extra` blank question slots. */
 export function quizValues(quiz: QuizOut | null, version: number, extra: number): FormValues {
@@ -197,7 +203,7 @@ export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; erro
         .filter(Boolean)
         .map((n) => Number(n)),
     );
-    const choice = kind === 'multiple_choice' || kind === 'multiple_answer' || kind === 'true_false';
+    const choice = isChoiceKind(kind);
     if (choice && right !== '' && [...rightNumbers].some((n) => !Number.isInteger(n) || n < 1 || n > lines.length)) {
       errors[`q${i}_right`] = `1–${lines.length}`;
     }

@@ -1,5 +1,6 @@
 // The words of the course studio (./index.ts), in Bahasa Indonesia (the reference) and English.
 // Spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `studio` block.
+import { CREDIT_SCHEME_EXAMPLES } from '@lms/contracts';
 
 export function studioMessagesId() {
   return {
@@ -59,7 +60,7 @@ export function studioMessagesId() {
         enrollmentCode: 'Kode pendaftaran',
         eventCode: 'Kode acara',
         nilaiKum: 'Nilai KUM',
-        creditScheme: 'Skema kredit (KUM, SKP, ...)',
+        creditScheme: `Skema kredit (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Masa berlaku sertifikat (bulan; kosong: tanpa batas)',
         minPassingScore: 'Nilai lulus ujian akhir',
         previewMode: 'Mode pratinjau',
@@ -252,7 +253,7 @@ export function studioMessagesEn(): StudioMessages {
         enrollmentCode: 'Enrolment code',
         eventCode: 'Event code',
         nilaiKum: 'KUM points',
-        creditScheme: 'Credit scheme (KUM, SKP, ...)',
+        creditScheme: `Credit scheme (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Certificate valid for (months; blank: no expiry)',
         minPassingScore: 'Final exam pass mark',
         previewMode: 'Preview mode',
