@@ -8,6 +8,7 @@ import { type ContentAccess, contentAccessOf, isPreviewChapterSql, openParts, re
 import { isBuyerVisible } from '../rules/buyer-visible.js';
 import { categoryOf, publicOptionsOf } from '../rules/public-fields.js';
 import { type CatalogViewer, mayViewHiddenCourse, toIso } from './viewer.js';
+import { passThroughCourseColumns } from './course-fields.js';
 
 export type CourseDetailView = { withAnswerKeys: false; course: CourseDetail } | { withAnswerKeys: true; course: CourseDetailWithAnswers };
 
@@ -79,11 +80,7 @@ const courseStatement = preparedOnce((db: Db) =>
         createdAt: courses.createdAt,
         updatedAt: courses.updatedAt,
         studentCount: courses.studentCount,
-        admissions: courses.admissions,
-        academics: courses.academics,
-        tuitionAndFinancing: courses.tuitionAndFinancing,
-        careers: courses.careers,
-        studentExperience: courses.studentExperience,
+        ...passThroughCourseColumns,
       },
       teacherName: users.name,
       teacherEmail: users.email,

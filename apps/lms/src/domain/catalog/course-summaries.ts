@@ -15,6 +15,7 @@ import { passMarkOf } from '../rules/pass-mark.js';
 import { toIso } from './viewer.js';
 import { computeUnlock } from '../rules/unlock.js';
 import { NO_ENROLMENT_CODE } from './enrolment-code.js';
+import { passThroughCourseColumns, passThroughCourseFields } from './course-fields.js';
 import { preparedPer } from '../../lib/prepared.js';
 
 /** `readsContent` for a viewer who reads the outline only (rules/content-access.ts). */
@@ -56,11 +57,7 @@ export const courseSummaryColumns = {
   chapterCount: courses.chapterCount,
   studentCount: courses.studentCount,
   minPassingScore: courses.minPassingScore,
-  admissions: courses.admissions,
-  academics: courses.academics,
-  tuitionAndFinancing: courses.tuitionAndFinancing,
-  careers: courses.careers,
-  studentExperience: courses.studentExperience,
+  ...passThroughCourseColumns,
 };
 
 /**
@@ -456,11 +453,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
     moduleCount: row.moduleCount,
     moduleSummaries: moduleSummaries.map((m) => ({ id: m.id, title: m.title, order: m.order, chapterCount: m.chapterCount })),
     modules: moduleSummaries,
-    admissions: row.admissions,
-    academics: row.academics,
-    tuitionAndFinancing: row.tuitionAndFinancing,
-    careers: row.careers,
-    studentExperience: row.studentExperience,
+    ...passThroughCourseFields(row),
     finalExam,
     certificate,
     minPassingScore: row.minPassingScore,
