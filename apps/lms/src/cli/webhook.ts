@@ -1,6 +1,7 @@
 import { users } from '@lms/db';
 import { eq } from 'drizzle-orm';
-import { findPurchase, refundPurchase } from '../domain/learning/purchases.js';
+import { findPurchase } from '../domain/learning/purchases.js';
+import { refundPurchase } from '../domain/learning/purchase-decisions.js';
 import { replay } from '../domain/partner-events/delivery.js';
 import { PARTNER_EVENT_TYPES } from '../domain/partner-events/enqueue.js';
 import {

@@ -5,15 +5,12 @@ import { z } from 'zod';
 import { CODE_REQUIRED, decideEnrollmentRequest, enrol, WRONG_CODE } from '../../domain/learning/enrollment.js';
 import {
   cancelPurchase,
-  confirmPurchase,
   findPurchase,
   type PurchaseItem,
-  refundPurchase,
-  rejectPurchase,
   startPurchase,
   TooManyPendingPurchasesError,
-  undoConfirmation,
 } from '../../domain/learning/purchases.js';
+import { confirmPurchase, refundPurchase, rejectPurchase, undoConfirmation } from '../../domain/learning/purchase-decisions.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { pageSession } from '../session.js';
 import { type BundleFlash, bundlePageLink } from '../bundles/index.js';

@@ -18,17 +18,19 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   cancelPurchase,
-  confirmPurchase,
   listMyPurchases,
-  listPendingPurchases,
   type PurchaseView,
-  CONFIRMATION_UNDO_MS,
   FIRST_PAYMENT_MAX_PENDING,
+  startPurchase,
+} from '../../domain/learning/purchases.js';
+import {
+  confirmPurchase,
+  listPendingPurchases,
+  CONFIRMATION_UNDO_MS,
   refundPurchase,
   rejectPurchase,
-  startPurchase,
   undoConfirmation,
-} from '../../domain/learning/purchases.js';
+} from '../../domain/learning/purchase-decisions.js';
 import { CSRF_RULE, SESSION_ONLY, sessionCaller, sessionOnly } from './session-only.js';
 
 const TAGS = ['learning: purchases'];
