@@ -1,7 +1,8 @@
 import type { PublicCourse } from '@lms/contracts';
 import { categories, courses, type Db, enrollments } from '@lms/db';
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { buildPublicCourses, courseSummaryColumns } from './catalog/course-summaries.js';
+import { buildPublicCourses } from './catalog/course-summaries.js';
+import { courseSummaryColumns } from './catalog/course-summary-statements.js';
 
 export interface LearnerOverview {
   courses: PublicCourse[];

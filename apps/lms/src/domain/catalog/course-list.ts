@@ -1,7 +1,8 @@
 import { type CourseListQuery, PAGE_SIZE_DEFAULT, type Pagination, UNPAGINATED_CAP } from '@lms/contracts';
 import { categories, courses, type Db, enrollments, genericPlanName, type UserRole } from '@lms/db';
 import { and, asc, desc, eq, isNull, or, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import { buildPublicCourses, type CatalogCourse, courseSummaryColumns } from './course-summaries.js';
+import { buildPublicCourses, type CatalogCourse } from './course-summaries.js';
+import { courseSummaryColumns } from './course-summary-statements.js';
 import { enrolmentCodeFor } from './enrolment-code.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
 import { type CatalogViewer, escapeLike, learnerOf, listVisibility, type ViewerInSql } from './viewer.js';
