@@ -94,6 +94,10 @@ export const courses = pgTable(
     priceMahasiswa: money(),
     currency: text().notNull().default('IDR'),
     minPassingScore: integer().notNull().default(70),
+    /** The post-test's minimum score for this course, or null: the scheme's (credit evidence). */
+    postTestMinScore: integer(),
+    /** The course's own evaluation items, or null: its scheme's (credit evidence). */
+    evaluationItems: jsonb().$type<{ key: string; id: string; en: string }[]>(),
     admissions: jsonb().$type<DetailSection>(),
     academics: jsonb().$type<DetailSection>(),
     tuitionAndFinancing: jsonb().$type<DetailSection>(),
@@ -130,6 +134,7 @@ export const courses = pgTable(
     check('courses_dates_ordered', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} >= ${t.startDate}`),
     check('courses_credit_scheme_shape', sql`${t.creditScheme} ~ ${sql.raw(`'${CREDIT_SCHEME.source}'`)}`),
     check('courses_certificate_valid_months', sql`${t.certificateValidMonths} between 1 and 600`),
+    check('courses_post_test_min_score', sql`${t.postTestMinScore} between 0 and 100`),
   ],
 );
 
@@ -158,6 +163,8 @@ export const chapters = pgTable(
     name: text().notNull(),
     content: text().notNull().default(''),
     orderIndex: integer().notNull().default(0),
+    /** Minutes a learner is expected to spend on it (set by the author), or null: estimated from the text and video (credit evidence). */
+    expectedMinutes: integer(),
     /** Bumped by every change of name or content: the studio's editor refuses a save made on an older one. */
     version: integer().notNull().default(1),
     ...timestamps,
@@ -170,6 +177,7 @@ export const chapters = pgTable(
     index('chapters_module_order_idx').on(t.moduleId, t.orderIndex),
     index('chapters_course_idx').on(t.courseId),
     unique('chapters_id_course_key').on(t.id, t.courseId),
+    check('chapters_expected_minutes', sql`${t.expectedMinutes} between 1 and 1440`),
   ],
 );
 
@@ -190,6 +198,8 @@ export const quizzes = pgTable(
     /** Minutes. */
     timeLimit: integer().notNull().default(30),
     maxAttempts: integer().notNull().default(3),
+    /** 'pre_test' or 'post_test' (credit evidence), or null: an ordinary quiz. One of each per course. */
+    evidenceRole: text().$type<'pre_test' | 'post_test'>(),
     /** Bumped by every write of the quiz: the studio's quiz editor refuses a save made on an older one. */
     version: integer().notNull().default(1),
     ...timestamps,
@@ -207,6 +217,8 @@ export const quizzes = pgTable(
     index('quizzes_module_idx').on(t.moduleId),
     index('quizzes_chapter_idx').on(t.chapterId),
     uniqueIndex('quizzes_one_final_per_course').on(t.courseId).where(sql`${t.scope} = 'final'`),
+    uniqueIndex('quizzes_one_evidence_role_per_course').on(t.courseId, t.evidenceRole).where(sql`${t.evidenceRole} is not null`),
+    check('quizzes_evidence_role', sql`${t.evidenceRole} in ('pre_test', 'post_test')`),
   ],
 );
 

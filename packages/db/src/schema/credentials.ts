@@ -1,6 +1,7 @@
 import { relations, sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, numeric, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { courses } from './catalog.js';
+import { courseAccreditations } from './evidence.js';
 import { certificates } from './learning.js';
 import { partners } from './partners.js';
 import { users } from './people.js';
@@ -45,12 +46,14 @@ export const credits = pgTable(
       .notNull()
       .references(() => certificates.id, { onDelete: 'cascade' }),
     scheme: text().notNull(),
+    /** The accreditation this credit was earned under (reference, validity, value). */
+    accreditationId: integer().references(() => courseAccreditations.id, { onDelete: 'set null' }),
     amount: numeric({ precision: 8, scale: 2, mode: 'number' }).notNull(),
     earnedAt: tstz().notNull(),
     voidedAt: tstz(),
   },
   (t) => [
-    uniqueIndex('credits_certificate_key').on(t.certificateId),
+    uniqueIndex('credits_certificate_scheme_key').on(t.certificateId, t.scheme),
     index('credits_user_idx').on(t.userId, t.earnedAt),
     check('credits_amount_positive', sql`${t.amount} > 0`),
   ],

@@ -9,3 +9,4 @@ export * from './media.js';
 export * from './attempt-grants.js';
 export * from './partner-events.js';
 export * from './credentials.js';
+export * from './evidence.js';

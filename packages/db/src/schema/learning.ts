@@ -165,6 +165,12 @@ export const certificates = pgTable(
     /** The revoked certificate this one replaces (an admin's reissue), or null. */
     reissuedFrom: integer(),
     /**
+     * The evidence the certificate was issued on, as it stood then (minutes, pre/post-test scores,
+     * evaluation, accreditations credited): what the PDF prints and the credential carries. Null on
+     * certificates from before credit evidence.
+     */
+    evidence: jsonb().$type<Record<string, unknown>>(),
+    /**
      * Where its revocation bit is: Bitstring Status List floor(e / 131072) + 1, index e mod 131072.
      * A random free index of the current list (lms_next_status_entry, packages/db/sql), so the
      * public lists say nothing of how many certificates exist; certificates from before migration
