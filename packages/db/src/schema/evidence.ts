@@ -223,3 +223,20 @@ export const evidenceLog = pgTable(
     check('evidence_log_correction_reason', sql`${t.kind} <> 'correction' or length(${t.reason}) between 1 and 500`),
   ],
 );
+
+/**
+ * What a certificate was issued on (certificates.evidence), written with it: the PDF prints it and
+ * the Open Badges credential carries it as `evidence` and `results`. Minutes are the server's
+ * measure of active time on the course's chapters; scores are percents; null: not taken or not
+ * part of the course.
+ */
+export interface CertificateEvidence {
+  /** Active minutes on the course's chapters (chapter_time), and their expected total. */
+  minutes: number;
+  expectedMinutes: number;
+  preTestScore: number | null;
+  postTestScore: number | null;
+  evaluationDone: boolean;
+  /** The accreditations credited by this certificate, as they stood at issue. */
+  accreditations: { scheme: string; unit: string; reference: string; value: number; validFrom: string; validUntil: string | null }[];
+}

@@ -16,6 +16,7 @@ import {
 import { bundles, chapters, courses, type QuestionOption, quizzes } from './catalog.js';
 import { enrollmentRequestStatus, purchaseStatus } from './enums.js';
 import { users } from './people.js';
+import type { CertificateEvidence } from './evidence.js';
 import { tstz } from './timestamps.js';
 
 export const enrollments = pgTable(
@@ -169,7 +170,7 @@ export const certificates = pgTable(
      * evaluation, accreditations credited): what the PDF prints and the credential carries. Null on
      * certificates from before credit evidence.
      */
-    evidence: jsonb().$type<Record<string, unknown>>(),
+    evidence: jsonb().$type<CertificateEvidence>(),
     /**
      * Where its revocation bit is: Bitstring Status List floor(e / 131072) + 1, index e mod 131072.
      * A random free index of the current list (lms_next_status_entry, packages/db/sql), so the
