@@ -136,3 +136,8 @@ WHERE c."nilai_kum" > 0;--> statement-breakpoint
 UPDATE "credits" cr SET "accreditation_id" = a."id"
 FROM "course_accreditations" a
 WHERE a."course_id" = cr."course_id" AND a."scheme" = cr."scheme" AND a."reference" = 'before-accreditation';
+--> statement-breakpoint
+-- The catalog shows what the accreditation gives.
+UPDATE "courses" c SET "nilai_kum" = a."value"
+FROM "course_accreditations" a
+WHERE a."course_id" = c."id" AND a."reference" = 'before-accreditation' AND c."nilai_kum" <> a."value";
