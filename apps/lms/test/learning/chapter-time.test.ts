@@ -174,3 +174,38 @@ t.test('an accreditation not yet in force requires nothing', async (t) => {
   const done = await as(w.app, learner.cookie).post(`/api/learning/chapters/${tree.modules[0]!.chapters[0]!.id}/completion`);
   t.equal(done.statusCode, 201);
 });
+
+t.test("the chapter page: expected minutes, the time left, the beating script, a refused form said in the person's language", async (t) => {
+  const learner = await w.newLearner();
+  const page = (url: string, lang = 'id') => w.app.inject({ url, headers: { cookie: learner.cookie, 'accept-language': lang } });
+  const url = `/learn/chapters/${ch1!.id}`;
+  const id = await page(url);
+  t.equal(id.statusCode, 200);
+  t.match(id.body, 'Perkiraan waktu belajar: 5 menit.');
+  t.match(id.body, 'masih 4 menit lagi sebelum bab ini dapat ditandai selesai');
+  t.match(id.body, '<script src="/dashboard/assets/chapter-time.js" defer></script>');
+  t.match(
+    id.body,
+    /data-script="\{&quot;url&quot;:&quot;\/api\/learning\/chapters\/\d+\/heartbeat&quot;/,
+    'the script is told where to beat, as text',
+  );
+  t.match((await page(url, 'en')).body, 'Expected time: 5 minutes.');
+
+  const refused = await w.app.inject({
+    method: 'POST',
+    url: `${url}/complete`,
+    headers: { cookie: learner.cookie, 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:3000' },
+    payload: '',
+  });
+  t.equal(refused.statusCode, 303, 'too early: back to the chapter');
+  t.equal(refused.headers.location, `${url}?early=1`);
+  t.match((await page(`${url}?early=1`)).body, 'Belum dapat ditandai selesai: masih 4 menit lagi di halaman ini');
+  t.match((await page(`${url}?early=1`, 'en')).body, 'Not complete yet: 4 min more on this page');
+  t.notMatch((await page(`${url}?early=<b>`)).body, 'Belum dapat', 'any other value is ignored');
+
+  const script = await w.app.inject({ url: '/dashboard/assets/chapter-time.js' });
+  t.equal(script.statusCode, 200);
+  t.match(script.headers['content-type'], /javascript/);
+  t.match(script.body, "'x-requested-with'");
+  t.match(script.body, 'visibilityState');
+});
