@@ -19,6 +19,7 @@ import { log, readOptions } from './options.js';
 import { writeResults } from './results.js';
 import { BenchRun } from './runner.js';
 import { attemptGrantScenario } from './scenarios/attempt-grants.js';
+import { chapterTimeScenario } from './scenarios/chapter-time.js';
 import { authoringScenarios } from './scenarios/authoring.js';
 import { purchaseScenarios } from './scenarios/purchases.js';
 import { partnerEventScenarios } from './scenarios/partner-events.js';
@@ -68,6 +69,7 @@ async function main() {
     await partnerScenarios(ctx);
     await authoringScenarios(ctx);
     await attemptGrantScenario(ctx);
+    await chapterTimeScenario(ctx);
     await purchaseScenarios(ctx);
     await partnerEventScenarios(ctx);
     await pgliteScenario(ctx);

@@ -133,6 +133,19 @@ const content = () =>
     )
     .describe(`Markdown, at most ${AUTHORING_LIMITS.chapterContentChars} characters; rendered and sanitized for learners' pages`);
 
+/** A chapter's expected minutes (1..1440), or null: estimated from its text (docs/authoring.md, "Expected minutes"). */
+const expectedMinutes = () =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(1440)
+    .nullable()
+    .describe(
+      'Minutes a learner is expected to spend on the chapter (1-1440), or null: estimated from its text at 200 words a ' +
+        "minute. A course whose credit requires a share of them waits for it before the chapter's completion",
+    );
+
 /** An https URL (a picture): no other scheme reaches a page. */
 const httpsUrl = () =>
   text()
@@ -240,6 +253,7 @@ export const ChapterInput = z.strictObject({
   id: idNumber().optional().describe('Keep the chapter with this id (replace); left out: a new chapter'),
   name: name(),
   content: content().default(''),
+  expectedMinutes: expectedMinutes().default(null),
   quiz: QuizInput.nullable().default(null).describe("The chapter's quiz: passing it opens the next chapter"),
 });
 
@@ -300,9 +314,11 @@ export const ModulePatchBody = z
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'name at least one field to change')
   .meta({ id: 'ModulePatchBody' });
-export const ChapterBody = z.strictObject({ name: name(), content: content().default('') }).meta({ id: 'ChapterBody' });
+export const ChapterBody = z
+  .strictObject({ name: name(), content: content().default(''), expectedMinutes: expectedMinutes().default(null) })
+  .meta({ id: 'ChapterBody' });
 export const ChapterPatchBody = z
-  .strictObject({ name: name(), content: content() })
+  .strictObject({ name: name(), content: content(), expectedMinutes: expectedMinutes() })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'name at least one field to change')
   .meta({ id: 'ChapterPatchBody' });
@@ -362,7 +378,13 @@ export const QuizOut = z
 export type QuizOut = z.output<typeof QuizOut>;
 
 export const ChapterOut = z
-  .object({ id: z.number().int(), name: z.string(), content: z.string(), quiz: QuizOut.nullable() })
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    content: z.string(),
+    expectedMinutes: z.number().int().nullable().describe("The author's expected minutes, or null: estimated from the text"),
+    quiz: QuizOut.nullable(),
+  })
   .meta({ id: 'AuthoredChapter' });
 
 export const ModuleOut = z
@@ -456,6 +478,7 @@ export const AuthoredChapterResponse = z
       moduleId: z.number().int(),
       name: z.string(),
       content: z.string(),
+      expectedMinutes: z.number().int().nullable().describe("The author's expected minutes, or null: estimated from the text"),
       orderIndex: z.number().int(),
       version: z.number().int().describe("The chapter's version (also its `ETag`): send it back in `If-Match` to save only over it"),
     }),

@@ -21,6 +21,10 @@ export const LearnerChapter = z
     moduleName: z.string(),
     name: z.string(),
     content: z.string(),
+    expectedMinutes: z
+      .number()
+      .int()
+      .describe("Minutes a learner is expected to spend on it: its author's, or estimated from its text (200 words a minute)"),
     completed: z.boolean(),
     quizId: z.number().int().nullable().describe("The chapter's quiz, if any: passing it unlocks the next chapter"),
     nextChapterId: z.number().int().nullable().describe('The next chapter in course order (it may still be locked)'),
@@ -36,6 +40,26 @@ export const CompletionResponse = z
     certificateCode: z.string().nullable().describe('Set when this completion earned the course certificate'),
   })
   .meta({ id: 'CompletionResponse' });
+
+/** `POST /api/learning/chapters/{id}/heartbeat`: the chapter page is open and visible; nothing else is sent. */
+export const HeartbeatBody = z
+  .strictObject({ visible: z.literal(true).describe('Sent only while the page is visible') })
+  .meta({ id: 'HeartbeatBody' });
+
+export const ChapterTimeOut = z
+  .object({
+    expectedMinutes: z.number().int(),
+    activeSeconds: z.number().int().describe("The server's measure of the learner's active time on the chapter"),
+    requiredSeconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Active seconds the course's credit requires before the chapter may be completed, or null: none"),
+    remainingSeconds: z.number().int().describe('Seconds still to spend before completion (0: none)'),
+  })
+  .meta({ id: 'ChapterTime' });
+
+export const HeartbeatResponse = z.object({ success: z.literal(true), time: ChapterTimeOut }).meta({ id: 'HeartbeatResponse' });
 
 export const LearnerQuestion = z
   .object({

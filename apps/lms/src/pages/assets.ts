@@ -9,6 +9,8 @@ import { z } from 'zod';
 const ASSETS_URL = '/dashboard/assets';
 export const STYLESHEET_PATH = `${ASSETS_URL}/dashboard.css`;
 export const DASHBOARD_SCRIPT_PATH = `${ASSETS_URL}/dashboard.js`;
+/** The learner's chapter page: its heartbeats (client/chapter-time.ts). */
+export const CHAPTER_TIME_SCRIPT_PATH = `${ASSETS_URL}/chapter-time.js`;
 
 /**
  * The build's output for the browser (`pnpm run build`: tsconfig.client.json compiles
@@ -21,6 +23,7 @@ export const CLIENT_DIR = new URL('../../dist/pages/client/', import.meta.url);
 const FILES = [
   { name: 'dashboard.css', type: 'text/css; charset=utf-8' },
   { name: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
+  { name: 'chapter-time.js', type: 'text/javascript; charset=utf-8' },
 ] as const;
 
 /**
@@ -63,7 +66,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-/** GET /dashboard/assets/dashboard.css and dashboard.js: the pages' stylesheet and script. */
+/** GET /dashboard/assets/dashboard.css, dashboard.js and chapter-time.js: the pages' stylesheet and scripts. */
 const assetRoutes: FastifyPluginAsyncZod = async (app) => {
   const assets = await loadPageAssets();
   for (const asset of assets) {

@@ -12,6 +12,7 @@ t.test('the stylesheet and the script are the built files, public and revalidate
   for (const [path, file, type] of [
     ['/dashboard/assets/dashboard.css', 'dashboard.css', /^text\/css/],
     ['/dashboard/assets/dashboard.js', 'dashboard.js', /^text\/javascript/],
+    ['/dashboard/assets/chapter-time.js', 'chapter-time.js', /^text\/javascript/],
   ] as const) {
     const res = await app.inject(path);
     t.equal(res.statusCode, 200, path);
@@ -34,6 +35,8 @@ t.test('the stylesheet and the script are the built files, public and revalidate
   t.match(css, '.bar rect', 'progress bars are drawn by the stylesheet, not by inline styles');
   const js = (await app.inject('/dashboard/assets/dashboard.js')).body;
   t.notMatch(js, /^\s*(import|export)\b/m, 'a classic script: no module syntax left');
+  const beats = (await app.inject('/dashboard/assets/chapter-time.js')).body;
+  t.notMatch(beats, /^\s*(import|export)\b/m, "the chapter page's script too");
 });
 
 t.test('the page CSP allows no inline style or script', async (t) => {

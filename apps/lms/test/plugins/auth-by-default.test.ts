@@ -147,6 +147,7 @@ const PUBLIC_PAGES = [
   'GET /credentials/keys/:kid',
   'GET /credentials/issuer',
   'GET /credentials/status/:n',
+  'GET /dashboard/assets/chapter-time.js',
   'GET /dashboard/assets/dashboard.css',
   'GET /dashboard/assets/dashboard.js',
   'GET /media/pictures/:name',

@@ -166,6 +166,7 @@ export async function documentOf(db: Db, course: CourseRow): Promise<CourseDocum
           'quiz', (select ${quizJson('q')} from quizzes q where q.course_id = m.course_id and q.scope = 'module' and q.module_id = m.id
             order by q.id limit 1),
           'chapters', coalesce((select json_agg(json_build_object('id', ch.id, 'name', ch.name, 'content', ch.content,
+              'expectedMinutes', ch.expected_minutes,
               'quiz', (select ${quizJson('q')} from quizzes q where q.course_id = ch.course_id and q.scope = 'chapter' and q.chapter_id = ch.id
                 order by q.id limit 1)) order by ch.order_index, ch.id)
             from chapters ch where ch.course_id = m.course_id and ch.module_id = m.id), '[]'::json))
@@ -421,7 +422,14 @@ async function writeTree(tx: Db, course: CourseRow, doc: CourseDocument, existin
   const chapterIds = await writeChapters(
     tx,
     course.id,
-    chapterPlaces.map(({ ch, moduleId, orderIndex }) => ({ id: ch.id, moduleId, name: ch.name, content: ch.content, orderIndex })),
+    chapterPlaces.map(({ ch, moduleId, orderIndex }) => ({
+      id: ch.id,
+      moduleId,
+      name: ch.name,
+      content: ch.content,
+      expectedMinutes: ch.expectedMinutes,
+      orderIndex,
+    })),
   );
   const quizRows: QuizRow[] = [];
   // The final exam's pass mark is the course's (rules/pass-mark.ts); assertFinalPassMark checked the document's.

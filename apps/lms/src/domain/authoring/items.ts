@@ -22,8 +22,11 @@ import {
 
 export type ModuleView = Pick<RawSelect<typeof modules>, 'id' | 'courseId' | 'name' | 'description' | 'orderIndex'>;
 
-/** `version`: bumped by each change of name or content (the studio's version check). */
-export type ChapterView = Pick<RawSelect<typeof chapters>, 'id' | 'courseId' | 'moduleId' | 'name' | 'content' | 'orderIndex' | 'version'>;
+/** `version`: bumped by each change of name, content or expected minutes (the studio's version check). */
+export type ChapterView = Pick<
+  RawSelect<typeof chapters>,
+  'id' | 'courseId' | 'moduleId' | 'name' | 'content' | 'expectedMinutes' | 'orderIndex' | 'version'
+>;
 
 /** 400 naming the limit a write would pass. */
 function overLimit(what: string, limit: number, name: string): BadRequestError {
@@ -44,7 +47,8 @@ async function findChapter(tx: Db, chapterId: number): Promise<ChapterView> {
   const [row] = await typedRows<ChapterView>(
     tx,
     sql`
-    select id, course_id as "courseId", module_id as "moduleId", name, content, order_index as "orderIndex", version from chapters where id = ${chapterId}`,
+    select id, course_id as "courseId", module_id as "moduleId", name, content, expected_minutes as "expectedMinutes",
+      order_index as "orderIndex", version from chapters where id = ${chapterId}`,
   );
   if (!row) throw new NotFoundError('Chapter not found');
   return row;
@@ -106,7 +110,7 @@ export async function createChapter(
   db: Db,
   ctx: AuthoringContext,
   moduleId: number,
-  body: { name: string; content: string },
+  body: { name: string; content: string; expectedMinutes?: number | null },
 ): Promise<ChapterView> {
   return inTransaction(db, async (tx) => {
     const course = await lockAuthoredCourse(tx, ctx.author, { module: moduleId });
@@ -119,7 +123,12 @@ export async function createChapter(
       courseId: course.id,
       action: 'chapter.create',
       targetId: id,
-      changes: [{ path: `chapters[${id}]`, to: { moduleId, name: body.name, content: recorded(body.content) } }],
+      changes: [
+        {
+          path: `chapters[${id}]`,
+          to: { moduleId, name: body.name, content: recorded(body.content), expectedMinutes: body.expectedMinutes ?? null },
+        },
+      ],
     });
     return findChapter(tx, id);
   });
@@ -129,7 +138,7 @@ export async function updateChapter(
   db: Db,
   ctx: AuthoringContext,
   chapterId: number,
-  patch: { name?: string; content?: string },
+  patch: { name?: string; content?: string; expectedMinutes?: number | null },
   expectedVersion?: number,
 ): Promise<ChapterView> {
   return inTransaction(db, async (tx) => {
@@ -138,7 +147,11 @@ export async function updateChapter(
     assertVersion('chapter', expectedVersion, before.version, before);
     const after = { ...before, ...patch };
     await writeChapters(tx, before.courseId, [after]);
-    const changes = changedFields(`chapters[${chapterId}]`, { name: before.name, content: before.content }, patch);
+    const changes = changedFields(
+      `chapters[${chapterId}]`,
+      { name: before.name, content: before.content, expectedMinutes: before.expectedMinutes },
+      patch,
+    );
     await recordChange(tx, ctx, { courseId: before.courseId, action: 'chapter.update', targetId: chapterId, changes });
     return findChapter(tx, chapterId);
   });

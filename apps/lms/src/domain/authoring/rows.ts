@@ -14,7 +14,11 @@ import { passMarkExpression } from '../rules/pass-mark.js';
 export type ModuleRow = Pick<RawSelect<typeof modules>, 'name' | 'description' | 'orderIndex'> & { id?: number };
 
 /** A chapter to write, likewise. */
-export type ChapterRow = Pick<RawSelect<typeof chapters>, 'moduleId' | 'name' | 'content' | 'orderIndex'> & { id?: number };
+export type ChapterRow = Pick<RawSelect<typeof chapters>, 'moduleId' | 'name' | 'content' | 'orderIndex'> & {
+  id?: number;
+  /** Left out (undefined): a kept chapter keeps its expected minutes (the outline's writes). */
+  expectedMinutes?: number | null;
+};
 
 export type QuizParent = { scope: 'chapter'; chapterId: number } | { scope: 'module'; moduleId: number } | { scope: 'final' };
 
@@ -64,14 +68,20 @@ export async function writeModules(tx: Db, courseId: number, rows: readonly Modu
 
 /** As writeModules, for chapters (a kept chapter may move to another module of the course). */
 export async function writeChapters(tx: Db, courseId: number, rows: readonly ChapterRow[]): Promise<number[]> {
-  const kept = rows.filter((r) => r.id !== undefined);
+  const kept = rows
+    .filter((r) => r.id !== undefined)
+    .map((r) => ({ ...r, expectedMinutes: r.expectedMinutes ?? null, keepMinutes: r.expectedMinutes === undefined }));
   if (kept.length > 0) {
+    const minutes = sql`case when v."keepMinutes" then ch.expected_minutes else v."expectedMinutes" end`;
     await tx.execute(sql`
-      update chapters ch set module_id = v."moduleId", name = v.name, content = v.content, order_index = v."orderIndex", updated_at = now(),
-        version = ch.version + case when (ch.name, ch.content) is distinct from (v.name, v.content) then 1 else 0 end
-      from jsonb_to_recordset(${json(kept)}) as v(id int, "moduleId" int, name text, content text, "orderIndex" int)
+      update chapters ch set module_id = v."moduleId", name = v.name, content = v.content, order_index = v."orderIndex",
+        expected_minutes = ${minutes}, updated_at = now(),
+        version = ch.version + case when (ch.name, ch.content, ch.expected_minutes) is distinct from (v.name, v.content, ${minutes}) then 1 else 0 end
+      from jsonb_to_recordset(${json(kept)})
+        as v(id int, "moduleId" int, name text, content text, "orderIndex" int, "expectedMinutes" int, "keepMinutes" boolean)
       where ch.id = v.id and ch.course_id = ${courseId}
-        and (ch.module_id, ch.name, ch.content, ch.order_index) is distinct from (v."moduleId", v.name, v.content, v."orderIndex")`);
+        and (ch.module_id, ch.name, ch.content, ch.order_index, ch.expected_minutes)
+          is distinct from (v."moduleId", v.name, v.content, v."orderIndex", ${minutes})`);
   }
   const fresh = rows.filter((r) => r.id === undefined);
   const byPlace = new Map<string, number>();
@@ -79,9 +89,9 @@ export async function writeChapters(tx: Db, courseId: number, rows: readonly Cha
     const inserted = await typedRows<Pick<RawRow<typeof chapters>, 'id' | 'module_id' | 'order_index'>>(
       tx,
       sql`
-      insert into chapters (module_id, course_id, name, content, order_index)
-      select v."moduleId", ${courseId}, v.name, v.content, v."orderIndex"
-      from jsonb_to_recordset(${json(fresh)}) as v("moduleId" int, name text, content text, "orderIndex" int)
+      insert into chapters (module_id, course_id, name, content, order_index, expected_minutes)
+      select v."moduleId", ${courseId}, v.name, v.content, v."orderIndex", v."expectedMinutes"
+      from jsonb_to_recordset(${json(fresh)}) as v("moduleId" int, name text, content text, "orderIndex" int, "expectedMinutes" int)
       returning id, module_id, order_index`,
     );
     for (const r of inserted) byPlace.set(`${r.module_id}:${r.order_index}`, r.id);

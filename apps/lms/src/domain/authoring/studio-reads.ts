@@ -49,6 +49,8 @@ export interface EditedChapter {
   moduleId: number;
   name: string;
   content: string;
+  /** The author's expected minutes, or null: estimated from the text. */
+  expectedMinutes: number | null;
   version: number;
 }
 
@@ -56,7 +58,14 @@ export interface EditedChapter {
 export async function chapterForEditor(db: Db, author: Author, chapterId: number): Promise<{ course: CourseRow; chapter: EditedChapter }> {
   const course = await findAuthoredCourse(db, author, { chapter: chapterId });
   const [chapter] = await db
-    .select({ id: chapters.id, moduleId: chapters.moduleId, name: chapters.name, content: chapters.content, version: chapters.version })
+    .select({
+      id: chapters.id,
+      moduleId: chapters.moduleId,
+      name: chapters.name,
+      content: chapters.content,
+      expectedMinutes: chapters.expectedMinutes,
+      version: chapters.version,
+    })
     .from(chapters)
     .where(eq(chapters.id, chapterId));
   if (!chapter) throw new NotFoundError('Chapter not found');

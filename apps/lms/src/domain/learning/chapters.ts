@@ -6,6 +6,15 @@ import { recordChapterCompletion } from './chapter-completions.js';
 import { loadCourseProgress } from '../rules/unlock.js';
 import { isEnrolled, lockedError, NotEnrolledError } from './access.js';
 import { issueCertificateIfEarned } from './certificates.js';
+import {
+  activeSeconds,
+  type ChapterTime,
+  chapterExpectedMinutes,
+  creditHeartbeat,
+  requiredSeconds,
+  TimeNotMetError,
+} from '../evidence/chapter-time.js';
+import { courseRequirements } from '../evidence/requirements.js';
 
 export interface ChapterView {
   id: number;
@@ -15,6 +24,8 @@ export interface ChapterView {
   moduleName: string;
   name: string;
   content: string;
+  /** Minutes a learner is expected to spend on it: its author's, or estimated from its text. */
+  expectedMinutes: number;
   completed: boolean;
   /** The chapter's quiz, if it has one (to take after reading). */
   quizId: number | null;
@@ -54,10 +65,25 @@ export async function findChapterRow(
 ): Promise<Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId'> | null> {
   const { rows } = await db.execute(sql`
     select ch.id, ch.course_id as "courseId", c.name as "courseName", ch.module_id as "moduleId", m.name as "moduleName",
-      ch.name, ch.content
+      ch.name, ch.content, ch.expected_minutes as "expectedMinutes"
     from chapters ch join courses c on c.id = ch.course_id join modules m on m.id = ch.module_id
     where ch.id = ${chapterId}`);
-  return (rows[0] as Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId'> | undefined) ?? null;
+  const row = rows[0] as
+    | (Omit<ChapterView, 'completed' | 'quizId' | 'nextChapterId' | 'expectedMinutes'> & { expectedMinutes: number | null })
+    | undefined;
+  return row ? { ...row, expectedMinutes: chapterExpectedMinutes(row) } : null;
+}
+
+/** One heartbeat of the learner's chapter page (same refusals as reading the chapter): docs/architecture.md, "Time on a chapter". */
+export async function beatChapter(
+  db: Db,
+  userId: string,
+  chapterId: number,
+  at: Date,
+  sessionTokenHash: string | null,
+): Promise<ChapterTime> {
+  const chapter = await openChapter(db, userId, chapterId);
+  return creditHeartbeat(db, userId, chapter, at, sessionTokenHash);
 }
 
 export interface CompletionResult {
@@ -67,14 +93,38 @@ export interface CompletionResult {
   certificateCode: string | null;
 }
 
-/** Marks a chapter complete (same refusals as reading it); again is a no-op. Then checks the certificate. */
-export async function completeChapter(db: Db, userId: string, chapterId: number, at: Date): Promise<CompletionResult> {
+/**
+ * Marks a chapter complete (same refusals as reading it); again is a no-op. Then checks the
+ * certificate. When the course's credit requires a share of each chapter's expected minutes, a
+ * first completion before that share is spent on the chapter is a 409 saying how long remains
+ * (TimeNotMetError), and a recorded one leaves an evidence_log 'chapter_completed' entry. A course
+ * that requires nothing costs one read more (its requirements) and writes nothing more.
+ */
+export async function completeChapter(
+  db: Db,
+  userId: string,
+  chapterId: number,
+  at: Date,
+  sessionTokenHash: string | null = null,
+): Promise<CompletionResult> {
   const chapter = await openChapter(db, userId, chapterId);
+  const required = chapter.completed
+    ? null
+    : requiredSeconds((await courseRequirements(db, chapter.courseId, at)).minMinutesShare, chapter.expectedMinutes);
+  const active = required === null ? 0 : await activeSeconds(db, userId, chapterId);
+  if (required !== null && active < required) throw new TimeNotMetError(required - active);
   // The completion, the course completion it may make, the certificate it may earn and their
   // partner events commit together.
   const { outcome, certificateCode } = await inTransaction(db, async (tx) => {
     const outcome = await recordChapterCompletion(tx, userId, chapterId, at);
     if (outcome === 'unknown-chapter') throw new NotFoundError('Chapter not found');
+    if (outcome === 'recorded' && required !== null) {
+      await tx.execute(sql`
+        insert into evidence_log (user_id, course_id, kind, detail, session_id, at)
+        values (${userId}, ${chapter.courseId}, 'chapter_completed',
+          jsonb_build_object('chapterId', ${chapterId}::int, 'activeSeconds', ${active}::int, 'requiredSeconds', ${required}::int),
+          ${sessionTokenHash}, ${at.toISOString()}::timestamptz)`);
+    }
     if (outcome === 'recorded' && (await allChaptersDone(tx, userId, chapter.courseId))) {
       await enqueuePartnerEvent(tx, {
         type: 'enrollment.completed',

@@ -23,6 +23,12 @@ export function learnMessagesId(f: Format) {
         markComplete: 'Tandai selesai',
         takeQuiz: 'Kerjakan kuis bab ini',
         next: 'Bab berikutnya',
+        expected: (minutes: number) => `Perkiraan waktu belajar: ${f.number(minutes)} menit.`,
+        // The chapter page's script (../client/chapter-time.ts) fills `{wait}` with the same units.
+        units: { min: 'menit', sec: 'detik' },
+        timeLeft: 'Kredit kursus ini meminta waktu aktif di halaman ini: masih {wait} lagi sebelum bab ini dapat ditandai selesai.',
+        timeMet: 'Waktu aktif yang diminta sudah terpenuhi.',
+        tooEarly: 'Belum dapat ditandai selesai: masih {wait} lagi di halaman ini (halaman harus terbuka dan terlihat).',
       },
       quiz: {
         passMark: (score: number) => `Nilai lulus: ${f.number(score)}`,
@@ -82,6 +88,11 @@ export function learnMessagesEn(f: Format): ReturnType<typeof learnMessagesId> {
         markComplete: 'Mark as complete',
         takeQuiz: "Take this chapter's quiz",
         next: 'Next chapter',
+        expected: (minutes: number) => `Expected time: ${f.number(minutes)} minutes.`,
+        units: { min: 'min', sec: 's' },
+        timeLeft: "This course's credit asks for active time on this page: {wait} more before this chapter can be marked complete.",
+        timeMet: 'The active time asked for is reached.',
+        tooEarly: 'Not complete yet: {wait} more on this page (it must be open and visible).',
       },
       quiz: {
         passMark: (score: number) => `Pass mark: ${f.number(score)}`,

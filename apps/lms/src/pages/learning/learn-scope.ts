@@ -35,9 +35,10 @@ export function stepPage(
   path: CoursePath,
   main: Html,
   current: { kind: 'chapter' | 'quiz'; id: number },
+  script?: string,
 ): Html {
   const body = html`<p><a href="${href('/dashboard/courses', path.courseId)}">${ctx.t.path.backToCourse}</a></p>
 <div class="with-outline"><div>${main}</div>
 ${outline(ctx, path, current)}</div>`;
-  return page(ctx, title, body, { user: session.user, current: '/dashboard' });
+  return page(ctx, title, body, { user: session.user, current: '/dashboard', ...(script ? { script } : {}) });
 }

@@ -6,6 +6,7 @@ import {
   AUTHORING_OPERATIONS as op,
   StaleVersionError,
 } from '../../domain/authoring/index.js';
+import { estimatedMinutes } from '../../domain/evidence/requirements.js';
 import { listPictures, picturePath } from '../../domain/media/pictures.js';
 import { BadRequestError, PaymentRequiredError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
@@ -70,6 +71,10 @@ export default function chapterScreen(app: App) {
 <input type="hidden" name="version" value="${values.version ?? ''}">
 ${field(s.fields.name, 'name', values, errors, { required: true })}
 ${field(s.chapter.content, 'content', values, errors, { textarea: 18 })}
+${field(s.chapter.expectedMinutes, 'expectedMinutes', values, errors, {
+  type: 'number',
+  hint: s.chapter.expectedMinutesHint(ctx.f.number(estimatedMinutes(options.storedContent))),
+})}
 ${field(s.chapter.videoUrl, 'videoUrl', values, errors, { type: 'url', hint: s.chapter.videoRefused(videoHosts()) })}
 <p><button type="submit" name="action" value="save">${s.save}</button>
 <button type="submit" name="action" value="preview" class="secondary">${s.chapter.showPreview}</button>
@@ -83,7 +88,12 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
   return [
     getPage('/studio/chapters/:id', 'Course studio: chapter editor', async ({ ctx, actx, id, query, show }) => {
       const { course, chapter } = await chapterForEditor(app.db, actx.author, id);
-      const values = { name: chapter.name, content: chapter.content, version: String(chapter.version) };
+      const values = {
+        name: chapter.name,
+        content: chapter.content,
+        expectedMinutes: chapter.expectedMinutes === null ? '' : String(chapter.expectedMinutes),
+        version: String(chapter.version),
+      };
       const note = query.saved === '1' && flash(ctx.t.studio.saved);
       const body = await chapterPage(ctx, actx, course, chapter.id, values, {}, { note, storedContent: chapter.content });
       return show(course, 'outline', ctx.t.studio.chapter.title(chapter.name), body, 200, MARKDOWN_PAGE_CSP);
@@ -118,8 +128,13 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
         const name = String(typed.name ?? '').trim();
         const content = String(typed.content ?? '');
         if (name === '' || name.length > 255) return again({ name: s.fixBelow }, 422, fixBelow);
+        // Empty: estimated from the text; otherwise the API's rule (a whole number of minutes, 1-1440).
+        const minutesTyped = String(typed.expectedMinutes ?? '').trim();
+        const expectedMinutes = minutesTyped === '' ? null : /^\d{1,4}$/.test(minutesTyped) ? Number(minutesTyped) : 0;
+        if (expectedMinutes !== null && (expectedMinutes < 1 || expectedMinutes > 1440))
+          return again({ expectedMinutes: s.chapter.expectedMinutesWrong }, 422, fixBelow);
         try {
-          await op.updateChapter(app.db, actx, chapter.id, { name, content }, versionOf(typed));
+          await op.updateChapter(app.db, actx, chapter.id, { name, content, expectedMinutes }, versionOf(typed));
         } catch (err) {
           if (err instanceof StaleVersionError) {
             const stored = err.stored as { name: string; content: string; version: number };

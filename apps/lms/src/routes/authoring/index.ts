@@ -82,9 +82,20 @@ const HANDLERS: Record<string, Handler> = {
     ok({ module: await op.updateModule(tx, ctx, idOf(r), r.body as { name?: string; description?: string }) }),
   deleteModule: async (tx, ctx, r) => ok({ deleted: await op.deleteModule(tx, ctx, idOf(r)) }),
   createChapter: async (tx, ctx, r) =>
-    ok({ chapter: await op.createChapter(tx, ctx, idOf(r), r.body as { name: string; content: string }) }, 201),
+    ok(
+      { chapter: await op.createChapter(tx, ctx, idOf(r), r.body as { name: string; content: string; expectedMinutes: number | null }) },
+      201,
+    ),
   updateChapter: async (tx, ctx, r) =>
-    ok({ chapter: await op.updateChapter(tx, ctx, idOf(r), r.body as { name?: string; content?: string }, versionOf(r)) }),
+    ok({
+      chapter: await op.updateChapter(
+        tx,
+        ctx,
+        idOf(r),
+        r.body as { name?: string; content?: string; expectedMinutes?: number | null },
+        versionOf(r),
+      ),
+    }),
   deleteChapter: async (tx, ctx, r) => ok({ deleted: await op.deleteChapter(tx, ctx, idOf(r)) }),
   reorderOutline: async (tx, ctx, r) => ok(await op.reorderOutline(tx, ctx, idOf(r), r.body as OutlineBody)),
   putChapterQuiz: async (tx, ctx, r) => ok(await op.putChapterQuiz(tx, ctx, idOf(r), r.body as QuizInput, versionOf(r))),

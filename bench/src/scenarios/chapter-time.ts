@@ -1,0 +1,95 @@
+import { createSession } from '@lms/lms/sessions';
+import { sql } from 'drizzle-orm';
+import { log } from '../options.js';
+import type { ScenarioContext } from './context.js';
+
+/**
+ * Row 42t: a chapter completion on a course whose accreditation requires time on the chapter
+ * (SKP-KEMENKES, 80% of 1 expected minute: the time check reads chapter_time and the completion
+ * writes an evidence_log entry) against the same completion on a course that requires nothing.
+ * Two one-chapter courses; every request completes the chapter for a learner who has not yet (a
+ * pool of learners enrolled in both, each with enough time on the timed chapter), so each is a
+ * first completion (201). Everything it adds is removed afterwards. Target ≥ 0.8.
+ */
+export async function chapterTimeScenario(ctx: ScenarioContext) {
+  const { run, lms, filled, options } = ctx;
+  const db = filled.handle.db;
+  const LEARNERS = options.quick ? 4_000 : 30_000;
+  const CONNECTIONS = 8;
+  const tag = `bench-time-${Date.now()}`;
+  const owner = (
+    await db.execute<{ id: string; institutionId: number }>(sql`
+      select id, institution_id as "institutionId" from users where role = 'teacher' and institution_id is not null order by id limit 1`)
+  ).rows[0];
+  if (!owner) {
+    log('42t: no teacher in the bench database; row skipped');
+    return;
+  }
+  const course = async (name: string) => {
+    const [c] = (
+      await db.execute<{ id: number }>(sql`
+        insert into courses (name, description, instructor, course_code, institution_id, teacher_id)
+        values (${name}, 'bench', 'bench', ${name}, ${owner.institutionId}, ${owner.id}) returning id`)
+    ).rows;
+    const [m] = (
+      await db.execute<{ id: number }>(sql`insert into modules (course_id, name, order_index) values (${c.id}, 'M', 0) returning id`)
+    ).rows;
+    const [ch] = (
+      await db.execute<{ id: number }>(sql`
+        insert into chapters (module_id, course_id, name, content, order_index, expected_minutes)
+        values (${m.id}, ${c.id}, 'Bab', 'Teks', 0, 1) returning id`)
+    ).rows;
+    return { courseId: c.id, chapterId: ch.id };
+  };
+  const timed = await course(`${tag}-timed`);
+  const plain = await course(`${tag}-plain`);
+  try {
+    await db.execute(sql`
+      insert into course_accreditations (course_id, scheme, reference, valid_from, value)
+      values (${timed.courseId}, 'SKP-KEMENKES', ${tag}, now() - interval '1 day', 1)`);
+    const learners = (
+      await db.execute<{ id: string }>(sql`
+        insert into users (email, name, role)
+        select ${tag} || '-' || g || '@bench.test', 'Bench learner ' || g, 'student' from generate_series(1, ${LEARNERS}) g
+        returning id`)
+    ).rows.map((r) => r.id);
+    await db.execute(sql`
+      insert into enrollments (user_id, course_id)
+      select u.id, c from users u, unnest(array[${timed.courseId}::int, ${plain.courseId}::int]) c where u.email like ${`${tag}-%`}`);
+    await db.execute(sql`
+      insert into chapter_time (user_id, chapter_id, course_id, active_seconds, beats)
+      select u.id, ${timed.chapterId}, ${timed.courseId}, 60, 3 from users u where u.email like ${`${tag}-%`}`);
+    const cookies: string[] = [];
+    for (let i = 0; i < learners.length; i += 200) {
+      const batch = await Promise.all(learners.slice(i, i + 200).map((id) => createSession(db, id, new Date(), 86_400_000)));
+      for (const s of batch) cookies.push(`${lms.cookieName}=${s.token}`);
+    }
+    const side = (name: string, chapterId: number) => {
+      // The readiness probe completes for cookies[0]: the load starts at the next learner.
+      let n = 1;
+      return run.httpSide(name, {
+        url: lms.url,
+        path: `/api/learning/chapters/${chapterId}/completion`,
+        method: 'POST',
+        headers: { cookie: cookies[0], 'x-requested-with': 'bench' },
+        connections: CONNECTIONS,
+        expect: 201,
+        perRequest: () => ({ headers: { cookie: cookies[n++ % cookies.length], 'x-requested-with': 'bench' } }),
+      });
+    };
+    await run.comparePaired(
+      {
+        id: '42t',
+        scenario: `POST /api/learning/chapters/{id}/completion, time required and evidence written (${CONNECTIONS} connections)`,
+        baselineName: 'the same completion, course without requirements',
+        kind: 'throughput',
+        target: { minRatio: 0.8 },
+      },
+      side('completion with time check', timed.chapterId),
+      side('completion without requirements', plain.chapterId),
+    );
+  } finally {
+    await db.execute(sql`delete from courses where id in (${timed.courseId}, ${plain.courseId})`);
+    await db.execute(sql`delete from users where email like ${`${tag}-%`}`);
+  }
+}
