@@ -75,14 +75,23 @@ async function assertMayEvaluate(db: Db, userId: string, courseId: number): Prom
   if (row.left > 0) throw new ForbiddenError('The evaluation opens once every chapter of the course is completed');
 }
 
-/** The learner's state for the course page: the items, and whether the form is open, done or not yet. */
+/**
+ * The learner's form: the items, the course's name, whether it is done and whether it is open
+ * (every chapter completed). 404 no course, 403 not enrolled.
+ */
 export async function evaluationState(db: Db, userId: string, courseId: number, at: Date) {
-  const items = (await evaluationItems(db, courseId, at)) ?? STANDARD_EVALUATION_ITEMS;
-  const [row] = await typedRows<{ done: boolean }>(
+  const items = await evaluationItems(db, courseId, at);
+  if (items === null) throw new NotFoundError('Course not found');
+  if (!(await isEnrolled(db, userId, courseId))) throw new NotEnrolledError();
+  const [row] = await typedRows<{ courseName: string; done: boolean; left: number }>(
     db,
-    sql`select exists (select 1 from evaluation_completions where user_id = ${userId} and course_id = ${courseId}) as done`,
+    sql`select c.name as "courseName",
+        exists (select 1 from evaluation_completions where user_id = ${userId} and course_id = ${courseId}) as done,
+        (select count(*)::int from chapters ch where ch.course_id = ${courseId}
+          and not exists (select 1 from chapter_completions cc where cc.user_id = ${userId} and cc.chapter_id = ch.id)) as left
+      from courses c where c.id = ${courseId}`,
   );
-  return { items, done: row.done };
+  return { items, courseName: row.courseName, done: row.done, open: !row.done && row.left === 0 };
 }
 
 /**
@@ -118,6 +127,7 @@ export async function submitEvaluation(
 
 export interface EvaluationSummary {
   courseId: number;
+  courseName: string;
   responses: number;
   items: { key: string; id: string; en: string; average: number | null; counts: number[] }[];
   /** Null below MIN_RESPONSES_FOR_COMMENTS responses. */
@@ -133,8 +143,10 @@ export async function evaluationSummary(db: Db, person: { userId: string; role: 
     db,
     sql`select answers, comment from evaluation_responses where course_id = ${courseId} order by id`,
   );
+  const [course] = await typedRows<{ name: string }>(db, sql`select name from courses where id = ${courseId}`);
   return {
     courseId,
+    courseName: course.name,
     responses: rows.length,
     items: items.map((item) => {
       const values = rows.map((r) => r.answers[item.key]).filter((v): v is number => typeof v === 'number');

@@ -8,7 +8,7 @@ import { commonErrors, CSRF, sessionLearner, WHO } from './learner.js';
 const Item = z.object({ key: z.string(), id: z.string(), en: z.string() });
 
 const EvaluationFormResponse = z
-  .object({ success: z.literal(true), items: z.array(Item), done: z.boolean() })
+  .object({ success: z.literal(true), items: z.array(Item), courseName: z.string(), done: z.boolean(), open: z.boolean() })
   .meta({ id: 'EvaluationFormResponse' });
 
 const EvaluationSubmitResponse = z
@@ -19,6 +19,7 @@ const EvaluationSummaryResponse = z
   .object({
     success: z.literal(true),
     courseId: z.number().int(),
+    courseName: z.string(),
     responses: z.number().int(),
     items: z.array(Item.extend({ average: z.number().nullable(), counts: z.array(z.number().int()).length(5) })),
     comments: z.array(z.string()).nullable(),
@@ -37,7 +38,7 @@ const evaluationRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ['Learning'],
         operationId: 'getEvaluationForm',
-        summary: "The course's evaluation items (Likert 1-5) and whether the caller has filled in the form",
+        summary: "The course's evaluation items (Likert 1-5); whether the caller has filled in the form, or may (every chapter done)",
         description: WHO,
         security: [{ session: [] }],
         params: LearningCourseIdParams,
