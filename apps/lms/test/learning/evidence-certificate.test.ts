@@ -13,7 +13,12 @@ const w = await evidenceWorld(t);
 await w.accredit('SKP-KEMENKES');
 
 const certificateOf = async (userId: string) =>
-  (await w.db.select().from(certificates).where(and(eq(certificates.userId, userId), eq(certificates.courseId, w.course.id))))[0];
+  (
+    await w.db
+      .select()
+      .from(certificates)
+      .where(and(eq(certificates.userId, userId), eq(certificates.courseId, w.course.id)))
+  )[0];
 
 t.test('SKP-KEMENKES: the certificate waits for a post-test of 70 and the evaluation', async (t) => {
   const { user, cookie } = w.learner;
@@ -45,7 +50,9 @@ t.test('SKP-KEMENKES: the certificate waits for a post-test of 70 and the evalua
     postTestScore: 80,
     evaluationDone: true,
     minutes: 0,
-    accreditations: [{ scheme: 'SKP-KEMENKES', unit: 'JPL', reference: 'REF-SKP-KEMENKES', value: 2, validFrom: '2020-01-01T00:00:00Z', validUntil: null }],
+    accreditations: [
+      { scheme: 'SKP-KEMENKES', unit: 'JPL', reference: 'REF-SKP-KEMENKES', value: 2, validFrom: '2020-01-01T00:00:00Z', validUntil: null },
+    ],
   });
   t.ok(cert!.evidence!.expectedMinutes >= 3, 'expected minutes: at least one a chapter');
   const log = await w.db

@@ -95,7 +95,10 @@ t.test("the managers' summary: counts, averages, comments from 3 responses on; n
   for (const name of names) {
     const l = await readyLearner(name);
     writers.push(l.user);
-    const r = await as(w.app, l.cookie).post(url, { answers: { material: 1, speaker: 2, organisation: 3, relevance: 4 }, comment: `From ${name.split(' ')[0]}'s heart` });
+    const r = await as(w.app, l.cookie).post(url, {
+      answers: { material: 1, speaker: 2, organisation: 3, relevance: 4 },
+      comment: `From ${name.split(' ')[0]}'s heart`,
+    });
     t.equal(r.statusCode, 201);
   }
   const res = await teacher.get(summaryUrl);
@@ -106,7 +109,15 @@ t.test("the managers' summary: counts, averages, comments from 3 responses on; n
   t.equal(s.comments.length, 3, 'three responses: the comments');
   for (const [label, body] of [
     ['JSON', res.body],
-    ['page', (await w.app.inject({ url: `/learn/courses/${w.course.id}/evaluation/summary`, headers: { cookie: (await sessionCookieFor(w.app, w.teacher.id)) } })).body],
+    [
+      'page',
+      (
+        await w.app.inject({
+          url: `/learn/courses/${w.course.id}/evaluation/summary`,
+          headers: { cookie: await sessionCookieFor(w.app, w.teacher.id) },
+        })
+      ).body,
+    ],
   ] as const) {
     for (const u of writers) {
       t.notMatch(body, u.name, `${label}: no writer's name`);
@@ -114,7 +125,10 @@ t.test("the managers' summary: counts, averages, comments from 3 responses on; n
       t.notMatch(body, u.email, `${label}: no writer's e-mail`);
     }
   }
-  const page = await w.app.inject({ url: `/learn/courses/${w.course.id}/evaluation/summary`, headers: { cookie: await sessionCookieFor(w.app, w.teacher.id), 'accept-language': 'en' } });
+  const page = await w.app.inject({
+    url: `/learn/courses/${w.course.id}/evaluation/summary`,
+    headers: { cookie: await sessionCookieFor(w.app, w.teacher.id), 'accept-language': 'en' },
+  });
   t.match(page.body, 'Evaluation summary');
   t.match(page.body, 'The material matched the learning objectives');
 });
@@ -135,7 +149,11 @@ t.test('who may read the summary: the managers only', async (t) => {
   const page = await w.app.inject({ url: `/learn/courses/${w.course.id}/evaluation/summary`, headers: { cookie: w.learner.cookie } });
   t.equal(page.statusCode, 403, 'the page too');
   const admin = await makeUser(w.db, { role: 'admin', institutionId: w.course.institutionId });
-  t.equal((await as(w.app, await sessionCookieFor(w.app, admin.id)).get(summaryUrl)).statusCode, 200, "an admin of the course's institution");
+  t.equal(
+    (await as(w.app, await sessionCookieFor(w.app, admin.id)).get(summaryUrl)).statusCode,
+    200,
+    "an admin of the course's institution",
+  );
   const elsewhere = await makeCourse(w.db, { teacherId: w.teacher.id, institutionId: w.course.institutionId });
   t.equal((await as(w.app, w.learner.cookie).get(`/api/learning/courses/${elsewhere.id}/evaluation/summary`)).statusCode, 403);
 });
@@ -146,7 +164,10 @@ t.test('the page form: both languages, a wrong form says so, a right one goes ba
     ['id', 'Materi sesuai dengan tujuan pembelajaran'],
     ['en', 'The material matched the learning objectives'],
   ] as const) {
-    const form = await w.app.inject({ url: `/learn/courses/${w.course.id}/evaluation`, headers: { cookie: learner.cookie, 'accept-language': lang } });
+    const form = await w.app.inject({
+      url: `/learn/courses/${w.course.id}/evaluation`,
+      headers: { cookie: learner.cookie, 'accept-language': lang },
+    });
     t.equal(form.statusCode, 200);
     t.match(form.body, words);
     t.match(form.body, 'type="radio" name="answer.material" value="5"');
@@ -161,9 +182,18 @@ t.test('the page form: both languages, a wrong form says so, a right one goes ba
   const wrong = await post({ 'answer.material': '9', 'answer.speaker': '4', 'answer.organisation': '3', 'answer.relevance': '5' });
   t.equal(wrong.statusCode, 303);
   t.match(wrong.headers.location, /evaluation\?invalid=1$/);
-  const right = await post({ 'answer.material': '5', 'answer.speaker': '4', 'answer.organisation': '3', 'answer.relevance': '5', comment: 'Baik' });
+  const right = await post({
+    'answer.material': '5',
+    'answer.speaker': '4',
+    'answer.organisation': '3',
+    'answer.relevance': '5',
+    comment: 'Baik',
+  });
   t.equal(right.statusCode, 303, right.body);
   t.equal(right.headers.location, `/dashboard/courses/${w.course.id}`);
-  const done = await w.app.inject({ url: `/learn/courses/${w.course.id}/evaluation`, headers: { cookie: learner.cookie, 'accept-language': 'en' } });
+  const done = await w.app.inject({
+    url: `/learn/courses/${w.course.id}/evaluation`,
+    headers: { cookie: learner.cookie, 'accept-language': 'en' },
+  });
   t.match(done.body, 'You have filled in the evaluation');
 });

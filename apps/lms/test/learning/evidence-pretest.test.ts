@@ -36,7 +36,10 @@ t.test('before the pre-test: every chapter and quiz is locked, and says to take 
     ['en', 'take the pre-test “Pre-test” first'],
     ['id', 'kerjakan dulu pre-test “Pre-test”'],
   ]) {
-    const page = await w.app.inject({ url: `/learn/chapters/${first.id}`, headers: { cookie: w.learner.cookie, 'accept-language': lang! } });
+    const page = await w.app.inject({
+      url: `/learn/chapters/${first.id}`,
+      headers: { cookie: w.learner.cookie, 'accept-language': lang! },
+    });
     t.equal(page.statusCode, 403);
     t.match(page.body, words!, `the locked page names the pre-test (${lang})`);
   }

@@ -11,7 +11,12 @@ import { as, finishChapter, learningWorld, type World } from './world.js';
  */
 export async function evidenceWorld(t: Test) {
   const w = await learningWorld(t);
-  const preTest = await makeQuiz(w.db, { courseId: w.course.id, scope: 'module', moduleId: w.tree.modules[0]!.module.id, name: 'Pre-test' });
+  const preTest = await makeQuiz(w.db, {
+    courseId: w.course.id,
+    scope: 'module',
+    moduleId: w.tree.modules[0]!.module.id,
+    name: 'Pre-test',
+  });
   await makeQuestion(w.db, preTest.id);
   await w.db.update(quizzes).set({ evidenceRole: 'pre_test' }).where(eq(quizzes.id, preTest.id));
   await w.db.update(quizzes).set({ evidenceRole: 'post_test' }).where(eq(quizzes.id, w.tree.finalQuizId));

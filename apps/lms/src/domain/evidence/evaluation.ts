@@ -1,4 +1,13 @@
-import { type Db, type EvaluationItem, evaluationCompletions, evaluationResponses, evidenceLog, inTransaction, typedRows, type UserRole } from '@lms/db';
+import {
+  type Db,
+  type EvaluationItem,
+  evaluationCompletions,
+  evaluationResponses,
+  evidenceLog,
+  inTransaction,
+  typedRows,
+  type UserRole,
+} from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { isEnrolled, NotEnrolledError } from '../learning/access.js';
@@ -45,7 +54,8 @@ export function checkEvaluation(items: readonly EvaluationItem[], body: unknown)
     throw new UnprocessableError('answers: an object of item key → 1..5 is required');
   const given = answers as Record<string, unknown>;
   const keys = new Set(items.map((i) => i.key));
-  for (const key of Object.keys(given)) if (!keys.has(key)) throw new UnprocessableError(`answers.${key.slice(0, 40)}: not an item of this form`);
+  for (const key of Object.keys(given))
+    if (!keys.has(key)) throw new UnprocessableError(`answers.${key.slice(0, 40)}: not an item of this form`);
   const kept: Record<string, number> = {};
   for (const item of items) {
     const v = given[item.key];
@@ -58,7 +68,8 @@ export function checkEvaluation(items: readonly EvaluationItem[], body: unknown)
   if (typeof comment !== 'string') throw new UnprocessableError('comment: text is expected');
   if (comment.length > MAX_EVALUATION_COMMENT) throw new UnprocessableError(`comment: at most ${MAX_EVALUATION_COMMENT} characters`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(comment)) throw new UnprocessableError('comment: control characters are not allowed');
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(comment))
+    throw new UnprocessableError('comment: control characters are not allowed');
   return { answers: kept, comment: comment.trim() };
 }
 
@@ -119,7 +130,9 @@ export async function submitEvaluation(
       .returning({ userId: evaluationCompletions.userId });
     if (done.length === 0) throw new ConflictError('You have already filled in the evaluation of this course');
     // The day only (UTC): the moment would pair the answers with the completion's time.
-    await tx.insert(evaluationResponses).values({ courseId, answers: form.answers, comment: form.comment, submittedOn: at.toISOString().slice(0, 10) });
+    await tx
+      .insert(evaluationResponses)
+      .values({ courseId, answers: form.answers, comment: form.comment, submittedOn: at.toISOString().slice(0, 10) });
     await tx.insert(evidenceLog).values({ userId, courseId, kind: 'evaluation', detail: {}, sessionId, at });
   });
   return { certificateCode: await issueCertificateIfEarned(db, userId, courseId, at) };
@@ -135,7 +148,12 @@ export interface EvaluationSummary {
 }
 
 /** The managers' summary (403 anyone else, 404 no course): per item the average and the count of each answer; the comments, shuffled by id. */
-export async function evaluationSummary(db: Db, person: { userId: string; role: UserRole }, courseId: number, at: Date): Promise<EvaluationSummary> {
+export async function evaluationSummary(
+  db: Db,
+  person: { userId: string; role: UserRole },
+  courseId: number,
+  at: Date,
+): Promise<EvaluationSummary> {
   await assertManages(db, person, courseId);
   const items = (await evaluationItems(db, courseId, at)) ?? STANDARD_EVALUATION_ITEMS;
   // Random ids: ordering by id gives no order of submission.

@@ -37,8 +37,8 @@ export function lockedError(what: string, progress: CourseProgress): LockedError
       : step.kind === 'quiz' && step.id === progress.tree.preTestQuizId
         ? `: take the pre-test "${progress.names.quiz.get(step.id)}" (id ${step.id}) first`
         : step.kind === 'chapter'
-        ? `: complete the chapter "${progress.names.chapter.get(step.id)}" (id ${step.id}) first`
-        : `: pass the quiz "${progress.names.quiz.get(step.id)}" (id ${step.id}) first`;
+          ? `: complete the chapter "${progress.names.chapter.get(step.id)}" (id ${step.id}) first`
+          : `: pass the quiz "${progress.names.quiz.get(step.id)}" (id ${step.id}) first`;
   const name = step === null ? '' : ((step.kind === 'chapter' ? progress.names.chapter : progress.names.quiz).get(step.id) ?? '');
   const kind = step?.kind === 'quiz' && step.id === progress.tree.preTestQuizId ? 'pre_test' : step?.kind;
   return new LockedError(`This ${what} is locked${wait}`, step === null || kind === undefined ? null : { kind, name });

@@ -119,12 +119,12 @@ async function reachableQuiz(db: Db, userId: string, quizId: number): Promise<Qu
     quiz.id === progress.tree.preTestQuizId
       ? true
       : quiz.scope === 'final'
-      ? progress.state.finalUnlocked
-      : quiz.scope === 'chapter'
-        ? // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
-          (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
-        : // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
-          (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
+        ? progress.state.finalUnlocked
+        : quiz.scope === 'chapter'
+          ? // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
+            (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
+          : // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
+            (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
   if (!unlocked) throw lockedError(quiz.scope === 'final' ? 'final exam' : 'quiz', progress);
   return quiz;
 }

@@ -35,8 +35,7 @@ export function learnerStanding(input: {
   // Completed: every chapter and the final exam, if the course has one; or a certificate issued.
   // The same rule issues the certificate (learning/certificates.ts, issueCertificateIfEarned, in
   // SQL, with the evidence of domain/evidence/certificate-evidence.ts): a change to one is a change to both.
-  const finishedCourse =
-    totalProgress === 100 && (!input.hasFinal || input.finalPassed) && (!input.evidenceRequired || input.certified);
+  const finishedCourse = totalProgress === 100 && (!input.hasFinal || input.finalPassed) && (!input.evidenceRequired || input.certified);
   const certificate: CertificateInfo = { isEligible: input.certified || finishedCourse, isGenerated: input.certified };
   let status: LearnerStatus = 'not-started';
   if (input.certified || finishedCourse) status = 'completed';

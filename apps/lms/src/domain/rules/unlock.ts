@@ -53,8 +53,14 @@ export function computeUnlock(tree: UnlockTree, progress: UnlockProgress): Unloc
   const passed = (quizId: number | null | undefined) =>
     quizId == null || progress.passedQuizzes.has(quizId) || (quizId === pre && preTaken);
   const done = (chapterId: number) => progress.completedChapters.has(chapterId);
-  const state: UnlockState = { module: new Map(), chapter: new Map(), nextStep: null, finalUnlocked: false, allChaptersCompleted: true,
-    preTestPending: pre !== null && !preTaken };
+  const state: UnlockState = {
+    module: new Map(),
+    chapter: new Map(),
+    nextStep: null,
+    finalUnlocked: false,
+    allChaptersCompleted: true,
+    preTestPending: pre !== null && !preTaken,
+  };
   if (state.preTestPending && pre !== null) state.nextStep = { kind: 'quiz', id: pre };
   let previousModuleThrough: boolean = !state.preTestPending;
   for (const m of tree.modules) {

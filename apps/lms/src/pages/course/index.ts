@@ -101,7 +101,9 @@ ${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course
         role === 'manager' ? html`` : enrolSection(app, ctx, session.caller.userId, course, request.query),
         bundlesSection(app.db, ctx, session.caller.userId, id),
         // What the certificate still waits for (credit evidence), once the learner has finished the rest.
-        role === 'learner' && !course.certificate.isGenerated ? evidenceSection(app.db, ctx, session.caller.userId, id, app.clock()) : html``,
+        role === 'learner' && !course.certificate.isGenerated
+          ? evidenceSection(app.db, ctx, session.caller.userId, id, app.clock())
+          : html``,
       ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>

@@ -59,7 +59,14 @@ ${state.done ? html`<p class="success">${e.done}</p>` : state.open ? html`<p>${e
     const answers: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(fields)) if (name.startsWith('answer.')) answers[name.slice('answer.'.length)] = value;
     try {
-      await submitEvaluation(app.db, session.caller.userId, id, { answers, comment: fields.comment ?? '' }, app.clock(), session.caller.sessionTokenHash);
+      await submitEvaluation(
+        app.db,
+        session.caller.userId,
+        id,
+        { answers, comment: fields.comment ?? '' },
+        app.clock(),
+        session.caller.sessionTokenHash,
+      );
     } catch (err) {
       if (err instanceof UnprocessableError) return seeOther(reply, `/learn/courses/${id}/evaluation?invalid=1`);
       if (err instanceof ConflictError) return seeOther(reply, `/learn/courses/${id}/evaluation`);

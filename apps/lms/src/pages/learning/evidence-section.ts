@@ -14,7 +14,9 @@ export async function evidenceSection(db: Db, ctx: PageContext, userId: string, 
   if (missing.length === 0) return html``;
   const e = ctx.t.evidence;
   const quizLink = (quizId: number | null, label: string) =>
-    quizId === null ? html`${label} <span class="muted">${e.noQuiz}</span>` : html`<a href="${href('/learn/quizzes', quizId)}">${label}</a>`;
+    quizId === null
+      ? html`${label} <span class="muted">${e.noQuiz}</span>`
+      : html`<a href="${href('/learn/quizzes', quizId)}">${label}</a>`;
   const items = missing.map((m) =>
     m.kind === 'pre_test'
       ? html`<li>${quizLink(m.quizId, e.preTest)}</li>`

@@ -15,8 +15,8 @@ export function learnMessagesId(f: Format) {
             : step.kind === 'pre_test'
               ? `Bagian ini masih terkunci: kerjakan dulu pre-test “${step.name}”.`
               : step.kind === 'chapter'
-              ? `Bagian ini masih terkunci: selesaikan dulu bab “${step.name}”.`
-              : `Bagian ini masih terkunci: lulus dulu kuis “${step.name}”.`,
+                ? `Bagian ini masih terkunci: selesaikan dulu bab “${step.name}”.`
+                : `Bagian ini masih terkunci: lulus dulu kuis “${step.name}”.`,
       },
       chapter: {
         ofCourse: (course: string, module: string) => `${course} · ${module}`,
@@ -76,8 +76,8 @@ export function learnMessagesEn(f: Format): ReturnType<typeof learnMessagesId> {
             : step.kind === 'pre_test'
               ? `This part is still locked: take the pre-test “${step.name}” first.`
               : step.kind === 'chapter'
-              ? `This part is still locked: complete the chapter “${step.name}” first.`
-              : `This part is still locked: pass the quiz “${step.name}” first.`,
+                ? `This part is still locked: complete the chapter “${step.name}” first.`
+                : `This part is still locked: pass the quiz “${step.name}” first.`,
       },
       chapter: {
         ofCourse: (course: string, module: string) => `${course} · ${module}`,

@@ -1,7 +1,13 @@
 import { ErrorResponse, LearningCourseIdParams } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { evaluationState, evaluationSummary, MAX_EVALUATION_COMMENT, MIN_RESPONSES_FOR_COMMENTS, submitEvaluation } from '../../domain/evidence/evaluation.js';
+import {
+  evaluationState,
+  evaluationSummary,
+  MAX_EVALUATION_COMMENT,
+  MIN_RESPONSES_FOR_COMMENTS,
+  submitEvaluation,
+} from '../../domain/evidence/evaluation.js';
 import { sessionCaller, sessionOnly } from './session-only.js';
 import { commonErrors, CSRF, sessionLearner, WHO } from './learner.js';
 
