@@ -339,6 +339,10 @@ export async function submitAttempt(
     where id = ${attemptId} and user_id = ${userId} and submitted_at is null
     returning id`);
   if (updated.rows.length === 0) throw new ConflictError('This attempt was already submitted');
+  // A pre- or post-test attempt is credit evidence: its trail entry (evidence_log), when the quiz has the role.
+  await db.execute(sql`insert into evidence_log (user_id, course_id, kind, detail, at)
+    select ${userId}, q.course_id, q.evidence_role, ${JSON.stringify({ attemptId, score })}::jsonb, ${now.toISOString()}::timestamptz
+    from quizzes q where q.id = ${quiz.id} and q.evidence_role is not null`);
   // A failed attempt checks too: a post-test scored at the credit's minimum may be below no pass mark.
   const certificateCode = await issueCertificateIfEarned(db, userId, quiz.courseId, now);
   const { rows: used } = await db.execute(
