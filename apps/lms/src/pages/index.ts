@@ -26,6 +26,7 @@ import chapterPages from './learning/chapter.js';
 import quizPages from './learning/quiz.js';
 import certificatePages from './learning/certificate.js';
 import creditPages from './learning/credits.js';
+import evaluationPages from './learning/evaluation.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
 
@@ -95,6 +96,7 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
       await scope.register(quizPages);
       await scope.register(certificatePages);
       await scope.register(creditPages);
+      await scope.register(evaluationPages);
     },
     { prefix: '/learn' },
   );

@@ -30,6 +30,9 @@ interface LearnerRecords {
   /** Chapter and module quizzes the learner passed (they gate what follows: the unlock rule). */
   passedQuizIds: Set<number>;
   certificates: Set<number>;
+  /** Courses whose pre-test the learner has taken; courses whose accreditation asks for evidence. */
+  preTestTaken: Set<number>;
+  evidenceRequired: Set<number>;
 }
 
 /**
@@ -100,6 +103,8 @@ function learnerRecords(rows: TreeRow[]): LearnerRecords {
     finalAttempts: new Map(),
     passedQuizIds: new Set(),
     certificates: new Set(),
+    preTestTaken: new Set(),
+    evidenceRequired: new Set(),
   };
   for (const row of rows) {
     if (row.completedChapters != null) records.completedChapters.set(row.courseId, row.completedChapters);
@@ -107,6 +112,8 @@ function learnerRecords(rows: TreeRow[]): LearnerRecords {
     for (const a of row.finalAttempts ?? []) records.finalAttempts.set(a.quizId, { attempts: a.attempts, passed: a.passed });
     for (const id of row.passedQuizIds ?? []) records.passedQuizIds.add(id);
     if (row.certified) records.certificates.add(row.courseId);
+    if (row.preTestTaken) records.preTestTaken.add(row.courseId);
+    if (row.evidenceRequired) records.evidenceRequired.add(row.courseId);
   }
   return records;
 }
@@ -135,6 +142,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
     if (q.scope === 'chapter' && q.chapterId !== null && !chapterQuizzes.has(q.chapterId)) chapterQuizzes.set(q.chapterId, q);
     else if (q.scope === 'module' && q.moduleId !== null && !moduleQuizzes.has(q.moduleId)) moduleQuizzes.set(q.moduleId, q);
   }
+  const preTest = courseQuizzes.find((q) => q.evidenceRole === 'pre_test')?.id;
   const chapterQuiz = new Map<number, number>();
   for (const [chapterId, q] of chapterQuizzes) chapterQuiz.set(chapterId, q.id);
   // The unlock rule (documented in contracts UNLOCK_RULE; the learning routes enforce the same function).
@@ -147,8 +155,13 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
       })),
       chapterQuiz,
       finalQuizId: null,
+      preTestQuizId: preTest ?? null,
     },
-    { completedChapters: learner?.completedChapterIds ?? new Set(), passedQuizzes: learner?.passedQuizIds ?? new Set() },
+    {
+      completedChapters: learner?.completedChapterIds ?? new Set(),
+      passedQuizzes: learner?.passedQuizIds ?? new Set(),
+      attemptedQuizzes: preTest !== undefined && learner?.preTestTaken.has(row.id) ? new Set([preTest]) : new Set(),
+    },
   );
   const moduleSummaries: ModuleSummary[] = courseModules.map((m) => {
     const moduleChapters = tree.chapters.get(m.id) ?? [];
@@ -221,6 +234,7 @@ function summarize(row: CourseSummaryRow, tree: GroupedTree, learner: LearnerRec
     finalAttempts: finalRecord?.attempts ?? 0,
     finalPassed,
     certified: learner?.certificates.has(row.id) ?? false,
+    evidenceRequired: learner?.evidenceRequired.has(row.id) ?? false,
   });
 
   const startDate = toIso(row.startDate ?? row.createdAt);

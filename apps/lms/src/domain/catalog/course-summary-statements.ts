@@ -76,6 +76,8 @@ export interface CourseTree {
     timeLimit: number;
     maxAttempts: number;
     questionCount: number;
+    /** 'pre_test' | 'post_test' | null (credit evidence). */
+    evidenceRole: 'pre_test' | 'post_test' | null;
   }[];
   finalQuestions: Question[];
 }
@@ -146,7 +148,8 @@ function treeColumnsOf(course: SQL) {
     quizzes: sql<CourseTree['quizzes']>`coalesce((
     select json_agg(json_build_object('id', q.id, 'courseId', q.course_id, 'scope', q.scope, 'moduleId', q.module_id,
       'chapterId', q.chapter_id, 'name', q.name, 'minimumScore', q.minimum_score, 'timeLimit', q.time_limit,
-      'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id)) order by q.id)
+      'maxAttempts', q.max_attempts, 'questionCount', (select count(*) from questions n where n.quiz_id = q.id),
+      'evidenceRole', q.evidence_role) order by q.id)
     from quizzes q where q.course_id = ${course}
   ), '[]'::json)`,
   };
@@ -176,6 +179,13 @@ function learnerColumnsOf(course: SQL) {
       where pq.user_id = ${userId} and gq.course_id = ${course} and gq.scope <> 'final' and pq.passed
     ), '[]'::json)`,
     certified: sql<boolean>`exists (select 1 from certificates ce where ce.user_id = ${userId} and ce.course_id = ${course} and ce.revoked_at is null)`,
+    // Credit evidence: the pre-test taken (the unlock rule), and whether an accreditation in force asks for evidence
+    // (then a finished course without its certificate is waiting for it: learner-status.ts).
+    preTestTaken: sql<boolean>`exists (select 1 from quiz_attempts pt join quizzes ptq on ptq.id = pt.quiz_id
+      where pt.user_id = ${userId} and ptq.course_id = ${course} and ptq.evidence_role = 'pre_test' and pt.score is not null)`,
+    evidenceRequired: sql<boolean>`exists (select 1 from course_accreditations ca join credit_schemes cs on cs.code = ca.scheme
+      where ca.course_id = ${course} and ca.valid_from <= now() and (ca.valid_until is null or ca.valid_until > now())
+        and (cs.requires_pre_test or cs.post_test_min_score is not null or cs.requires_evaluation))`,
   };
 }
 

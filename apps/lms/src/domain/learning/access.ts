@@ -22,7 +22,7 @@ export class NotEnrolledError extends ForbiddenError {
 export class LockedError extends ForbiddenError {
   constructor(
     message: string,
-    readonly step: { kind: 'chapter' | 'quiz'; name: string } | null,
+    readonly step: { kind: 'chapter' | 'quiz' | 'pre_test'; name: string } | null,
   ) {
     super(message);
   }
@@ -34,9 +34,12 @@ export function lockedError(what: string, progress: CourseProgress): LockedError
   const wait =
     step === null
       ? ''
-      : step.kind === 'chapter'
-        ? `: complete the chapter "${progress.names.chapter.get(step.id)}" (id ${step.id}) first`
-        : `: pass the quiz "${progress.names.quiz.get(step.id)}" (id ${step.id}) first`;
+      : step.kind === 'quiz' && step.id === progress.tree.preTestQuizId
+        ? `: take the pre-test "${progress.names.quiz.get(step.id)}" (id ${step.id}) first`
+        : step.kind === 'chapter'
+          ? `: complete the chapter "${progress.names.chapter.get(step.id)}" (id ${step.id}) first`
+          : `: pass the quiz "${progress.names.quiz.get(step.id)}" (id ${step.id}) first`;
   const name = step === null ? '' : ((step.kind === 'chapter' ? progress.names.chapter : progress.names.quiz).get(step.id) ?? '');
-  return new LockedError(`This ${what} is locked${wait}`, step === null ? null : { kind: step.kind, name });
+  const kind = step?.kind === 'quiz' && step.id === progress.tree.preTestQuizId ? 'pre_test' : step?.kind;
+  return new LockedError(`This ${what} is locked${wait}`, step === null || kind === undefined ? null : { kind, name });
 }

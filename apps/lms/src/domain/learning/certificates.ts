@@ -12,13 +12,16 @@ import {
 } from '@lms/db';
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { evidenceCondition, writeCertificateEvidence } from '../evidence/certificate-evidence.js';
+import { courseRequirements } from '../evidence/requirements.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
 
 /**
  * Issues the learner's certificate for the course if it is earned and not issued yet: every
  * chapter completed (a course has at least one) and the final exam, if the course has one,
- * passed (the catalog's certificate rule). One statement: the unique index
+ * passed (the catalog's certificate rule), and the evidence its accreditations require
+ * (domain/evidence/certificate-evidence.ts). One statement: the unique index
  * certificates_user_course_key with ON CONFLICT DO NOTHING makes concurrent callers (20 final
  * submissions at once) issue exactly one. Returns the new certificate's code, or null.
  * The same rule, for display, is catalog/learner-status.ts's `finishedCourse`: a change to what
@@ -29,6 +32,7 @@ export async function issueCertificateIfEarned(db: Db, userId: string, courseId:
   return inTransaction(db, async (tx) => {
     const code = await insertCertificateIfEarned(tx, userId, courseId, at);
     if (code !== null) {
+      await writeCertificateEvidence(tx, code, userId, courseId, at);
       const [cert] = await tx.select({ kum: certificates.kum }).from(certificates).where(eq(certificates.code, code));
       await enqueuePartnerEvent(tx, {
         type: 'certificate.issued',
@@ -46,6 +50,8 @@ export async function issueCertificateIfEarned(db: Db, userId: string, courseId:
 async function insertCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
   // A revoked certificate is not issued again by finishing again: only an admin's reissue replaces it.
   // The credit record (the course's KUM in its scheme) is written by the same statement.
+  // The evidence its accreditations in force require (pre-test, post-test score, evaluation): one fragment.
+  const evidence = evidenceCondition(await courseRequirements(db, courseId, at), userId);
   const { rows } = await db.execute(sql`
     with issued as (
       insert into certificates (user_id, course_id, kum, issued_at, expires_at)
@@ -63,6 +69,7 @@ async function insertCertificateIfEarned(db: Db, userId: string, courseId: numbe
           select 1 from quizzes f where f.course_id = c.id and f.scope = 'final'
             and not exists (select 1 from quiz_attempts qa where qa.quiz_id = f.id and qa.user_id = ${userId} and qa.passed))
         and not exists (select 1 from certificates r where r.user_id = ${userId} and r.course_id = c.id and r.revoked_at is not null)
+        and ${evidence}
       on conflict (user_id, course_id) where revoked_at is null do nothing
       returning id, code, user_id, course_id, kum, issued_at
     ), credited as (

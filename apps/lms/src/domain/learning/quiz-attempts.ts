@@ -114,14 +114,17 @@ async function reachableQuiz(db: Db, userId: string, quizId: number): Promise<Qu
   if (!quiz) throw new NotFoundError('Quiz not found');
   if (!(await isEnrolled(db, userId, quiz.courseId))) throw new NotEnrolledError();
   const progress = await loadCourseProgress(db, userId, quiz.courseId);
+  // The pre-test is open to every enrolled learner: it comes before everything else.
   const unlocked =
-    quiz.scope === 'final'
-      ? progress.state.finalUnlocked
-      : quiz.scope === 'chapter'
-        ? // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
-          (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
-        : // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
-          (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
+    quiz.id === progress.tree.preTestQuizId
+      ? true
+      : quiz.scope === 'final'
+        ? progress.state.finalUnlocked
+        : quiz.scope === 'chapter'
+          ? // biome-ignore lint/style/noNonNullAssertion: a chapter-scoped quiz has a chapterId (a CHECK constraint).
+            (progress.state.chapter.get(quiz.chapterId!)?.unlocked ?? false)
+          : // biome-ignore lint/style/noNonNullAssertion: a module-scoped quiz has a moduleId (a CHECK constraint).
+            (progress.state.module.get(quiz.moduleId!)?.unlocked ?? false);
   if (!unlocked) throw lockedError(quiz.scope === 'final' ? 'final exam' : 'quiz', progress);
   return quiz;
 }
@@ -305,8 +308,8 @@ export function scoreAnswers(
  * Submits an attempt once: scored here against the keys (which never leave the server), then
  * closed by `UPDATE ... WHERE submitted_at IS NULL`, so of two concurrent submissions one wins
  * and the other gets 409. Past expiresAt (+ the grace) the attempt closes as failed with score 0
- * and the answer is 409. A passed final exam, or any passed quiz of a course whose chapters are
- * all completed, checks the certificate.
+ * and the answer is 409. Every submission checks the certificate (a passed final exam, a
+ * post-test at its minimum, any quiz of a course whose chapters are all completed).
  */
 export async function submitAttempt(
   db: Db,
@@ -336,7 +339,12 @@ export async function submitAttempt(
     where id = ${attemptId} and user_id = ${userId} and submitted_at is null
     returning id`);
   if (updated.rows.length === 0) throw new ConflictError('This attempt was already submitted');
-  const certificateCode = passed ? await issueCertificateIfEarned(db, userId, quiz.courseId, now) : null;
+  // A pre- or post-test attempt is credit evidence: its trail entry (evidence_log), when the quiz has the role.
+  await db.execute(sql`insert into evidence_log (user_id, course_id, kind, detail, at)
+    select ${userId}, q.course_id, q.evidence_role, ${JSON.stringify({ attemptId, score })}::jsonb, ${now.toISOString()}::timestamptz
+    from quizzes q where q.id = ${quiz.id} and q.evidence_role is not null`);
+  // A failed attempt checks too: a post-test scored at the credit's minimum may be below no pass mark.
+  const certificateCode = await issueCertificateIfEarned(db, userId, quiz.courseId, now);
   const { rows: used } = await db.execute(
     sql`select count(*)::int as n from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id}`,
   );

@@ -23,14 +23,19 @@ export function learnerStanding(input: {
   finalPassed: boolean;
   /** A certificate has been issued. */
   certified: boolean;
+  /**
+   * An accreditation in force asks for evidence (pre-test, post-test score, evaluation): finishing
+   * is then not enough, the certificate says the evidence is met (it is issued the moment it is).
+   */
+  evidenceRequired?: boolean;
 }): LearnerStanding {
   const { enrolledChapters, chapterCount } = input;
   const totalProgress =
     enrolledChapters === undefined || chapterCount === 0 ? 0 : round2(Math.min(100, (enrolledChapters / chapterCount) * 100));
   // Completed: every chapter and the final exam, if the course has one; or a certificate issued.
   // The same rule issues the certificate (learning/certificates.ts, issueCertificateIfEarned, in
-  // SQL): a change to one is a change to both.
-  const finishedCourse = totalProgress === 100 && (!input.hasFinal || input.finalPassed);
+  // SQL, with the evidence of domain/evidence/certificate-evidence.ts): a change to one is a change to both.
+  const finishedCourse = totalProgress === 100 && (!input.hasFinal || input.finalPassed) && (!input.evidenceRequired || input.certified);
   const certificate: CertificateInfo = { isEligible: input.certified || finishedCourse, isGenerated: input.certified };
   let status: LearnerStatus = 'not-started';
   if (input.certified || finishedCourse) status = 'completed';

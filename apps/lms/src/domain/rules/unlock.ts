@@ -13,12 +13,16 @@ export interface UnlockTree {
   /** chapterId → its chapter quiz. */
   chapterQuiz: Map<number, number>;
   finalQuizId: number | null;
+  /** The course's pre-test (quizzes.evidence_role), or null: chapters open only after one submitted attempt of it. */
+  preTestQuizId?: number | null;
 }
 
 export interface UnlockProgress {
   completedChapters: ReadonlySet<number>;
   /** Quizzes with a submitted attempt at or above their pass mark. */
   passedQuizzes: ReadonlySet<number>;
+  /** Quizzes with a submitted attempt, passed or not (the pre-test needs one, and no pass mark). */
+  attemptedQuizzes?: ReadonlySet<number>;
 }
 
 export interface UnlockState {
@@ -29,6 +33,8 @@ export interface UnlockState {
   /** Every chapter completed and every chapter and module quiz passed: the final exam opens. */
   finalUnlocked: boolean;
   allChaptersCompleted: boolean;
+  /** The course has a pre-test the learner has not taken: nothing else opens, it is the next step. */
+  preTestPending: boolean;
 }
 
 export type Step = { kind: 'chapter'; id: number } | { kind: 'quiz'; id: number };
@@ -38,13 +44,25 @@ export type Step = { kind: 'chapter'; id: number } | { kind: 'quiz'; id: number 
  * complete when all its chapters are through and its module quiz (if any) passed. The first
  * module is unlocked, each next one when the one before is unlocked and complete; in an unlocked
  * module the first chapter is unlocked, each next one when the one before is through. A completed
- * chapter and its module stay unlocked.
+ * chapter and its module stay unlocked. A course with a pre-test opens nothing but the pre-test
+ * before one submitted attempt of it; after it, the pre-test counts as passed whatever its score.
  */
 export function computeUnlock(tree: UnlockTree, progress: UnlockProgress): UnlockState {
-  const passed = (quizId: number | null | undefined) => quizId == null || progress.passedQuizzes.has(quizId);
+  const pre = tree.preTestQuizId ?? null;
+  const preTaken = pre !== null && (progress.attemptedQuizzes?.has(pre) ?? false);
+  const passed = (quizId: number | null | undefined) =>
+    quizId == null || progress.passedQuizzes.has(quizId) || (quizId === pre && preTaken);
   const done = (chapterId: number) => progress.completedChapters.has(chapterId);
-  const state: UnlockState = { module: new Map(), chapter: new Map(), nextStep: null, finalUnlocked: false, allChaptersCompleted: true };
-  let previousModuleThrough: boolean = true;
+  const state: UnlockState = {
+    module: new Map(),
+    chapter: new Map(),
+    nextStep: null,
+    finalUnlocked: false,
+    allChaptersCompleted: true,
+    preTestPending: pre !== null && !preTaken,
+  };
+  if (state.preTestPending && pre !== null) state.nextStep = { kind: 'quiz', id: pre };
+  let previousModuleThrough: boolean = !state.preTestPending;
   for (const m of tree.modules) {
     const completed = m.chapters.filter((c) => done(c.id)).length;
     const moduleUnlocked: boolean = previousModuleThrough || completed > 0;
@@ -85,6 +103,8 @@ type TreeRow = {
   quizzes: Pick<RawSelect<typeof quizzes>, 'id' | 'scope' | 'chapterId' | 'name'>[];
   completed: number[];
   passed: number[];
+  attempted: number[];
+  preTestQuizId: number | null;
 };
 
 /**
@@ -105,7 +125,10 @@ export async function loadCourseProgress(db: Db, userId: string, courseId: numbe
         from quizzes q where q.course_id = ${courseId}), '[]'::json) as quizzes,
       coalesce((select json_agg(cc.chapter_id) from chapter_completions cc where cc.user_id = ${userId} and cc.course_id = ${courseId}), '[]'::json) as completed,
       coalesce((select json_agg(distinct qa.quiz_id) from quiz_attempts qa join quizzes q on q.id = qa.quiz_id
-        where qa.user_id = ${userId} and q.course_id = ${courseId} and qa.passed), '[]'::json) as passed`,
+        where qa.user_id = ${userId} and q.course_id = ${courseId} and qa.passed), '[]'::json) as passed,
+      coalesce((select json_agg(distinct qa.quiz_id) from quiz_attempts qa join quizzes q on q.id = qa.quiz_id
+        where qa.user_id = ${userId} and q.course_id = ${courseId} and q.evidence_role = 'pre_test' and qa.score is not null), '[]'::json) as attempted,
+      (select q.id from quizzes q where q.course_id = ${courseId} and q.evidence_role = 'pre_test') as "preTestQuizId"`,
   );
   const chaptersByModule = new Map<number, { id: number }[]>();
   for (const c of row.chapters) {
@@ -121,8 +144,13 @@ export async function loadCourseProgress(db: Db, userId: string, courseId: numbe
     modules: row.modules.map((m) => ({ id: m.id, quizId: m.quizId, chapters: chaptersByModule.get(m.id) ?? [] })),
     chapterQuiz,
     finalQuizId: row.quizzes.find((q) => q.scope === 'final')?.id ?? null,
+    preTestQuizId: row.preTestQuizId,
   };
-  const state = computeUnlock(tree, { completedChapters: new Set(row.completed), passedQuizzes: new Set(row.passed) });
+  const state = computeUnlock(tree, {
+    completedChapters: new Set(row.completed),
+    passedQuizzes: new Set(row.passed),
+    attemptedQuizzes: new Set(row.attempted),
+  });
   return {
     tree,
     state,

@@ -11,6 +11,7 @@ import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { bundlesSection } from '../learning/bundles-section.js';
 import { enrolSection } from '../learning/enrol-section.js';
+import { evaluationSummaryLink, evidenceSection } from '../learning/evidence-section.js';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
 import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
 import { continueBox, outline, stepHref } from '../learning/outline.js';
@@ -96,9 +97,13 @@ ${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course
         role === 'manager' &&
         html`<section class="notice" aria-label="${t.path.manager.learners}"><p>${t.path.manager.banner}</p>
 <p><a href="${href('/dashboard/courses', id, 'preview')}">${t.path.manager.preview}</a> · <a href="${href('/dashboard/courses', id, 'learners')}">${t.path.manager.learners}</a></p></section>`;
-      const [enrol, inBundles] = await Promise.all([
+      const [enrol, inBundles, evidence] = await Promise.all([
         role === 'manager' ? html`` : enrolSection(app, ctx, session.caller.userId, course, request.query),
         bundlesSection(app.db, ctx, session.caller.userId, id),
+        // What the certificate still waits for (credit evidence), once the learner has finished the rest.
+        role === 'learner' && !course.certificate.isGenerated
+          ? evidenceSection(app.db, ctx, session.caller.userId, id, app.clock())
+          : html``,
       ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
@@ -119,6 +124,8 @@ ${progress}
 </dl>
 </div>
 ${manager}
+${role === 'manager' && evaluationSummaryLink(ctx, id)}
+${evidence}
 ${role === 'learner' && path && continueBox(ctx, path)}
 ${enrol}
 ${inBundles}

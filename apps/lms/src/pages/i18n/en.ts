@@ -4,6 +4,7 @@ import { courseMessagesEn } from '../course/messages.js';
 import { dashboardMessagesEn } from '../dashboard/messages.js';
 import { certificateMessagesEn } from '../learning/certificate-messages.js';
 import { creditMessagesEn } from '../learning/credit-messages.js';
+import { evidenceMessagesEn } from '../learning/evidence-messages.js';
 import { learnMessagesEn } from '../learning/learn-messages.js';
 import { enrolMessagesEn } from '../learning/messages.js';
 import { pathMessagesEn } from '../learning/path-messages.js';
@@ -23,6 +24,7 @@ export function en(f: Format): Messages {
     ...apiKeysMessagesEn(),
     ...enrolMessagesEn(f),
     ...creditMessagesEn(f),
+    ...evidenceMessagesEn(f),
     ...studioMessagesEn(),
     ...pathMessagesEn(f),
     ...learnMessagesEn(f),

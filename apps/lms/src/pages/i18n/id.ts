@@ -4,6 +4,7 @@ import { courseMessagesId } from '../course/messages.js';
 import { dashboardMessagesId } from '../dashboard/messages.js';
 import { certificateMessagesId } from '../learning/certificate-messages.js';
 import { creditMessagesId } from '../learning/credit-messages.js';
+import { evidenceMessagesId } from '../learning/evidence-messages.js';
 import { learnMessagesId } from '../learning/learn-messages.js';
 import { enrolMessagesId } from '../learning/messages.js';
 import { pathMessagesId } from '../learning/path-messages.js';
@@ -36,6 +37,7 @@ export function id(f: Format) {
     ...apiKeysMessagesId(),
     ...enrolMessagesId(f),
     ...creditMessagesId(f),
+    ...evidenceMessagesId(f),
     ...studioMessagesId(),
     ...pathMessagesId(f),
     ...learnMessagesId(f),

@@ -9,12 +9,14 @@ export function learnMessagesId(f: Format) {
     learn: {
       refused: {
         notEnrolled: 'Anda belum terdaftar di kursus ini. Daftar dulu di halaman kursus.',
-        locked: (step: { kind: 'chapter' | 'quiz'; name: string } | null) =>
+        locked: (step: { kind: 'chapter' | 'quiz' | 'pre_test'; name: string } | null) =>
           step === null
             ? 'Bagian ini masih terkunci.'
-            : step.kind === 'chapter'
-              ? `Bagian ini masih terkunci: selesaikan dulu bab “${step.name}”.`
-              : `Bagian ini masih terkunci: lulus dulu kuis “${step.name}”.`,
+            : step.kind === 'pre_test'
+              ? `Bagian ini masih terkunci: kerjakan dulu pre-test “${step.name}”.`
+              : step.kind === 'chapter'
+                ? `Bagian ini masih terkunci: selesaikan dulu bab “${step.name}”.`
+                : `Bagian ini masih terkunci: lulus dulu kuis “${step.name}”.`,
       },
       chapter: {
         ofCourse: (course: string, module: string) => `${course} · ${module}`,
@@ -74,12 +76,14 @@ export function learnMessagesEn(f: Format): ReturnType<typeof learnMessagesId> {
     learn: {
       refused: {
         notEnrolled: 'You are not enrolled in this course yet. Enrol on the course page first.',
-        locked: (step: { kind: 'chapter' | 'quiz'; name: string } | null) =>
+        locked: (step: { kind: 'chapter' | 'quiz' | 'pre_test'; name: string } | null) =>
           step === null
             ? 'This part is still locked.'
-            : step.kind === 'chapter'
-              ? `This part is still locked: complete the chapter “${step.name}” first.`
-              : `This part is still locked: pass the quiz “${step.name}” first.`,
+            : step.kind === 'pre_test'
+              ? `This part is still locked: take the pre-test “${step.name}” first.`
+              : step.kind === 'chapter'
+                ? `This part is still locked: complete the chapter “${step.name}” first.`
+                : `This part is still locked: pass the quiz “${step.name}” first.`,
       },
       chapter: {
         ofCourse: (course: string, module: string) => `${course} · ${module}`,
