@@ -49,7 +49,8 @@ t.test('SKP-KEMENKES: the certificate waits for a post-test of 70 and the evalua
     preTestScore: 0,
     postTestScore: 80,
     evaluationDone: true,
-    minutes: 0,
+    // A day on each chapter (finishAllButFinalWithPreTest), counted whole.
+    minutes: w.tree.modules.flatMap((m) => m.chapters).length * 1440,
     accreditations: [
       { scheme: 'SKP-KEMENKES', unit: 'JPL', reference: 'REF-SKP-KEMENKES', value: 2, validFrom: '2020-01-01T00:00:00Z', validUntil: null },
     ],
@@ -61,8 +62,15 @@ t.test('SKP-KEMENKES: the certificate waits for a post-test of 70 and the evalua
     .where(and(eq(evidenceLog.userId, user.id), eq(evidenceLog.courseId, w.course.id)));
   t.same(
     log.map((l) => l.kind).sort(),
-    ['certificate', 'evaluation', 'post_test', 'post_test', 'pre_test'],
-    'the trail: the pre-test, both post-test attempts, the evaluation, the certificate',
+    [
+      'certificate',
+      ...w.tree.modules.flatMap((m) => m.chapters).map(() => 'chapter_completed'),
+      'evaluation',
+      'post_test',
+      'post_test',
+      'pre_test',
+    ],
+    'the trail: the pre-test, each chapter, both post-test attempts, the evaluation, the certificate',
   );
 });
 
