@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { type CertificateEvidence, certificates } from '@lms/db';
+import { certificates } from '@lms/db';
 import Ajv2019 from 'ajv/dist/2019.js';
 import addFormats from 'ajv-formats';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { verifyCredential } from '../../src/domain/credentials/verify.js';
 import { download, earnCertificate, listeningWorld, parts } from '../credentials/world.js';
+import { sampleEvidence } from './fixtures.js';
 
 // A certificate issued on evidence carries it in its Open Badges 3.0 credential: `evidence` (the
 // accreditation reference, minutes, units), the subject's `result` (pre-test, post-test, minutes)
@@ -18,17 +19,6 @@ const schema = JSON.parse(
 const ajv = new Ajv2019.default({ allErrors: true, strict: false });
 addFormats.default(ajv);
 const validate = ajv.compile(schema);
-
-export const sampleEvidence: CertificateEvidence = {
-  minutes: 130,
-  expectedMinutes: 120,
-  preTestScore: 40,
-  postTestScore: 85.5,
-  evaluationDone: true,
-  accreditations: [
-    { scheme: 'SKP', unit: 'SKP', reference: 'KEMKES/SKP/2026/0042', value: 2, validFrom: '2026-01-01T00:00:00.000Z', validUntil: null },
-  ],
-};
 
 t.test('evidence and results in the credential: schema-valid and verified', async (t) => {
   const w = await listeningWorld(t);

@@ -42,7 +42,7 @@ export function resultsOf(e: CertificateEvidence, achievementId: string) {
 }
 
 /** The units an accreditation credits, as written: "2 SKP". */
-const valueOf = (a: CertificateEvidence['accreditations'][number]) => `${a.value} ${a.unit}`;
+const creditText = (a: CertificateEvidence['accreditations'][number]) => `${a.value} ${a.unit}`;
 
 /** The credential's `evidence`: each accreditation credited (reference, value, period) and the time measured. */
 export function evidenceOf(e: CertificateEvidence, certificateUrl: string) {
@@ -56,10 +56,10 @@ export function evidenceOf(e: CertificateEvidence, certificateUrl: string) {
     id: `${certificateUrl}#accreditation-${encodeURIComponent(a.scheme)}`,
     type: ['Evidence'],
     name: `${a.scheme} accreditation ${a.reference}`,
-    description: `Accredited for ${valueOf(a)} (${a.scheme}), valid from ${a.validFrom.slice(0, 10)}${a.validUntil ? ` until ${a.validUntil.slice(0, 10)}` : ''}.`,
+    description: `Accredited for ${creditText(a)} (${a.scheme}), valid from ${a.validFrom.slice(0, 10)}${a.validUntil ? ` until ${a.validUntil.slice(0, 10)}` : ''}.`,
     narrative: [
       `Accreditation reference: ${a.reference}.`,
-      `Credit: ${valueOf(a)}.`,
+      `Credit: ${creditText(a)}.`,
       `${measured}.`,
       ...(scores.length > 0 ? [`Scores: ${scores.join(', ')}.`] : []),
       ...(e.evaluationDone ? ['Evaluation form completed.'] : []),
