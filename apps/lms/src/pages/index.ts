@@ -13,6 +13,7 @@ import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
 import learnersPages from './learning/learners.js';
+import reportPages from './evidence/reports.js';
 import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
 import webhooksPage from './webhooks/index.js';
@@ -70,6 +71,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(learningForms);
   await app.register(transfersPage);
   await app.register(learnersPages);
+  await app.register(reportPages);
   await app.register(certificateAdminForms);
   await app.register(confirmTransferPage);
   await app.register(webhooksPage);

@@ -1,0 +1,111 @@
+import type { Format } from '../i18n/format.js';
+
+// The words of the evidence pages: a course's reports per body (the period form, the evaluation
+// summary) and a learner's evidence trail with the admin's correction form; in Bahasa Indonesia
+// (the reference) and English. Spread into ../i18n/id.ts and ../i18n/en.ts as `evidence`.
+
+export function evidenceMessagesId(f: Format) {
+  return {
+    evidence: {
+      reportsLink: 'Laporan per lembaga',
+      reportsTitle: (course: string) => `Laporan per lembaga: ${course}`,
+      reportsIntro:
+        'Daftar peserta yang diminta lembaga pemberi kredit (nama, nomor anggota, menit belajar, nilai pre-test dan post-test, evaluasi, sertifikat, kredit per skema) untuk satu periode.',
+      from: 'Dari tanggal',
+      to: 'Sampai tanggal (tidak termasuk)',
+      basis: 'Periode menurut',
+      basisCertificate: 'Tanggal terbit sertifikat',
+      basisEnrolment: 'Tanggal pendaftaran',
+      csv: 'Unduh CSV',
+      xlsx: 'Unduh XLSX',
+      evaluationCsv: 'Ringkasan evaluasi (CSV)',
+      evaluationTitle: 'Ringkasan evaluasi',
+      evaluationNote: 'Rata-rata per butir dan komentar; tidak ada yang menunjukkan siapa menulis apa.',
+      responses: (n: number) => f.plural(n, { other: '# jawaban' }),
+      item: 'Butir',
+      average: 'Rata-rata (1–5)',
+      answers: 'Jawaban',
+      comments: 'Komentar',
+      noComments: 'Belum ada komentar.',
+      trailTitle: (name: string) => `Jejak bukti: ${name}`,
+      trailLink: 'Jejak bukti',
+      when: 'Waktu',
+      kind: 'Jenis',
+      detail: 'Rincian',
+      session: 'Sesi',
+      by: 'Oleh',
+      reason: 'Alasan',
+      noTrail: 'Belum ada bukti tercatat.',
+      kinds: {
+        chapter_time: 'Waktu bab',
+        chapter_completed: 'Bab selesai',
+        pre_test: 'Pre-test',
+        post_test: 'Post-test',
+        evaluation: 'Evaluasi',
+        certificate: 'Sertifikat',
+        correction: 'Koreksi',
+      },
+      correctTitle: 'Koreksi bukti',
+      correctNote: 'Koreksi dicatat sebagai entri tersendiri beserta alasannya; entri sebelumnya tidak diubah.',
+      correctEvaluation: 'Tandai evaluasi sudah diisi',
+      correctMinutes: 'Tambah menit belajar (0–600)',
+      correctReason: 'Alasan (wajib, 1–500 karakter)',
+      correctSubmit: 'Simpan koreksi',
+      corrected: 'Koreksi disimpan.',
+      invalid: 'Koreksi tidak disimpan: isi alasan (1–500 karakter) dan menit 0–600, serta pilih minimal satu perubahan.',
+    },
+  };
+}
+
+export function evidenceMessagesEn(f: Format): ReturnType<typeof evidenceMessagesId> {
+  return {
+    evidence: {
+      reportsLink: 'Reports per body',
+      reportsTitle: (course: string) => `Reports per body: ${course}`,
+      reportsIntro:
+        'The participant list an accrediting body asks for (name, membership number, minutes, pre-test and post-test scores, evaluation, certificate, credit per scheme) for one period.',
+      from: 'From',
+      to: 'To (exclusive)',
+      basis: 'Period by',
+      basisCertificate: 'Certificate issue date',
+      basisEnrolment: 'Enrolment date',
+      csv: 'Download CSV',
+      xlsx: 'Download XLSX',
+      evaluationCsv: 'Evaluation summary (CSV)',
+      evaluationTitle: 'Evaluation summary',
+      evaluationNote: 'Averages per item and the comments; nothing says who wrote what.',
+      responses: (n: number) => f.plural(n, { one: '# response', other: '# responses' }),
+      item: 'Item',
+      average: 'Average (1–5)',
+      answers: 'Answers',
+      comments: 'Comments',
+      noComments: 'No comments yet.',
+      trailTitle: (name: string) => `Evidence trail: ${name}`,
+      trailLink: 'Evidence trail',
+      when: 'When',
+      kind: 'Kind',
+      detail: 'Detail',
+      session: 'Session',
+      by: 'By',
+      reason: 'Reason',
+      noTrail: 'No evidence recorded yet.',
+      kinds: {
+        chapter_time: 'Chapter time',
+        chapter_completed: 'Chapter completed',
+        pre_test: 'Pre-test',
+        post_test: 'Post-test',
+        evaluation: 'Evaluation',
+        certificate: 'Certificate',
+        correction: 'Correction',
+      },
+      correctTitle: 'Correct the evidence',
+      correctNote: 'A correction is kept as an entry of its own with its reason; earlier entries are never changed.',
+      correctEvaluation: 'Mark the evaluation as done',
+      correctMinutes: 'Add minutes learned (0–600)',
+      correctReason: 'Reason (required, 1–500 characters)',
+      correctSubmit: 'Save the correction',
+      corrected: 'The correction is saved.',
+      invalid: 'The correction was not saved: give a reason (1–500 characters), minutes 0–600, and at least one change.',
+    },
+  };
+}
