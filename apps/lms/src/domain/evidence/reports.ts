@@ -52,17 +52,11 @@ type RawParticipant = Omit<ParticipantRow, 'enrolledAt' | 'certificateIssuedAt' 
 /** Rows per statement of the list. */
 export const PARTICIPANT_PAGE = 1000;
 
-/** The statement of one page of the participant list (exported for the bench's own-SQL baseline). */
-export function participantPageSql(courseId: number, period: ReportPeriod, afterEnrollmentId: number, limit: number) {
-  const from = period.from.toISOString();
-  const to = period.to.toISOString();
-  const inPeriod =
-    period.basis === 'certificate'
-      ? sql`k.issued_at >= ${from}::timestamptz and k.issued_at < ${to}::timestamptz`
-      : sql`e.enrolled_at >= ${from}::timestamptz and e.enrolled_at < ${to}::timestamptz`;
-  return sql`select e.id as "enrollmentId", u.id as "userId", u.name, u.membership_id as "membershipId",
-      (select string_agg(i.issuer || ': ' || i.membership_id, '; ' order by i.issuer) from identities i where i.user_id = u.id) as "partnerIds",
-      e.enrolled_at as "enrolledAt",
+/**
+ * A learner's evidence in a course, per enrolment `e` (and the certificate in force `k` of
+ * EVIDENCE_FROM): the report's columns and the partner's evidence read are this one fragment.
+ */
+export const EVIDENCE_COLUMNS = sql`e.enrolled_at as "enrolledAt",
       (coalesce((select sum(ct.active_seconds) from chapter_time ct where ct.course_id = e.course_id and ct.user_id = e.user_id), 0) / 60)::int as minutes,
       (select a.score::float8 from quiz_attempts a join quizzes q on q.id = a.quiz_id
         where q.course_id = e.course_id and q.evidence_role = 'pre_test' and a.user_id = e.user_id and a.score is not null
@@ -74,10 +68,25 @@ export function participantPageSql(courseId: number, period: ReportPeriod, after
       case when k.id is null then '[]'::json else
         (select coalesce(json_agg(json_build_object('scheme', cr.scheme, 'amount', cr.amount::float8, 'reference', ca.reference) order by cr.scheme), '[]'::json)
           from credits cr left join course_accreditations ca on ca.id = cr.accreditation_id
-          where cr.certificate_id = k.id and cr.voided_at is null) end as credits
-    from enrollments e join users u on u.id = e.user_id
+          where cr.certificate_id = k.id and cr.voided_at is null) end as credits`;
+
+/** Enrolments `e`, their person `u` and the certificate in force `k` (the latest not revoked), for EVIDENCE_COLUMNS. */
+export const EVIDENCE_FROM = sql`enrollments e join users u on u.id = e.user_id
       left join lateral (select c.id, c.code, c.issued_at, c.expires_at from certificates c
-        where c.user_id = e.user_id and c.course_id = e.course_id and c.revoked_at is null order by c.id desc limit 1) k on true
+        where c.user_id = e.user_id and c.course_id = e.course_id and c.revoked_at is null order by c.id desc limit 1) k on true`;
+
+/** The statement of one page of the participant list (exported for the bench's own-SQL baseline). */
+export function participantPageSql(courseId: number, period: ReportPeriod, afterEnrollmentId: number, limit: number) {
+  const from = period.from.toISOString();
+  const to = period.to.toISOString();
+  const inPeriod =
+    period.basis === 'certificate'
+      ? sql`k.issued_at >= ${from}::timestamptz and k.issued_at < ${to}::timestamptz`
+      : sql`e.enrolled_at >= ${from}::timestamptz and e.enrolled_at < ${to}::timestamptz`;
+  return sql`select e.id as "enrollmentId", u.id as "userId", u.name, u.membership_id as "membershipId",
+      (select string_agg(i.issuer || ': ' || i.membership_id, '; ' order by i.issuer) from identities i where i.user_id = u.id) as "partnerIds",
+      ${EVIDENCE_COLUMNS}
+    from ${EVIDENCE_FROM}
     where e.course_id = ${courseId} and e.id > ${afterEnrollmentId} and ${inPeriod}
     order by e.id limit ${limit}`;
 }
