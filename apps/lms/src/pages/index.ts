@@ -14,6 +14,7 @@ import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
 import learnersPages from './learning/learners.js';
 import reportPages from './evidence/reports.js';
+import trailPages from './evidence/trail.js';
 import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
 import webhooksPage from './webhooks/index.js';
@@ -72,6 +73,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(transfersPage);
   await app.register(learnersPages);
   await app.register(reportPages);
+  await app.register(trailPages);
   await app.register(certificateAdminForms);
   await app.register(confirmTransferPage);
   await app.register(webhooksPage);

@@ -29,7 +29,7 @@ export interface ParticipantRow {
   /** Not recorded yet: null (no profession field exists on a person). */
   profession: string | null;
   enrolledAt: Date;
-  /** Active minutes on the course's chapters (chapter_time), whole minutes down. */
+  /** Active minutes on the course's chapters (chapter_time, whole minutes down), plus those an admin's corrections added. */
   minutes: number;
   /** Percent of live sessions attended: null until live sessions exist (issue 46). */
   attendance: number | null;
@@ -57,7 +57,9 @@ export const PARTICIPANT_PAGE = 1000;
  * EVIDENCE_FROM): the report's columns and the partner's evidence read are this one fragment.
  */
 export const EVIDENCE_COLUMNS = sql`e.enrolled_at as "enrolledAt",
-      (coalesce((select sum(ct.active_seconds) from chapter_time ct where ct.course_id = e.course_id and ct.user_id = e.user_id), 0) / 60)::int as minutes,
+      ((coalesce((select sum(ct.active_seconds) from chapter_time ct where ct.course_id = e.course_id and ct.user_id = e.user_id), 0) / 60)::int
+        + coalesce((select sum((l.detail->>'addMinutes')::int) from evidence_log l
+            where l.user_id = e.user_id and l.course_id = e.course_id and l.kind = 'correction' and l.detail ? 'addMinutes'), 0))::int as minutes,
       (select a.score::float8 from quiz_attempts a join quizzes q on q.id = a.quiz_id
         where q.course_id = e.course_id and q.evidence_role = 'pre_test' and a.user_id = e.user_id and a.score is not null
         order by a.submitted_at, a.id limit 1) as "preTestScore",

@@ -197,6 +197,7 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
     const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${g.title(name)}</h1>
 <p class="muted">${path.courseName}</p>
+${mayRevoke === true && html`<p><a href="${href('/dashboard/courses', courseId, 'learners', userId, 'evidence')}">${t.evidence.trailLink}</a></p>`}
 ${flash}
 <div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">${g.quiz}</th><th scope="col" class="num">${g.used}</th><th scope="col" class="num">${g.allowed}</th><th scope="col">${g.state}</th></tr></thead>
