@@ -15,6 +15,7 @@ import learningForms from './learning/forms.js';
 import learnersPages from './learning/learners.js';
 import reportPages from './evidence/reports.js';
 import trailPages from './evidence/trail.js';
+import statementPages from './evidence/statement.js';
 import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
 import webhooksPage from './webhooks/index.js';
@@ -99,6 +100,7 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
       await scope.register(quizPages);
       await scope.register(certificatePages);
       await scope.register(creditPages);
+      await scope.register(statementPages);
     },
     { prefix: '/learn' },
   );

@@ -53,6 +53,17 @@ export function evidenceMessagesId(f: Format) {
       correctSubmit: 'Simpan koreksi',
       corrected: 'Koreksi disimpan.',
       invalid: 'Koreksi tidak disimpan: isi alasan (1–500 karakter) dan menit 0–600, serta pilih minimal satu perubahan.',
+      statement: {
+        label: 'Laporan tahunan',
+        title: (scheme: string, year: number) => `Laporan Kredit ${scheme} Tahun ${year}`,
+        body: 'Lembaga',
+        reference: 'Nomor akreditasi',
+        code: 'Kode sertifikat',
+        units: 'Kredit',
+        total: 'Jumlah',
+        none: 'Tidak ada kredit pada tahun ini.',
+        file: (scheme: string, year: number) => `laporan-kredit-${scheme}-${year}`,
+      },
     },
   };
 }
@@ -106,6 +117,17 @@ export function evidenceMessagesEn(f: Format): ReturnType<typeof evidenceMessage
       correctSubmit: 'Save the correction',
       corrected: 'The correction is saved.',
       invalid: 'The correction was not saved: give a reason (1–500 characters), minutes 0–600, and at least one change.',
+      statement: {
+        label: 'Yearly statement',
+        title: (scheme: string, year: number) => `${scheme} Credit Statement ${year}`,
+        body: 'Body',
+        reference: 'Accreditation number',
+        code: 'Certificate code',
+        units: 'Credit',
+        total: 'Total',
+        none: 'No credit this year.',
+        file: (scheme: string, year: number) => `credit-statement-${scheme}-${year}`,
+      },
     },
   };
 }
