@@ -11,6 +11,7 @@ import healthRoutes from './routes/health/index.js';
 import courseRoutes from './routes/courses/index.js';
 import authoringRoutes from './routes/authoring/index.js';
 import partnerCreditRoutes from './routes/partner-credits/index.js';
+import partnerEvidenceRoutes from './routes/partner-credits/evidence.js';
 import partnerTeacherRoutes from './routes/partner-teachers/index.js';
 import ssoRoutes from './routes/sso/index.js';
 
@@ -66,6 +67,7 @@ export async function buildGateway(deps: GatewayDeps) {
   await app.register(courseRoutes);
   await app.register(authoringRoutes);
   await app.register(partnerCreditRoutes);
+  await app.register(partnerEvidenceRoutes);
   await app.register(partnerTeacherRoutes);
   return app;
 }

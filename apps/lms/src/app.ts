@@ -32,6 +32,7 @@ import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
 import authoringRoutes from './routes/authoring/index.js';
 import partnerCreditRoutes from './routes/partner-credits/index.js';
+import partnerEvidenceRoutes from './routes/partner-credits/evidence.js';
 import partnerTeacherRoutes from './routes/partner-teachers/index.js';
 import progressRoutes from './routes/progress/index.js';
 import learningRoutes from './routes/learning/index.js';
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(courseCreationRoutes);
   await app.register(authoringRoutes);
   await app.register(partnerCreditRoutes);
+  await app.register(partnerEvidenceRoutes);
   await app.register(partnerTeacherRoutes);
   await app.register(enrollmentRoutes);
   await app.register(purchaseRoutes);

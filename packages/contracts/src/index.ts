@@ -14,5 +14,6 @@ export * from './learning.js';
 export * from './authoring.js';
 export * from './authoring-routes.js';
 export * from './credits.js';
+export * from './evidence.js';
 export * from './partner-teachers.js';
 export * from './partner-events.js';

@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type { PartnerAccess } from '../domain/partner-access.js';
 import { type UpstreamAnswer, UpstreamTimeout } from '../upstream.js';
 
-export type AccessRoute = 'sso_verify' | 'course_creation' | 'authoring' | 'partner_credits' | 'partner_teachers';
+export type AccessRoute = 'sso_verify' | 'course_creation' | 'authoring' | 'partner_credits' | 'partner_evidence' | 'partner_teachers';
 export type AccessDecision = 'allowed' | 'bad_token' | 'unknown_issuer' | 'ip_not_allowed';
 
 /** The gateway's one decision (domain/partner-access.ts) as a label. */
@@ -41,7 +41,7 @@ export default fp(
 
     const access = new Counter({
       name: 'gateway_partner_access_total',
-      help: 'Issuer and caller-IP checks of partner calls by route (sso_verify, course_creation, authoring, partner_credits, partner_teachers) and decision (allowed, bad_token, unknown_issuer, ip_not_allowed)',
+      help: 'Issuer and caller-IP checks of partner calls by route (sso_verify, course_creation, authoring, partner_credits, partner_evidence, partner_teachers) and decision (allowed, bad_token, unknown_issuer, ip_not_allowed)',
       labelNames: ['route', 'decision'] as const,
       registers,
     });

@@ -22,7 +22,7 @@ export default fp<OpenApiPluginOptions>(
           version: '1.0.0',
           description:
             "The edge partners call: SSO entry (`/sso/verify`), course creation and authoring, their members' credit " +
-            'records (`GET /api/partner/credits`), their institutions and teachers (`GET /api/partner/teachers`). ' +
+            'records (`GET /api/partner/credits`) and evidence (`GET /api/partner/evidence`), their institutions and teachers (`GET /api/partner/teachers`). ' +
             'Partners are registered by the operator with their ' +
             'issuer (`iss`), the IP ranges their backends call from, and their LMS host. A JSON body nests at most ' +
             '32 levels (deeper: 400 naming the top-level field); otherwise it is forwarded to the LMS exactly as sent, ' +
@@ -37,7 +37,7 @@ export default fp<OpenApiPluginOptions>(
           {
             name: 'partners',
             description:
-              "A partner's own members' credit records (`GET /api/partner/credits`), its institutions and their teachers (`GET /api/partner/teachers`)",
+              "A partner's own members' credit records (`GET /api/partner/credits`) and evidence (`GET /api/partner/evidence`), its institutions and their teachers (`GET /api/partner/teachers`)",
           },
         ],
       },

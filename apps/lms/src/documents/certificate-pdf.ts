@@ -54,6 +54,23 @@ function fittingSize(doc: PDFKit.PDFDocument, text: string, font: string, size: 
   return s;
 }
 
+/**
+ * The evidence the certificate was issued on (certificates.evidence), as lines of facts: each
+ * accreditation's number and credit, the minutes, the pre/post scores. None on a certificate from
+ * before credit evidence.
+ */
+function evidenceFacts(cert: Certificate, p: Translation['t']['certificateDocs']['pdf']): [string, string][] {
+  const e = cert.evidence;
+  if (!e) return [];
+  const lines: [string, string][] = e.accreditations.map((a) => [
+    p.accreditation,
+    p.accreditationLine(a.scheme, a.reference, a.value, a.unit),
+  ]);
+  lines.push([p.time, p.minutes(Math.round(e.minutes), Math.round(e.expectedMinutes))]);
+  if (e.preTestScore !== null || e.postTestScore !== null) lines.push([p.scores, p.scoreLine(e.preTestScore, e.postTestScore)]);
+  return lines;
+}
+
 export async function certificatePdf(cert: Certificate, { lang, publicUrl, now }: CertificatePdfOptions): Promise<Buffer> {
   const { t, f, locale } = lang;
   const p = t.certificateDocs.pdf;
@@ -119,10 +136,13 @@ export async function certificatePdf(cert: Certificate, { lang, publicUrl, now }
     [p.issuedOn, f.day(cert.issuedAt) ?? ''],
     ...(cert.expiresAt ? [[t.certificateDocs.validUntil, f.day(cert.expiresAt) ?? ''] as [string, string]] : []),
     [t.certificateDocs.creditsLabel, t.certificateDocs.credits(cert.kum, cert.creditScheme)],
+    ...evidenceFacts(cert, p),
     [p.code, cert.code],
     [s.label, statusLine, status !== 'valid'],
   ];
-  let y = 320;
+  // With the evidence's lines the facts are closer together, so that they end above the URL.
+  const step = facts.length > 6 ? 17 : 22;
+  let y = facts.length > 6 ? 308 : 320;
   for (const [label, value, alert] of facts) {
     doc
       .font('Body')
@@ -134,7 +154,7 @@ export async function certificatePdf(cert: Certificate, { lang, publicUrl, now }
       .fontSize(11)
       .fillColor(alert ? ALERT : INK)
       .text(value, left + 175, y - 1, { width: 330, lineBreak: false, ellipsis: true });
-    y += 22;
+    y += step;
   }
   const qrSize = 130;
   const qrX = W - left - qrSize - 10;

@@ -13,6 +13,9 @@ import { pageContext } from './i18n/index.js';
 import languageRoute from './language.js';
 import learningForms from './learning/forms.js';
 import learnersPages from './learning/learners.js';
+import reportPages from './evidence/reports.js';
+import trailPages from './evidence/trail.js';
+import statementPages from './evidence/statement.js';
 import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
 import webhooksPage from './webhooks/index.js';
@@ -71,6 +74,8 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(learningForms);
   await app.register(transfersPage);
   await app.register(learnersPages);
+  await app.register(reportPages);
+  await app.register(trailPages);
   await app.register(certificateAdminForms);
   await app.register(confirmTransferPage);
   await app.register(webhooksPage);
@@ -97,6 +102,7 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
       await scope.register(certificatePages);
       await scope.register(creditPages);
       await scope.register(evaluationPages);
+      await scope.register(statementPages);
     },
     { prefix: '/learn' },
   );

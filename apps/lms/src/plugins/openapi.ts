@@ -98,7 +98,8 @@ export default fp(
             'institution and super_admins by session, and by bound partners through the gateway; every write is ' +
             'recorded in the course history.\n\n' +
             '**Credits.** A member reads their own credit record (`GET /api/learning/credits`, session only); a partner, ' +
-            "through the gateway, reads its own members' records (`GET /api/partner/credits`, `tags: partners`).\n\n" +
+            "through the gateway, reads its own members' records (`GET /api/partner/credits`, `tags: partners`) and their " +
+            'credit evidence: minutes, scores, evaluation, accreditation (`GET /api/partner/evidence`).\n\n' +
             '**Partners.** Before creating a course, a partner reads the institutions bound to it and their teachers ' +
             '(`GET /api/partner/teachers`, `tags: partners`): the `institutionId` and `teacherId` course creation takes.\n\n' +
             '**Cross-site requests.** Session-authenticated requests that change data must send the ' +

@@ -1,9 +1,19 @@
 import { createHash } from 'node:crypto';
-import { type certificates, type courses, type Db, type institutions, type RawSelect, typedRows, type users } from '@lms/db';
+import {
+  type CertificateEvidence,
+  type certificates,
+  type courses,
+  type Db,
+  type institutions,
+  type RawSelect,
+  typedRows,
+  type users,
+} from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { CERTIFICATE_CODE } from '../learning/certificates.js';
 import type { JWK } from 'jose';
+import { evidenceOf, resultDescriptionsOf, resultsOf } from './evidence.js';
 import { ISSUER_ALG, type IssuerKey, issuerPublicKeys } from './keys.js';
 import { encodeList, STATUS_LIST_SIZE, statusEntryOf, statusListBits } from './status-list.js';
 
@@ -86,6 +96,8 @@ type CredentialSourceRow = Pick<RawSelect<typeof certificates>, 'id' | 'code' | 
   institutionName: RawSelect<typeof institutions>['name'] | null;
   chapterCount: number;
   hasFinal: boolean;
+  /** What the certificate was issued on (null: issued before credit evidence). */
+  evidence: CertificateEvidence | null;
 };
 
 export type CredentialRow = Omit<CredentialSourceRow, 'issuedAt' | 'expiresAt'> & { issuedAt: Date; expiresAt: Date | null };
@@ -97,7 +109,7 @@ export async function findCredentialSource(db: Db, code: string, holderId: strin
     db,
     sql`
     select k.id, k.code, k.status_entry as "statusEntry", k.user_id as "userId", u.email, k.subject_salt as salt, k.issued_at as "issuedAt",
-      k.expires_at as "expiresAt", k.kum::float8 as kum, c.id as "courseId", c.name as "courseName",
+      k.expires_at as "expiresAt", k.kum::float8 as kum, k.evidence, c.id as "courseId", c.name as "courseName",
       c.description as "courseDescription", c.credit_scheme as scheme, i.id as "institutionId", i.name as "institutionName",
       (select count(*)::int from chapters ch where ch.course_id = c.id) as "chapterCount",
       exists (select 1 from quizzes f where f.course_id = c.id and f.scope = 'final') as "hasFinal"
@@ -137,6 +149,8 @@ export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
     ? { identityType: 'emailAddress', identityHash: `sha256$${sha256hex(email + row.salt)}` }
     : { identityType: 'systemId', identityHash: `sha256$${sha256hex(row.userId + row.salt)}` };
   const creditsAvailable = row.kum !== null && row.kum > 0 ? row.kum : undefined;
+  const achievementId = `${base}/courses/${row.courseId}`;
+  const evidence = row.evidence;
   return {
     '@context': [VC_CONTEXT_V2, OB_CONTEXT],
     id: `${base}/certificates/${row.code}`,
@@ -150,8 +164,9 @@ export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
       id: subjectId(row.code, row.salt),
       type: ['AchievementSubject'],
       identifier: [{ type: 'IdentityObject', ...identity, hashed: true, salt: row.salt }],
+      ...(evidence ? { result: resultsOf(evidence, achievementId) } : {}),
       achievement: {
-        id: `${base}/courses/${row.courseId}`,
+        id: achievementId,
         type: ['Achievement'],
         achievementType: 'CertificateOfCompletion',
         name: row.courseName,
@@ -159,6 +174,7 @@ export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
         criteria: { narrative: criteriaNarrative(row) },
         ...(creditsAvailable !== undefined ? { creditsAvailable } : {}),
         tag: [row.scheme],
+        ...(evidence ? { resultDescription: resultDescriptionsOf(evidence, achievementId) } : {}),
         ...(row.institutionId !== null
           ? {
               creator: {
@@ -170,6 +186,7 @@ export function buildCredential(row: CredentialRow, settings: IssuerSettings) {
           : {}),
       },
     },
+    ...(evidence ? { evidence: evidenceOf(evidence, `${base}/certificates/${row.code}`) } : {}),
     credentialStatus: {
       id: `${statusUrl}#${index}`,
       type: 'BitstringStatusListEntry',

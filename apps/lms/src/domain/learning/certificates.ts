@@ -87,7 +87,17 @@ async function insertCertificateIfEarned(db: Db, userId: string, courseId: numbe
  */
 type CertificateRow = Pick<
   RawSelect<typeof certificates>,
-  'id' | 'code' | 'userId' | 'courseId' | 'issuedAt' | 'revokedAt' | 'revokedReason' | 'expiresAt' | 'isPrivate' | 'reissuedFrom'
+  | 'id'
+  | 'code'
+  | 'userId'
+  | 'courseId'
+  | 'issuedAt'
+  | 'revokedAt'
+  | 'revokedReason'
+  | 'expiresAt'
+  | 'isPrivate'
+  | 'reissuedFrom'
+  | 'evidence'
 > & {
   courseName: RawSelect<typeof courses>['name'];
   /** numeric, read as float8. */
@@ -107,7 +117,7 @@ export type Certificate = Omit<CertificateRow, 'issuedAt' | 'revokedAt' | 'expir
 const columns = sql`k.id, k.code, k.user_id as "userId", k.course_id as "courseId", c.name as "courseName", k.kum::float8 as kum, k.issued_at as "issuedAt",
   u.name as "memberName", u.membership_id as "membershipId", i.name as "institutionName",
   k.revoked_at as "revokedAt", k.revoked_reason as "revokedReason", k.expires_at as "expiresAt", k.is_private as "isPrivate",
-  c.credit_scheme as "creditScheme", k.reissued_from as "reissuedFrom"`;
+  c.credit_scheme as "creditScheme", k.reissued_from as "reissuedFrom", k.evidence`;
 const from = sql`certificates k join courses c on c.id = k.course_id join users u on u.id = k.user_id left join institutions i on i.id = c.institution_id`;
 
 const optionalDate = (v: string | null) => (v === null ? null : new Date(v));

@@ -2,6 +2,7 @@ import { apiKeysMessagesEn } from '../api-keys/messages.js';
 import { catalogMessagesEn } from '../catalog/messages.js';
 import { courseMessagesEn } from '../course/messages.js';
 import { dashboardMessagesEn } from '../dashboard/messages.js';
+import { evidenceMessagesEn } from '../evidence/messages.js';
 import { certificateMessagesEn } from '../learning/certificate-messages.js';
 import { creditMessagesEn } from '../learning/credit-messages.js';
 import { evidenceMessagesEn } from '../learning/evidence-messages.js';
@@ -29,6 +30,7 @@ export function en(f: Format): Messages {
     ...pathMessagesEn(f),
     ...learnMessagesEn(f),
     ...certificateMessagesEn(f),
+    ...evidenceMessagesEn(f),
     layout: {
       title: (title) => `${title} · LMS`,
       skipToContent: 'Skip to content',

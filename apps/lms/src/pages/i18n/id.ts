@@ -2,6 +2,7 @@ import { apiKeysMessagesId } from '../api-keys/messages.js';
 import { catalogMessagesId } from '../catalog/messages.js';
 import { courseMessagesId } from '../course/messages.js';
 import { dashboardMessagesId } from '../dashboard/messages.js';
+import { evidenceMessagesId } from '../evidence/messages.js';
 import { certificateMessagesId } from '../learning/certificate-messages.js';
 import { creditMessagesId } from '../learning/credit-messages.js';
 import { evidenceMessagesId } from '../learning/evidence-messages.js';
@@ -42,6 +43,7 @@ export function id(f: Format) {
     ...pathMessagesId(f),
     ...learnMessagesId(f),
     ...certificateMessagesId(f),
+    ...evidenceMessagesId(f),
     layout: {
       title: (title: string) => `${title} · LMS`,
       skipToContent: 'Langsung ke konten',

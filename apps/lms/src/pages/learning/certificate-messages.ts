@@ -49,6 +49,17 @@ export function certificateMessagesId(f: Format) {
         revokedBanner: (date: DateInput) => `DICABUT pada ${day(f, date)}: sertifikat ini tidak lagi sah.`,
         expiredBanner: (date: DateInput) => `KEDALUWARSA sejak ${day(f, date)}: sertifikat ini tidak lagi berlaku.`,
         fileStem: 'sertifikat',
+        accreditation: 'Akreditasi',
+        /** "SKP KEMKES/SKP/2026/0042: 2 SKP". */
+        accreditationLine: (scheme: string, reference: string, value: number, unit: string) =>
+          `${scheme} ${reference}: ${f.number(value)} ${unit}`,
+        time: 'Waktu belajar',
+        minutes: (minutes: number, expected: number) => `${f.number(minutes)} menit (diharapkan ${f.number(expected)} menit)`,
+        scores: 'Nilai',
+        scoreLine: (pre: number | null, post: number | null) =>
+          [pre === null ? null : `Pre-test ${f.number(pre)}`, post === null ? null : `Post-test ${f.number(post)}`]
+            .filter((x) => x !== null)
+            .join(' · '),
       },
       admin: {
         title: 'Sertifikat',
@@ -121,6 +132,17 @@ export function certificateMessagesEn(f: Format): ReturnType<typeof certificateM
         revokedBanner: (date: DateInput) => `REVOKED on ${day(f, date)}: this certificate is no longer valid.`,
         expiredBanner: (date: DateInput) => `EXPIRED on ${day(f, date)}: this certificate is no longer in force.`,
         fileStem: 'certificate',
+        accreditation: 'Accreditation',
+        /** "SKP KEMKES/SKP/2026/0042: 2 SKP". */
+        accreditationLine: (scheme: string, reference: string, value: number, unit: string) =>
+          `${scheme} ${reference}: ${f.number(value)} ${unit}`,
+        time: 'Time learning',
+        minutes: (minutes: number, expected: number) => `${f.number(minutes)} minutes (${f.number(expected)} expected)`,
+        scores: 'Scores',
+        scoreLine: (pre: number | null, post: number | null) =>
+          [pre === null ? null : `Pre-test ${f.number(pre)}`, post === null ? null : `Post-test ${f.number(post)}`]
+            .filter((x) => x !== null)
+            .join(' · '),
       },
       admin: {
         title: 'Certificate',
