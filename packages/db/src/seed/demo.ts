@@ -312,15 +312,13 @@ async function insertCourse(
   ctx.count('courses', 1);
   if (course.nilaiKum !== null && course.nilaiKum > 0) {
     // The value a learner earns is an accreditation's (docs/authoring.md, "Accreditations").
-    await tx
-      .insert(courseAccreditations)
-      .values({
-        courseId,
-        scheme: 'KUM',
-        reference: `SK-DEMO-${course.code}`,
-        validFrom: new Date('2000-01-01T00:00:00Z'),
-        value: course.nilaiKum,
-      });
+    await tx.insert(courseAccreditations).values({
+      courseId,
+      scheme: 'KUM',
+      reference: `SK-DEMO-${course.code}`,
+      validFrom: new Date('2000-01-01T00:00:00Z'),
+      value: course.nilaiKum,
+    });
   }
 
   const moduleRows = await tx

@@ -39,12 +39,10 @@ const fields = {
   reference: z.string().min(1).max(200).meta({ description: "The body's decree or accreditation number" }),
   validFrom: z.string().max(40).meta({ description: 'ISO date or date-time: certificates issued from then earn credit' }),
   validUntil: z.string().max(40).nullable().meta({ description: 'ISO date or date-time (after validFrom), or null: open-ended' }),
-  value: z
-    .number()
-    .meta({
-      description:
-        "The credit in the scheme's unit: > 0, at most the scheme's maximum per course and its units of the course's expected minutes",
-    }),
+  value: z.number().meta({
+    description:
+      "The credit in the scheme's unit: > 0, at most the scheme's maximum per course and its units of the course's expected minutes",
+  }),
   professions: z.array(z.string().min(1).max(100)).max(20),
 };
 const CreateBody = z.strictObject({ ...fields, validUntil: fields.validUntil.optional(), professions: fields.professions.optional() });
