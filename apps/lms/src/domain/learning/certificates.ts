@@ -305,8 +305,8 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.execute(sql`
       select k.id, k.user_id as "userId", k.course_id as "courseId", k.kum::float8 as kum, k.revoked_at as "revokedAt", k.is_private as "isPrivate",
-        c.certificate_valid_months as "validMonths", c.credit_scheme as scheme,
-        (select code from certificates n where n.user_id = k.user_id and n.course_id = k.course_id and n.revoked_at is null) as "inForce",
+        c.certificate_valid_months as "validMonths",
+        (select code from certificates n where n.user_id = k.user_id and n.course_id = k.course_id and n.revoked_at is null) as "inForce"
       from certificates k join courses c on c.id = k.course_id where k.code = ${code} for update of k`);
     const old = rows[0] as
       | {
@@ -317,7 +317,6 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
           revokedAt: unknown;
           isPrivate: boolean;
           validMonths: number | null;
-          scheme: string;
           inForce: string | null;
         }
       | undefined;

@@ -31,7 +31,9 @@ t.test('authors edit a course while a learner takes it', async (t) => {
   });
   t.equal(accredited.status, 201, JSON.stringify(accredited.body));
   t.equal((await author('POST', `/api/courses/${courseId}/publication`)).status, 200);
-  const doc = created.body.document;
+  // The document as it stands once accredited (its nilaiKum is the accreditation's).
+  const doc = (await author('GET', `/api/courses/${courseId}/document`)).body.document;
+  t.equal(doc.course.nilaiKum, 2.5);
   const [ch1, ch2] = doc.modules[0].chapters;
 
   const learnerUser = await makeUser(db.db, { name: 'Budi' });
