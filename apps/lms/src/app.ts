@@ -30,6 +30,7 @@ import apiKeyRoutes from './routes/api-keys/index.js';
 import catalogRoutes from './routes/catalog/index.js';
 import healthRoutes from './routes/health/index.js';
 import courseCreationRoutes from './routes/course-creation/index.js';
+import accreditationRoutes from './routes/authoring/accreditations.js';
 import authoringRoutes from './routes/authoring/index.js';
 import partnerCreditRoutes from './routes/partner-credits/index.js';
 import partnerEvidenceRoutes from './routes/partner-credits/evidence.js';
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(catalogRoutes);
   await app.register(courseCreationRoutes);
   await app.register(authoringRoutes);
+  await app.register(accreditationRoutes);
   await app.register(partnerCreditRoutes);
   await app.register(partnerEvidenceRoutes);
   await app.register(partnerTeacherRoutes);

@@ -25,6 +25,11 @@ export const CreditRecord = z
     certificateStatus: z.enum(['valid', 'revoked', 'expired']),
     voided: z.boolean().describe('A revoked certificate voids its credit: shown, never counted'),
     voidedAt: dateTime.nullable(),
+    accreditation: z
+      .object({ scheme: z.string(), reference: z.string().describe("The accrediting body's decree or accreditation number") })
+      .nullable()
+      .describe('The accreditation in force when the credit was earned; null: none (an unaccredited credit is shown, never counted)'),
+    counted: z.boolean().describe('Counted in the totals: accredited and not voided'),
   })
   .meta({ id: 'CreditRecord' });
 export type CreditRecord = z.infer<typeof CreditRecord>;
@@ -64,7 +69,9 @@ export const MemberCreditsResponse = z
     success: z.literal(true),
     timeZone: z.string(),
     records: z.array(CreditRecord).describe('Newest first; voided ones included (voided: true)'),
-    yearTotals: z.array(CreditYearTotal).describe('Counted credits per scheme per calendar year, newest year first'),
+    yearTotals: z
+      .array(CreditYearTotal)
+      .describe('Counted credits (accredited, not voided) per scheme per calendar year, newest year first'),
     rollingTotals: z.array(CreditRollingTotal).describe('Per scheme: the rolling windows of the targets, and 3 years by default'),
     targets: z.array(CreditTargetProgress),
   })
@@ -90,7 +97,7 @@ export const PartnerMemberCredits = z
     membershipId: z.string().describe("The member's id at this partner"),
     name: z.string(),
     records: z.array(CreditRecord),
-    yearTotals: z.array(CreditYearTotal),
+    yearTotals: z.array(CreditYearTotal).describe('Accredited credit only: records with an accreditation, not voided'),
   })
   .meta({ id: 'PartnerMemberCredits' });
 

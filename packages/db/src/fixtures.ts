@@ -1,5 +1,5 @@
 import type { Db } from './client.js';
-import { categories, chapters, courses, institutions, modules, users } from './schema/index.js';
+import { categories, chapters, courseAccreditations, courses, creditSchemes, institutions, modules, users } from './schema/index.js';
 
 // Rows for tests, shared by this package's tests and the apps' (through `@lms/db/testing`), so
 // that a course means the same thing in every test that makes one.
@@ -30,6 +30,8 @@ type CourseInsert = typeof courses.$inferInsert;
  * A course; buyer-visible (published, with an event code) unless the fields say otherwise.
  * Without a `teacherId`, a new institution and teacher own it. `chapters` lists the chapter
  * count of each module to create (none by default); the result is the course row with them.
+ * A `nilaiKum` > 0 also records its accreditation (reference 'SK-TEST-001', in force since 1970)
+ * so that its certificates earn credit as the value says (credit needs an accreditation).
  */
 export async function makeCourse(db: Db, fields: Partial<CourseInsert> = {}, shape: { chapters?: number[] } = {}) {
   const n = next();
@@ -68,6 +70,20 @@ export async function makeCourse(db: Db, fields: Partial<CourseInsert> = {}, sha
       })
       .returning(),
   );
+  if (course.nilaiKum !== null && course.nilaiKum > 0) {
+    // A scheme of the test's own naming is a scheme that requires nothing (as migration 0020 does).
+    await db
+      .insert(creditSchemes)
+      .values({ code: course.creditScheme, body: course.creditScheme, unit: course.creditScheme, maxPerCourse: 1000 })
+      .onConflictDoNothing();
+    await db.insert(courseAccreditations).values({
+      courseId: course.id,
+      scheme: course.creditScheme,
+      reference: 'SK-TEST-001',
+      validFrom: new Date('1970-01-01T00:00:00Z'),
+      value: course.nilaiKum,
+    });
+  }
   const tree = { modules: [] as (typeof modules.$inferSelect)[], chapters: [] as (typeof chapters.$inferSelect)[] };
   for (const [i, chapterCount] of (shape.chapters ?? []).entries()) {
     const mod = only(

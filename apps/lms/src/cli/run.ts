@@ -6,6 +6,7 @@ import { credentialCommands } from './credential.js';
 import { dbCommands } from './db.js';
 import { institutionCommands } from './institution.js';
 import { partnerCommands } from './partner.js';
+import { schemeCommands } from './scheme.js';
 import { seedCommands } from './seed.js';
 import { userCommands } from './user.js';
 import { certificateCommands } from './certificate.js';
@@ -22,6 +23,7 @@ export const commandGroups: CommandGroup[] = [
   certificateCommands,
   credentialCommands,
   purchaseCommands,
+  schemeCommands,
 ];
 
 export interface RunOptions {

@@ -18,6 +18,7 @@ import trailPages from './evidence/trail.js';
 import statementPages from './evidence/statement.js';
 import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
+import schemesPage from './schemes/index.js';
 import webhooksPage from './webhooks/index.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
@@ -79,6 +80,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(certificateAdminForms);
   await app.register(confirmTransferPage);
   await app.register(webhooksPage);
+  await app.register(schemesPage);
   await app.register(assetRoutes);
   await app.register(studioPages);
 };

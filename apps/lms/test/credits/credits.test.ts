@@ -1,4 +1,4 @@
-import { certificates, credits, creditTargets, type Db, identities, users } from '@lms/db';
+import { certificates, courseAccreditations, credits, creditTargets, type Db, identities, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
@@ -36,9 +36,17 @@ async function earn(d: Db, userId: string, c: { id: number; nilaiKum: number | n
     .insert(certificates)
     .values({ userId, courseId: c.id, kum: c.nilaiKum, issuedAt: new Date(at) })
     .returning();
-  await d
-    .insert(credits)
-    .values({ userId, courseId: c.id, certificateId: k!.id, scheme: c.creditScheme, amount: c.nilaiKum!, earnedAt: new Date(at) });
+  // Under the course's accreditation (makeCourse records one for its nilaiKum), as issuance writes it.
+  const [a] = await d.select({ id: courseAccreditations.id }).from(courseAccreditations).where(eq(courseAccreditations.courseId, c.id));
+  await d.insert(credits).values({
+    userId,
+    courseId: c.id,
+    certificateId: k!.id,
+    scheme: c.creditScheme,
+    amount: c.nilaiKum!,
+    earnedAt: new Date(at),
+    accreditationId: a!.id,
+  });
   return k!;
 }
 

@@ -1,4 +1,5 @@
-import { certificates, credits, type Db, identities } from '@lms/db';
+import { certificates, courseAccreditations, credits, type Db, identities } from '@lms/db';
+import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
 import { makeCourse } from '../helpers/catalog-fixtures.js';
@@ -22,12 +23,23 @@ const courseA = await makeCourse(db, {
   name: 'Kursus A',
 });
 
-async function earn(d: Db, userId: string, at: string) {
+// The accreditation makeCourse records for the course's value (credit counts only under one).
+const [accreditation] = await db.select().from(courseAccreditations).where(eq(courseAccreditations.courseId, courseA.id));
+
+async function earn(d: Db, userId: string, at: string, accredited = true) {
   const [k] = await d
     .insert(certificates)
     .values({ userId, courseId: courseA.id, kum: 6, issuedAt: new Date(at) })
     .returning();
-  await d.insert(credits).values({ userId, courseId: courseA.id, certificateId: k!.id, scheme: 'SKP', amount: 6, earnedAt: new Date(at) });
+  await d.insert(credits).values({
+    userId,
+    courseId: courseA.id,
+    certificateId: k!.id,
+    scheme: 'SKP',
+    amount: 6,
+    earnedAt: new Date(at),
+    accreditationId: accredited ? accreditation!.id : null,
+  });
 }
 
 // 25 members of A (A-000 … A-024), each with one record; 3 of B; one member of both (its own id at each).
@@ -136,6 +148,20 @@ t.test('who may not read', async (t) => {
   t.equal((await app.inject({ url: '/api/partner/credits', headers: { cookie: member } })).statusCode, 403);
   const teacherKey = await apiKeyFor(db, partnerA.teacherId);
   t.equal((await app.inject({ url: '/api/partner/credits', headers: { 'x-api-key': teacherKey } })).statusCode, 403);
+});
+
+t.test('only accredited credit is counted', async (t) => {
+  // A record without an accreditation (earned before accreditations, or its accreditation deleted).
+  const u = await makeUser(db, { name: 'Anggota A tanpa SK' });
+  await db.insert(identities).values({ issuer: 'partner-a.example', membershipId: 'A-999', userId: u.id, origin: 'sso' });
+  await earn(db, u.id, '2026-04-10T03:00:00Z', false);
+  const res = await read('?membershipId=A-999');
+  t.equal(res.statusCode, 200, res.body);
+  const [m] = res.json().members;
+  t.match(m.records, [{ amount: 6, accreditation: null, counted: false, voided: false }], 'listed, not counted');
+  t.same(m.yearTotals, [], 'and not in the totals');
+  const counted = (await read('?membershipId=A-000')).json().members[0];
+  t.match(counted.records, [{ accreditation: { scheme: 'SKP', reference: 'SK-TEST-001' }, counted: true }]);
 });
 
 t.test('the OpenAPI document lists it', async (t) => {

@@ -42,3 +42,30 @@ t.test("the studio's settings form: credit scheme and certificate validity", asy
   t.equal(fieldValue(again.body, 'creditScheme'), 'SKP');
   t.equal(fieldValue(again.body, 'certificateValidMonths'), '24');
 });
+
+t.test("a teacher's settings save that changes nilaiKum is refused; an unchanged one passes", async (t) => {
+  const { app, db } = await buildTestApp(t);
+  const partner = await makeCourseCreator(db.db, 'partner.example');
+  const as = await bySession(app, partner.teacherId);
+  const created = await as(
+    'POST',
+    '/api/course-documents',
+    sampleDocument({ institutionId: partner.institutionId, teacherId: partner.teacherId }),
+  );
+  const courseId = created.body.courseId as number;
+  const b = await browserOf(app, partner.teacherId);
+  const url = `/dashboard/studio/courses/${courseId}/settings`;
+  const page = await b.get(url);
+  const form: Record<string, string> = {};
+  for (const m of page.body.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) form[m[1]!] = m[2]!;
+  for (const m of page.body.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([^<]*)<\/textarea>/g)) form[m[1]!] = m[2]!;
+  for (const m of page.body.matchAll(/<select[^>]*name="([^"]+)"[\s\S]*?<option value="([^"]*)" selected/g)) form[m[1]!] = m[2]!;
+  t.equal(form.nilaiKum, '', 'no credit before an accreditation');
+  const refused = await b.post(url, { ...form, nilaiKum: '999999.99' });
+  t.equal(refused.status, 403, refused.body.slice(0, 300));
+  t.match(refused.body, /accreditations/);
+  const [row] = await db.db.select().from(courses).where(eq(courses.id, courseId));
+  t.equal(row!.nilaiKum, null, 'nothing written');
+  const same = await b.post(url, { ...form, name: 'Etika Profesi (baru)' });
+  t.equal(same.status, 303, 'the same nilaiKum (none) saves');
+});

@@ -122,7 +122,8 @@ export function sampleDocument(
       courseCode: 'EPA-01',
       enrollmentType: 'open',
       eventCode: 'EV-EPA-01',
-      nilaiKum: 2.5,
+      // Credit is an accreditation's (an admin's), never a document's: a new course has none.
+      nilaiKum: null,
       minPassingScore: 70,
       isPurchasable: false,
       price: '0',

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Db } from '../client.js';
-import { chapters, courses, modules, questions, quizzes, type QuestionOption } from '../schema/index.js';
+import { chapters, courseAccreditations, courses, modules, questions, quizzes, type QuestionOption } from '../schema/index.js';
 
 /**
  * A short course the demo member can take end to end in a few minutes (README "Try it"): enrol
@@ -45,6 +45,13 @@ export async function insertQuickCourse(
     })
     .returning({ id: courses.id });
   const courseId = course.id;
+  await tx.insert(courseAccreditations).values({
+    courseId,
+    scheme: 'KUM',
+    reference: 'SK-DEMO-001',
+    validFrom: new Date('2000-01-01T00:00:00Z'),
+    value: DEMO_QUICK_COURSE.nilaiKum,
+  });
   const [mod] = await tx
     .insert(modules)
     .values({ courseId, name: 'Etika Sehari-hari', description: 'Satu modul, tiga bab.', orderIndex: 1 })

@@ -3,6 +3,7 @@ import type { Db } from '../client.js';
 import { insertQuickCourse } from './demo-quick-course.js';
 import { generateApiKey } from '../credentials.js';
 import {
+  courseAccreditations,
   apiKeys,
   bundles,
   categories,
@@ -309,6 +310,16 @@ async function insertCourse(
     .returning({ id: courses.id });
   const courseId = row.id;
   ctx.count('courses', 1);
+  if (course.nilaiKum !== null && course.nilaiKum > 0) {
+    // The value a learner earns is an accreditation's (docs/authoring.md, "Accreditations").
+    await tx.insert(courseAccreditations).values({
+      courseId,
+      scheme: 'KUM',
+      reference: `SK-DEMO-${course.code}`,
+      validFrom: new Date('2000-01-01T00:00:00Z'),
+      value: course.nilaiKum,
+    });
+  }
 
   const moduleRows = await tx
     .insert(modules)

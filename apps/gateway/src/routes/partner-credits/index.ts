@@ -27,7 +27,7 @@ const partnerCreditRoutes: FastifyPluginAsyncZod = async (app) => {
           'members holding an identity of this partner (the accounts its sign-in tokens reach) and no one else, each ' +
           'named by the membershipId the partner knows them by, ordered by it (stable across pages), with their counted ' +
           "totals per scheme per calendar year (the LMS's time zone). `membershipId` selects one member (not one of " +
-          'yours: an empty page). A revoked certificate voids its record (listed with `voided: true`, never counted). ' +
+          'yours: an empty page). A revoked certificate voids its record (listed with `voided: true`, never counted); totals count accredited credit only (each record names its `accreditation`). ' +
           'The gateway checks the issuer and the caller IP and forwards to the LMS, which must answer within ' +
           `${UPSTREAM_TIMEOUT_MS} ms (504 otherwise).`,
         headers: z.object({ authorization: z.string().optional().meta({ description: 'Bearer <partner-signed JWT>' }) }),

@@ -12,7 +12,7 @@ import {
 import { courses, type Db, inTransaction, typedRows } from '@lms/db';
 import { createHash } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { invalidBody } from '../../errors.js';
+import { ConflictError, ForbiddenError, invalidBody } from '../../errors.js';
 import { type AuthoringContext, assertMayCreateFor, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { type Change, changedFields, recordChange } from './history.js';
 import { assertVersion, StaleDocumentError } from './versions.js';
@@ -107,6 +107,27 @@ function courseValues(fields: CoursePatchBody) {
   };
 }
 
+/**
+ * nilaiKum is what the catalog shows of the course's accreditations (domain/evidence/accreditations.ts
+ * keeps it): a write that sends it unchanged passes (a round-tripped document, the studio's form),
+ * one that changes it is refused: 403 for a teacher or partner (an admin records accreditations),
+ * 409 for an admin or super_admin (record the accreditation instead).
+ */
+export function assertShownCreditUnchanged(author: AuthoringContext['author'], current: unknown, sent: number | null | undefined): void {
+  if (sent === undefined) return;
+  const now = current === null || current === undefined ? null : Number(current);
+  if (now === sent) return;
+  const admin = author.kind === 'session' && (author.role === 'admin' || author.role === 'super_admin');
+  if (!admin) {
+    throw new ForbiddenError(
+      `nilaiKum is the value of the course's accreditations (${now ?? 'none'}), not set by authoring: an admin of the course's institution or a super_admin records accreditations (POST /api/courses/:id/accreditations)`,
+    );
+  }
+  throw new ConflictError(
+    `nilaiKum follows the course's accreditations (${now ?? 'none'}): record or change an accreditation (POST /api/courses/:id/accreditations) instead of writing nilaiKum`,
+  );
+}
+
 /** 400 when a category named by a write does not exist (the foreign key would make it a 500). */
 async function assertCategoryExists(tx: Db, categoryId: number | null | undefined, path: string): Promise<void> {
   if (categoryId === null || categoryId === undefined) return;
@@ -128,6 +149,7 @@ export async function updateCourseFields(
   return inTransaction(db, async (tx) => {
     const course = await lockAuthoredCourse(tx, ctx.author, { course: courseId });
     assertVersion('course', expectedVersion, course.version, course);
+    assertShownCreditUnchanged(ctx.author, course.nilai_kum, patch.nilaiKum);
     await assertCategoryExists(tx, patch.categoryId, 'categoryId');
     const before = courseFieldsOf(course);
     const start = patch.startDate === undefined ? before.startDate : patch.startDate;
@@ -191,6 +213,7 @@ export async function importNewCourse(
   return inTransaction(db, async (tx) => {
     const fields = doc.course;
     await assertMayCreateFor(tx, ctx.author, fields.institutionId, fields.teacherId);
+    assertShownCreditUnchanged(ctx.author, null, fields.nilaiKum);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
     assertFinalPassMark(doc);
     const [row] = await tx
@@ -237,6 +260,7 @@ export async function replaceCourse(
       throw invalidBody([{ path: 'course.institutionId', message: `a course stays in its institution (${course.institution_id})` }]);
     }
     if (fields.teacherId !== course.teacher_id) await assertMayCreateFor(tx, ctx.author, fields.institutionId, fields.teacherId);
+    assertShownCreditUnchanged(ctx.author, course.nilai_kum, fields.nilaiKum);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
     assertFinalPassMark(doc);
     const existing = await existingTree(tx, courseId);

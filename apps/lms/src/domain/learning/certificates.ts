@@ -49,13 +49,18 @@ export async function issueCertificateIfEarned(db: Db, userId: string, courseId:
 
 async function insertCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
   // A revoked certificate is not issued again by finishing again: only an admin's reissue replaces it.
-  // The credit record (the course's KUM in its scheme) is written by the same statement.
+  // The credit records (one per scheme accredited at issue) are written by the same statement;
+  // kum is the credited value in the course's own scheme, or null.
   // The evidence its accreditations in force require (pre-test, post-test score, evaluation): one fragment.
   const evidence = evidenceCondition(await courseRequirements(db, courseId, at), userId);
   const { rows } = await db.execute(sql`
     with issued as (
       insert into certificates (user_id, course_id, kum, issued_at, expires_at)
-      select ${userId}, c.id, c.nilai_kum, ${at.toISOString()}::timestamptz,
+      select ${userId}, c.id,
+        (select max(a.value) from course_accreditations a where a.course_id = c.id and a.scheme = c.credit_scheme
+          and a.valid_from <= ${at.toISOString()}::timestamptz
+          and (a.valid_until is null or a.valid_until > ${at.toISOString()}::timestamptz)),
+        ${at.toISOString()}::timestamptz,
         case when c.certificate_valid_months is null then null
           else ${at.toISOString()}::timestamptz + make_interval(months => c.certificate_valid_months) end
       from courses c
@@ -73,9 +78,13 @@ async function insertCertificateIfEarned(db: Db, userId: string, courseId: numbe
       on conflict (user_id, course_id) where revoked_at is null do nothing
       returning id, code, user_id, course_id, kum, issued_at
     ), credited as (
-      insert into credits (user_id, course_id, certificate_id, scheme, amount, earned_at)
-      select i.user_id, i.course_id, i.id, c.credit_scheme, i.kum, i.issued_at
-      from issued i join courses c on c.id = i.course_id where i.kum > 0
+      -- Credit comes from the accreditations in force at issue, one per scheme (its largest value):
+      -- none in force, no credit (the course's nilai_kum is only what the catalog shows).
+      insert into credits (user_id, course_id, certificate_id, scheme, amount, earned_at, accreditation_id)
+      select distinct on (a.scheme) i.user_id, i.course_id, i.id, a.scheme, a.value, i.issued_at, a.id
+      from issued i join course_accreditations a on a.course_id = i.course_id
+      where a.valid_from <= i.issued_at and (a.valid_until is null or a.valid_until > i.issued_at)
+      order by a.scheme, a.value desc, a.id
     )
     select code from issued`);
   return (rows[0] as { code: string } | undefined)?.code ?? null;
@@ -313,9 +322,8 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.execute(sql`
       select k.id, k.user_id as "userId", k.course_id as "courseId", k.kum::float8 as kum, k.revoked_at as "revokedAt", k.is_private as "isPrivate",
-        c.certificate_valid_months as "validMonths", c.credit_scheme as scheme,
-        (select code from certificates n where n.user_id = k.user_id and n.course_id = k.course_id and n.revoked_at is null) as "inForce",
-        (select earned_at from credits cr where cr.certificate_id = k.id) as "earnedAt"
+        c.certificate_valid_months as "validMonths",
+        (select code from certificates n where n.user_id = k.user_id and n.course_id = k.course_id and n.revoked_at is null) as "inForce"
       from certificates k join courses c on c.id = k.course_id where k.code = ${code} for update of k`);
     const old = rows[0] as
       | {
@@ -326,9 +334,7 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
           revokedAt: unknown;
           isPrivate: boolean;
           validMonths: number | null;
-          scheme: string;
           inForce: string | null;
-          earnedAt: unknown;
         }
       | undefined;
     if (!old) return { outcome: 'unknown' };
@@ -356,12 +362,11 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
       );
       return { outcome: 'exists', code: inForce?.code ?? '' };
     }
-    if (old.kum !== null && old.kum > 0) {
-      const earnedAt = old.earnedAt === null || old.earnedAt === undefined ? at : new Date(old.earnedAt as string | Date);
-      await tx
-        .insert(credits)
-        .values({ userId: old.userId, courseId: old.courseId, certificateId: fresh.id, scheme: old.scheme, amount: old.kum, earnedAt });
-    }
+    // Every credit of the old certificate (one per scheme) moves with its date and accreditation.
+    await tx.execute(sql`
+      insert into credits (user_id, course_id, certificate_id, scheme, amount, earned_at, accreditation_id)
+      select user_id, course_id, ${fresh.id}, scheme, amount, earned_at, accreditation_id
+      from credits where certificate_id = ${old.id}`);
     await enqueuePartnerEvent(tx, {
       type: 'certificate.issued',
       userId: old.userId,

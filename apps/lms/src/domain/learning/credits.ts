@@ -22,7 +22,12 @@ export interface CreditRecord {
   certificateStatus: CertificateStatus;
   /** A revoked certificate voids its credit: shown (as voided), never counted. */
   voidedAt: Date | null;
+  /** The accreditation it was earned under, or null: shown, never counted (credit needs an accreditation). */
+  accreditation: { scheme: string; reference: string } | null;
 }
+
+/** Counted in totals and targets: accredited and not voided. */
+export const isCounted = (r: Pick<CreditRecord, 'voidedAt' | 'accreditation'>): boolean => r.voidedAt === null && r.accreditation !== null;
 
 export interface YearTotal {
   scheme: string;
@@ -127,8 +132,9 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 
 const recordColumns = sql`cr.id, cr.user_id as "userId", cr.course_id as "courseId", c.name as "courseName", cr.scheme,
   cr.amount::float8 as amount, cr.earned_at as "earnedAt", cr.voided_at as "voidedAt", k.code as "certificateCode",
-  k.revoked_at as "revokedAt", k.expires_at as "expiresAt"`;
-const recordFrom = sql`credits cr join certificates k on k.id = cr.certificate_id join courses c on c.id = cr.course_id`;
+  k.revoked_at as "revokedAt", k.expires_at as "expiresAt", a.scheme as "accreditationScheme", a.reference as "accreditationReference"`;
+const recordFrom = sql`credits cr join certificates k on k.id = cr.certificate_id join courses c on c.id = cr.course_id
+  left join course_accreditations a on a.id = cr.accreditation_id`;
 
 const optionalDate = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string | Date));
 
@@ -146,6 +152,10 @@ function toRecord(row: Record<string, unknown>, now: Date): CreditRecord {
     certificateCode: String(row.certificateCode),
     certificateStatus: certificateStatus({ revokedAt, expiresAt }, now),
     voidedAt: optionalDate(row.voidedAt),
+    accreditation:
+      row.accreditationReference === null || row.accreditationReference === undefined
+        ? null
+        : { scheme: String(row.accreditationScheme), reference: String(row.accreditationReference) },
   };
 }
 
@@ -159,7 +169,7 @@ async function readRecords(db: Db, where: SQL, now: Date): Promise<CreditRecord[
 export function yearTotalsOf(records: readonly CreditRecord[], timeZone: string): YearTotal[] {
   const sums = new Map<string, YearTotal>();
   for (const r of records) {
-    if (r.voidedAt) continue;
+    if (!isCounted(r)) continue;
     const year = zonedYear(r.earnedAt, timeZone);
     const key = `${year} ${r.scheme}`;
     const total = sums.get(key) ?? { scheme: r.scheme, year, amount: 0 };
@@ -175,7 +185,7 @@ export function yearTotalsOf(records: readonly CreditRecord[], timeZone: string)
 export function earnedBetween(records: readonly CreditRecord[], scheme: string, from: Date, now: Date): number {
   let sum = 0;
   for (const r of records) {
-    if (r.voidedAt || r.scheme !== scheme) continue;
+    if (!isCounted(r) || r.scheme !== scheme) continue;
     const t = r.earnedAt.getTime();
     if (t >= from.getTime() && t <= now.getTime()) sum += r.amount;
   }

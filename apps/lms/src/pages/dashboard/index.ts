@@ -11,6 +11,7 @@ import { barChart } from '../view/charts.js';
 import { progressBar, statusBadge } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
+import { schemesWords } from '../schemes/messages.js';
 import { webhooksWords } from '../webhooks/messages.js';
 import { staffLearningSections } from '../learning/dashboard-sections.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
@@ -250,7 +251,8 @@ ${courses}
 ${keys}
 ${
   session.caller.role === 'super_admin' &&
-  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksWords(ctx).title}</a></h2></section>`
+  html`<section aria-labelledby="webhooks"><h2 id="webhooks"><a href="/dashboard/webhooks">${webhooksWords(ctx).title}</a></h2></section>
+<section aria-labelledby="schemes"><h2 id="schemes"><a href="/dashboard/schemes">${schemesWords(ctx).title}</a></h2></section>`
 }`;
 }
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   type CreditRecord,
   type MemberCredits,
+  isCounted,
   memberCredits,
   creditsCsv,
   type TargetProgress,
@@ -23,6 +24,7 @@ import { PAGE, pageOptions, signedIn } from '../page-route.js';
 export function recordStatus(ctx: PageContext, r: CreditRecord): string {
   const c = ctx.t.credits;
   if (r.voidedAt) return c.voided;
+  if (r.accreditation === null) return c.unaccredited;
   return r.certificateStatus === 'expired' ? c.expired : c.counted;
 }
 
@@ -66,15 +68,15 @@ function recordsTable(ctx: PageContext, credits: MemberCredits): Html {
   const { f } = ctx;
   const c = ctx.t.credits;
   if (credits.records.length === 0) return html`<p class="muted">${c.none}</p>`;
-  return html`<div class="table-wrap"><table class="responsive credits">
+  return html`<p class="muted">${c.accreditedOnly}</p><div class="table-wrap"><table class="responsive credits">
 <caption class="sr-only">${c.records}</caption>
 <thead><tr><th scope="col">${c.date}</th><th scope="col">${c.course}</th><th scope="col">${c.scheme}</th><th scope="col" class="num">${c.amount}</th><th scope="col">${c.status}</th><th scope="col">${c.certificate}</th></tr></thead>
 <tbody>
 ${credits.records.map(
-  (r) => html`<tr class="${r.voidedAt ? 'voided' : 'counted'}">
+  (r) => html`<tr class="${isCounted(r) ? 'counted' : 'voided'}">
 <td data-label="${c.date}">${f.day(r.earnedAt)}</td>
 <td data-label="${c.course}">${r.voidedAt ? html`<s>${r.courseName}</s>` : r.courseName}</td>
-<td data-label="${c.scheme}">${r.scheme}</td>
+<td data-label="${c.scheme}">${r.scheme}${r.accreditation ? html`<br><span class="muted">${r.accreditation.reference}</span>` : ''}</td>
 <td data-label="${c.amount}" class="num">${r.voidedAt ? html`<s>${f.number(r.amount)}</s>` : f.number(r.amount)}</td>
 <td data-label="${c.status}">${recordStatus(ctx, r)}</td>
 <td data-label="${c.certificate}"><a href="${href('/certificates', r.certificateCode)}">${c.openCertificate}<span class="sr-only"> ${r.courseName}</span></a></td>

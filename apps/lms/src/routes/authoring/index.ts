@@ -139,7 +139,7 @@ const WHO =
   "Every write is recorded in the course's history. ";
 
 /** Who is writing: the partner whose token the gateway forwarded, or the session's person. */
-function authorOf(request: FastifyRequest): Author {
+export function authorOf(request: FastifyRequest): Author {
   const token = request.partnerToken;
   if (token) return { kind: 'partner', issuer: token.issuer, subject: token.subject, tokenId: token.jti };
   const caller = request.caller;

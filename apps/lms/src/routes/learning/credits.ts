@@ -1,6 +1,6 @@
 import { ErrorResponse, MemberCreditsResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { type MemberCredits, memberCredits } from '../../domain/learning/credits.js';
+import { isCounted, type MemberCredits, memberCredits } from '../../domain/learning/credits.js';
 import { commonErrors, sessionLearner } from './learner.js';
 import { sessionOnly } from './session-only.js';
 
@@ -28,6 +28,8 @@ export function recordJson(r: MemberCredits['records'][number]) {
     certificateStatus: r.certificateStatus,
     voided: r.voidedAt !== null,
     voidedAt: r.voidedAt?.toISOString() ?? null,
+    accreditation: r.accreditation,
+    counted: isCounted(r),
   };
 }
 

@@ -21,8 +21,19 @@ t.test('authors edit a course while a learner takes it', async (t) => {
     sampleDocument({ institutionId, teacherId: teacher.id }, { modules: 1, chapters: 2 }),
   );
   const courseId = created.body.courseId as number;
+  // Its credit: an accreditation the institution's admin records (a teacher cannot give credit).
+  const admin = await bySession(app, (await makeUser(db.db, { role: 'admin', institutionId })).id);
+  const accredited = await admin('POST', `/api/courses/${courseId}/accreditations`, {
+    scheme: 'KUM',
+    reference: 'SK-TEST-001',
+    validFrom: '2000-01-01',
+    value: 2.5,
+  });
+  t.equal(accredited.status, 201, JSON.stringify(accredited.body));
   t.equal((await author('POST', `/api/courses/${courseId}/publication`)).status, 200);
-  const doc = created.body.document;
+  // The document as it stands once accredited (its nilaiKum is the accreditation's).
+  const doc = (await author('GET', `/api/courses/${courseId}/document`)).body.document;
+  t.equal(doc.course.nilaiKum, 2.5);
   const [ch1, ch2] = doc.modules[0].chapters;
 
   const learnerUser = await makeUser(db.db, { name: 'Budi' });
@@ -100,7 +111,9 @@ t.test('authors edit a course while a learner takes it', async (t) => {
   const code = final.body.certificateCode as string;
   t.match(code, /^[0-9a-f]{32}$/, 'certificate issued');
   t.equal((await author('POST', `/api/modules/${doc.modules[0].id}/chapters`, { name: 'Bab tambahan' })).status, 201);
-  t.equal((await author('PATCH', `/api/courses/${courseId}`, { nilaiKum: 10 })).status, 200);
+  t.equal((await author('PATCH', `/api/courses/${courseId}`, { nilaiKum: 10 })).status, 403, 'a teacher does not change the KUM');
+  const accreditationId = accredited.body.accreditation.id as number;
+  t.equal((await admin('PATCH', `/api/courses/${courseId}/accreditations/${accreditationId}`, { value: 10 })).status, 200);
   const certs = await learner('GET', '/api/learning/certificates');
   t.match(certs.body.certificates, [{ code, courseId, kum: 2.5 }], 'the certificate stays, with the KUM it was issued with');
   t.equal((await app.inject(`/certificates/${code}`)).statusCode, 200, 'and its public verification still answers');

@@ -24,7 +24,7 @@ t.test('an owner teacher builds a course from nothing to the catalog', async (t)
   t.equal(doc.modules[1].chapters[1].name, 'Bab 2.2');
   t.equal(doc.modules[0].chapters[0].quiz.questions.length, 4);
   t.equal(doc.finalExam.questions.at(-1).questionType, 'essay');
-  t.equal(doc.course.nilaiKum, 2.5);
+  t.equal(doc.course.nilaiKum, null, 'no credit before an accreditation');
   t.equal(doc.modules[0].chapters[0].quiz.questions[0].correctAnswer, 'a', 'a choice question keeps its right option id as its key');
   t.equal(doc.modules[0].chapters[0].quiz.questions[1].correctAnswer, 'a,c');
 
