@@ -4,9 +4,9 @@ import type { Format } from '../i18n/format.js';
 // summary) and a learner's evidence trail with the admin's correction form; in Bahasa Indonesia
 // (the reference) and English. Spread into ../i18n/id.ts and ../i18n/en.ts as `evidence`.
 
-export function evidenceMessagesId(f: Format) {
+export function reportMessagesId(f: Format) {
   return {
-    evidence: {
+    reports: {
       reportsLink: 'Laporan per lembaga',
       reportsTitle: (course: string) => `Laporan per lembaga: ${course}`,
       reportsIntro:
@@ -68,9 +68,9 @@ export function evidenceMessagesId(f: Format) {
   };
 }
 
-export function evidenceMessagesEn(f: Format): ReturnType<typeof evidenceMessagesId> {
+export function reportMessagesEn(f: Format): ReturnType<typeof reportMessagesId> {
   return {
-    evidence: {
+    reports: {
       reportsLink: 'Reports per body',
       reportsTitle: (course: string) => `Reports per body: ${course}`,
       reportsIntro:

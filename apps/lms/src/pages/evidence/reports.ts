@@ -46,7 +46,7 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
   app.get('/courses/:id/reports', pageOptions({ params: LearningCourseIdParams, querystring: ReportQuery }), async (request, reply) => {
     const { session, ctx } = await signedIn(app, request);
     const { t, f } = ctx;
-    const e = t.evidence;
+    const e = t.reports;
     const courseId = request.params.id;
     await assertManages(app.db, session.caller, courseId);
     const q = request.query;

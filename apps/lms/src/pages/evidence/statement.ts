@@ -26,7 +26,7 @@ const OPTIONS = {
 const statementPages: FastifyPluginAsyncZod = async (app) => {
   app.get('/credits/statement.csv', OPTIONS, async (request, reply) => {
     const { session, ctx } = await signedIn(app, request);
-    const st = ctx.t.evidence.statement;
+    const st = ctx.t.reports.statement;
     const c = ctx.t.credits;
     const { year, scheme } = request.query;
     const s = await yearlyStatement(app.db, session.caller.userId, year, scheme, app.config.PAGES_TIME_ZONE);
@@ -49,7 +49,7 @@ const statementPages: FastifyPluginAsyncZod = async (app) => {
     const session = await pageSession(app, request);
     const { ctx } = await signedIn(app, request);
     const { f } = ctx;
-    const st = ctx.t.evidence.statement;
+    const st = ctx.t.reports.statement;
     const c = ctx.t.credits;
     const { year, scheme } = request.query;
     const s = await yearlyStatement(app.db, session.caller.userId, year, scheme, app.config.PAGES_TIME_ZONE);

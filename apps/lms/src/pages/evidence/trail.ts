@@ -40,7 +40,7 @@ const trailPages: FastifyPluginAsyncZod = async (app) => {
   app.get('/courses/:id/learners/:userId/evidence', pageOptions({ params: TrailParams }), async (request, reply) => {
     const { session, ctx } = await signedIn(app, request);
     const { t, f } = ctx;
-    const e = t.evidence;
+    const e = t.reports;
     const { id: courseId, userId } = request.params;
     await assertAuditsCourse(app.db, session.caller, courseId);
     const [trail, learner] = await Promise.all([evidenceTrail(app.db, userId, courseId), findUserProfile(app.db, userId)]);

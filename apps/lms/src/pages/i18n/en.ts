@@ -2,7 +2,7 @@ import { apiKeysMessagesEn } from '../api-keys/messages.js';
 import { catalogMessagesEn } from '../catalog/messages.js';
 import { courseMessagesEn } from '../course/messages.js';
 import { dashboardMessagesEn } from '../dashboard/messages.js';
-import { evidenceMessagesEn } from '../evidence/messages.js';
+import { reportMessagesEn } from '../evidence/messages.js';
 import { certificateMessagesEn } from '../learning/certificate-messages.js';
 import { creditMessagesEn } from '../learning/credit-messages.js';
 import { evidenceMessagesEn } from '../learning/evidence-messages.js';
@@ -25,7 +25,7 @@ export function en(f: Format): Messages {
     ...apiKeysMessagesEn(),
     ...enrolMessagesEn(f),
     ...creditMessagesEn(f),
-    ...evidenceMessagesEn(f),
+    ...reportMessagesEn(f),
     ...studioMessagesEn(),
     ...pathMessagesEn(f),
     ...learnMessagesEn(f),

@@ -2,7 +2,7 @@ import { apiKeysMessagesId } from '../api-keys/messages.js';
 import { catalogMessagesId } from '../catalog/messages.js';
 import { courseMessagesId } from '../course/messages.js';
 import { dashboardMessagesId } from '../dashboard/messages.js';
-import { evidenceMessagesId } from '../evidence/messages.js';
+import { reportMessagesId } from '../evidence/messages.js';
 import { certificateMessagesId } from '../learning/certificate-messages.js';
 import { creditMessagesId } from '../learning/credit-messages.js';
 import { evidenceMessagesId } from '../learning/evidence-messages.js';
@@ -38,7 +38,7 @@ export function id(f: Format) {
     ...apiKeysMessagesId(),
     ...enrolMessagesId(f),
     ...creditMessagesId(f),
-    ...evidenceMessagesId(f),
+    ...reportMessagesId(f),
     ...studioMessagesId(),
     ...pathMessagesId(f),
     ...learnMessagesId(f),

@@ -87,7 +87,7 @@ const learnersPages: FastifyPluginAsyncZod = async (app) => {
           )}</tbody></table></div>`;
     const body = html`<p><a href="${href('/dashboard/courses', courseId)}">${t.path.backToCourse}</a></p>
 <h1>${l.title(path.courseName)}</h1>
-<p>${l.intro(total - refunded)}${refunded > 0 && html` ${l.refundedCount(refunded)}`} <a href="${href('/dashboard/courses', courseId, 'learners.csv')}" download>${l.csv}</a> · <a href="${href('/dashboard/courses', courseId, 'reports')}">${t.evidence.reportsLink}</a></p>
+<p>${l.intro(total - refunded)}${refunded > 0 && html` ${l.refundedCount(refunded)}`} <a href="${href('/dashboard/courses', courseId, 'learners.csv')}" download>${l.csv}</a> · <a href="${href('/dashboard/courses', courseId, 'reports')}">${t.reports.reportsLink}</a></p>
 ${list}
 ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE_SIZE)) }, (n) => href('/dashboard/courses', courseId, 'learners').withQuery({ page: n }))}`;
     return sendPage(reply, page(ctx, l.title(path.courseName), body, { user: session.user, current: '/dashboard' }));
@@ -197,7 +197,7 @@ ${pager(ctx, { page: at, totalPages: Math.max(1, Math.ceil(total / LEARNERS_PAGE
     const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${g.title(name)}</h1>
 <p class="muted">${path.courseName}</p>
-${mayRevoke === true && html`<p><a href="${href('/dashboard/courses', courseId, 'learners', userId, 'evidence')}">${t.evidence.trailLink}</a></p>`}
+${mayRevoke === true && html`<p><a href="${href('/dashboard/courses', courseId, 'learners', userId, 'evidence')}">${t.reports.trailLink}</a></p>`}
 ${flash}
 <div class="table-wrap"><table class="responsive">
 <thead><tr><th scope="col">${g.quiz}</th><th scope="col" class="num">${g.used}</th><th scope="col" class="num">${g.allowed}</th><th scope="col">${g.state}</th></tr></thead>
