@@ -1,6 +1,8 @@
 import t from 'tap';
 import { ConfigError, loadConfig } from '../src/config.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): configuration parsing, no database.
+
 // TRUST_PROXY decides whose X-Forwarded-For names the client (the failed-credentials limit is per
 // client IP): parsed strictly, as the gateway parses it, so a typo cannot trust the wrong range.
 

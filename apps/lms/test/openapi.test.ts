@@ -1,6 +1,8 @@
 import t from 'tap';
 import { buildTestApp } from './helpers/app.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the OpenAPI document is built from the route schemas, whatever the database.
+
 t.test('the OpenAPI document is served at /docs/json with version 1.0.0, and the UI at /docs', async (t) => {
   const { app } = await buildTestApp(t);
   const res = await app.inject('/docs/json');

@@ -3,6 +3,8 @@ import t from 'tap';
 import { buildTestApp } from './helpers/app.js';
 import { makeUser, sessionCookieFor } from './helpers/fixtures.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): response headers set by hooks, whatever the database (the pages' reads run on both backends in test/pages).
+
 // Response headers that keep the browser from doing more than we mean: pages send no Referer
 // (their URLs can carry a search, a course, an SSO error), the docs UI runs under its own CSP, and
 // nothing of ours is content-sniffed. (JSON answers: test/routes/hostile-input.test.ts.)

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 
 const fixture = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'signal-server.ts');
-// The child loads the fixture's TypeScript as this test does (tap's TypeScript loader).
-const loader = process.execArgv.filter((a) => a.includes('typescript'));
+// The child loads the fixture's TypeScript as this test does (the tsx loader tap's config names).
+const loader = process.execArgv.filter((a) => a === '--import=tsx');
 
 interface Server {
   child: ChildProcess;

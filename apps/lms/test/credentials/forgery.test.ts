@@ -9,6 +9,8 @@ import { testConfig } from '../../src/testing.js';
 import { otherSite } from './forger.js';
 import { download, earnCertificate, listeningWorld, parts } from './world.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): forgeries made on another site and refused by the verifier (signatures, URLs); issuing a credential and serving the JWKS from the database run on both backends in verify.test.ts and keys.test.ts.
+
 // Issue 40, High 3: forgeries of our credentials, made on another site (a real server on a local
 // port with its own key and JWKS), checked by `lms-admin credential verify` as a relying party
 // runs it. The verifier expects this LMS as the issuer (PUBLIC_URL) unless told another with

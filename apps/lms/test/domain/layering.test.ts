@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 
+// CI runs this file once (not again in the PostgreSQL pass): reads the source files' imports, no database.
+
 // The import rules of apps/lms/src (README, "What it owns"): catalog and learning never import
 // each other (what both read lives in domain/rules/), rules import neither, the domain never
 // imports plugins, routes or pages, and pages never import routes. Read from the source files, so

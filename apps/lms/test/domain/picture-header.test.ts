@@ -3,6 +3,8 @@ import t from 'tap';
 import { MalformedPictureError, readPictureHeader } from '../../src/domain/media/picture-header.js';
 import { sniffPicture } from '../../src/domain/media/pictures.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): image headers read by pure functions, no database.
+
 // The structure readers that bound a picture's decoding (domain/media/picture-header.ts) must read
 // what sharp reads from real files of every kind and variant an author's tools write, or a real
 // picture would be refused (or a bomb let through).

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { completionRate } from '../../src/domain/progress.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): pure functions, no database.
+
 t.test('completionRate: the exact mean, rounded half up to 2 decimals at the end only', async (t) => {
   t.equal(completionRate([]), 0, 'no enrollments: 0');
   t.equal(completionRate([{ chapter_count: 0, enrollments: 3, completed_sum: '0' }]), 0, 'only chapterless courses: 0');

@@ -3,6 +3,8 @@ import { renderMarkdownNow } from '../../src/lib/markdown/render.js';
 import { MarkdownRenderer, MarkdownUnavailableError } from '../../src/lib/markdown/renderer.js';
 import { HOSTILE_MARKDOWN } from '../helpers/hostile-markdown.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the Markdown renderer, no database.
+
 // The renderer (lib/markdown/renderer.ts) with its real worker thread: a text rendered once
 // whoever asks, the cache bounded, a text that takes too long stopped and shown as plain text, a
 // worker that breaks replaced, too many waiting texts refused (the pages answer 503).

@@ -3,6 +3,8 @@ import { MARKDOWN_MAX_NESTING, nestsDeeperThan, renderMarkdownNow } from '../../
 import { VIDEO_FRAME_HOSTS } from '../../src/pages/view/markdown.js';
 import { findUnsafeHtml, XSS_VECTORS } from '../helpers/unsafe-html.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the Markdown renderer, no database.
+
 // The nesting limit of chapters' HTML (lib/markdown/render.ts): sanitize-html's parser costs as
 // much per tag as the elements open around it, so elements may nest MARKDOWN_MAX_NESTING deep;
 // deeper, the author's HTML is shown as text. Markdown itself never reaches the limit.

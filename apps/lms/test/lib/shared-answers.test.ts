@@ -1,6 +1,8 @@
 import t from 'tap';
 import { SharedAnswers } from '../../src/lib/shared-answers.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): a pure function, no database.
+
 // The memo behind the shared catalog answers and the API-key lookups (both also tested through
 // HTTP): its time limit, single flight, failures and size bound.
 

@@ -1,6 +1,8 @@
 import t from 'tap';
 import { attr, href, Html, html, join, raw, Url } from '../../../src/pages/view/html.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): HTML escaping, no database.
+
 // The pages' tagged template: what it escapes, what it lets through, and the places it refuses
 // to interpolate at all.
 

@@ -2,6 +2,8 @@ import t from 'tap';
 import { markdownToSafeHtml, VIDEO_FRAME_HOSTS } from '../../../src/pages/view/markdown.js';
 import { findUnsafeHtml, XSS_VECTORS } from '../../helpers/unsafe-html.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the Markdown view, no database.
+
 // Authors' Markdown through markdown-it and sanitize-html: each vector below is what an author
 // (or a partner's system) could store as chapter content; none may reach a learner's page able to
 // run a script or frame another site. The checker parses the output as a browser would.
