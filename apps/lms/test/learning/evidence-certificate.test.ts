@@ -51,7 +51,9 @@ t.test('SKP-KEMENKES: the certificate waits for a post-test of 70 and the evalua
     evaluationDone: true,
     // A day on each chapter (finishAllButFinalWithPreTest), counted whole.
     minutes: w.tree.modules.flatMap((m) => m.chapters).length * 1440,
+    // Both in force: the KUM the world's course fixture records and the SKP-KEMENKES one.
     accreditations: [
+      { scheme: 'KUM', unit: 'KUM', reference: 'SK-TEST-001', value: 4.5, validFrom: '1970-01-01T00:00:00Z', validUntil: null },
       { scheme: 'SKP-KEMENKES', unit: 'JPL', reference: 'REF-SKP-KEMENKES', value: 2, validFrom: '2020-01-01T00:00:00Z', validUntil: null },
     ],
   });
