@@ -161,7 +161,8 @@ t.test('a teacher builds and publishes a course through the studio', async (t) =
     enrollmentType: 'open',
     enrollmentCode: '',
     eventCode: '',
-    nilaiKum: '2',
+    // A course's credit is an admin's accreditation (test/credits/accreditations.test.ts): the teacher leaves it as it is.
+    nilaiKum: '',
     minPassingScore: '70',
   };
   const badDates = await b.post(`/dashboard/studio/courses/${courseId}/settings`, {
