@@ -70,20 +70,7 @@ export async function makeCourse(db: Db, fields: Partial<CourseInsert> = {}, sha
       })
       .returning(),
   );
-  if (course.nilaiKum !== null && course.nilaiKum > 0) {
-    // A scheme of the test's own naming is a scheme that requires nothing (as migration 0020 does).
-    await db
-      .insert(creditSchemes)
-      .values({ code: course.creditScheme, body: course.creditScheme, unit: course.creditScheme, maxPerCourse: 1000 })
-      .onConflictDoNothing();
-    await db.insert(courseAccreditations).values({
-      courseId: course.id,
-      scheme: course.creditScheme,
-      reference: 'SK-TEST-001',
-      validFrom: new Date('1970-01-01T00:00:00Z'),
-      value: course.nilaiKum,
-    });
-  }
+  await accreditCourseValue(db, course);
   const tree = { modules: [] as (typeof modules.$inferSelect)[], chapters: [] as (typeof chapters.$inferSelect)[] };
   for (const [i, chapterCount] of (shape.chapters ?? []).entries()) {
     const mod = only(
@@ -105,4 +92,24 @@ export async function makeCourse(db: Db, fields: Partial<CourseInsert> = {}, sha
     }
   }
   return { ...course, ...tree };
+}
+
+/**
+ * A test course's `nilaiKum` > 0 as its accreditation (reference 'SK-TEST-001', in force since
+ * 1970), so that its certificates earn credit as the value says (credit needs an accreditation).
+ * A scheme of the test's own naming becomes a scheme that requires nothing (as migration 0020 does).
+ */
+export async function accreditCourseValue(db: Db, course: { id: number; nilaiKum: number | null; creditScheme: string }) {
+  if (course.nilaiKum === null || course.nilaiKum <= 0) return;
+  await db
+    .insert(creditSchemes)
+    .values({ code: course.creditScheme, body: course.creditScheme, unit: course.creditScheme, maxPerCourse: 1000 })
+    .onConflictDoNothing();
+  await db.insert(courseAccreditations).values({
+    courseId: course.id,
+    scheme: course.creditScheme,
+    reference: 'SK-TEST-001',
+    validFrom: new Date('1970-01-01T00:00:00Z'),
+    value: course.nilaiKum,
+  });
 }

@@ -236,7 +236,7 @@ async function migrationsHash(forPglite = true): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-export { makeCategory, makeCourse } from './fixtures.js';
+export { accreditCourseValue, makeCategory, makeCourse } from './fixtures.js';
 
 /** The overall progress metrics recomputed from raw rows (progressFromRawRows). */
 export interface RawProgress {

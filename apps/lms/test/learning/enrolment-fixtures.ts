@@ -1,4 +1,5 @@
 import { bundles, categories, chapters, courses, type Db, modules, users } from '@lms/db';
+import { accreditCourseValue } from '@lms/db/testing';
 import { eq } from 'drizzle-orm';
 import type { LmsApp } from '../../src/app.js';
 import { makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
@@ -25,6 +26,7 @@ export async function makeCourse(
       ...fields,
     })
     .returning();
+  await accreditCourseValue(db, course!);
   const [mod] = await db.insert(modules).values({ courseId: course!.id, name: 'Module 1' }).returning();
   for (let i = 0; i < chapterCount; i++) {
     await db.insert(chapters).values({ moduleId: mod!.id, courseId: course!.id, name: `Chapter ${i + 1}`, orderIndex: i });
