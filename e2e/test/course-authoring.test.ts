@@ -55,6 +55,21 @@ t.test('a partner authors and publishes a course; a member completes it', async 
   });
   t.equal(again.courseId, courseId, 'the same course again, not a second one');
 
+  // Its credit is not the partner's to give: an admin of the institution records the accreditation.
+  const adminSession = generateSessionToken();
+  const [admin] = await db.insert(users).values({ email: 'admin@example.test', name: 'Admin', role: 'admin', institutionId }).returning();
+  await db.insert(sessions).values({ tokenHash: adminSession.tokenHash, userId: admin!.id, expiresAt: new Date(Date.now() + 3_600_000) });
+  const accredited = await fetch(`${lms.url}/api/courses/${courseId}/accreditations`, {
+    method: 'POST',
+    headers: {
+      cookie: `${lms.app.sessionCookieName}=${adminSession.token}`,
+      'x-requested-with': 'e2e',
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ scheme: 'KUM', reference: 'SK-E2E-001', validFrom: '2020-01-01', value: 2 }),
+  });
+  t.equal(accredited.status, 201, await accredited.text());
+
   // An integrator's key finds it, without any answer key, in the list and the detail.
   const list = await asKey(`/api/courses?courseId=${courseId}`);
   const listed = await list.text();

@@ -130,10 +130,13 @@ t.test("a chapter's Markdown in a learner's browser", async (t) => {
         (p) => p === 'javascript:',
       ),
     }));
+    // Our own scripts only: the page's and the chapter's heartbeat (time on the chapter, credit evidence).
     t.same(
-      found.scripts,
-      ['/dashboard/assets/dashboard.js'].filter(() => found.scripts.length > 0),
-      'only our own script, if any',
+      found.scripts.filter(
+        (src: string | null) => !['/dashboard/assets/dashboard.js', '/dashboard/assets/chapter-time.js'].includes(src ?? ''),
+      ),
+      [],
+      'only our own scripts',
     );
     t.same(found.frames, ['https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ'], 'the video frame from the allowed host, and no other');
     t.same(found.handlers, [], 'no event handler in the article');
