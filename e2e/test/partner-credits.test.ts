@@ -1,5 +1,6 @@
-import { certificates, credits, identities, users } from '@lms/db';
+import { certificates, courseAccreditations, credits, identities, users } from '@lms/db';
 import { makeCourse } from '@lms/db/testing';
+import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { makeTeacher, registerPemPartner, startGateway, startLms } from './helpers/services.js';
 
@@ -20,6 +21,8 @@ t.test('GET /api/partner/credits through the gateway', async (t) => {
     { iss: b.iss, allowedIps: [`${PARTNER_IP}/32`], lmsUrl: lms.url },
   ]);
   const course = await makeCourse(db, { teacherId, institutionId, name: 'Audit', nilaiKum: 8, creditScheme: 'SKP' });
+  // Credit counts under an accreditation (makeCourse records the course's value as one).
+  const [accreditation] = await db.select().from(courseAccreditations).where(eq(courseAccreditations.courseId, course.id));
   const member = async (iss: string, membershipId: string, name: string) => {
     const [u] = await db
       .insert(users)
@@ -32,7 +35,15 @@ t.test('GET /api/partner/credits through the gateway', async (t) => {
       .returning();
     await db
       .insert(credits)
-      .values({ userId: u!.id, courseId: course.id, certificateId: k!.id, scheme: 'SKP', amount: 8, earnedAt: k!.issuedAt });
+      .values({
+        userId: u!.id,
+        courseId: course.id,
+        certificateId: k!.id,
+        scheme: 'SKP',
+        amount: 8,
+        earnedAt: k!.issuedAt,
+        accreditationId: accreditation!.id,
+      });
   };
   await member(a.iss, 'A-1', 'Anggota Satu');
   await member(a.iss, 'A-2', 'Anggota Dua');
