@@ -33,17 +33,15 @@ t.test('GET /api/partner/credits through the gateway', async (t) => {
       .insert(certificates)
       .values({ userId: u!.id, courseId: course.id, kum: 8, issuedAt: new Date('2026-04-01T02:00:00Z') })
       .returning();
-    await db
-      .insert(credits)
-      .values({
-        userId: u!.id,
-        courseId: course.id,
-        certificateId: k!.id,
-        scheme: 'SKP',
-        amount: 8,
-        earnedAt: k!.issuedAt,
-        accreditationId: accreditation!.id,
-      });
+    await db.insert(credits).values({
+      userId: u!.id,
+      courseId: course.id,
+      certificateId: k!.id,
+      scheme: 'SKP',
+      amount: 8,
+      earnedAt: k!.issuedAt,
+      accreditationId: accreditation!.id,
+    });
   };
   await member(a.iss, 'A-1', 'Anggota Satu');
   await member(a.iss, 'A-2', 'Anggota Dua');
