@@ -1,10 +1,7 @@
-import { ErrorResponse, PARTNER_CREDITS_LIMIT_DEFAULT, PartnerCreditsQuery, PartnerCreditsResponse } from '@lms/contracts';
-import { inTransaction } from '@lms/db';
+import { PartnerCreditsResponse } from '@lms/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { partnerMemberCredits } from '../../domain/learning/credits.js';
-import { UnauthorizedError } from '../../errors.js';
-import { spendPartnerToken } from '../keyed-request.js';
+import { partnerReadSchema, spendPartnerRead } from './read.js';
 import { recordJson } from '../learning/credits.js';
 
 export const PARTNER_CREDITS_DESCRIPTION =
@@ -23,36 +20,18 @@ const partnerCreditRoutes: FastifyPluginAsyncZod = async (app) => {
     '/api/partner/credits',
     {
       config: { auth: { accepts: ['partner-token'] } },
-      schema: {
-        tags: ['partners'],
+      schema: partnerReadSchema({
         operationId: 'listPartnerCredits',
         summary: "A partner's members' credit records, paged",
         description: PARTNER_CREDITS_DESCRIPTION,
-        security: [{ partnerBearer: [] }],
-        headers: z.object({
-          authorization: z.string().optional().meta({ description: "Bearer <the partner's course-creation JWT>" }),
-        }),
-        querystring: PartnerCreditsQuery,
-        response: {
-          200: PartnerCreditsResponse,
-          400: ErrorResponse.describe('A page, limit or membershipId out of its bounds'),
-          401: ErrorResponse.describe('No token, an invalid or expired one, a sign-in token, or a replayed `jti`'),
-          403: ErrorResponse.describe('Not through the gateway (no or a wrong gateway credential)'),
-          503: ErrorResponse.describe('Partner calls are not enabled on this LMS (no GATEWAY_SECRET), or the database is unavailable'),
-        },
-      },
+        ok: PartnerCreditsResponse,
+      }),
     },
     async (request) => {
-      const token = request.partnerToken;
-      if (!token) throw new UnauthorizedError('Authorization: Bearer <token> is required');
-      const page = request.query.page ?? 1;
-      const limit = request.query.limit ?? PARTNER_CREDITS_LIMIT_DEFAULT;
       const zone = app.config.PAGES_TIME_ZONE;
-      // The token is spent with the read: a token works once, as for authoring.
-      const result = await inTransaction(app.db, async (tx) => {
-        await spendPartnerToken(tx, token);
-        return partnerMemberCredits(tx, token.issuer, { page, limit, membershipId: request.query.membershipId }, app.clock(), zone);
-      });
+      const { result, pagination } = await spendPartnerRead(app.db, request, (tx, issuer, page) =>
+        partnerMemberCredits(tx, issuer, page, app.clock(), zone),
+      );
       return {
         success: true as const,
         timeZone: zone,
@@ -62,7 +41,7 @@ const partnerCreditRoutes: FastifyPluginAsyncZod = async (app) => {
           records: m.records.map(recordJson),
           yearTotals: m.yearTotals,
         })),
-        pagination: { page, limit, total: result.total, totalPages: Math.ceil(result.total / limit) },
+        pagination: pagination(result.total),
       };
     },
   );
