@@ -1,4 +1,5 @@
 import { ErrorResponse, PartnerTeachersQuery, PartnerTeachersResponse } from '@lms/contracts';
+import { PARTNER_READ_ERRORS } from '../partner-read-errors.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { admitPartner, forwardToLms, passThrough } from '../courses/index.js';
@@ -34,17 +35,7 @@ const partnerTeacherRoutes: FastifyPluginAsyncZod = async (app) => {
         response: {
           200: PartnerTeachersResponse,
           400: ErrorResponse.meta({ description: '`institutionId`, `page` (1-100000) or `limit` (1-100) out of bounds, from the LMS' }),
-          401: ErrorResponse.meta({
-            description:
-              'No `Authorization`, not a JWT, no `iss`, `unknown issuer: <iss>`, or the LMS refused the token (signature, ' +
-              'claims, expiry, a replayed `jti`, a sign-in token)',
-          }),
-          403: ErrorResponse.meta({ description: '`IP <ip> is not whitelisted for issuer <iss>`' }),
-          502: ErrorResponse.meta({ description: "The partner's LMS could not be reached" }),
-          503: ErrorResponse.meta({
-            description: "Not configured on this gateway (no GATEWAY_SECRET), or the LMS's own 503 relayed with its `Retry-After`",
-          }),
-          504: ErrorResponse.meta({ description: "The partner's LMS did not answer in time" }),
+          ...PARTNER_READ_ERRORS,
         },
       },
     },
