@@ -1,4 +1,5 @@
 import { LearningCourseIdParams, RedirectResponse } from '@lms/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
@@ -36,6 +37,11 @@ const periodOf = (q: z.infer<typeof ReportQuery>): ReportPeriod => ({
   to: new Date(`${q.to}T00:00:00Z`),
   basis: q.basis,
 });
+
+const FILE_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
 
 const FILE = {
   config: { auth: true as const, documentLimited: true },
@@ -75,43 +81,38 @@ ${summary.comments.length === 0 ? html`<p class="muted">${e.noComments}</p>` : h
     return sendPage(reply, page(ctx, e.reportsTitle(path.courseName), body, { user: session.user, current: '/dashboard' }));
   });
 
-  const attachment = (name: string) => `attachment; filename="${name}"`;
-
-  app.get('/courses/:id/reports/participants.csv', FILE, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const courseId = request.params.id;
-    await assertManages(app.db, session.caller, courseId);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', attachment(`course-${courseId}-participants-${request.query.from}-${request.query.to}.csv`))
-      .send(participantCsv(app.db, courseId, periodOf(request.query)));
-  });
-
-  app.get('/courses/:id/reports/participants.xlsx', FILE, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const courseId = request.params.id;
-    await assertManages(app.db, session.caller, courseId);
-    return reply
-      .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', attachment(`course-${courseId}-participants-${request.query.from}-${request.query.to}.xlsx`))
-      .send(participantXlsx(app.db, courseId, periodOf(request.query)));
-  });
-
-  app.get('/courses/:id/reports/evaluation.csv', FILE, async (request, reply) => {
-    const session = await pageSession(app, request);
-    const courseId = request.params.id;
-    await assertManages(app.db, session.caller, courseId);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', attachment(`course-${courseId}-evaluation-${request.query.from}-${request.query.to}.csv`))
-      .send(await evaluationCsv(app.db, courseId, periodOf(request.query)));
-  });
+  // The three downloads: the course's managers only, never cached, named by course and period.
+  const download =
+    (file: string, ext: 'csv' | 'xlsx', make: (courseId: number, period: ReportPeriod) => unknown) =>
+    async (
+      request: FastifyRequest<{ Params: z.infer<typeof LearningCourseIdParams>; Querystring: z.infer<typeof ReportQuery> }>,
+      reply: FastifyReply,
+    ) => {
+      const session = await pageSession(app, request);
+      const courseId = request.params.id;
+      await assertManages(app.db, session.caller, courseId);
+      return reply
+        .type(FILE_TYPES[ext])
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-disposition', `attachment; filename="course-${courseId}-${file}-${request.query.from}-${request.query.to}.${ext}"`)
+        .send(await make(courseId, periodOf(request.query)));
+    };
+  app.get(
+    '/courses/:id/reports/participants.csv',
+    FILE,
+    download('participants', 'csv', (id, period) => participantCsv(app.db, id, period)),
+  );
+  app.get(
+    '/courses/:id/reports/participants.xlsx',
+    FILE,
+    download('participants', 'xlsx', (id, period) => participantXlsx(app.db, id, period)),
+  );
+  app.get(
+    '/courses/:id/reports/evaluation.csv',
+    FILE,
+    download('evaluation', 'csv', (id, period) => evaluationCsv(app.db, id, period)),
+  );
 };
 
 export default reportPages;
