@@ -1,6 +1,6 @@
 /**
  * The demo catalog as data: categories, people and about thirty courses of an Indonesian
- * professional-education platform. demo.ts turns it into rows.
+ * professional-education platform. demo.ts and demo-course-rows.ts turn it into rows.
  */
 import type { DetailSection } from '../schema/catalog.js';
 
