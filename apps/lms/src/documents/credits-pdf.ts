@@ -1,5 +1,5 @@
 import type { MemberCredits } from '../domain/learning/credits.js';
-import { newPdf, pdfBytes } from './pdf.js';
+import { newPdf, pdfBytes, pdfTableRow } from './pdf.js';
 
 /** What the credit record PDF says, in the member's language (the pages' catalog writes it). */
 export interface CreditsPdfText {
@@ -48,23 +48,10 @@ export async function creditsPdf(
     { key: 'date', w: 0.16 },
     { key: 'course', w: 0.4 },
     { key: 'scheme', w: 0.1 },
-    { key: 'amount', w: 0.1 },
+    { key: 'amount', right: true, w: 0.1 },
     { key: 'status', w: 0.24 },
   ] as const;
-  const row = (cells: string[], bold = false) => {
-    doc.font(bold ? 'Bold' : 'Body').fontSize(9);
-    const heights = cells.map((c, i) => doc.heightOfString(c, { width: cols[i].w * width - 6 }));
-    const h = Math.max(...heights) + 4;
-    if (doc.y + h > doc.page.height - doc.page.margins.bottom) doc.addPage();
-    const y = doc.y;
-    let x = left;
-    cells.forEach((c, i) => {
-      doc.text(c, x, y, { width: cols[i].w * width - 6, align: cols[i].key === 'amount' ? 'right' : 'left' });
-      x += cols[i].w * width;
-    });
-    doc.x = left;
-    doc.y = y + h;
-  };
+  const row = pdfTableRow(doc, cols, { left, width, fontSize: 9 });
   row(
     cols.map((c) => text.headers[c.key]),
     true,

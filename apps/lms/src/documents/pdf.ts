@@ -59,3 +59,30 @@ export function pdfBytes(doc: PDFKit.PDFDocument): Promise<Buffer> {
 export function qrPng(text: string, widthPx = 360): Promise<Buffer> {
   return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: widthPx });
 }
+
+/** A column of a PDF table: its key, its share of the text width, and whether it aligns right (figures). */
+export interface PdfColumn<K extends string = string> {
+  key: K;
+  w: number;
+  right?: boolean;
+}
+
+/**
+ * A table row writer for `doc` (the credit record and the yearly statement): each cell wraps in its
+ * column, the row is as tall as its tallest cell, and a row that would not fit starts a new page.
+ */
+export function pdfTableRow(doc: PDFKit.PDFDocument, cols: readonly PdfColumn[], o: { left: number; width: number; fontSize: number }) {
+  return (cells: string[], bold = false) => {
+    doc.font(bold ? 'Bold' : 'Body').fontSize(o.fontSize);
+    const h = Math.max(...cells.map((c, i) => doc.heightOfString(c, { width: cols[i].w * o.width - 6 }))) + 4;
+    if (doc.y + h > doc.page.height - doc.page.margins.bottom) doc.addPage();
+    const y = doc.y;
+    let x = o.left;
+    cells.forEach((c, i) => {
+      doc.text(c, x, y, { width: cols[i].w * o.width - 6, align: cols[i].right ? 'right' : 'left' });
+      x += cols[i].w * o.width;
+    });
+    doc.x = o.left;
+    doc.y = y + h;
+  };
+}

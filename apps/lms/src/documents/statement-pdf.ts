@@ -1,5 +1,5 @@
 import type { YearlyStatement } from '../domain/evidence/statement.js';
-import { newPdf, pdfBytes } from './pdf.js';
+import { newPdf, pdfBytes, pdfTableRow } from './pdf.js';
 
 /** The statement's words in the member's language (pages/evidence/messages.ts). */
 export interface StatementPdfText {
@@ -44,21 +44,9 @@ export async function statementPdf(
     { key: 'course', w: 0.22 },
     // A certificate code (32 characters) on one line.
     { key: 'code', w: 0.4 },
-    { key: 'units', w: 0.08 },
+    { key: 'units', right: true, w: 0.08 },
   ] as const;
-  const row = (cells: string[], bold = false) => {
-    doc.font(bold ? 'Bold' : 'Body').fontSize(8);
-    const h = Math.max(...cells.map((c, i) => doc.heightOfString(c, { width: cols[i].w * width - 6 }))) + 4;
-    if (doc.y + h > doc.page.height - doc.page.margins.bottom) doc.addPage();
-    const y = doc.y;
-    let x = left;
-    cells.forEach((c, i) => {
-      doc.text(c, x, y, { width: cols[i].w * width - 6, align: cols[i].key === 'units' ? 'right' : 'left' });
-      x += cols[i].w * width;
-    });
-    doc.x = left;
-    doc.y = y + h;
-  };
+  const row = pdfTableRow(doc, cols, { left, width, fontSize: 8 });
   row(
     cols.map((c) => text.headers[c.key]),
     true,
