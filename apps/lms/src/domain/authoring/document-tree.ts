@@ -3,7 +3,7 @@ import type { Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { invalidBody } from '../../errors.js';
 import type { CourseRow } from './authors.js';
-import { passMarkOfDocument } from './course-fields.js';
+import { passMarkOfDocument } from './document-course.js';
 import { DEFAULT_MINIMUM_SCORE, deleteRows, lockUnheld, type QuizRow, writeChapters, writeModules, writeQuizzes } from './rows.js';
 
 // A document's tree (modules, chapters, quizzes) against the course's rows: the ids it has now,

@@ -12,7 +12,7 @@ import {
   courseValues,
   readCourse,
   withoutOwner,
-} from './course-fields.js';
+} from './document-course.js';
 import { assertIdsBelong, countsSummary, emptyTree, existingTree, withoutIds, writeTree } from './document-tree.js';
 import { type Change, changedFields, recordChange } from './history.js';
 import { StaleDocumentError } from './versions.js';
@@ -20,9 +20,9 @@ import { quizJson } from './rows.js';
 
 // The course as one document: export (the author's view, keys included) and import (a new
 // course, or a replace of one), each validated whole before anything is written. The course's
-// own fields are course-fields.ts's; the tree of modules, chapters and quizzes document-tree.ts's.
+// own fields are document-course.ts's; the tree of modules, chapters and quizzes document-tree.ts's.
 
-export { assertShownCreditUnchanged, courseFieldsOf, updateCourseFields } from './course-fields.js';
+export { assertShownCreditUnchanged, courseFieldsOf, updateCourseFields } from './document-course.js';
 
 /** The whole course as its document (the author's view: every id, every answer key), in one statement. */
 export async function exportCourse(
