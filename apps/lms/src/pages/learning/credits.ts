@@ -37,15 +37,14 @@ export function targetProgress(ctx: PageContext, t: TargetProgress, year: number
 }
 
 /** The member's credits now, and the current year, in the deployment's time zone (PAGES_TIME_ZONE). */
-async function creditsNow(app: FastifyInstance, userId: string) {
+export async function creditsNow(app: FastifyInstance, userId: string) {
   const zone = app.config.PAGES_TIME_ZONE;
   const now = app.clock();
   return { now, zone, year: zonedYear(now, zone), credits: await memberCredits(app.db, userId, now, zone) };
 }
 
 /** The dashboard's small block: this year's counted credits per scheme, the targets, a link to the record. */
-export async function creditsThisYearSection(app: FastifyInstance, ctx: PageContext, userId: string): Promise<Html> {
-  const { year, credits } = await creditsNow(app, userId);
+export function creditsThisYearSection(ctx: PageContext, { year, credits }: { year: number; credits: MemberCredits }): Html {
   const c = ctx.t.credits;
   const totals = credits.yearTotals.filter((t) => t.year === year);
   return html`<section aria-labelledby="credits-this-year">
