@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import PDFDocument from 'pdfkit';
-import QRCode from 'qrcode';
+import type PDFDocumentClass from 'pdfkit';
+import type QRCodeModule from 'qrcode';
 
 // The PDF documents the LMS writes (a certificate, a member's credit record): pdfkit, with DejaVu
 // Sans embedded (subset) so that every name renders, Indonesian ones with their diacritics
 // included (é, ñ, ø…), and nothing depends on the fonts of the machine or the reader. The QR
-// code is a PNG drawn by `qrcode`. Fonts are read once per process.
+// code is a PNG drawn by `qrcode`. Fonts are read once per process; pdfkit and qrcode are loaded
+// on the first document (about 0.4 s of a process's start that most processes never need).
 
 const require = createRequire(import.meta.url);
+let pdfkit: typeof PDFDocumentClass | null = null;
+let qrcode: typeof QRCodeModule | null = null;
 let fonts: { body: Buffer; bold: Buffer } | null = null;
 function loadFonts() {
   fonts ??= {
@@ -30,7 +33,8 @@ export interface PdfInfo {
 /** A new A4 document with the fonts 'Body' and 'Bold' registered ('Body' selected). */
 export function newPdf(info: PdfInfo): PDFKit.PDFDocument {
   const { body, bold } = loadFonts();
-  const doc = new PDFDocument({
+  pdfkit ??= require('pdfkit') as typeof PDFDocumentClass;
+  const doc = new pdfkit({
     size: 'A4',
     layout: info.layout ?? 'portrait',
     margin: 56,
@@ -57,7 +61,8 @@ export function pdfBytes(doc: PDFKit.PDFDocument): Promise<Buffer> {
 
 /** A QR code of `text` as a PNG (error correction M, a quiet zone of 2 modules). */
 export function qrPng(text: string, widthPx = 360): Promise<Buffer> {
-  return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: widthPx });
+  qrcode ??= require('qrcode') as typeof QRCodeModule;
+  return qrcode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 2, width: widthPx });
 }
 
 /** A column of a PDF table: its key, its share of the text width, and whether it aligns right (figures). */

@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { PassThrough, Readable } from 'node:stream';
 import type { Db } from '@lms/db';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import {
   type EvaluationSummary,
   evaluationSummary,
@@ -17,6 +18,11 @@ import { CSV_DIALECTS, csvLine } from '../lib/csv.js';
 // a string cell, never a formula, characters XML cannot hold dropped), with the evaluation
 // summary as the workbook's second sheet. Both are streams fed page by page from the database:
 // 10,000 participants never sit in memory at once.
+
+// exceljs is loaded on the first workbook: it is the heaviest module the LMS has (about 0.8 s of a
+// process's start), and most processes never write one.
+const require = createRequire(import.meta.url);
+let excel: typeof ExcelJS | null = null;
 
 /** Characters XML 1.0 cannot carry (an XLSX is XML): dropped from text cells. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is dropped.
@@ -67,7 +73,8 @@ function summarySheet(wb: ExcelJS.stream.xlsx.WorkbookWriter, s: EvaluationSumma
  */
 export function participantXlsx(db: Db, courseId: number, period: ReportPeriod): Readable {
   const out = new PassThrough();
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
+  excel ??= require('exceljs') as typeof ExcelJS;
+  const wb = new excel.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
   wb.creator = 'LMS';
   const write = async () => {
     const schemes = await reportSchemes(db, courseId);
