@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { compileItemwiseSerializer, compileSerializer, serializationSchema } from '../../src/lib/serializers.js';
 import { findAnswerKeys } from '../helpers/answer-keys.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): the response serializers, on literal data, no database.
+
 // The compiled serializers write only what a schema declares: the public detail drops answer keys
 // that the data carries, the one with answers keeps them, and nullable fields keep their nulls.
 

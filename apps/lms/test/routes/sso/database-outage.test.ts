@@ -4,6 +4,8 @@ import t from 'tap';
 import { DEBUG, outageApp } from '../../helpers/database-outage.js';
 import { callback, makePartnerKey, registerPartner, ssoClaims, signRaw } from '../../helpers/sso.js';
 
+// CI runs this file once (not again in the PostgreSQL pass): a PostgreSQL server behind a proxy it cuts, whatever TEST_DATABASE_URL says (test/helpers/database-outage.ts).
+
 // SSO sign-ins while the database is cut or stalled (through the TCP proxy of the fault tests):
 // the member lands on /sign-in with sso_failed / temporarily_unavailable, nothing is kept (no
 // account, no spent jti), the same link works once the database is back, and the member's e-mail
