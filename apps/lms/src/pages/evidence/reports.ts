@@ -65,7 +65,7 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
     const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${e.reportsTitle(path.courseName)}</h1>
 <p>${e.reportsIntro}</p>
-<form method="get" action="${href('/dashboard/courses', courseId, 'reports')}" class="card">
+<form method="get" action="${href('/dashboard/courses', courseId, 'reports')}" class="card filters">
 <label>${e.from} <input type="date" name="from" value="${q.from}" required></label>
 <label>${e.to} <input type="date" name="to" value="${q.to}" required></label>
 <label>${e.basis} <select name="basis"><option value="certificate"${attr('selected', q.basis === 'certificate')}>${e.basisCertificate}</option><option value="enrolment"${attr('selected', q.basis === 'enrolment')}>${e.basisEnrolment}</option></select></label>
