@@ -1,13 +1,10 @@
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { courses, creditTargets, type Db, enrollments, generateSessionToken, partners, sessions, users } from '@lms/db';
+import { courses, creditTargets, enrollments, partners, users } from '@lms/db';
 import { DEMO_QUICK_COURSE, insertQuickCourse } from '@lms/db/seed';
 import { eq } from 'drizzle-orm';
-import type { Browser, Locator, Page } from 'playwright-core';
 import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { download, pdfText, run, signedIn } from '../helpers/pages.js';
 import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
@@ -73,39 +70,9 @@ const WORDS = {
   },
 } as const;
 
-const execFileAsync = promisify(execFile);
-/** A command's output, its exit code kept (no throw): the LMS runs in this process, so never spawnSync. */
-async function run(file: string, args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await execFileAsync(file, args, { encoding: 'utf8', env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
 const LMS_ADMIN = fileURLToPath(new URL('../../../apps/lms/dist/cli/main.js', import.meta.url));
 /** `lms-admin credential verify` as this LMS's operator runs it: its PUBLIC_URL is the expected issuer. */
 const verify = (file: string, lmsUrl: string) => run(process.execPath, [LMS_ADMIN, 'credential', 'verify', file], { PUBLIC_URL: lmsUrl });
-
-/** Clicks a download link and keeps the file: its suggested name, path and bytes. */
-async function download(page: Page, link: Locator) {
-  const [file] = await Promise.all([page.waitForEvent('download'), link.click()]);
-  const path = await file.path();
-  return { name: file.suggestedFilename(), path, bytes: await readFile(path) };
-}
-
-/** A browser page signed in as the user (a session made in the database), in the language. */
-async function signedIn(browser: Browser, lmsUrl: string, cookieName: string, db: Db, userId: string, lang: string) {
-  const { token, tokenHash } = generateSessionToken();
-  await db.insert(sessions).values({ tokenHash, userId, expiresAt: new Date(Date.now() + 3_600_000) });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addCookies([
-    { name: 'lms_lang', value: lang, url: lmsUrl },
-    { name: cookieName, value: token, url: lmsUrl },
-  ]);
-  return context.newPage();
-}
 
 const MEMBERS = {
   en: { email: 'dewi.anggota@example.org', name: 'Dewi Anggota', membershipId: 'IAI-000777' },
@@ -238,11 +205,11 @@ for (const lang of ['en', 'id'] as const)
     // the pdf.js of the LMS's own tests): the name, the course, the verification URL.
     const pdf = await download(page, page.getByRole('link', { name: w.downloadPdf }));
     t.equal(pdf.bytes.subarray(0, 5).toString(), '%PDF-', `${pdf.name} is a PDF`);
-    const pdfText = (await run('pdftotext', ['-layout', pdf.path, '-'])).stdout.replace(/\s+/g, ' ');
-    t.match(pdfText, member.name);
-    t.match(pdfText, DEMO_QUICK_COURSE.name);
-    t.match(pdfText, `${lmsUrl}${link}`);
-    t.notMatch(pdfText, member.membershipId, 'the PDF never shows the membership number');
+    const text = await pdfText(pdf.path);
+    t.match(text, member.name);
+    t.match(text, DEMO_QUICK_COURSE.name);
+    t.match(text, `${lmsUrl}${link}`);
+    t.notMatch(text, member.membershipId, 'the PDF never shows the membership number');
 
     // The Open Badges credential, checked by `lms-admin credential verify` as a third party would:
     // over HTTP, against the JWKS and the status list the LMS publishes.

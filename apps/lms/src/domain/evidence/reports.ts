@@ -1,5 +1,6 @@
 import { type Db, type EvaluationItem, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
+import { MIN_RESPONSES_FOR_COMMENTS } from './evaluation.js';
 import { STANDARD_EVALUATION_ITEMS } from './requirements.js';
 
 // Reports per body (docs/authoring.md, "Reports per body"; DESIGN 5g): what an accrediting body
@@ -175,7 +176,10 @@ export function participantCells(r: ParticipantRow, schemes: string[]): (string 
 export interface EvaluationSummary {
   responses: number;
   items: { key: string; id: string; en: string; average: number | null; answers: number }[];
-  /** The comments, alphabetical (no order of arrival, no date, no person). */
+  /**
+   * The comments, alphabetical (no order of arrival, no date, no person); none below
+   * MIN_RESPONSES_FOR_COMMENTS responses in the period, where a comment could give its writer away.
+   */
   comments: string[];
 }
 
@@ -214,6 +218,6 @@ export async function evaluationSummary(db: Db, courseId: number, period: Pick<R
       const a = byKey.get(i.key);
       return { ...i, average: a ? Math.round(a.average * 100) / 100 : null, answers: a?.answers ?? 0 };
     }),
-    comments: comments.map((c) => c.comment),
+    comments: (counted[0]?.n ?? 0) < MIN_RESPONSES_FOR_COMMENTS ? [] : comments.map((c) => c.comment),
   };
 }

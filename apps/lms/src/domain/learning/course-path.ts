@@ -134,6 +134,9 @@ export async function loadCoursePath(db: Db, userId: string, courseId: number, m
         ? { used: t.used, allowed: t.maxAttempts + t.extra, best: t.best, passed: t.passed, openAttemptId: t.openAttemptId }
         : null;
     const done = tally?.passed ?? false;
+    // The pre-test is open to every enrolled learner whatever else is locked (rules/unlock.ts):
+    // the outline links it, as the step everything waits for.
+    open ||= quizId === progress.tree.preTestQuizId;
     return {
       kind,
       id: quizId,

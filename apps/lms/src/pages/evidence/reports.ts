@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
+import { MIN_RESPONSES_FOR_COMMENTS } from '../../domain/evidence/evaluation.js';
 import { evaluationSummary, type ReportPeriod } from '../../domain/evidence/reports.js';
 import { evaluationCsv, participantCsv, participantXlsx } from '../../documents/report-files.js';
 import { sendPage } from '../send.js';
@@ -64,7 +65,7 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
     const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
 <h1>${e.reportsTitle(path.courseName)}</h1>
 <p>${e.reportsIntro}</p>
-<form method="get" action="${href('/dashboard/courses', courseId, 'reports')}" class="card">
+<form method="get" action="${href('/dashboard/courses', courseId, 'reports')}" class="card filters">
 <label>${e.from} <input type="date" name="from" value="${q.from}" required></label>
 <label>${e.to} <input type="date" name="to" value="${q.to}" required></label>
 <label>${e.basis} <select name="basis"><option value="certificate"${attr('selected', q.basis === 'certificate')}>${e.basisCertificate}</option><option value="enrolment"${attr('selected', q.basis === 'enrolment')}>${e.basisEnrolment}</option></select></label>
@@ -76,7 +77,7 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
 <table><thead><tr><th scope="col">${e.item}</th><th scope="col" class="num">${e.average}</th><th scope="col" class="num">${e.answers}</th></tr></thead>
 <tbody>${summary.items.map((i) => html`<tr><td>${ctx.locale === 'id' ? i.id : i.en}</td><td class="num">${i.average === null ? '—' : f.number(i.average)}</td><td class="num">${f.number(i.answers)}</td></tr>`)}</tbody></table>
 <h3>${e.comments}</h3>
-${summary.comments.length === 0 ? html`<p class="muted">${e.noComments}</p>` : html`<ul>${summary.comments.map((c) => html`<li>${c}</li>`)}</ul>`}
+${summary.responses < MIN_RESPONSES_FOR_COMMENTS ? html`<p class="muted">${t.evidence.fewResponses(MIN_RESPONSES_FOR_COMMENTS)}</p>` : summary.comments.length === 0 ? html`<p class="muted">${e.noComments}</p>` : html`<ul>${summary.comments.map((c) => html`<li>${c}</li>`)}</ul>`}
 </section>`;
     return sendPage(reply, page(ctx, e.reportsTitle(path.courseName), body, { user: session.user, current: '/dashboard' }));
   });

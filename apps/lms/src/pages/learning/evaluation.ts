@@ -34,12 +34,12 @@ const evaluationPages: FastifyPluginAsyncZod = async (app) => {
     const id = request.params.id;
     const state = await evaluationState(app.db, session.caller.userId, id, app.clock());
     const items = state.items.map(
-      (item, i) => html`<fieldset><legend id="item-${i}">${ctx.locale === 'id' ? item.id : item.en}</legend>
+      (item, i) => html`<fieldset class="likert"><legend id="item-${i}">${ctx.locale === 'id' ? item.id : item.en}</legend>
 ${[1, 2, 3, 4, 5].map(
   (n) => html`<label><input type="radio" name="${`answer.${item.key}`}" value="${n}" required> ${n} · ${e.scale[n - 1]}</label> `,
 )}</fieldset>`,
     );
-    const form = html`<form method="post" action="${href('/learn/courses', id, 'evaluation')}">
+    const form = html`<form method="post" action="${href('/learn/courses', id, 'evaluation')}" class="evaluation">
 ${items}
 <label for="comment">${e.comment(MAX_EVALUATION_COMMENT)}</label>
 <textarea id="comment" name="comment" maxlength="${MAX_EVALUATION_COMMENT}" rows="5"></textarea>

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { type Db, generateSessionToken, sessions } from '@lms/db';
+import type { Browser, Locator, Page } from 'playwright-core';
+
+// What the browser tests share beyond launching chromium (./browser.ts): a page signed in as a
+// user, a download kept as a file, and a command's output (pdftotext, lms-admin).
+
+const execFileAsync = promisify(execFile);
+
+/** A command's output, its exit code kept (no throw): the LMS runs in this process, so never spawnSync. */
+export async function run(file: string, args: string[], env: Record<string, string> = {}) {
+  try {
+    const { stdout, stderr } = await execFileAsync(file, args, { encoding: 'utf8', env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+/** A PDF's text as poppler's pdftotext reads it (another reader than the LMS's own pdf.js), spaces collapsed. */
+export async function pdfText(path: string): Promise<string> {
+  return (await run('pdftotext', ['-layout', path, '-'])).stdout.replace(/\s+/g, ' ');
+}
+
+/** Clicks a download link and keeps the file: its suggested name, path and bytes. */
+export async function download(page: Page, link: Locator) {
+  const [file] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  const path = await file.path();
+  return { name: file.suggestedFilename(), path, bytes: await readFile(path) };
+}
+
+/** A browser page signed in as the user (a session made in the database), in the language. */
+export async function signedIn(
+  browser: Browser,
+  lmsUrl: string,
+  cookieName: string,
+  db: Db,
+  userId: string,
+  lang: string,
+  width = 1280,
+): Promise<Page> {
+  const { token, tokenHash } = generateSessionToken();
+  await db.insert(sessions).values({ tokenHash, userId, expiresAt: new Date(Date.now() + 3_600_000) });
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  await context.addCookies([
+    { name: 'lms_lang', value: lang, url: lmsUrl },
+    { name: cookieName, value: token, url: lmsUrl },
+  ]);
+  return context.newPage();
+}
