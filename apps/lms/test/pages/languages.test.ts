@@ -54,6 +54,9 @@ const yodo = await makeCourse(db, {
   isPurchasable: true,
   price: '12.5',
   currency: 'USD',
+  // No end: the API's latest date-time (the seed's open courses have it).
+  startDate: new Date('2026-11-30T17:00:00Z'),
+  endDate: new Date('9999-12-31T23:59:59.999Z'),
 });
 await makeCourseTree(db, yodo.id, [1]);
 for (const courseId of [xylo.id, yodo.id]) {
@@ -300,6 +303,11 @@ t.test('rupiah, other currencies, percentages, dates and plurals are written for
   t.match(courseEn, /<dt>Dates<\/dt><dd>1\s*–\s*20 December 2026<\/dd>/);
   t.match(courseId, /<dt>Poin KUM<\/dt><dd>2,5<\/dd>/);
   t.match(courseEn, /<dt>KUM points<\/dt><dd>2.5<\/dd>/);
+  const openId = (await get(`/dashboard/courses/${yodo.id}`, { session: cookies.learner })).body;
+  const openEn = (await get(`/dashboard/courses/${yodo.id}`, { session: cookies.learner, lang: 'en' })).body;
+  t.match(openId, /<dt>Tanggal<\/dt><dd>Mulai 1 Desember 2026<\/dd>/, 'a course without an end: from its start, never "10000"');
+  t.match(openEn, /<dt>Dates<\/dt><dd>From 1 December 2026<\/dd>/);
+  t.notMatch(openEn, '10000');
   t.match(courseId, '2 bab');
   t.match(courseEn, '2 chapters');
   t.match(courseId, 'Kuis: Gamma (1 soal)');

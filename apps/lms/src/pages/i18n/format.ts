@@ -16,6 +16,9 @@ const MONEY_CACHE_MAX = 32;
 /** Currencies whose amounts are written without decimals, whatever ISO 4217 says. */
 const WHOLE_UNITS = new Set(['IDR']);
 
+/** 9999-12-31T00:00:00Z: an end date from here on means the course does not end. */
+const OPEN_END = Date.UTC(9999, 11, 31);
+
 function toDate(value: DateInput): Date | null {
   if (value === null || value === undefined || value === '') return null;
   const d = value instanceof Date ? value : new Date(value);
@@ -141,7 +144,9 @@ export class Format {
   /** Two days as one range, as the locale writes it: "1 – 20 Desember 2026". Null if either is missing. */
   dayRange(start: DateInput, end: DateInput): string | null {
     const [a, b] = [toDate(start), toDate(end)];
-    if (!a || !b) return null;
+    // An end on the last day of year 9999 (UTC) is "no end" (the API's latest date-time): no range,
+    // so the caller says "from <start>" rather than "1 January 10000" in a zone east of UTC.
+    if (!a || !b || b.getTime() >= OPEN_END) return null;
     return b < a ? this.#day.format(a) : this.#day.formatRange(a, b);
   }
 
