@@ -148,7 +148,8 @@ t.test('the page and the evaluation CSV: averages and comments, nobody named', a
   const few = 'from=2026-03-01&to=2026-03-03';
   const fewPage = await get(owner, `${base}?${few}`, 'en');
   t.notMatch(fewPage.body, '@SUM(1+1) great', 'no comment under 3 responses');
-  t.match(fewPage.body, 'Comments are shown from 3 responses on');
+  t.match(fewPage.body, 'Averages and comments are shown from 3 responses on');
+  t.match(fewPage.body, /The material matched the learning objectives<\/td><td class="num">—<\/td>/, 'no average under 3 responses');
   t.notMatch((await get(owner, `${base}/evaluation.csv?${few}`)).body, '@SUM', 'nor in the CSV');
 });
 

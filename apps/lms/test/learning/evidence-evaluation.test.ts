@@ -90,6 +90,11 @@ t.test("the managers' summary: counts, averages, comments from 3 responses on; n
   const few = (await teacher.get(summaryUrl)).json();
   t.equal(few.responses, 1);
   t.equal(few.comments, null, 'one response: no comments');
+  t.match(
+    few.items[0],
+    { key: 'material', average: null, counts: null },
+    "one response: no average or counts (they would be that learner's answers)",
+  );
   const names = ['Siti Aminah Evaluator', 'Budi Santoso Evaluator'];
   const writers = [];
   for (const name of names) {

@@ -18,13 +18,18 @@ import { STANDARD_EVALUATION_ITEMS } from './requirements.js';
 // The evaluation form (docs/authoring.md, "Pre-test, post-test and evaluation"): a Likert 1-5
 // answer per item and a free comment, once per learner, after every chapter. The answers are kept
 // apart from who wrote them: evaluation_responses has no user and only the day it came in;
-// evaluation_completions says that the learner filled it in. The managers' summary shows averages,
-// the count and, from MIN_RESPONSES_FOR_COMMENTS responses on, the comments; never who wrote what.
+// evaluation_completions says that the learner filled it in. The managers' summary shows the number
+// of responses and, from MIN_RESPONSES_SHOWN responses on, the averages, the counts and the
+// comments; never who wrote what.
 
 /** The longest comment (characters). */
 export const MAX_EVALUATION_COMMENT = 2000;
-/** Below this many responses the summary shows counts and averages but no comments (a comment could name its writer). */
-export const MIN_RESPONSES_FOR_COMMENTS = 3;
+/**
+ * Below this many responses a summary shows only how many there are: with one or two, the managers
+ * (who see who filled in the form) could read a learner's own answers off the averages, the counts
+ * or a comment.
+ */
+export const MIN_RESPONSES_SHOWN = 3;
 
 /** The form's items: the course's own, else its accredited scheme's, else the standard ones. */
 export async function evaluationItems(db: Db, courseId: number, at: Date): Promise<EvaluationItem[] | null> {
@@ -142,8 +147,9 @@ export interface EvaluationSummary {
   courseId: number;
   courseName: string;
   responses: number;
-  items: { key: string; id: string; en: string; average: number | null; counts: number[] }[];
-  /** Null below MIN_RESPONSES_FOR_COMMENTS responses. */
+  /** average and counts null below MIN_RESPONSES_SHOWN responses. */
+  items: { key: string; id: string; en: string; average: number | null; counts: number[] | null }[];
+  /** Null below MIN_RESPONSES_SHOWN responses. */
   comments: string[] | null;
 }
 
@@ -162,6 +168,7 @@ export async function evaluationSummary(
     sql`select answers, comment from evaluation_responses where course_id = ${courseId} order by id`,
   );
   const [course] = await typedRows<{ name: string }>(db, sql`select name from courses where id = ${courseId}`);
+  const shown = rows.length >= MIN_RESPONSES_SHOWN;
   return {
     courseId,
     courseName: course.name,
@@ -170,8 +177,8 @@ export async function evaluationSummary(
       const values = rows.map((r) => r.answers[item.key]).filter((v): v is number => typeof v === 'number');
       const counts = [1, 2, 3, 4, 5].map((n) => values.filter((v) => v === n).length);
       const average = values.length === 0 ? null : Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 100) / 100;
-      return { key: item.key, id: item.id, en: item.en, average, counts };
+      return { key: item.key, id: item.id, en: item.en, average: shown ? average : null, counts: shown ? counts : null };
     }),
-    comments: rows.length < MIN_RESPONSES_FOR_COMMENTS ? null : rows.map((r) => r.comment).filter((c) => c !== ''),
+    comments: !shown ? null : rows.map((r) => r.comment).filter((c) => c !== ''),
   };
 }

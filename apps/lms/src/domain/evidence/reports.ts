@@ -1,6 +1,6 @@
 import { type Db, type EvaluationItem, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
-import { MIN_RESPONSES_FOR_COMMENTS } from './evaluation.js';
+import { MIN_RESPONSES_SHOWN } from './evaluation.js';
 import { STANDARD_EVALUATION_ITEMS } from './requirements.js';
 
 // Reports per body (docs/authoring.md, "Reports per body"; DESIGN 5g): what an accrediting body
@@ -178,7 +178,8 @@ export interface EvaluationSummary {
   items: { key: string; id: string; en: string; average: number | null; answers: number }[];
   /**
    * The comments, alphabetical (no order of arrival, no date, no person); none below
-   * MIN_RESPONSES_FOR_COMMENTS responses in the period, where a comment could give its writer away.
+   * MIN_RESPONSES_SHOWN responses in the period, where a comment could give its writer away (the
+   * averages are null then too).
    */
   comments: string[];
 }
@@ -212,12 +213,14 @@ export async function evaluationSummary(db: Db, courseId: number, period: Pick<R
   ]);
   const byKey = new Map(averages.map((a) => [a.key, a]));
   const items = course?.items ?? STANDARD_EVALUATION_ITEMS;
+  const responses = counted[0]?.n ?? 0;
+  const shown = responses >= MIN_RESPONSES_SHOWN;
   return {
-    responses: counted[0]?.n ?? 0,
+    responses,
     items: items.map((i) => {
       const a = byKey.get(i.key);
-      return { ...i, average: a ? Math.round(a.average * 100) / 100 : null, answers: a?.answers ?? 0 };
+      return { ...i, average: a && shown ? Math.round(a.average * 100) / 100 : null, answers: a?.answers ?? 0 };
     }),
-    comments: (counted[0]?.n ?? 0) < MIN_RESPONSES_FOR_COMMENTS ? [] : comments.map((c) => c.comment),
+    comments: shown ? comments.map((c) => c.comment) : [],
   };
 }

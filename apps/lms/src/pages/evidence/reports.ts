@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
-import { MIN_RESPONSES_FOR_COMMENTS } from '../../domain/evidence/evaluation.js';
+import { MIN_RESPONSES_SHOWN } from '../../domain/evidence/evaluation.js';
 import { evaluationSummary, type ReportPeriod } from '../../domain/evidence/reports.js';
 import { evaluationCsv, participantCsv, participantXlsx } from '../../documents/report-files.js';
 import { sendPage } from '../send.js';
@@ -77,7 +77,7 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
 <table><thead><tr><th scope="col">${e.item}</th><th scope="col" class="num">${e.average}</th><th scope="col" class="num">${e.answers}</th></tr></thead>
 <tbody>${summary.items.map((i) => html`<tr><td>${ctx.locale === 'id' ? i.id : i.en}</td><td class="num">${i.average === null ? '—' : f.number(i.average)}</td><td class="num">${f.number(i.answers)}</td></tr>`)}</tbody></table>
 <h3>${e.comments}</h3>
-${summary.responses < MIN_RESPONSES_FOR_COMMENTS ? html`<p class="muted">${t.evidence.fewResponses(MIN_RESPONSES_FOR_COMMENTS)}</p>` : summary.comments.length === 0 ? html`<p class="muted">${e.noComments}</p>` : html`<ul>${summary.comments.map((c) => html`<li>${c}</li>`)}</ul>`}
+${summary.responses < MIN_RESPONSES_SHOWN ? html`<p class="muted">${t.evidence.fewResponses(MIN_RESPONSES_SHOWN)}</p>` : summary.comments.length === 0 ? html`<p class="muted">${e.noComments}</p>` : html`<ul>${summary.comments.map((c) => html`<li>${c}</li>`)}</ul>`}
 </section>`;
     return sendPage(reply, page(ctx, e.reportsTitle(path.courseName), body, { user: session.user, current: '/dashboard' }));
   });

@@ -5,7 +5,7 @@ import {
   evaluationState,
   evaluationSummary,
   MAX_EVALUATION_COMMENT,
-  MIN_RESPONSES_FOR_COMMENTS,
+  MIN_RESPONSES_SHOWN,
   submitEvaluation,
 } from '../../domain/evidence/evaluation.js';
 import { ConflictError, UnprocessableError } from '../../errors.js';
@@ -23,7 +23,7 @@ const EvaluationForm = z.object({}).passthrough().nullish();
 /**
  * The evaluation form (/learn/courses/:id/evaluation: a Likert 1-5 radio group per item and a
  * comment) and the managers' summary (/learn/courses/:id/evaluation/summary): averages, counts
- * and, from MIN_RESPONSES_FOR_COMMENTS responses on, the comments; never who wrote what.
+ * and, from MIN_RESPONSES_SHOWN responses on, the comments; never who wrote what.
  */
 const evaluationPages: FastifyPluginAsyncZod = async (app) => {
   learnScope(app);
@@ -83,11 +83,11 @@ ${state.done ? html`<p class="success">${e.done}</p>` : state.open ? html`<p>${e
     const s = await evaluationSummary(app.db, session.caller, request.params.id, app.clock());
     const rows = s.items.map(
       (item) =>
-        html`<tr><td>${ctx.locale === 'id' ? item.id : item.en}</td><td class="num">${item.average === null ? '—' : f.number(item.average)}</td><td>${item.counts.join(' · ')}</td></tr>`,
+        html`<tr><td>${ctx.locale === 'id' ? item.id : item.en}</td><td class="num">${item.average === null ? '—' : f.number(item.average)}</td><td>${item.counts === null ? '—' : item.counts.join(' · ')}</td></tr>`,
     );
     const comments =
       s.comments === null
-        ? html`<p class="muted">${e.fewResponses(MIN_RESPONSES_FOR_COMMENTS)}</p>`
+        ? html`<p class="muted">${e.fewResponses(MIN_RESPONSES_SHOWN)}</p>`
         : s.comments.length === 0
           ? html`<p class="muted">${e.noComments}</p>`
           : html`<ul class="comments">${s.comments.map((c) => html`<li>${c}</li>`)}</ul>`;

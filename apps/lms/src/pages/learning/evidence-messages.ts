@@ -30,7 +30,8 @@ export function evidenceMessagesId(f: Format) {
       counts: 'Jumlah jawaban 1–5',
       comments: 'Komentar',
       noComments: 'Belum ada komentar.',
-      fewResponses: (min: number) => `Komentar ditampilkan mulai ${f.number(min)} tanggapan, agar penulisnya tidak dapat dikenali.`,
+      fewResponses: (min: number) =>
+        `Rata-rata dan komentar ditampilkan mulai ${f.number(min)} tanggapan, agar pengisinya tidak dapat dikenali.`,
       anonymous: 'Ringkasan ini tidak pernah menunjukkan siapa menulis apa.',
     },
   };
@@ -62,7 +63,8 @@ export function evidenceMessagesEn(f: Format): ReturnType<typeof evidenceMessage
       counts: 'Answers 1–5',
       comments: 'Comments',
       noComments: 'No comments yet.',
-      fewResponses: (min: number) => `Comments are shown from ${f.number(min)} responses on, so that no writer can be recognised.`,
+      fewResponses: (min: number) =>
+        `Averages and comments are shown from ${f.number(min)} responses on, so that no one's answers can be recognised.`,
       anonymous: 'This summary never shows who wrote what.',
     },
   };

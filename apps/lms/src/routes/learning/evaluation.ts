@@ -5,7 +5,7 @@ import {
   evaluationState,
   evaluationSummary,
   MAX_EVALUATION_COMMENT,
-  MIN_RESPONSES_FOR_COMMENTS,
+  MIN_RESPONSES_SHOWN,
   submitEvaluation,
 } from '../../domain/evidence/evaluation.js';
 import { sessionCaller, sessionOnly } from './session-only.js';
@@ -27,7 +27,7 @@ const EvaluationSummaryResponse = z
     courseId: z.number().int(),
     courseName: z.string(),
     responses: z.number().int(),
-    items: z.array(Item.extend({ average: z.number().nullable(), counts: z.array(z.number().int()).length(5) })),
+    items: z.array(Item.extend({ average: z.number().nullable(), counts: z.array(z.number().int()).length(5).nullable() })),
     comments: z.array(z.string()).nullable(),
   })
   .meta({ id: 'EvaluationSummaryResponse' });
@@ -101,7 +101,7 @@ const evaluationRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "The course's evaluation summary, for its managers: averages and counts per item, comments",
         description:
           "The course's teacher, an admin of its institution or a super_admin (403 anyone else). Never says who wrote " +
-          `what: no names, ids or times; the comments only from ${MIN_RESPONSES_FOR_COMMENTS} responses on (null below).`,
+          `what: no names, ids or times; the averages, counts and comments only from ${MIN_RESPONSES_SHOWN} responses on (null below).`,
         security: [{ session: [] }],
         params: LearningCourseIdParams,
         response: { 200: EvaluationSummaryResponse, 400: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, ...commonErrors },
