@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EvaluationItemOut, EvidenceRoleOut, evaluationItems, evidenceRole, postTestMinScore } from './authoring-evidence.js';
 import { DecimalText } from './course-creation.js';
 import { ErrorResponse, ValidationErrorResponse } from './errors.js';
 import { CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE, DEFAULT_CREDIT_SCHEME, isChoiceKind, QUESTION_KINDS, USER_ROLES } from './lists.js';
@@ -115,6 +116,7 @@ export const QuizInput = z.strictObject({
     ),
   timeLimit: z.number().int().min(0).max(1440).default(30).describe('Minutes; 0: no limit'),
   maxAttempts: z.number().int().min(1).max(100).default(3),
+  evidenceRole: evidenceRole().default(null),
   questions: z
     .array(QuestionInput)
     .max(
@@ -198,6 +200,8 @@ const courseFieldShape = {
   eventCode: text().trim().min(1).max(64).nullable().describe('A published course with an eventCode is buyer-visible'),
   nilaiKum: z.number().min(0).max(999_999.99).nullable().describe('KUM/SKPK points a certificate of this course earns'),
   minPassingScore: z.number().int().min(0).max(100).describe('Pass mark of the final exam'),
+  postTestMinScore: postTestMinScore(),
+  evaluationItems: evaluationItems(),
   creditScheme: text()
     .regex(CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE)
     .describe(
@@ -372,6 +376,7 @@ export const QuizOut = z
     minimumScore: z.number().int().describe("The pass mark it is graded by: the final exam's is the course's minPassingScore"),
     timeLimit: z.number().int(),
     maxAttempts: z.number().int(),
+    evidenceRole: EvidenceRoleOut,
     questions: z.array(QuestionOut),
   })
   .meta({ id: 'AuthoredQuiz' });
@@ -408,6 +413,8 @@ export const CourseFieldsOut = z
     eventCode: z.string().nullable(),
     nilaiKum: z.number().nullable(),
     minPassingScore: z.number().int(),
+    postTestMinScore: z.number().int().nullable(),
+    evaluationItems: z.array(EvaluationItemOut).nullable(),
     creditScheme: z.string(),
     certificateValidMonths: z.number().int().nullable(),
     coverPicture: z.string().nullable(),

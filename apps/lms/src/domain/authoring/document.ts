@@ -13,6 +13,7 @@ import {
   readCourse,
   withoutOwner,
 } from './document-course.js';
+import { assertDocumentEvidenceRoles } from './evidence-roles.js';
 import { assertIdsBelong, countsSummary, emptyTree, existingTree, withoutIds, writeTree } from './document-tree.js';
 import { type Change, changedFields, recordChange } from './history.js';
 import { StaleDocumentError } from './versions.js';
@@ -69,6 +70,7 @@ export async function importNewCourse(
     assertShownCreditUnchanged(ctx.author, null, fields.nilaiKum);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
     assertFinalPassMark(doc);
+    assertDocumentEvidenceRoles(doc);
     const [row] = await tx
       .insert(courses)
       .values({
@@ -116,6 +118,7 @@ export async function replaceCourse(
     assertShownCreditUnchanged(ctx.author, course.nilai_kum, fields.nilaiKum);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
     assertFinalPassMark(doc);
+    assertDocumentEvidenceRoles(doc);
     const existing = await existingTree(tx, courseId);
     assertIdsBelong(doc, existing);
     const before = courseFieldsOf(course);

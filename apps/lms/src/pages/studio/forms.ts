@@ -155,6 +155,7 @@ export function quizValues(quiz: QuizOut | null, version: number, extra: number)
     minimumScore: String(quiz?.minimumScore ?? 70),
     timeLimit: String(quiz?.timeLimit ?? 30),
     maxAttempts: String(quiz?.maxAttempts ?? 3),
+    evidenceRole: quiz?.evidenceRole ?? '',
     version: String(version),
   };
   const questions = quiz?.questions ?? [];
@@ -226,6 +227,7 @@ export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; erro
     minimumScore: num(str(form.minimumScore)),
     timeLimit: num(str(form.timeLimit)),
     maxAttempts: num(str(form.maxAttempts)),
+    evidenceRole: orNull(str(form.evidenceRole)),
     questions,
   };
   const parsed = QuizBody.safeParse(raw);

@@ -113,6 +113,9 @@ export function studioMessagesId() {
         finalPassMark: 'Nilai lulus ujian akhir (%): nilai lulus kursus, yang sama dengan di tab KUM dan sertifikat',
         timeLimit: 'Batas waktu (menit, 0 = tanpa batas)',
         maxAttempts: 'Jumlah percobaan',
+        evidenceRole: 'Peran sebagai bukti kredit',
+        evidenceRoles: { none: 'Kuis biasa', pre_test: 'Pre-test (dikerjakan sebelum bab pertama)', post_test: 'Post-test' },
+        evidenceRoleHint: 'Satu pre-test dan satu post-test per kursus. Ujian akhir tidak dapat menjadi pre-test.',
         question: (n: number) => `Soal ${n}`,
         kind: 'Jenis soal',
         kinds: {
@@ -309,6 +312,9 @@ export function studioMessagesEn(): StudioMessages {
         finalPassMark: "Final exam pass mark (%): the course's, the same as on the KUM and certificate tab",
         timeLimit: 'Time limit (minutes, 0 = none)',
         maxAttempts: 'Attempts',
+        evidenceRole: 'Role in the credit evidence',
+        evidenceRoles: { none: 'An ordinary quiz', pre_test: 'Pre-test (taken before the first chapter)', post_test: 'Post-test' },
+        evidenceRoleHint: 'One pre-test and one post-test per course. The final exam cannot be the pre-test.',
         question: (n: number) => `Question ${n}`,
         kind: 'Kind',
         kinds: {
