@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import type { CourseRow } from '../../domain/authoring/authors.js';
 import { courseFieldsOf } from '../../domain/authoring/index.js';
 import type { PageContext } from '../i18n/index.js';
+import { type EvidenceFieldWords, evaluationItemsIssue, evaluationItemsOf, evaluationItemsText } from './evidence-fields.js';
 
 // What the studio's plain HTML forms send (flat strings, ../form-body.ts) turned into the authoring
 // API's own bodies, checked by the API's own schemas; and the other way, a stored row as the
@@ -33,6 +34,7 @@ export const SETTINGS_GROUPS = {
   schedule: ['type', 'startDate', 'endDate'],
   prices: ['isPurchasable', 'price', 'priceNonMember', 'priceMahasiswa', 'currency', 'enrollmentType', 'enrollmentCode', 'eventCode'],
   kum: ['nilaiKum', 'creditScheme', 'certificateValidMonths', 'minPassingScore', 'previewMode'],
+  evidence: ['postTestMinScore', 'evaluationItems'],
   details: [...DETAIL_SECTIONS],
 } as const;
 
@@ -66,14 +68,19 @@ export function settingsValues(course: CourseRow): FormValues {
     creditScheme: f.creditScheme,
     certificateValidMonths: f.certificateValidMonths === null ? '' : String(f.certificateValidMonths),
     minPassingScore: String(f.minPassingScore),
+    postTestMinScore: f.postTestMinScore === null ? '' : String(f.postTestMinScore),
+    evaluationItems: evaluationItemsText(f.evaluationItems),
     previewMode: f.previewMode ? 'on' : '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, section(f[s] as Record<string, unknown> | null)])),
     version: String(course.version),
   };
 }
 
-/** The form's strings as the body the API takes: every field of the form (a checkbox left out is false). */
-export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors: FieldErrors } {
+/**
+ * The form's strings as the body the API takes: every field of the form (a checkbox left out is
+ * false). `words`: how the evaluation items' problems are said (their line).
+ */
+export function settingsBody(form: FormValues, words: EvidenceFieldWords): { body?: CoursePatchBody; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const dateOf = (name: string) => {
     const v = str(form[name]).trim();
@@ -125,15 +132,19 @@ export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors
     creditScheme: str(form.creditScheme).trim().toUpperCase() || DEFAULT_CREDIT_SCHEME,
     certificateValidMonths: orNull(str(form.certificateValidMonths)) === null ? null : num(str(form.certificateValidMonths)),
     minPassingScore: num(str(form.minPassingScore)),
+    postTestMinScore: orNull(str(form.postTestMinScore)) === null ? null : num(str(form.postTestMinScore)),
+    evaluationItems: evaluationItemsOf(str(form.evaluationItems), errors, words),
     previewMode: str(form.previewMode) !== '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, sectionOf(s)])),
   };
   const parsed = CoursePatchBody.safeParse(raw);
-  if (!parsed.success)
-    Object.assign(
-      errors,
-      issuesByField(parsed.error, (path) => String(path[0] ?? 'name')),
-    );
+  if (!parsed.success) {
+    const items = parsed.error.issues.find((i) => i.path[0] === 'evaluationItems');
+    if (items) errors.evaluationItems ??= evaluationItemsIssue(items, words);
+    for (const [name, message] of Object.entries(issuesByField(parsed.error, (path) => String(path[0] ?? 'name')))) {
+      errors[name] ??= message;
+    }
+  }
   if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
   return { body: parsed.data, errors };
 }

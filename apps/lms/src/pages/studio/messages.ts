@@ -30,11 +30,16 @@ export function studioMessagesId() {
         stored: 'Yang tersimpan sekarang',
         yours: 'Yang Anda ketik',
       },
+      evidence: {
+        evaluationItemsLine: (line: number, message: string) => `Baris ${line}: ${message}`,
+        evaluationItemsShape: 'tulis kunci | Bahasa Indonesia | English',
+      },
       groups: {
         description: 'Deskripsi',
         schedule: 'Jadwal',
         prices: 'Harga dan pendaftaran',
         kum: 'KUM dan sertifikat',
+        evidence: 'Bukti kredit: post-test dan evaluasi',
         details: 'Bagian detail',
       },
       fields: {
@@ -63,6 +68,10 @@ export function studioMessagesId() {
         creditScheme: `Skema kredit (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Masa berlaku sertifikat (bulan; kosong: tanpa batas)',
         minPassingScore: 'Nilai lulus ujian akhir',
+        postTestMinScore: 'Nilai minimum post-test (0-100; kosong: nilai skema kredit)',
+        evaluationItems: 'Butir evaluasi (skala Likert 1-5)',
+        evaluationItemsHint:
+          'Satu butir per baris: kunci | pernyataan dalam Bahasa Indonesia | pernyataan dalam bahasa Inggris (mis. materi | Materi relevan | The material is relevant). Paling banyak 20 butir. Kosong: butir bawaan skema kredit.',
         previewMode: 'Mode pratinjau',
         sectionHint: 'Satu baris per isian, "kunci: nilai" (mis. requirements: S1 Akuntansi).',
       },
@@ -229,11 +238,16 @@ export function studioMessagesEn(): StudioMessages {
         stored: 'What is stored now',
         yours: 'What you typed',
       },
+      evidence: {
+        evaluationItemsLine: (line: number, message: string) => `Line ${line}: ${message}`,
+        evaluationItemsShape: 'write key | Bahasa Indonesia | English',
+      },
       groups: {
         description: 'Description',
         schedule: 'Schedule',
         prices: 'Prices and enrolment',
         kum: 'KUM and certificate',
+        evidence: 'Credit evidence: post-test and evaluation',
         details: 'Detail sections',
       },
       fields: {
@@ -262,6 +276,10 @@ export function studioMessagesEn(): StudioMessages {
         creditScheme: `Credit scheme (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Certificate valid for (months; blank: no expiry)',
         minPassingScore: 'Final exam pass mark',
+        postTestMinScore: "Post-test minimum score (0-100; blank: the credit scheme's)",
+        evaluationItems: 'Evaluation items (Likert scale 1-5)',
+        evaluationItemsHint:
+          "One item a line: key | statement in Bahasa Indonesia | statement in English (e.g. material | Materi relevan | The material is relevant). At most 20 items. Blank: the credit scheme's default items.",
         previewMode: 'Preview mode',
         sectionHint: 'One line per field, "key: value" (e.g. requirements: Bachelor of Accounting).',
       },

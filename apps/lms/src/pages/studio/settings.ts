@@ -50,6 +50,10 @@ function settingsPage(
       case 'startDate':
       case 'endDate':
         return field(labels[name], name, values, errors, { type: 'date' });
+      case 'postTestMinScore':
+        return field(fl.postTestMinScore, name, values, errors, { type: 'number' });
+      case 'evaluationItems':
+        return field(fl.evaluationItems, name, values, errors, { textarea: 5, hint: fl.evaluationItemsHint });
       case 'isPurchasable':
       case 'previewMode':
         return field(labels[name], name, values, errors, { type: 'checkbox' });
@@ -81,7 +85,7 @@ export default function settingsScreen(app: App) {
     }),
     postForm('/studio/courses/:id/settings', 'Saves the settings', async ({ ctx, actx, id, form: typed, show, back }) => {
       const course = await courseOf(app, actx, id);
-      const { body, errors } = settingsBody(typed);
+      const { body, errors } = settingsBody(typed, ctx.t.studio.evidence);
       const s = ctx.t.studio;
       const again = (page: Html, status: number) => show(course, 'settings', s.tabs.settings, page, status);
       if (!body) return again(settingsPage(ctx, course, typed, errors, flash(s.fixBelow, 'error')), 422);

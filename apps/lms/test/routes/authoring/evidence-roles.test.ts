@@ -46,7 +46,9 @@ t.test('the quiz PUTs: set, answer, refuse a second one, clear', async (t) => {
   t.equal(post.status, 200, JSON.stringify(post.body).slice(0, 300));
   t.equal(post.body.quiz.evidenceRole, 'post_test');
   t.ok(post.body.version > 1, 'a changed role is a new version of the quiz');
-  const history = await db.db.execute(sql`select changes from authoring_events where target_id = ${post.body.quiz.id} order by id desc limit 1`);
+  const history = await db.db.execute(
+    sql`select changes from authoring_events where target_id = ${post.body.quiz.id} order by id desc limit 1`,
+  );
   t.match(JSON.stringify(history.rows[0]), /evidenceRole/, 'the history says what changed');
 
   for (const wrong of ['"pre-test"', '"final"', '1', 'true', '""']) {
@@ -171,7 +173,8 @@ t.test("the studio's quiz editor: a select, both languages, the other quiz named
     }
     const count = Number(fields.count);
     for (let i = 0; i < count; i++) {
-      for (const f of ['id', 'text', 'options', 'right', 'points', 'explanation']) fields[`q${i}_${f}`] = fieldValue(form, `q${i}_${f}`) ?? '';
+      for (const f of ['id', 'text', 'options', 'right', 'points', 'explanation'])
+        fields[`q${i}_${f}`] = fieldValue(form, `q${i}_${f}`) ?? '';
       fields[`q${i}_type`] = form.match(new RegExp(`name="q${i}_type"[^]*?<option value="([a-z_]+)" selected`))?.[1] ?? '';
     }
     return a.post(url, fields);
