@@ -33,7 +33,8 @@ export const SETTINGS_GROUPS = {
   description: ['name', 'description', 'instructor', 'courseCode', 'categoryId'],
   schedule: ['type', 'startDate', 'endDate'],
   prices: ['isPurchasable', 'price', 'priceNonMember', 'priceMahasiswa', 'currency', 'enrollmentType', 'enrollmentCode', 'eventCode'],
-  kum: ['nilaiKum', 'creditScheme', 'certificateValidMonths', 'minPassingScore', 'previewMode'],
+  // No nilaiKum: the course's accreditations set it (shown below the form, accreditations.ts).
+  kum: ['creditScheme', 'certificateValidMonths', 'minPassingScore', 'previewMode'],
   evidence: ['postTestMinScore', 'evaluationItems'],
   details: [...DETAIL_SECTIONS],
 } as const;
@@ -64,7 +65,6 @@ export function settingsValues(course: CourseRow): FormValues {
     enrollmentType: f.enrollmentType,
     enrollmentCode: f.enrollmentCode ?? '',
     eventCode: f.eventCode ?? '',
-    nilaiKum: f.nilaiKum === null ? '' : String(f.nilaiKum),
     creditScheme: f.creditScheme,
     certificateValidMonths: f.certificateValidMonths === null ? '' : String(f.certificateValidMonths),
     minPassingScore: String(f.minPassingScore),
@@ -127,7 +127,6 @@ export function settingsBody(form: FormValues, words: EvidenceFieldWords): { bod
     enrollmentType: str(form.enrollmentType),
     enrollmentCode: orNull(str(form.enrollmentCode)),
     eventCode: orNull(str(form.eventCode)),
-    nilaiKum: orNull(str(form.nilaiKum)) === null ? null : num(str(form.nilaiKum)),
     // Left blank (a form of before this field): the default scheme.
     creditScheme: str(form.creditScheme).trim().toUpperCase() || DEFAULT_CREDIT_SCHEME,
     certificateValidMonths: orNull(str(form.certificateValidMonths)) === null ? null : num(str(form.certificateValidMonths)),

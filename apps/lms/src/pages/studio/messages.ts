@@ -1,6 +1,7 @@
 // The words of the course studio (./index.ts), in Bahasa Indonesia (the reference) and English.
 // Spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `studio` block.
 import { CREDIT_SCHEME_EXAMPLES } from '@lms/contracts';
+import { studioEvidenceMessagesEn, studioEvidenceMessagesId } from './evidence-messages.js';
 
 export function studioMessagesId() {
   return {
@@ -30,10 +31,7 @@ export function studioMessagesId() {
         stored: 'Yang tersimpan sekarang',
         yours: 'Yang Anda ketik',
       },
-      evidence: {
-        evaluationItemsLine: (line: number, message: string) => `Baris ${line}: ${message}`,
-        evaluationItemsShape: 'tulis kunci | Bahasa Indonesia | English',
-      },
+      evidence: studioEvidenceMessagesId(),
       groups: {
         description: 'Deskripsi',
         schedule: 'Jadwal',
@@ -64,7 +62,6 @@ export function studioMessagesId() {
         enrollApproval: 'Dengan persetujuan',
         enrollmentCode: 'Kode pendaftaran',
         eventCode: 'Kode acara',
-        nilaiKum: 'Nilai KUM',
         creditScheme: `Skema kredit (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Masa berlaku sertifikat (bulan; kosong: tanpa batas)',
         minPassingScore: 'Nilai lulus ujian akhir',
@@ -238,10 +235,7 @@ export function studioMessagesEn(): StudioMessages {
         stored: 'What is stored now',
         yours: 'What you typed',
       },
-      evidence: {
-        evaluationItemsLine: (line: number, message: string) => `Line ${line}: ${message}`,
-        evaluationItemsShape: 'write key | Bahasa Indonesia | English',
-      },
+      evidence: studioEvidenceMessagesEn(),
       groups: {
         description: 'Description',
         schedule: 'Schedule',
@@ -272,7 +266,6 @@ export function studioMessagesEn(): StudioMessages {
         enrollApproval: 'With approval',
         enrollmentCode: 'Enrolment code',
         eventCode: 'Event code',
-        nilaiKum: 'KUM points',
         creditScheme: `Credit scheme (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Certificate valid for (months; blank: no expiry)',
         minPassingScore: 'Final exam pass mark',
