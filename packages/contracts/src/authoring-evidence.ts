@@ -63,3 +63,43 @@ export const postTestMinScore = () =>
 /** The answers' side (no transforms). */
 export const EvidenceRoleOut = z.enum(EVIDENCE_ROLES).nullable().describe('`pre_test`, `post_test`, or null');
 export const EvaluationItemOut = z.object({ key: z.string(), id: z.string(), en: z.string() });
+
+// A course document's accreditations (docs/authoring.md, "Accreditations in a document"): exported
+// as they are; read back only to check they are unchanged (an admin records them through
+// /api/courses/{id}/accreditations, never through a document).
+
+export const DocumentAccreditationInput = z.strictObject({
+  scheme: text().max(20),
+  reference: text().max(200),
+  validFrom: text().max(40),
+  validUntil: text().max(40).nullable().default(null),
+  value: z.number(),
+  professions: z.array(text().max(100)).max(20).default([]),
+});
+
+export const documentAccreditations = () =>
+  z
+    .array(DocumentAccreditationInput)
+    .max(100)
+    .optional()
+    .describe(
+      "The course's accreditations as exported, read-only: left out, or the same as the course's, nothing happens. A teacher's " +
+        "or partner's document that changes them is a 403; an admin's import ignores the change and says so in `ignored`. " +
+        'Record them with POST /api/courses/{id}/accreditations',
+    );
+
+export const DocumentAccreditationOut = z
+  .object({
+    scheme: z.string(),
+    reference: z.string(),
+    validFrom: z.string(),
+    validUntil: z.string().nullable(),
+    value: z.number(),
+    professions: z.array(z.string()),
+  })
+  .meta({ id: 'DocumentAccreditation' });
+
+export const IgnoredParts = z
+  .array(z.string())
+  .optional()
+  .describe("What the write left as it was, and why (an admin's document that changed the accreditations)");

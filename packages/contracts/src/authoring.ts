@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { EvaluationItemOut, EvidenceRoleOut, evaluationItems, evidenceRole, postTestMinScore } from './authoring-evidence.js';
+import {
+  DocumentAccreditationOut,
+  documentAccreditations,
+  EvaluationItemOut,
+  EvidenceRoleOut,
+  evaluationItems,
+  evidenceRole,
+  IgnoredParts,
+  postTestMinScore,
+} from './authoring-evidence.js';
 import { DecimalText } from './course-creation.js';
 import { ErrorResponse, ValidationErrorResponse } from './errors.js';
 import { CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE, DEFAULT_CREDIT_SCHEME, isChoiceKind, QUESTION_KINDS, USER_ROLES } from './lists.js';
@@ -295,6 +304,7 @@ export const CourseDocument = z
     finalExam: QuizInput.nullable()
       .default(null)
       .describe('Passing it (at minPassingScore) with every chapter completed earns the certificate'),
+    accreditations: documentAccreditations(),
   })
   .superRefine((doc, ctx) => {
     const chapters = doc.modules.reduce((n, m) => n + m.chapters.length, 0);
@@ -439,6 +449,7 @@ export const CourseDocumentOut = z
     course: CourseFieldsOut,
     modules: z.array(ModuleOut),
     finalExam: QuizOut.nullable(),
+    accreditations: z.array(DocumentAccreditationOut),
   })
   .meta({ id: 'CourseDocument', description: 'The whole course, answer keys included: what import reads back' });
 export type CourseDocumentOut = z.output<typeof CourseDocumentOut>;
@@ -450,6 +461,7 @@ export const CourseDocumentResponse = z
     isPublished: z.boolean(),
     version: VERSION_OUT,
     document: CourseDocumentOut,
+    ignored: IgnoredParts,
   })
   .meta({ id: 'CourseDocumentResponse' });
 
