@@ -32,7 +32,7 @@ function keyOf(a: NonNullable<CourseDocument['accreditations']>[number]): string
 }
 
 export const IGNORED_ACCREDITATIONS =
-  "accreditations: a document does not change them (record, change or end one with POST or PATCH /api/courses/{id}/accreditations); the course's are as they were";
+  "accreditations: a document does not change them (record one with POST /api/courses/{id}/accreditations, change or end one with PATCH /api/courses/{id}/accreditations/{accreditationId}); the course's are as they were";
 
 /**
  * Checks a document's accreditations against the course's (`current`; none for a new course):
