@@ -1,8 +1,7 @@
 import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { evaluationItems } from '../../../src/domain/evidence/evaluation.js';
-import { buildTestApp } from '../../helpers/app.js';
-import { bySession, sampleDocument } from '../../helpers/authoring.js';
+import { bySession, sampleDocument, teacherWithSampleCourse } from '../../helpers/authoring.js';
 import { apiKeyFor, makeInstitution, makeUser } from '../../helpers/fixtures.js';
 import { browserOf, fieldValue } from '../../pages/studio/helpers.js';
 
@@ -16,17 +15,12 @@ const ITEMS = [
 ];
 
 async function setUp(t: Test) {
-  const { app, db } = await buildTestApp(t);
-  const institutionId = await makeInstitution(db.db);
-  const teacher = await makeUser(db.db, { role: 'teacher', institutionId });
-  const as = await bySession(app, teacher.id);
-  const created = await as('POST', '/api/course-documents', sampleDocument({ institutionId, teacherId: teacher.id }));
-  t.equal(created.status, 201, JSON.stringify(created.body).slice(0, 300));
-  const courseId = created.body.courseId as number;
+  const made = await teacherWithSampleCourse(t);
+  const { db, courseId } = made;
   const stored = async () =>
     (await db.db.execute(sql`select post_test_min_score as "min", evaluation_items as items, version from courses where id = ${courseId}`))
       .rows[0] as { min: number | null; items: unknown; version: number };
-  return { app, db, institutionId, teacher, as, created, courseId, stored };
+  return { ...made, stored };
 }
 
 t.test('PATCH /api/courses/{id}: written, read back, bounded', async (t) => {

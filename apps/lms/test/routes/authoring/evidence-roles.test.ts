@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
-import { buildTestApp } from '../../helpers/app.js';
-import { bySession, sampleDocument, sampleQuiz } from '../../helpers/authoring.js';
+import { bySession, sampleDocument, sampleQuiz, teacherWithSampleCourse } from '../../helpers/authoring.js';
 import { apiKeyFor, makeInstitution, makeUser } from '../../helpers/fixtures.js';
 import { browserOf, fieldValue } from '../../pages/studio/helpers.js';
 
@@ -10,19 +9,15 @@ import { browserOf, fieldValue } from '../../pages/studio/helpers.js';
 // course (a second is a 409 naming the other quiz, or a 400 in a document), never a pre-test final exam.
 
 async function setUp(t: Test) {
-  const { app, db } = await buildTestApp(t);
-  const institutionId = await makeInstitution(db.db);
-  const teacher = await makeUser(db.db, { role: 'teacher', institutionId });
-  const as = await bySession(app, teacher.id);
-  const created = await as('POST', '/api/course-documents', sampleDocument({ institutionId, teacherId: teacher.id }));
-  t.equal(created.status, 201, JSON.stringify(created.body).slice(0, 300));
+  const made = await teacherWithSampleCourse(t);
+  const { db, created } = made;
   const roles = async () =>
     (
       await db.db.execute(
         sql`select id, evidence_role as role from quizzes where course_id = ${created.body.courseId} and evidence_role is not null order by id`,
       )
     ).rows.map((r) => [r.id, r.role]);
-  return { app, db, institutionId, teacher, as, created, courseId: created.body.courseId as number, roles };
+  return { ...made, roles };
 }
 
 t.test('the quiz PUTs: set, answer, refuse a second one, clear', async (t) => {
