@@ -1,4 +1,14 @@
 import { z } from 'zod';
+import {
+  DocumentAccreditationOut,
+  documentAccreditations,
+  EvaluationItemOut,
+  EvidenceRoleOut,
+  evaluationItems,
+  evidenceRole,
+  IgnoredParts,
+  postTestMinScore,
+} from './authoring-evidence.js';
 import { DecimalText } from './course-creation.js';
 import { ErrorResponse, ValidationErrorResponse } from './errors.js';
 import { CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE, DEFAULT_CREDIT_SCHEME, isChoiceKind, QUESTION_KINDS, USER_ROLES } from './lists.js';
@@ -115,6 +125,7 @@ export const QuizInput = z.strictObject({
     ),
   timeLimit: z.number().int().min(0).max(1440).default(30).describe('Minutes; 0: no limit'),
   maxAttempts: z.number().int().min(1).max(100).default(3),
+  evidenceRole: evidenceRole().default(null),
   questions: z
     .array(QuestionInput)
     .max(
@@ -198,6 +209,8 @@ const courseFieldShape = {
   eventCode: text().trim().min(1).max(64).nullable().describe('A published course with an eventCode is buyer-visible'),
   nilaiKum: z.number().min(0).max(999_999.99).nullable().describe('KUM/SKPK points a certificate of this course earns'),
   minPassingScore: z.number().int().min(0).max(100).describe('Pass mark of the final exam'),
+  postTestMinScore: postTestMinScore(),
+  evaluationItems: evaluationItems(),
   creditScheme: text()
     .regex(CREDIT_SCHEME, CREDIT_SCHEME_MESSAGE)
     .describe(
@@ -291,6 +304,7 @@ export const CourseDocument = z
     finalExam: QuizInput.nullable()
       .default(null)
       .describe('Passing it (at minPassingScore) with every chapter completed earns the certificate'),
+    accreditations: documentAccreditations(),
   })
   .superRefine((doc, ctx) => {
     const chapters = doc.modules.reduce((n, m) => n + m.chapters.length, 0);
@@ -372,6 +386,7 @@ export const QuizOut = z
     minimumScore: z.number().int().describe("The pass mark it is graded by: the final exam's is the course's minPassingScore"),
     timeLimit: z.number().int(),
     maxAttempts: z.number().int(),
+    evidenceRole: EvidenceRoleOut,
     questions: z.array(QuestionOut),
   })
   .meta({ id: 'AuthoredQuiz' });
@@ -408,6 +423,8 @@ export const CourseFieldsOut = z
     eventCode: z.string().nullable(),
     nilaiKum: z.number().nullable(),
     minPassingScore: z.number().int(),
+    postTestMinScore: z.number().int().nullable(),
+    evaluationItems: z.array(EvaluationItemOut).nullable(),
     creditScheme: z.string(),
     certificateValidMonths: z.number().int().nullable(),
     coverPicture: z.string().nullable(),
@@ -432,6 +449,7 @@ export const CourseDocumentOut = z
     course: CourseFieldsOut,
     modules: z.array(ModuleOut),
     finalExam: QuizOut.nullable(),
+    accreditations: z.array(DocumentAccreditationOut),
   })
   .meta({ id: 'CourseDocument', description: 'The whole course, answer keys included: what import reads back' });
 export type CourseDocumentOut = z.output<typeof CourseDocumentOut>;
@@ -443,6 +461,7 @@ export const CourseDocumentResponse = z
     isPublished: z.boolean(),
     version: VERSION_OUT,
     document: CourseDocumentOut,
+    ignored: IgnoredParts,
   })
   .meta({ id: 'CourseDocumentResponse' });
 

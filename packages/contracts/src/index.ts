@@ -12,6 +12,7 @@ export * from './enrollment.js';
 export * from './purchases.js';
 export * from './learning.js';
 export * from './authoring.js';
+export * from './authoring-evidence.js';
 export * from './authoring-routes.js';
 export * from './credits.js';
 export * from './evidence.js';

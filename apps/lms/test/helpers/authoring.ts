@@ -1,7 +1,9 @@
+import type { Test } from 'tap';
 import type { LmsApp } from '../../src/app.js';
+import { buildTestApp } from './app.js';
 import type { CourseCreator } from './course-creation.js';
 import { creationHeaders } from './course-creation.js';
-import { sessionCookieFor } from './fixtures.js';
+import { makeInstitution, makeUser, sessionCookieFor } from './fixtures.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -141,4 +143,15 @@ export function sampleDocument(
     // The final exam is graded by the course's minPassingScore: a document gives the same number or none.
     finalExam: quizzes ? { ...sampleQuiz('Ujian Akhir', { essay: true }), minimumScore: 70 } : null,
   };
+}
+
+/** A test app with an institution, its teacher (by session) and a sample course the teacher imported. */
+export async function teacherWithSampleCourse(t: Test) {
+  const { app, db } = await buildTestApp(t);
+  const institutionId = await makeInstitution(db.db);
+  const teacher = await makeUser(db.db, { role: 'teacher', institutionId });
+  const as = await bySession(app, teacher.id);
+  const created = await as('POST', '/api/course-documents', sampleDocument({ institutionId, teacherId: teacher.id }));
+  t.equal(created.status, 201, JSON.stringify(created.body).slice(0, 300));
+  return { app, db, institutionId, teacher, as, created, courseId: created.body.courseId as number };
 }

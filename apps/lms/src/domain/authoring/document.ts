@@ -13,6 +13,8 @@ import {
   readCourse,
   withoutOwner,
 } from './document-course.js';
+import { checkDocumentAccreditations, documentAccreditationsOf } from './document-accreditations.js';
+import { assertDocumentEvidenceRoles } from './evidence-roles.js';
 import { assertIdsBelong, countsSummary, emptyTree, existingTree, withoutIds, writeTree } from './document-tree.js';
 import { type Change, changedFields, recordChange } from './history.js';
 import { StaleDocumentError } from './versions.js';
@@ -48,7 +50,13 @@ export async function documentOf(db: Db, course: CourseRow): Promise<CourseDocum
         order by m.order_index, m.id) from modules m where m.course_id = ${course.id}), '[]'::json) as modules,
       (select ${quizJson('q')} from quizzes q where q.course_id = ${course.id} and q.scope = 'final' order by q.id limit 1) as "finalExam"`);
   const tree = rows[0] as { modules: CourseDocumentOut['modules']; finalExam: QuizOut | null };
-  return { format: COURSE_DOCUMENT_FORMAT, course: courseFieldsOf(course), modules: tree.modules, finalExam: tree.finalExam };
+  return {
+    format: COURSE_DOCUMENT_FORMAT,
+    course: courseFieldsOf(course),
+    modules: tree.modules,
+    finalExam: tree.finalExam,
+    accreditations: await documentAccreditationsOf(db, course.id),
+  };
 }
 
 /**
@@ -62,13 +70,15 @@ export async function importNewCourse(
   ctx: AuthoringContext,
   doc: CourseDocument,
   action: 'course.import' | 'course.create' = 'course.import',
-): Promise<{ course: CourseRow; document: CourseDocumentOut }> {
+): Promise<{ course: CourseRow; document: CourseDocumentOut; ignored?: string[] }> {
   return inTransaction(db, async (tx) => {
     const fields = doc.course;
     await assertMayCreateFor(tx, ctx.author, fields.institutionId, fields.teacherId);
     assertShownCreditUnchanged(ctx.author, null, fields.nilaiKum);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
     assertFinalPassMark(doc);
+    assertDocumentEvidenceRoles(doc);
+    const ignored = checkDocumentAccreditations(ctx.author, [], doc.accreditations);
     const [row] = await tx
       .insert(courses)
       .values({
@@ -86,7 +96,7 @@ export async function importNewCourse(
       action,
       changes: [{ path: '', to: { ...countsSummary(counts), name: course.name } }],
     });
-    return { course, document: await documentOf(tx, course) };
+    return { course, document: await documentOf(tx, course), ...(ignored.length > 0 ? { ignored } : {}) };
   });
 }
 
@@ -102,7 +112,7 @@ export async function replaceCourse(
   courseId: number,
   doc: CourseDocument,
   expectedTag?: string,
-): Promise<{ course: CourseRow; document: CourseDocumentOut }> {
+): Promise<{ course: CourseRow; document: CourseDocumentOut; ignored?: string[] }> {
   return inTransaction(db, async (tx) => {
     const course = await lockAuthoredCourse(tx, ctx.author, { course: courseId });
     const previous = await documentOf(tx, course);
@@ -116,6 +126,9 @@ export async function replaceCourse(
     assertShownCreditUnchanged(ctx.author, course.nilai_kum, fields.nilaiKum);
     await assertCategoryExists(tx, fields.categoryId, 'course.categoryId');
     assertFinalPassMark(doc);
+    assertDocumentEvidenceRoles(doc);
+    const ignored = checkDocumentAccreditations(ctx.author, previous.accreditations, doc.accreditations);
+    const noted = ignored.length > 0 ? { ignored } : {};
     const existing = await existingTree(tx, courseId);
     assertIdsBelong(doc, existing);
     const before = courseFieldsOf(course);
@@ -133,14 +146,14 @@ export async function replaceCourse(
     // The versions the studio and the API check: the course's when the replace changed anything
     // (it rewrites every field), each kept quiz whose settings or questions differ (chapters'
     // versions move in writeChapters).
-    if (documentTag(written) === documentTag(previous)) return { course: after, document: written };
+    if (documentTag(written) === documentTag(previous)) return { course: after, document: written, ...noted };
     const stale = changedQuizIds(previous, written);
     await tx.execute(sql`update courses set version = version + 1 where id = ${courseId}`);
     if (stale.length > 0) {
       await tx.execute(sql`update quizzes set version = version + 1 where course_id = ${courseId} and id in (${sql.join(stale, sql`, `)})`);
     }
     const bumped = await readCourse(tx, courseId);
-    return { course: bumped, document: written };
+    return { course: bumped, document: written, ...noted };
   });
 }
 

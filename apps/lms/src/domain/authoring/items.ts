@@ -4,6 +4,7 @@ import { type chapters, type Db, inTransaction, type modules, type questions, ty
 import { sql } from 'drizzle-orm';
 import { BadRequestError, invalidBody, NotFoundError } from '../../errors.js';
 import { type AuthoringContext, type CourseRow, lockAuthoredCourse } from './authors.js';
+import { assertEvidenceRoleFree } from './evidence-roles.js';
 import { changedFields, recorded, recordChange } from './history.js';
 import { assertVersion } from './versions.js';
 import {
@@ -311,6 +312,7 @@ export async function putQuiz(
       });
       if (problems.length > 0) throw invalidBody(problems);
     }
+    await assertEvidenceRoleFree(tx, course.id, quizId, parent.scope, body.evidenceRole);
     const before = quizId === null ? null : await readQuiz(tx, quizId);
     // The final exam's pass mark is the course's minPassingScore (rules/pass-mark.ts): one given
     // with the final exam sets the course's (the studio's final-exam form says so); none keeps it.

@@ -31,7 +31,7 @@ export const DEFAULT_MINIMUM_SCORE = 70;
  */
 export type QuizRow = Pick<
   RawSelect<typeof quizzes>,
-  'name' | 'description' | 'quizType' | 'minimumScore' | 'timeLimit' | 'maxAttempts'
+  'name' | 'description' | 'quizType' | 'minimumScore' | 'timeLimit' | 'maxAttempts' | 'evidenceRole'
 > & {
   id?: number;
   parent: QuizParent;
@@ -121,19 +121,29 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
     minimumScore: r.minimumScore,
     timeLimit: r.timeLimit,
     maxAttempts: r.maxAttempts,
+    evidenceRole: r.evidenceRole,
   }));
   const kept = flat.filter((r) => r.id !== undefined);
   if (kept.length > 0) {
+    // A role moving between kept quizzes (a swap) is first cleared, so that the unique index of
+    // one role per course, checked row by row, never sees it twice (evidence-roles.ts checked the write).
+    await tx.execute(sql`
+      update quizzes q set evidence_role = null
+      from jsonb_to_recordset(${json(kept)}) as v(id int, "evidenceRole" text)
+      where q.id = v.id and q.course_id = ${courseId} and q.evidence_role is not null
+        and q.evidence_role is distinct from v."evidenceRole"`);
     await tx.execute(sql`
       update quizzes q set scope = v.scope::quiz_scope, module_id = v."moduleId", chapter_id = v."chapterId", name = v.name,
         description = v.description, quiz_type = v."quizType", minimum_score = v."minimumScore", time_limit = v."timeLimit",
-        max_attempts = v."maxAttempts", updated_at = now()
+        max_attempts = v."maxAttempts", evidence_role = v."evidenceRole", updated_at = now()
       from jsonb_to_recordset(${json(kept)}) as v(
         id int, scope text, "moduleId" int, "chapterId" int, name text, description text, "quizType" text,
-        "minimumScore" int, "timeLimit" int, "maxAttempts" int)
+        "minimumScore" int, "timeLimit" int, "maxAttempts" int, "evidenceRole" text)
       where q.id = v.id and q.course_id = ${courseId}
-        and (q.scope::text, q.module_id, q.chapter_id, q.name, q.description, q.quiz_type, q.minimum_score, q.time_limit, q.max_attempts)
-          is distinct from (v.scope, v."moduleId", v."chapterId", v.name, v.description, v."quizType", v."minimumScore", v."timeLimit", v."maxAttempts")`);
+        and (q.scope::text, q.module_id, q.chapter_id, q.name, q.description, q.quiz_type, q.minimum_score, q.time_limit, q.max_attempts,
+            q.evidence_role)
+          is distinct from (v.scope, v."moduleId", v."chapterId", v.name, v.description, v."quizType", v."minimumScore", v."timeLimit",
+            v."maxAttempts", v."evidenceRole")`);
   }
   const fresh = flat.filter((r) => r.id === undefined);
   const byPlace = new Map<string, number>();
@@ -141,12 +151,13 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
     const inserted = await typedRows<Pick<RawRow<typeof quizzes>, 'id' | 'scope' | 'module_id' | 'chapter_id'>>(
       tx,
       sql`
-      insert into quizzes (course_id, scope, module_id, chapter_id, name, description, quiz_type, minimum_score, time_limit, max_attempts)
+      insert into quizzes (course_id, scope, module_id, chapter_id, name, description, quiz_type, minimum_score, time_limit, max_attempts,
+        evidence_role)
       select ${courseId}, v.scope::quiz_scope, v."moduleId", v."chapterId", v.name, v.description, v."quizType", v."minimumScore",
-        v."timeLimit", v."maxAttempts"
+        v."timeLimit", v."maxAttempts", v."evidenceRole"
       from jsonb_to_recordset(${json(fresh)}) as v(
         scope text, "moduleId" int, "chapterId" int, name text, description text, "quizType" text,
-        "minimumScore" int, "timeLimit" int, "maxAttempts" int)
+        "minimumScore" int, "timeLimit" int, "maxAttempts" int, "evidenceRole" text)
       returning id, scope::text as scope, module_id, chapter_id`,
     );
     for (const r of inserted) {
@@ -293,7 +304,7 @@ export class LearnersHoldError extends ConflictError {
 export function quizJson(alias: string): SQL {
   return sql.raw(`json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'description', ${alias}.description,
     'quizType', ${alias}.quiz_type, 'minimumScore', ${passMarkExpression(alias)}, 'timeLimit', ${alias}.time_limit,
-    'maxAttempts', ${alias}.max_attempts,
+    'maxAttempts', ${alias}.max_attempts, 'evidenceRole', ${alias}.evidence_role,
     'questions', coalesce((select json_agg(json_build_object('id', qu.id, 'questionType', qu.question_type,
         'questionText', qu.question_text, 'points', qu.points,
         'options', coalesce((select json_agg(json_build_object('id', o->>'id', 'text', o->>'text',

@@ -1,4 +1,4 @@
-import { courseAccreditations, type Db, typedRows } from '@lms/db';
+import { courseAccreditations, type Db, inTransaction, typedRows } from '@lms/db';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../errors.js';
 import { type Author, type CourseRow, findAuthoredCourse, lockAuthoredCourse } from '../authoring/authors.js';
@@ -176,6 +176,17 @@ export async function createAccreditation(
   if (!row) throw new Error('the accreditation insert returned no row');
   await syncShownCredit(tx, courseId, now);
   return row;
+}
+
+/** createAccreditation in a transaction of its own (the studio's form; the API runs it in its keyed request's). */
+export function recordAccreditation(db: Db, author: Author, courseId: number, input: AccreditationInput, now: Date) {
+  return inTransaction(db, (tx) => createAccreditation(tx, author, courseId, input, now));
+}
+
+/** Where an accreditation stands at `now`: not yet in force, in force, or ended. */
+export function accreditationState(a: Pick<Accreditation, 'validFrom' | 'validUntil'>, now: Date): 'pending' | 'inForce' | 'ended' {
+  if (a.validFrom > now) return 'pending';
+  return a.validUntil !== null && a.validUntil <= now ? 'ended' : 'inForce';
 }
 
 async function existing(tx: Db, courseId: number, id: number): Promise<Accreditation> {

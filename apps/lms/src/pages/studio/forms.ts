@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import type { CourseRow } from '../../domain/authoring/authors.js';
 import { courseFieldsOf } from '../../domain/authoring/index.js';
 import type { PageContext } from '../i18n/index.js';
+import { type EvidenceFieldWords, evaluationItemsIssue, evaluationItemsOf, evaluationItemsText } from './evidence-fields.js';
 
 // What the studio's plain HTML forms send (flat strings, ../form-body.ts) turned into the authoring
 // API's own bodies, checked by the API's own schemas; and the other way, a stored row as the
@@ -32,7 +33,9 @@ export const SETTINGS_GROUPS = {
   description: ['name', 'description', 'instructor', 'courseCode', 'categoryId'],
   schedule: ['type', 'startDate', 'endDate'],
   prices: ['isPurchasable', 'price', 'priceNonMember', 'priceMahasiswa', 'currency', 'enrollmentType', 'enrollmentCode', 'eventCode'],
-  kum: ['nilaiKum', 'creditScheme', 'certificateValidMonths', 'minPassingScore', 'previewMode'],
+  // No nilaiKum: the course's accreditations set it (shown below the form, accreditations.ts).
+  kum: ['creditScheme', 'certificateValidMonths', 'minPassingScore', 'previewMode'],
+  evidence: ['postTestMinScore', 'evaluationItems'],
   details: [...DETAIL_SECTIONS],
 } as const;
 
@@ -62,18 +65,22 @@ export function settingsValues(course: CourseRow): FormValues {
     enrollmentType: f.enrollmentType,
     enrollmentCode: f.enrollmentCode ?? '',
     eventCode: f.eventCode ?? '',
-    nilaiKum: f.nilaiKum === null ? '' : String(f.nilaiKum),
     creditScheme: f.creditScheme,
     certificateValidMonths: f.certificateValidMonths === null ? '' : String(f.certificateValidMonths),
     minPassingScore: String(f.minPassingScore),
+    postTestMinScore: f.postTestMinScore === null ? '' : String(f.postTestMinScore),
+    evaluationItems: evaluationItemsText(f.evaluationItems),
     previewMode: f.previewMode ? 'on' : '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, section(f[s] as Record<string, unknown> | null)])),
     version: String(course.version),
   };
 }
 
-/** The form's strings as the body the API takes: every field of the form (a checkbox left out is false). */
-export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors: FieldErrors } {
+/**
+ * The form's strings as the body the API takes: every field of the form (a checkbox left out is
+ * false). `words`: how the evaluation items' problems are said (their line).
+ */
+export function settingsBody(form: FormValues, words: EvidenceFieldWords): { body?: CoursePatchBody; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const dateOf = (name: string) => {
     const v = str(form[name]).trim();
@@ -120,20 +127,23 @@ export function settingsBody(form: FormValues): { body?: CoursePatchBody; errors
     enrollmentType: str(form.enrollmentType),
     enrollmentCode: orNull(str(form.enrollmentCode)),
     eventCode: orNull(str(form.eventCode)),
-    nilaiKum: orNull(str(form.nilaiKum)) === null ? null : num(str(form.nilaiKum)),
     // Left blank (a form of before this field): the default scheme.
     creditScheme: str(form.creditScheme).trim().toUpperCase() || DEFAULT_CREDIT_SCHEME,
     certificateValidMonths: orNull(str(form.certificateValidMonths)) === null ? null : num(str(form.certificateValidMonths)),
     minPassingScore: num(str(form.minPassingScore)),
+    postTestMinScore: orNull(str(form.postTestMinScore)) === null ? null : num(str(form.postTestMinScore)),
+    evaluationItems: evaluationItemsOf(str(form.evaluationItems), errors, words),
     previewMode: str(form.previewMode) !== '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, sectionOf(s)])),
   };
   const parsed = CoursePatchBody.safeParse(raw);
-  if (!parsed.success)
-    Object.assign(
-      errors,
-      issuesByField(parsed.error, (path) => String(path[0] ?? 'name')),
-    );
+  if (!parsed.success) {
+    const items = parsed.error.issues.find((i) => i.path[0] === 'evaluationItems');
+    if (items) errors.evaluationItems ??= evaluationItemsIssue(items, words);
+    for (const [name, message] of Object.entries(issuesByField(parsed.error, (path) => String(path[0] ?? 'name')))) {
+      errors[name] ??= message;
+    }
+  }
   if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
   return { body: parsed.data, errors };
 }
@@ -155,6 +165,7 @@ export function quizValues(quiz: QuizOut | null, version: number, extra: number)
     minimumScore: String(quiz?.minimumScore ?? 70),
     timeLimit: String(quiz?.timeLimit ?? 30),
     maxAttempts: String(quiz?.maxAttempts ?? 3),
+    evidenceRole: quiz?.evidenceRole ?? '',
     version: String(version),
   };
   const questions = quiz?.questions ?? [];
@@ -226,6 +237,7 @@ export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; erro
     minimumScore: num(str(form.minimumScore)),
     timeLimit: num(str(form.timeLimit)),
     maxAttempts: num(str(form.maxAttempts)),
+    evidenceRole: orNull(str(form.evidenceRole)),
     questions,
   };
   const parsed = QuizBody.safeParse(raw);

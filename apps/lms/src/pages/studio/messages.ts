@@ -1,6 +1,7 @@
 // The words of the course studio (./index.ts), in Bahasa Indonesia (the reference) and English.
 // Spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `studio` block.
 import { CREDIT_SCHEME_EXAMPLES } from '@lms/contracts';
+import { studioEvidenceMessagesEn, studioEvidenceMessagesId } from './evidence-messages.js';
 
 export function studioMessagesId() {
   return {
@@ -30,11 +31,13 @@ export function studioMessagesId() {
         stored: 'Yang tersimpan sekarang',
         yours: 'Yang Anda ketik',
       },
+      evidence: studioEvidenceMessagesId(),
       groups: {
         description: 'Deskripsi',
         schedule: 'Jadwal',
         prices: 'Harga dan pendaftaran',
         kum: 'KUM dan sertifikat',
+        evidence: 'Bukti kredit: post-test dan evaluasi',
         details: 'Bagian detail',
       },
       fields: {
@@ -59,10 +62,13 @@ export function studioMessagesId() {
         enrollApproval: 'Dengan persetujuan',
         enrollmentCode: 'Kode pendaftaran',
         eventCode: 'Kode acara',
-        nilaiKum: 'Nilai KUM',
         creditScheme: `Skema kredit (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Masa berlaku sertifikat (bulan; kosong: tanpa batas)',
         minPassingScore: 'Nilai lulus ujian akhir',
+        postTestMinScore: 'Nilai minimum post-test (0-100; kosong: nilai skema kredit)',
+        evaluationItems: 'Butir evaluasi (skala Likert 1-5)',
+        evaluationItemsHint:
+          'Satu butir per baris: kunci | pernyataan dalam Bahasa Indonesia | pernyataan dalam bahasa Inggris (mis. materi | Materi relevan | The material is relevant). Paling banyak 20 butir. Kosong: butir bawaan skema kredit.',
         previewMode: 'Mode pratinjau',
         sectionHint: 'Satu baris per isian, "kunci: nilai" (mis. requirements: S1 Akuntansi).',
       },
@@ -113,6 +119,9 @@ export function studioMessagesId() {
         finalPassMark: 'Nilai lulus ujian akhir (%): nilai lulus kursus, yang sama dengan di tab KUM dan sertifikat',
         timeLimit: 'Batas waktu (menit, 0 = tanpa batas)',
         maxAttempts: 'Jumlah percobaan',
+        evidenceRole: 'Peran sebagai bukti kredit',
+        evidenceRoles: { none: 'Kuis biasa', pre_test: 'Pre-test (dikerjakan sebelum bab pertama)', post_test: 'Post-test' },
+        evidenceRoleHint: 'Satu pre-test dan satu post-test per kursus. Ujian akhir tidak dapat menjadi pre-test.',
         question: (n: number) => `Soal ${n}`,
         kind: 'Jenis soal',
         kinds: {
@@ -226,11 +235,13 @@ export function studioMessagesEn(): StudioMessages {
         stored: 'What is stored now',
         yours: 'What you typed',
       },
+      evidence: studioEvidenceMessagesEn(),
       groups: {
         description: 'Description',
         schedule: 'Schedule',
         prices: 'Prices and enrolment',
         kum: 'KUM and certificate',
+        evidence: 'Credit evidence: post-test and evaluation',
         details: 'Detail sections',
       },
       fields: {
@@ -255,10 +266,13 @@ export function studioMessagesEn(): StudioMessages {
         enrollApproval: 'With approval',
         enrollmentCode: 'Enrolment code',
         eventCode: 'Event code',
-        nilaiKum: 'KUM points',
         creditScheme: `Credit scheme (${CREDIT_SCHEME_EXAMPLES}, ...)`,
         certificateValidMonths: 'Certificate valid for (months; blank: no expiry)',
         minPassingScore: 'Final exam pass mark',
+        postTestMinScore: "Post-test minimum score (0-100; blank: the credit scheme's)",
+        evaluationItems: 'Evaluation items (Likert scale 1-5)',
+        evaluationItemsHint:
+          "One item a line: key | statement in Bahasa Indonesia | statement in English (e.g. material | Materi relevan | The material is relevant). At most 20 items. Blank: the credit scheme's default items.",
         previewMode: 'Preview mode',
         sectionHint: 'One line per field, "key: value" (e.g. requirements: Bachelor of Accounting).',
       },
@@ -309,6 +323,9 @@ export function studioMessagesEn(): StudioMessages {
         finalPassMark: "Final exam pass mark (%): the course's, the same as on the KUM and certificate tab",
         timeLimit: 'Time limit (minutes, 0 = none)',
         maxAttempts: 'Attempts',
+        evidenceRole: 'Role in the credit evidence',
+        evidenceRoles: { none: 'An ordinary quiz', pre_test: 'Pre-test (taken before the first chapter)', post_test: 'Post-test' },
+        evidenceRoleHint: 'One pre-test and one post-test per course. The final exam cannot be the pre-test.',
         question: (n: number) => `Question ${n}`,
         kind: 'Kind',
         kinds: {

@@ -1,4 +1,4 @@
-import { QUESTION_KINDS, type QuizOut } from '@lms/contracts';
+import { EVIDENCE_ROLES, QUESTION_KINDS, type QuizOut } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -9,7 +9,7 @@ import {
   quizForEditor,
   StaleVersionError,
 } from '../../domain/authoring/index.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { type FieldErrors, type FormValues, quizBody, quizValues } from './forms.js';
@@ -38,6 +38,10 @@ function quizPage(
   const qz = s.quiz;
   const count = Math.max(0, Math.min(200, Number(values.count ?? 0) || 0));
   const kinds = QUESTION_KINDS.map((k) => [k, qz.kinds[k]] as [string, string]);
+  const roles: [string, string][] = [
+    ['', qz.evidenceRoles.none],
+    ...EVIDENCE_ROLES.filter((r) => p.scope !== 'final' || r !== 'pre_test').map((r) => [r, qz.evidenceRoles[r]] as [string, string]),
+  ];
   const questions = Array.from(
     { length: count },
     (_, i) => html`<fieldset class="card question"><legend>${qz.question(i + 1)}</legend>
@@ -61,6 +65,7 @@ ${field(qz.description, 'description', values, errors, { textarea: 2 })}
 ${field(p.scope === 'final' ? qz.finalPassMark : qz.minimumScore, 'minimumScore', values, errors, { type: 'number' })}
 ${field(qz.timeLimit, 'timeLimit', values, errors, { type: 'number' })}
 ${field(qz.maxAttempts, 'maxAttempts', values, errors, { type: 'number' })}
+${field(qz.evidenceRole, 'evidenceRole', values, errors, { choices: roles, hint: qz.evidenceRoleHint })}
 <p class="muted">${qz.blankRemoves}</p>
 ${questions}
 <p><button type="submit" name="action" value="save">${s.save}</button> <button type="submit" name="action" value="more" class="secondary">${qz.moreQuestions}</button></p>
@@ -119,6 +124,8 @@ export default function quizScreen(app: App) {
             return again(problem({}, false, compare), 409);
           }
           if (err instanceof BadRequestError) return again(problem(problemsOf(err), flash(err.message, 'error')), 422);
+          // Another quiz of the course holds the role (evidence-roles.ts): said next to the field.
+          if (err instanceof ConflictError) return again(problem({ evidenceRole: err.message }, flash(err.message, 'error')), 409);
           throw err;
         }
         await changed(app, course.id);

@@ -1,14 +1,17 @@
 import { AUTHORING_OPERATIONS as op, type CourseRow, StaleVersionError } from '../../domain/authoring/index.js';
-import { BadRequestError } from '../../errors.js';
+import { recordAccreditation } from '../../domain/evidence/accreditations.js';
+import { BadRequestError, ConflictError, UnprocessableError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { DETAIL_SECTIONS, type FieldErrors, type FormValues, SETTINGS_GROUPS, settingsBody, settingsValues } from './forms.js';
+import { accreditationInput, accreditationsPart } from './accreditations.js';
 import { type App, changed, courseOf, getPage, postForm, problemsOf, studioPath, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The course's settings (/dashboard/studio/courses/:id/settings): its own fields in groups (the
 // anchors the checklist links to), saved by the updateCourse operation at the version the form
-// was opened at.
+// was opened at. Below the form, the course's accreditations (./accreditations.ts): read-only, and
+// recorded there by an admin of its institution or a super_admin.
 
 function settingsPage(
   ctx: PageContext,
@@ -16,6 +19,7 @@ function settingsPage(
   values: FormValues,
   errors: FieldErrors,
   note: Html | false,
+  credit: Html,
   compare: Html | false = false,
 ) {
   const s = ctx.t.studio;
@@ -50,6 +54,10 @@ function settingsPage(
       case 'startDate':
       case 'endDate':
         return field(labels[name], name, values, errors, { type: 'date' });
+      case 'postTestMinScore':
+        return field(fl.postTestMinScore, name, values, errors, { type: 'number' });
+      case 'evaluationItems':
+        return field(fl.evaluationItems, name, values, errors, { textarea: 5, hint: fl.evaluationItemsHint });
       case 'isPurchasable':
       case 'previewMode':
         return field(labels[name], name, values, errors, { type: 'checkbox' });
@@ -69,36 +77,56 @@ function settingsPage(
 <input type="hidden" name="version" value="${values.version ?? String(course.version)}">
 ${groups}
 <button type="submit">${s.save}</button>
-</form>`;
+</form>
+${credit}`;
 }
 
 export default function settingsScreen(app: App) {
   return [
-    getPage('/studio/courses/:id/settings', 'Course studio: settings', async ({ ctx, actx, id, query, show }) => {
+    getPage('/studio/courses/:id/settings', 'Course studio: settings', async (asked) => {
+      const { ctx, actx, id, query, show } = asked;
       const course = await courseOf(app, actx, id);
       const saved = query.saved === '1' && flash(ctx.t.studio.saved);
-      return show(course, 'settings', ctx.t.studio.tabs.settings, settingsPage(ctx, course, settingsValues(course), {}, saved));
+      const credit = await accreditationsPart(app, asked, course);
+      return show(course, 'settings', ctx.t.studio.tabs.settings, settingsPage(ctx, course, settingsValues(course), {}, saved, credit));
     }),
-    postForm('/studio/courses/:id/settings', 'Saves the settings', async ({ ctx, actx, id, form: typed, show, back }) => {
+    postForm('/studio/courses/:id/settings', 'Saves the settings', async (asked) => {
+      const { ctx, actx, id, form: typed, show, back } = asked;
       const course = await courseOf(app, actx, id);
-      const { body, errors } = settingsBody(typed);
+      const { body, errors } = settingsBody(typed, ctx.t.studio.evidence);
       const s = ctx.t.studio;
+      const credit = await accreditationsPart(app, asked, course);
       const again = (page: Html, status: number) => show(course, 'settings', s.tabs.settings, page, status);
-      if (!body) return again(settingsPage(ctx, course, typed, errors, flash(s.fixBelow, 'error')), 422);
+      if (!body) return again(settingsPage(ctx, course, typed, errors, flash(s.fixBelow, 'error'), credit), 422);
       try {
         await op.updateCourse(app.db, actx, course.id, body, versionOf(typed));
       } catch (err) {
         if (err instanceof StaleVersionError) {
           const stored = settingsValues(err.stored as CourseRow);
           const keys = Object.keys(stored).filter((k) => k !== 'version');
-          return again(settingsPage(ctx, course, stored, {}, false, staleCompare(ctx, stored, typed, keys)), 409);
+          return again(settingsPage(ctx, course, stored, {}, false, credit, staleCompare(ctx, stored, typed, keys)), 409);
         }
         if (err instanceof BadRequestError)
-          return again(settingsPage(ctx, course, typed, problemsOf(err), flash(s.fixBelow, 'error')), 422);
+          return again(settingsPage(ctx, course, typed, problemsOf(err), flash(s.fixBelow, 'error'), credit), 422);
         throw err;
       }
       await changed(app, course.id);
       return back(studioPath(course.id, '/settings?saved=1'));
+    }),
+    postForm('/studio/courses/:id/accreditations', 'Records an accreditation', async (asked) => {
+      const { ctx, actx, id, form: typed, show, back } = asked;
+      const course = await courseOf(app, actx, id);
+      try {
+        // The API's own rule: a teacher's post is a 403 there, every bound a 422, a repeated reference a 409.
+        await recordAccreditation(app.db, actx.author, course.id, accreditationInput(typed), app.clock());
+      } catch (err) {
+        if (!(err instanceof UnprocessableError || err instanceof ConflictError)) throw err;
+        const credit = await accreditationsPart(app, asked, course, typed, err.message);
+        const page = settingsPage(ctx, course, settingsValues(course), {}, false, credit);
+        return show(course, 'settings', ctx.t.studio.tabs.settings, page, err instanceof ConflictError ? 409 : 422);
+      }
+      await changed(app, course.id);
+      return back(studioPath(course.id, '/settings?recorded=1#accreditations'));
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import { AUTHORING_ERRORS, ErrorResponse, MAX_ID } from '@lms/contracts';
+import { AUTHORING_ERRORS, DocumentAccreditationOut, ErrorResponse, MAX_ID } from '@lms/contracts';
 import { CREDIT_SCHEME } from '@lms/contracts/lists';
 import type { Db } from '@lms/db';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -22,15 +22,10 @@ import { authorOf } from './index.js';
 // A course's accreditations (docs/authoring.md, "Accreditations"): read by whoever may author the
 // course, written only by an admin of its institution or a super_admin (domain/evidence/accreditations.ts).
 
-const AccreditationOut = z.object({
+// The fields a course document exports of each accreditation, with the row's id, course and recorder.
+const AccreditationOut = DocumentAccreditationOut.extend({
   id: z.number().int(),
   courseId: z.number().int(),
-  scheme: z.string(),
-  reference: z.string(),
-  validFrom: z.string(),
-  validUntil: z.string().nullable(),
-  value: z.number(),
-  professions: z.array(z.string()),
   recordedBy: z.string().nullable(),
 });
 

@@ -44,6 +44,7 @@ const documentAnswer = (r: Awaited<ReturnType<typeof op.exportCourse>>) => ({
   isPublished: r.course.is_published,
   version: r.course.version,
   document: r.document,
+  ...('ignored' in r && r.ignored ? { ignored: r.ignored } : {}),
 });
 
 /**
