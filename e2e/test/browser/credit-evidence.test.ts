@@ -1,4 +1,4 @@
-import { chapters, courses, modules, quizzes, users } from '@lms/db';
+import { chapters, courses, quizzes, users } from '@lms/db';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import type { APIResponse, Page } from 'playwright-core';
@@ -115,6 +115,7 @@ const courseDocument = (institutionId: number, teacherId: string) => ({
         name: 'Pre-test PPI',
         minimumScore: 0,
         maxAttempts: 1,
+        evidenceRole: 'pre_test',
         questions: [
           question('Kapan cuci tangan?', 'Sebelum dan sesudah kontak', 'Hanya sesudah'),
           question('APD?', 'Sesuai risiko', 'Selalu lengkap'),
@@ -134,6 +135,7 @@ const courseDocument = (institutionId: number, teacherId: string) => ({
   finalExam: {
     name: 'Post-test PPI',
     maxAttempts: 3,
+    evidenceRole: 'post_test',
     questions: [question('Berapa momen cuci tangan?', 'Lima', 'Tiga'), question('Cairan tubuh?', 'Cuci tangan sesudahnya', 'Abaikan')],
   },
 });
@@ -202,14 +204,7 @@ for (const lang of ['en', 'id'] as const)
     await answered(imported, 201, 'the teacher imports the course');
     const [course] = await db.select().from(courses).where(eq(courses.courseCode, 'UJI-PPI-01'));
     const courseId = course!.id;
-    // The authoring API cannot mark a quiz's evidence role yet: the operator's SQL does it, as
-    // docs/authoring.md describes the column (the module's quiz the pre-test, the final exam the post-test).
-    const [mod] = await db.select().from(modules).where(eq(modules.courseId, courseId));
-    await db.update(quizzes).set({ evidenceRole: 'pre_test' }).where(eq(quizzes.moduleId, mod!.id));
-    await db
-      .update(quizzes)
-      .set({ evidenceRole: 'post_test' })
-      .where(and(eq(quizzes.courseId, courseId), eq(quizzes.scope, 'final')));
+    // The document marks the module's quiz as the pre-test and the final exam as the post-test.
     t.equal(
       (
         await db
