@@ -9,6 +9,7 @@ import { makePartnerKey } from '@lms/partner-auth/testing';
 import { eq, sql } from 'drizzle-orm';
 import type { CryptoKey } from 'jose';
 import pg from 'pg';
+import { fillReportCourse, REPORT_COURSE_VERSION, REPORT_PARTICIPANTS } from './fill-report.js';
 
 /** Bumped when the bench-only fill changes, so older databases are filled again. */
 const EXTRAS_VERSION = 1;
@@ -25,6 +26,8 @@ export interface FilledDb {
   url: string;
   teacherId: string;
   detailCourseId: number;
+  /** The course of REPORT_PARTICIPANTS participants with their evidence (fill-report.ts). */
+  reportCourseId: number;
   reused: boolean;
   fillMs: number;
 }
@@ -34,6 +37,7 @@ interface Meta {
   synthetic?: boolean;
   extras?: { version: number; detailCourseId: number };
   bundles?: number;
+  reportCourse?: { version: number; courseId: number };
   vacuumed?: boolean;
 }
 
@@ -93,7 +97,12 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     await writeMeta(handle, 'sizes', size);
   }
   await migrate(handle);
-  const reused = !!meta.synthetic && meta.extras?.version === EXTRAS_VERSION && meta.bundles === BENCH_BUNDLES && !!meta.vacuumed;
+  const reused =
+    !!meta.synthetic &&
+    meta.extras?.version === EXTRAS_VERSION &&
+    meta.bundles === BENCH_BUNDLES &&
+    meta.reportCourse?.version === REPORT_COURSE_VERSION &&
+    !!meta.vacuumed;
   if (!meta.synthetic) {
     log(`${name}: synthetic seed ${JSON.stringify(size)} ...`);
     let last = '';
@@ -118,6 +127,11 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     await fillBundles(handle);
     await writeMeta(handle, 'bundles', BENCH_BUNDLES);
   }
+  if (meta.reportCourse?.version !== REPORT_COURSE_VERSION) {
+    log(`${name}: the report course (${REPORT_PARTICIPANTS.toLocaleString('en-US')} participants with their evidence) ...`);
+    meta.reportCourse = { version: REPORT_COURSE_VERSION, courseId: await fillReportCourse(handle, teacherId) };
+    await writeMeta(handle, 'reportCourse', meta.reportCourse);
+  }
   if (!meta.vacuumed) {
     // The load leaves every course and enrollment row updated several times (the counters are
     // recomputed at the end): on 10k courses, 50k dead row versions and no visibility map, so
@@ -132,7 +146,15 @@ export async function prepareDatabase(base: string, name: string, size: Syntheti
     await handle.db.execute(sql`reindex table courses`);
     await writeMeta(handle, 'vacuumed', true);
   }
-  return { handle, url, teacherId, detailCourseId: meta.extras.detailCourseId, reused, fillMs: Date.now() - started };
+  return {
+    handle,
+    url,
+    teacherId,
+    detailCourseId: meta.extras.detailCourseId,
+    reportCourseId: meta.reportCourse.courseId,
+    reused,
+    fillMs: Date.now() - started,
+  };
 }
 
 /**

@@ -15,16 +15,17 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { AppsUnderTest } from './apps-under-test.js';
 import { BENCH_ISSUER, type FilledDb, prepareDatabase, prepareRun } from './fill.js';
-import { log, readOptions } from './options.js';
+import { log, readOptions, SCENARIO_GROUPS } from './options.js';
 import { writeResults } from './results.js';
 import { BenchRun } from './runner.js';
 import { attemptGrantScenario } from './scenarios/attempt-grants.js';
 import { chapterTimeScenario } from './scenarios/chapter-time.js';
+import { participantExportScenario } from './scenarios/participant-export.js';
 import { authoringScenarios } from './scenarios/authoring.js';
 import { purchaseScenarios } from './scenarios/purchases.js';
 import { partnerEventScenarios } from './scenarios/partner-events.js';
 import { catalogScenarios } from './scenarios/catalog.js';
-import { scenarioContext } from './scenarios/context.js';
+import { type ScenarioContext, scenarioContext } from './scenarios/context.js';
 import { ownSqlScenarios } from './scenarios/own-sql.js';
 import { partnerScenarios } from './scenarios/partners.js';
 import { pgliteScenario } from './scenarios/pglite.js';
@@ -63,16 +64,23 @@ async function main() {
     log(`LMS at ${lms.url} (uncached list at ${lmsUncached.url}), gateway at ${gateway.url}`);
 
     const ctx = scenarioContext({ options, run, apps, lms, lmsUncached, gateway, filled, fixtures, enrollmentCount, tmp });
-    await catalogScenarios(ctx);
-    await ownSqlScenarios(ctx);
-    await progressScenario(ctx);
-    await partnerScenarios(ctx);
-    await authoringScenarios(ctx);
-    await attemptGrantScenario(ctx);
-    await chapterTimeScenario(ctx);
-    await purchaseScenarios(ctx);
-    await partnerEventScenarios(ctx);
-    await pgliteScenario(ctx);
+    const groups: Record<(typeof SCENARIO_GROUPS)[number], (ctx: ScenarioContext) => Promise<void>> = {
+      catalog: catalogScenarios,
+      'own-sql': ownSqlScenarios,
+      progress: progressScenario,
+      partners: partnerScenarios,
+      authoring: authoringScenarios,
+      'attempt-grants': attemptGrantScenario,
+      'chapter-time': chapterTimeScenario,
+      'participant-export': participantExportScenario,
+      purchases: purchaseScenarios,
+      'partner-events': partnerEventScenarios,
+      pglite: pgliteScenario,
+    };
+    for (const name of SCENARIO_GROUPS) {
+      if (options.only && !options.only.includes(name)) continue;
+      await groups[name](ctx);
+    }
   } finally {
     apps.stopAll();
     await filled.handle.close();
@@ -85,7 +93,10 @@ async function main() {
 main().then(
   () => process.exit(0),
   (err) => {
-    process.stderr.write(`bench could not run: ${(err as Error).stack ?? err}\n`);
+    const cause = (err as Error).cause;
+    process.stderr.write(
+      `bench could not run: ${(err as Error).stack ?? err}${cause ? `\ncaused by: ${(cause as Error).stack ?? cause}` : ''}\n`,
+    );
     process.exit(1);
   },
 );

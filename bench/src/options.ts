@@ -15,6 +15,8 @@ export interface BenchOptions {
   noPglite: boolean;
   /** A fresh GATEWAY_SECRET for the apps under test, one per run. */
   gatewaySecret: string;
+  /** The scenario groups to run (`--only catalog,chapter-time`), or null: all of them. */
+  only: string[] | null;
 }
 
 /** Connections of the load generator unless a scenario says otherwise. */
@@ -33,6 +35,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
       completions: { type: 'string' },
       'pg-url': { type: 'string' },
       'no-pglite': { type: 'boolean', default: false },
+      only: { type: 'string' },
     },
   });
   const quick = args.quick;
@@ -50,7 +53,39 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     pgBase: args['pg-url'] ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     noPglite: args['no-pglite'],
     gatewaySecret: `bench-gateway-secret-${randomUUID()}`,
+    only: args.only === undefined ? null : onlyGroups(args.only),
   };
+}
+
+/**
+ * The scenario groups, in the order a run measures them (scenarios/<name>.ts; the rows of each in
+ * bench/README.md). `--only` takes a comma-separated list of these names.
+ */
+export const SCENARIO_GROUPS = [
+  'catalog',
+  'own-sql',
+  'progress',
+  'partners',
+  'authoring',
+  'attempt-grants',
+  'chapter-time',
+  'participant-export',
+  'purchases',
+  'partner-events',
+  'pglite',
+] as const;
+
+/** `--only`'s list, checked against SCENARIO_GROUPS (an unknown name is an error, not an empty run). */
+export function onlyGroups(list: string): string[] {
+  const names = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const unknown = names.filter((n) => !(SCENARIO_GROUPS as readonly string[]).includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`--only: unknown scenario group ${JSON.stringify(unknown.join(','))}; one or more of ${SCENARIO_GROUPS.join(', ')}`);
+  }
+  return names;
 }
 
 export const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,5 +1,5 @@
-import { plansGenerically } from '@lms/db';
-import type pg from 'pg';
+import { GENERIC_PLAN_OPTIONS, plansGenerically, poolSizes } from '@lms/db';
+import pg from 'pg';
 import { type AppsUnderTest, ask, type Child, cpuMeter, withCpu } from './apps-under-test.js';
 import { type CapturedStatement, waves } from './ipc.js';
 import { type AlternatingSide, type HttpLoad, measure, measureAlternating, type Plan, runHttp, runLoop } from './load.js';
@@ -37,6 +37,17 @@ export interface PairSide {
 export interface SqlPools {
   main: pg.Pool;
   generic: pg.Pool;
+}
+
+/**
+ * Pools for replaying a route's SQL, split as createDb splits the LMS's pool of 10: statements named
+ * for a generic plan (a search's page) go to connections planning them once, as they do in the LMS.
+ */
+export function openSqlPools(url: string): SqlPools & { end: () => Promise<void> } {
+  const sizes = poolSizes(10);
+  const main = new pg.Pool({ connectionString: url, max: sizes.main });
+  const generic = new pg.Pool({ connectionString: url, max: sizes.generic, options: GENERIC_PLAN_OPTIONS });
+  return { main, generic, end: async () => void (await Promise.all([main.end(), generic.end()])) };
 }
 
 /** One request outside the measured runs: is the endpoint there and does it answer as expected? */
@@ -163,6 +174,31 @@ export class BenchRun {
       key,
       ready: () => probe(load),
       side: () => ({ run: (s) => runHttp(load, s), child: this.apps.get(load.url) }),
+    };
+  }
+
+  /**
+   * A route measured as a closed loop of `load.connections` clients, each fetching the next whole
+   * answer (read to its end) as soon as it has the last: for answers that take a good part of a
+   * run (a report of 10,000 rows), which autocannon would drop unfinished at the run's end. The
+   * same loop as a SQL replay's (runLoop), so the two sides of a row count alike.
+   */
+  fetchSide(key: string, load: HttpLoad): PairSide {
+    const once = async () => {
+      const change = load.perRequest?.() ?? {};
+      const res = await fetch(load.url + (change.path ?? load.path), {
+        method: load.method ?? 'GET',
+        headers: { ...load.headers, ...change.headers },
+        body: change.body ?? load.body,
+        redirect: 'manual',
+      });
+      await res.arrayBuffer();
+      if (res.status !== load.expect) throw new Error(`answered ${res.status}`);
+    };
+    return {
+      key,
+      ready: () => probe(load),
+      side: () => ({ run: (s) => runLoop(once, load.connections, s), child: this.apps.get(load.url) }),
     };
   }
 

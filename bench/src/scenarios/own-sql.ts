@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { GENERIC_PLAN_OPTIONS, poolSizes } from '@lms/db';
 import { signInMember } from '@lms/lms/sso';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import type { Child } from '../apps-under-test.js';
 import { BENCH_ISSUER, type FilledDb } from '../fill.js';
 import type { HttpLoad } from '../load.js';
 import { CONNECTIONS } from '../options.js';
-import type { SqlPools } from '../runner.js';
+import { openSqlPools } from '../runner.js';
 import type { ScenarioContext } from './context.js';
 
 /**
@@ -67,13 +65,7 @@ async function learnerSession(db: FilledDb['handle']['db'], lms: Child, apiKey: 
 export async function ownSqlScenarios(ctx: ScenarioContext) {
   const { run, lms, catalog, filled, fixtures, uncachedList12 } = ctx;
   const uncachedUrl = ctx.lmsUncached.url;
-  // The LMS's pool as createDb splits it: statements named for a generic plan (a search's page)
-  // go to connections planning them once, as they do in the LMS.
-  const sizes = poolSizes(10);
-  const sqlPools: SqlPools = {
-    main: new pg.Pool({ connectionString: filled.url, max: sizes.main }),
-    generic: new pg.Pool({ connectionString: filled.url, max: sizes.generic, options: GENERIC_PLAN_OPTIONS }),
-  };
+  const sqlPools = openSqlPools(filled.url);
   try {
     const learnerCookie = await learnerSession(filled.handle.db, lms, fixtures.apiKeys[fixtures.apiKeys.length - 2]);
     const asLearner = (p: string): HttpLoad => ({
@@ -119,6 +111,6 @@ export async function ownSqlScenarios(ctx: ScenarioContext) {
       }
     }
   } finally {
-    await Promise.all([sqlPools.main.end(), sqlPools.generic.end()]);
+    await sqlPools.end();
   }
 }
