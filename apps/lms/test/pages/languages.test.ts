@@ -1,4 +1,4 @@
-import { apiKeys, chapters, modules, purchases, quizzes } from '@lms/db';
+import { apiKeys, chapters, courseAccreditations, modules, purchases, quizzes } from '@lms/db';
 import { Reasons } from '@lms/partner-auth';
 import { eq } from 'drizzle-orm';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
@@ -301,13 +301,36 @@ t.test('rupiah, other currencies, percentages, dates and plurals are written for
   t.match(courseEn, /<dt>Price<\/dt><dd>IDR\u00a0350,000<\/dd>/);
   t.match(courseId, /<dt>Tanggal<\/dt><dd>1\s*–\s*20 Desember 2026<\/dd>/, 'the course dates as a range, in Jakarta');
   t.match(courseEn, /<dt>Dates<\/dt><dd>1\s*–\s*20 December 2026<\/dd>/);
-  t.match(courseId, /<dt>Poin KUM<\/dt><dd>2,5<\/dd>/);
-  t.match(courseEn, /<dt>KUM points<\/dt><dd>2.5<\/dd>/);
+  // The credit from the accreditation in force (makeCourse records one for its nilaiKum), in the scheme's unit.
+  t.match(
+    courseId,
+    /<dt>Kredit<\/dt><dd><strong>2,5 KUM<\/strong> · KUM \(Kemendikbudristek: angka kredit dosen \(PAK\)\), No\. SK-TEST-001<\/dd>/,
+  );
+  t.match(
+    courseEn,
+    /<dt>Credit<\/dt><dd><strong>2.5 KUM<\/strong> · KUM \(Kemendikbudristek: angka kredit dosen \(PAK\)\), No\. SK-TEST-001<\/dd>/,
+  );
+  // An accreditation that has ended gives no credit now: not shown.
+  await db.insert(courseAccreditations).values({
+    courseId: yodo.id,
+    scheme: 'KUM',
+    reference: 'SK-LAMA-2020',
+    validFrom: new Date('2020-01-01T00:00:00Z'),
+    validUntil: new Date('2021-01-01T00:00:00Z'),
+    value: 3,
+  });
   const openId = (await get(`/dashboard/courses/${yodo.id}`, { session: cookies.learner })).body;
   const openEn = (await get(`/dashboard/courses/${yodo.id}`, { session: cookies.learner, lang: 'en' })).body;
   t.match(openId, /<dt>Tanggal<\/dt><dd>Mulai 1 Desember 2026<\/dd>/, 'a course without an end: from its start, never "10000"');
   t.match(openEn, /<dt>Dates<\/dt><dd>From 1 December 2026<\/dd>/);
   t.notMatch(openEn, '10000');
+  t.match(
+    openId,
+    /<dt>Kredit<\/dt><dd>Belum terakreditasi: sertifikatnya tidak memberi kredit<\/dd>/,
+    'no accreditation: no credit, said so',
+  );
+  t.match(openEn, /<dt>Credit<\/dt><dd>Not accredited: its certificate earns no credit<\/dd>/);
+  t.notMatch(openEn, 'SK-LAMA-2020', 'an ended accreditation is not shown');
   t.match(courseId, '2 bab');
   t.match(courseEn, '2 chapters');
   t.match(courseId, 'Kuis: Gamma (1 soal)');

@@ -57,6 +57,30 @@ export async function courseAccreditationList(db: Db, courseId: number): Promise
     .orderBy(asc(courseAccreditations.validFrom), asc(courseAccreditations.id));
 }
 
+/** An accreditation in force as a course page shows it: the value in the scheme's unit, the body, the reference. */
+export interface AccreditationShown {
+  scheme: string;
+  unit: string;
+  body: string;
+  reference: string;
+  value: number;
+  validUntil: Date | null;
+}
+
+/** The course's accreditations in force at `at`, largest value first (anyone who may see the course). */
+export async function accreditationsInForce(db: Db, courseId: number, at: Date): Promise<AccreditationShown[]> {
+  const now = at.toISOString();
+  const rows = await typedRows<Omit<AccreditationShown, 'validUntil'> & { validUntil: Date | string | null }>(
+    db,
+    sql`select a.scheme, s.unit, s.body, a.reference, a.value::float8 as value, a.valid_until as "validUntil"
+        from course_accreditations a join credit_schemes s on s.code = a.scheme
+        where a.course_id = ${courseId} and a.valid_from <= ${now}::timestamptz
+          and (a.valid_until is null or a.valid_until > ${now}::timestamptz)
+        order by a.value desc, a.id`,
+  );
+  return rows.map((r) => ({ ...r, validUntil: r.validUntil === null ? null : new Date(r.validUntil) }));
+}
+
 /** The accreditations of a course its author may read (404/403 as every authoring read). */
 export async function readAccreditations(db: Db, author: Author, courseId: number): Promise<Accreditation[]> {
   await findAuthoredCourse(db, author, { course: courseId });

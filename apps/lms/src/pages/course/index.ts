@@ -7,12 +7,13 @@ import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { coverImage, progressBar, statusBadge } from '../view/components.js';
 import { ownPicturePath } from '../../domain/media/pictures.js';
-import { href, html } from '../view/html.js';
+import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { bundlesSection } from '../learning/bundles-section.js';
 import { enrolSection } from '../learning/enrol-section.js';
 import { evaluationSummaryLink, evidenceSection } from '../learning/evidence-section.js';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
+import { type AccreditationShown, accreditationsInForce } from '../../domain/evidence/accreditations.js';
 import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
 import { continueBox, outline, stepHref } from '../learning/outline.js';
 import { htmlPageSchema, pageOptions, signedIn } from '../page-route.js';
@@ -28,6 +29,18 @@ function lock(ctx: PageContext, unlocked: boolean) {
  * chapters with the learner's unlock state). It is built from the catalog summary, which has no
  * answer-key field at all, so no answer key can reach the page, whoever looks.
  */
+/**
+ * The credit a certificate of the course earns now: each accreditation in force, "2 JPL · SKP
+ * Kemenkes (Kementerian Kesehatan RI), No. KEMKES/2026/77, until 31 Dec 2027"; none: not accredited.
+ */
+function creditShown(ctx: PageContext, list: AccreditationShown[]): Html | string {
+  if (list.length === 0) return ctx.t.course.notAccredited;
+  return html`${list.map(
+    (a, i) =>
+      html`${i > 0 && html`<br>`}<strong>${ctx.f.number(a.value)} ${a.unit}</strong> · ${ctx.t.course.accreditedBy(a.scheme, a.body, a.reference, a.validUntil && ctx.f.day(a.validUntil))}`,
+  )}`;
+}
+
 const coursePage: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/courses/:id',
@@ -97,13 +110,14 @@ ${m.moduleQuiz && html`<p class="muted">${part('quiz', m.moduleQuiz.id, t.course
         role === 'manager' &&
         html`<section class="notice" aria-label="${t.path.manager.learners}"><p>${t.path.manager.banner}</p>
 <p><a href="${href('/dashboard/courses', id, 'preview')}">${t.path.manager.preview}</a> · <a href="${href('/dashboard/courses', id, 'learners')}">${t.path.manager.learners}</a></p></section>`;
-      const [enrol, inBundles, evidence] = await Promise.all([
+      const [enrol, inBundles, evidence, accreditations] = await Promise.all([
         role === 'manager' ? html`` : enrolSection(app, ctx, session.caller.userId, course, request.query),
         bundlesSection(app.db, ctx, session.caller.userId, id),
         // What the certificate still waits for (credit evidence), once the learner has finished the rest.
         role === 'learner' && !course.certificate.isGenerated
           ? evidenceSection(app.db, ctx, session.caller.userId, id, app.clock())
           : html``,
+        accreditationsInForce(app.db, id, app.clock()),
       ]);
       const body = html`<p><a href="/dashboard/catalog">${t.course.backToCatalog}</a></p>
 <h1>${course.name}</h1>
@@ -117,7 +131,7 @@ ${course.description && html`<p>${course.description}</p>`}
 <dt>${t.course.code}</dt><dd>${course.code || '—'}</dd>
 ${course.enrollmentCode && html`<dt>${t.course.enrolmentCode}</dt><dd><code>${course.enrollmentCode}</code></dd>`}
 <dt>${t.course.dates}</dt><dd>${t.course.courseDates(course.startDate, course.endDate)}</dd>
-<dt>${t.course.kumPoints}</dt><dd>${course.nilaiKum === null ? '—' : f.number(course.nilaiKum)}</dd>
+<dt>${t.course.credit}</dt><dd>${creditShown(ctx, accreditations)}</dd>
 <dt>${t.course.price}</dt><dd>${course.isPurchasable ? f.money(courseTierPrice(course, session.user.tier), course.currency) : t.course.notForSale}</dd>
 <dt>${t.course.students}</dt><dd>${f.number(course.studentCount)}</dd>
 ${progress}

@@ -21,7 +21,10 @@ export function courseMessagesId(f: Format) {
         if (until) return `Sampai ${until}`;
         return '—';
       },
-      kumPoints: 'Poin KUM',
+      credit: 'Kredit',
+      notAccredited: 'Belum terakreditasi: sertifikatnya tidak memberi kredit',
+      accreditedBy: (scheme: string, body: string, reference: string, until: string | null): string =>
+        `${scheme} (${body}), No. ${reference}${until ? `, berlaku sampai ${until}` : ''}`,
       price: 'Harga',
       notForSale: 'Tidak dijual',
       students: 'Peserta',
@@ -63,7 +66,9 @@ export function courseMessagesEn(f: Format): ReturnType<typeof courseMessagesId>
         if (until) return `Until ${until}`;
         return '—';
       },
-      kumPoints: 'KUM points',
+      credit: 'Credit',
+      notAccredited: 'Not accredited: its certificate earns no credit',
+      accreditedBy: (scheme, body, reference, until) => `${scheme} (${body}), No. ${reference}${until ? `, valid until ${until}` : ''}`,
       price: 'Price',
       notForSale: 'Not for sale',
       students: 'Students',
