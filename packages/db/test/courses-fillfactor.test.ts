@@ -16,11 +16,6 @@ const TIMES = 2;
 /** Fills pages with courses, then updates the counters of a few of them one write at a time. */
 async function counterUpdates(db: Db) {
   const first = await makeCourseOnOlderSchema(db);
-  // Autovacuum stays off this table here: an autoanalyze of it (the 300 inserts below call one)
-  // holds a snapshot, and while it runs no old row version can be pruned from a page, so an update
-  // that needs the room misses HOT whatever the fillfactor (CI, 2026-11-28: 182 of 200 on
-  // PostgreSQL, under load). The pages' layout is what this test measures, not autovacuum's timing.
-  await db.execute(sql`alter table courses set (autovacuum_enabled = false)`);
   await db.execute(sql`
     insert into courses (name, description, instructor, course_code, is_published, event_code, price, teacher_id, institution_id)
     select 'Kursus ' || g, 'Kursus buatan untuk uji nomor ' || g, 'Pengajar ' || g, 'FF-' || g, true, 'EV-FF-' || g, 100000,
