@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 import { deflateSync } from 'node:zlib';
 import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
+import { signInThroughPartner } from '../helpers/pages.js';
 import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
@@ -69,12 +70,7 @@ t.test('a teacher builds a course in the studio and a member enrols', async (t) 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
     const page = await context.newPage();
-    await page.goto(`${partnerUrl}/`);
-    await page.getByLabel('E-mail').fill(who.email);
-    await page.getByLabel('Name').fill(who.name);
-    await page.getByLabel('Membership ID').fill(who.membershipId);
-    await page.getByRole('button', { name: 'Go to the courses' }).click();
-    await page.waitForURL(`${lmsUrl}/dashboard`);
+    await signInThroughPartner(page, partnerUrl, lmsUrl, who);
     return { context, page };
   };
   /** Screenshots at both widths; at 390 px nothing may be wider than the screen. */

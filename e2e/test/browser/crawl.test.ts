@@ -4,9 +4,9 @@ import path from 'node:path';
 import { certificates, courses, enrollments, purchases, users } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { and, eq, isNotNull } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
 import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
+import { signInThroughPartner } from '../helpers/pages.js';
 import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
@@ -76,7 +76,7 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
         t.teardown(() => context.close());
         await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
         const page = await context.newPage();
-        await signIn(page, partnerUrl, lmsUrl, who);
+        await signInThroughPartner(page, partnerUrl, lmsUrl, who);
         if (who.role === 'member') await giveTheMemberSomething(who.email);
 
         const seen = new Set<string>();
@@ -161,22 +161,6 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
         t.same(wide, [], 'no page is wider than a 390 px screen');
       });
     }
-  }
-
-  /** Through the demo partner's page, as a person would: the gateway, then the LMS's callback. */
-  async function signIn(
-    page: Page,
-    partnerUrl: string,
-    lmsUrl: string,
-    who: { email: string; name: string; membershipId: string; tier: string },
-  ) {
-    await page.goto(`${partnerUrl}/`);
-    await page.getByLabel('E-mail').fill(who.email);
-    await page.getByLabel('Name').fill(who.name);
-    await page.getByLabel('Membership ID').fill(who.membershipId);
-    await page.getByLabel('Tier').selectOption(who.tier);
-    await page.getByRole('button', { name: 'Go to the courses' }).click();
-    await page.waitForURL(`${lmsUrl}/dashboard`);
   }
 
   /** A course with a certificate and a purchase waiting for payment: their pages are linked from the dashboard. */

@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import type { APIResponse, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { download, pdfText, signedIn } from '../helpers/pages.js';
+import { download, pdfText, signedIn, signInThroughPartner } from '../helpers/pages.js';
 import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
@@ -238,12 +238,7 @@ for (const lang of ['en', 'id'] as const)
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
     const page = await context.newPage();
-    await page.goto(`${partnerUrl}/`);
-    await page.getByLabel('E-mail').fill(member.email);
-    await page.getByLabel('Name').fill(member.name);
-    await page.getByLabel('Membership ID').fill(member.membershipId);
-    await page.getByRole('button', { name: 'Go to the courses' }).click();
-    await page.waitForURL(`${lmsUrl}/dashboard`);
+    await signInThroughPartner(page, partnerUrl, lmsUrl, member);
     const coursePage = `${lmsUrl}/dashboard/courses/${courseId}`;
     await page.goto(coursePage);
     await page.locator('input[name=code]').fill('PPI-2026');

@@ -4,7 +4,7 @@ import { DEMO_QUICK_COURSE, insertQuickCourse } from '@lms/db/seed';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { download, pdfText, run, signedIn } from '../helpers/pages.js';
+import { download, pdfText, run, signedIn, signInThroughPartner } from '../helpers/pages.js';
 import { freePort, makeTeacher, startDemoPartner, startLms } from '../helpers/services.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
@@ -97,12 +97,7 @@ for (const lang of ['en', 'id'] as const)
     await context.addCookies([{ name: 'lms_lang', value: lang, url: lmsUrl }]);
     const page = await context.newPage();
 
-    await page.goto(`${partnerUrl}/`);
-    await page.getByLabel('E-mail').fill(member.email);
-    await page.getByLabel('Name').fill(member.name);
-    await page.getByLabel('Membership ID').fill(member.membershipId);
-    await page.getByRole('button', { name: 'Go to the courses' }).click();
-    await page.waitForURL(`${lmsUrl}/dashboard`);
+    await signInThroughPartner(page, partnerUrl, lmsUrl, member);
     // The demo partner asks its members for 30 KUM a year: the dashboard shows the year's progress.
     const [partner] = await db.select({ id: partners.id }).from(partners).limit(1);
     await db.insert(creditTargets).values({ partnerId: partner!.id, scheme: 'KUM', period: 'calendar_year', years: 1, amount: 30 });

@@ -5,7 +5,8 @@ import { type Db, generateSessionToken, sessions } from '@lms/db';
 import type { Browser, Locator, Page } from 'playwright-core';
 
 // What the browser tests share beyond launching chromium (./browser.ts): a page signed in as a
-// user, a download kept as a file, and a command's output (pdftotext, lms-admin).
+// user, a member signed in through the demo partner's form, a download kept as a file, and a
+// command's output (pdftotext, lms-admin).
 
 const execFileAsync = promisify(execFile);
 
@@ -50,4 +51,23 @@ export async function signedIn(
     { name: cookieName, value: token, url: lmsUrl },
   ]);
   return context.newPage();
+}
+
+/**
+ * Signs a member in as a person would: the demo partner's form, then the gateway and the LMS's SSO
+ * callback, ending on the LMS's dashboard. `tier` is chosen on the form when given.
+ */
+export async function signInThroughPartner(
+  page: Page,
+  partnerUrl: string,
+  lmsUrl: string,
+  who: { email: string; name: string; membershipId: string; tier?: string },
+): Promise<void> {
+  await page.goto(`${partnerUrl}/`);
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Name').fill(who.name);
+  await page.getByLabel('Membership ID').fill(who.membershipId);
+  if (who.tier !== undefined) await page.getByLabel('Tier').selectOption(who.tier);
+  await page.getByRole('button', { name: 'Go to the courses' }).click();
+  await page.waitForURL(`${lmsUrl}/dashboard`);
 }
