@@ -50,15 +50,20 @@ export function openSqlPools(url: string): SqlPools & { end: () => Promise<void>
   return { main, generic, end: async () => void (await Promise.all([main.end(), generic.end()])) };
 }
 
-/** One request outside the measured runs: is the endpoint there and does it answer as expected? */
-export async function probe(load: HttpLoad): Promise<NotMeasured | null> {
+/** One request of `load` (its per-request change applied), as autocannon would send it. */
+function fetchOnce(load: HttpLoad): Promise<Response> {
   const change = load.perRequest?.() ?? {};
-  const res = await fetch(load.url + (change.path ?? load.path), {
+  return fetch(load.url + (change.path ?? load.path), {
     method: load.method ?? 'GET',
     headers: { ...load.headers, ...change.headers },
     body: change.body ?? load.body,
     redirect: 'manual',
   });
+}
+
+/** One request outside the measured runs: is the endpoint there and does it answer as expected? */
+export async function probe(load: HttpLoad): Promise<NotMeasured | null> {
+  const res = await fetchOnce(load);
   const text = await res.text();
   if (res.status === load.expect) return null;
   if (res.status === 404 && load.expect !== 404) return { status: 'missing', note: `endpoint answers 404: ${text.slice(0, 120)}` };
@@ -185,13 +190,7 @@ export class BenchRun {
    */
   fetchSide(key: string, load: HttpLoad): PairSide {
     const once = async () => {
-      const change = load.perRequest?.() ?? {};
-      const res = await fetch(load.url + (change.path ?? load.path), {
-        method: load.method ?? 'GET',
-        headers: { ...load.headers, ...change.headers },
-        body: change.body ?? load.body,
-        redirect: 'manual',
-      });
+      const res = await fetchOnce(load);
       await res.arrayBuffer();
       if (res.status !== load.expect) throw new Error(`answered ${res.status}`);
     };
