@@ -3,8 +3,8 @@ import { PassThrough, Readable } from 'node:stream';
 import type { Db } from '@lms/db';
 import type ExcelJS from 'exceljs';
 import {
-  type EvaluationSummary,
-  evaluationSummary,
+  type PeriodEvaluationSummary,
+  periodEvaluationSummary,
   participantCells,
   participantHeader,
   participantPages,
@@ -44,7 +44,7 @@ export function participantCsv(db: Db, courseId: number, period: ReportPeriod): 
 /** The evaluation summary as CSV: one line per item (key, statement, average, answers), then the comments. */
 export async function evaluationCsv(db: Db, courseId: number, period: ReportPeriod): Promise<string> {
   const csv = CSV_DIALECTS.en;
-  const s = await evaluationSummary(db, courseId, period);
+  const s = await periodEvaluationSummary(db, courseId, period);
   let out = csvLine(['item', 'statement_id', 'statement_en', 'average', 'answers'], csv);
   for (const i of s.items) out += csvLine([i.key, i.id, i.en, i.average, i.answers], csv);
   out += csvLine([], csv) + csvLine(['responses', s.responses], csv) + csvLine(['comment'], csv);
@@ -55,7 +55,7 @@ export async function evaluationCsv(db: Db, courseId: number, period: ReportPeri
 type Cell = string | number | null;
 const xlsxCell = (v: Cell): Cell => (typeof v === 'string' ? v.replace(NOT_XML, '') : v);
 
-function summarySheet(wb: ExcelJS.stream.xlsx.WorkbookWriter, s: EvaluationSummary) {
+function summarySheet(wb: ExcelJS.stream.xlsx.WorkbookWriter, s: PeriodEvaluationSummary) {
   const ws = wb.addWorksheet('Evaluation');
   ws.addRow(['item', 'statement_id', 'statement_en', 'average', 'answers']).commit();
   for (const i of s.items) ws.addRow([i.key, i.id, i.en, i.average, i.answers].map(xlsxCell)).commit();
@@ -84,7 +84,7 @@ export function participantXlsx(db: Db, courseId: number, period: ReportPeriod):
       for (const r of page) ws.addRow(participantCells(r, schemes).map(xlsxCell)).commit();
     }
     ws.commit();
-    summarySheet(wb, await evaluationSummary(db, courseId, period));
+    summarySheet(wb, await periodEvaluationSummary(db, courseId, period));
     await wb.commit();
   };
   write().catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));

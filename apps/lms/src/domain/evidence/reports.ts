@@ -173,7 +173,7 @@ export function participantCells(r: ParticipantRow, schemes: string[]): (string 
   ];
 }
 
-export interface EvaluationSummary {
+export interface PeriodEvaluationSummary {
   responses: number;
   items: { key: string; id: string; en: string; average: number | null; answers: number }[];
   /**
@@ -190,8 +190,14 @@ export const MAX_SUMMARY_COMMENTS = 5000;
 /**
  * The evaluation summary of a course for a period (the day the form came in): averages per item of
  * the course's form (its own items, else the standard ones) and the comments. Never who wrote what.
+ * (evaluation.ts's evaluationSummary is the course's whole summary with the counts per answer, for
+ * the evaluation page; this one is the body's report for a period.)
  */
-export async function evaluationSummary(db: Db, courseId: number, period: Pick<ReportPeriod, 'from' | 'to'>): Promise<EvaluationSummary> {
+export async function periodEvaluationSummary(
+  db: Db,
+  courseId: number,
+  period: Pick<ReportPeriod, 'from' | 'to'>,
+): Promise<PeriodEvaluationSummary> {
   const from = period.from.toISOString().slice(0, 10);
   const to = period.to.toISOString().slice(0, 10);
   const inPeriod = sql`r.course_id = ${courseId} and r.submitted_on >= ${from}::date and r.submitted_on < ${to}::date`;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { assertManages } from '../../domain/learning/attempt-grants.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { MIN_RESPONSES_SHOWN } from '../../domain/evidence/evaluation.js';
-import { evaluationSummary, type ReportPeriod } from '../../domain/evidence/reports.js';
+import { periodEvaluationSummary, type ReportPeriod } from '../../domain/evidence/reports.js';
 import { evaluationCsv, participantCsv, participantXlsx } from '../../documents/report-files.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
@@ -59,7 +59,7 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
     const q = request.query;
     const [path, summary] = await Promise.all([
       loadCoursePath(app.db, session.caller.userId, courseId, 'preview'),
-      evaluationSummary(app.db, courseId, periodOf(q)),
+      periodEvaluationSummary(app.db, courseId, periodOf(q)),
     ]);
     const file = (name: string) => href('/dashboard/courses', courseId, 'reports', name).withQuery(q);
     const body = html`<p><a href="${href('/dashboard/courses', courseId, 'learners')}">${t.path.manager.learners}</a></p>
