@@ -1,15 +1,14 @@
 import { institutions } from '@lms/db';
-import { asc, eq } from 'drizzle-orm';
+import { asc } from 'drizzle-orm';
+import { setTransferAccount, TRANSFER_ACCOUNT_MAX as MAX, transferAccountProblem } from '../domain/institutions/transfer-account.js';
 import { type CommandGroup, CliError, parse, required, table, UsageError, wholeNumber } from './command.js';
 
-/** Longest bank name, account number and holder taken (what a transfer form holds, with room). */
-const MAX = { bank: 200, number: 100, holder: 200 } as const;
-
+// The same rules as the institution settings page (domain/institutions/transfer-account.ts).
 function field(values: Record<string, string | undefined>, name: keyof typeof MAX): string {
   const value = required(values, name);
-  if (value.length > MAX[name]) throw new UsageError(`--${name} is longer than ${MAX[name]} characters`);
-  // A control character would end up on a page and in a bank form: refuse it.
-  if (/\p{Cc}/u.test(value)) throw new UsageError(`--${name} holds a control character`);
+  const problem = transferAccountProblem(name, value);
+  if (problem === 'tooLong') throw new UsageError(`--${name} is longer than ${MAX[name]} characters`);
+  if (problem === 'control') throw new UsageError(`--${name} holds a control character`);
   return value;
 }
 
@@ -71,25 +70,14 @@ export const institutionCommands: CommandGroup = {
           { institution: { type: 'string' }, bank: { type: 'string' }, number: { type: 'string' }, holder: { type: 'string' } },
         );
         const id = wholeNumber(values.institution, 'institution', { min: 1 });
-        const account = clear
-          ? { transferBank: null, transferAccountNumber: null, transferAccountHolder: null }
-          : {
-              transferBank: field(values, 'bank'),
-              transferAccountNumber: field(values, 'number'),
-              transferAccountHolder: field(values, 'holder'),
-            };
+        const account = clear ? null : { bank: field(values, 'bank'), number: field(values, 'number'), holder: field(values, 'holder') };
         if (clear && (values.bank || values.number || values.holder)) throw new UsageError('--clear takes no --bank, --number or --holder');
-        const [row] = await ctx
-          .openDb()
-          .db.update(institutions)
-          .set({ ...account, updatedAt: ctx.now() })
-          .where(eq(institutions.id, id))
-          .returning({ name: institutions.name });
-        if (!row) throw new CliError(`no institution with id ${id}`);
+        const name = await setTransferAccount(ctx.openDb().db, id, account, ctx.now());
+        if (name === null) throw new CliError(`no institution with id ${id}`);
         ctx.io.out(
-          clear
-            ? `Institution ${id} (${row.name}): transfer account removed`
-            : `Institution ${id} (${row.name}): transfers go to ${account.transferBank} ${account.transferAccountNumber} (${account.transferAccountHolder})`,
+          account === null
+            ? `Institution ${id} (${name}): transfer account removed`
+            : `Institution ${id} (${name}): transfers go to ${account.bank} ${account.number} (${account.holder})`,
         );
       },
     },

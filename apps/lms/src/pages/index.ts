@@ -20,6 +20,7 @@ import certificateAdminForms from './learning/certificate-admin.js';
 import transfersPage, { confirmTransferPage } from './learning/transfers.js';
 import schemesPage from './schemes/index.js';
 import webhooksPage from './webhooks/index.js';
+import institutionPages from './institution/index.js';
 import { sendPage } from './send.js';
 import { optionalSession } from './session.js';
 import signInPage from './sign-in/index.js';
@@ -80,6 +81,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(certificateAdminForms);
   await app.register(confirmTransferPage);
   await app.register(webhooksPage);
+  await app.register(institutionPages);
   await app.register(schemesPage);
   await app.register(assetRoutes);
   await app.register(studioPages);

@@ -1,6 +1,8 @@
 import { STYLESHEET_PATH } from '../assets.js';
 import { type Locale, LOCALES, type PageContext } from '../i18n/index.js';
 import { LANGUAGE_PATH } from '../language.js';
+import { institutionWords } from '../institution/messages.js';
+import { webhooksWords } from '../webhooks/messages.js';
 import { attr, type Html, href, html, join } from './html.js';
 
 export interface NavUser {
@@ -17,6 +19,10 @@ export interface PageOptions {
   script?: string;
 }
 
+/** Where the nav's links of the institution and webhooks pages go (their modules import this file). */
+export const INSTITUTION_PATH = '/dashboard/institution';
+export const WEBHOOKS_PATH = '/dashboard/webhooks';
+
 function nav(ctx: PageContext, user: NavUser, current: string | undefined): Html {
   const { t } = ctx;
   const links: [string, string][] = [
@@ -25,6 +31,9 @@ function nav(ctx: PageContext, user: NavUser, current: string | undefined): Html
     ['/dashboard/bundles', t.layout.bundles],
   ];
   if (user.role === 'teacher') links.push(['/dashboard/api-keys', t.layout.apiKeys]);
+  // The pages of those who keep an institution (../institution) and the platform (../webhooks).
+  if (user.role === 'admin' || user.role === 'super_admin') links.push([INSTITUTION_PATH, institutionWords(ctx).nav]);
+  if (user.role === 'super_admin') links.push([WEBHOOKS_PATH, webhooksWords(ctx).title]);
   const items = links.map(([path, label]) => html`<a href="${href(path)}"${attr('aria-current', path === current && 'page')}>${label}</a>`);
   return html`<nav class="links" aria-label="${t.layout.mainNav}">
 ${join(items, '\n')}

@@ -10,7 +10,7 @@ import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
-import { page } from '../view/layout.js';
+import { page, WEBHOOKS_PATH } from '../view/layout.js';
 import { webhooksWords } from './messages.js';
 import { formScope, PAGE, seeOther } from '../page-route.js';
 
@@ -97,7 +97,7 @@ ${body}</tbody></table></div>`
       const ctx = pageContext(app, request);
       const rows = await endpoints.listEndpoints(app.db);
       const body = html`${flash(ctx, request.query.done)}${listView(ctx, rows)}`;
-      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: WEBHOOKS_PATH }));
     },
   );
 
@@ -115,7 +115,7 @@ ${body}</tbody></table></div>`
       const rows = await endpoints.listEndpoints(app.db);
       const body = html`${flash(ctx, 'added')}${listView(ctx, rows, added.secret)}`;
       reply.header('cache-control', 'no-store');
-      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: WEBHOOKS_PATH }));
     } catch (err) {
       if (err instanceof endpoints.EndpointInputError) return seeOther(reply, '/dashboard/webhooks?done=invalid');
       throw err;
@@ -143,7 +143,7 @@ ${body}</tbody></table></div>`
       const ctx = pageContext(app, request);
       reply.header('cache-control', 'no-store');
       const body = html`${flash(ctx, done)}${listView(ctx, await endpoints.listEndpoints(app.db), secret)}`;
-      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, webhooksWords(ctx).title, body, { user: session.user, current: WEBHOOKS_PATH }));
     });
   }
 
@@ -195,7 +195,7 @@ ${rows.map(
 `,
 )}</tbody></table></div>`;
       const body = html`<h1>${w.logTitle(id)}</h1>${flash(ctx, request.query.done)}${table}<p><a href="/dashboard/webhooks">${w.back}</a></p>`;
-      return sendPage(reply, page(ctx, w.logTitle(id), body, { user: session.user, current: '/dashboard' }));
+      return sendPage(reply, page(ctx, w.logTitle(id), body, { user: session.user, current: WEBHOOKS_PATH }));
     },
   );
 };
