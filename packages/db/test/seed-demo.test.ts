@@ -57,6 +57,10 @@ t.test('seed demo', async (t) => {
     t.ok(afterFirst.courses >= 28 && afterFirst.courses <= 32, 'about thirty courses');
     const [inst] = await db.select().from(institutions).where(eq(institutions.id, 1));
     t.ok(inst, 'institution 1');
+    t.ok(
+      inst?.transferBank && inst.transferAccountNumber && inst.transferAccountHolder,
+      'with a transfer account, so the demo names where to pay',
+    );
     const roles = await db.select({ role: users.role, email: users.email }).from(users).where(sql`${users.role} <> 'student'`);
     t.ok(
       roles.some((r) => r.role === 'teacher' && r.email === 'teacher@demo.lms'),

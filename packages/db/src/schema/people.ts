@@ -7,8 +7,8 @@ export const institutions = pgTable('institutions', {
   id: serial().primaryKey(),
   name: text().notNull(),
   /**
-   * The bank account its learners transfer to (operator configuration: `lms-admin institution
-   * set-transfer-account`); all null until set, then the transfer instructions name it.
+   * The bank account its learners transfer to (set by its admins on /dashboard/institution, or with
+   * `lms-admin institution set-transfer-account`); all null until set, then the transfer instructions name it.
    */
   transferBank: text(),
   transferAccountNumber: text(),

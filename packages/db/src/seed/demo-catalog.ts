@@ -4,7 +4,17 @@
  */
 import type { DetailSection } from '../schema/catalog.js';
 
-export const DEMO_INSTITUTION = { id: 1, name: 'Ikatan Profesi Nusantara (Demo)' } as const;
+/**
+ * The demo institution, with a transfer account (a made-up one) so that the demo's transfer
+ * instructions name where to pay; its admins change it on /dashboard/institution.
+ */
+export const DEMO_INSTITUTION = {
+  id: 1,
+  name: 'Ikatan Profesi Nusantara (Demo)',
+  transferBank: 'Bank Contoh Nusantara (demo)',
+  transferAccountNumber: '0000-1234-5678',
+  transferAccountHolder: 'Ikatan Profesi Nusantara',
+} as const;
 
 export const DEMO_PARTNER = {
   issuer: 'demo-partner.local',

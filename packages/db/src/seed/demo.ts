@@ -69,10 +69,10 @@ export async function seedDemo(db: Db, options: SeedDemoOptions = {}): Promise<S
   const apiKey = await db.transaction(async (txn) => {
     const tx = txn as unknown as Db;
 
-    // Institution 1, with the sequence moved past it so later inserts do not collide.
+    // Institution 1 with its transfer account (set once: an admin may change or remove it), with the sequence moved past it so later inserts do not collide.
     const inst = await tx
       .insert(institutions)
-      .values({ id: DEMO_INSTITUTION.id, name: DEMO_INSTITUTION.name })
+      .values({ ...DEMO_INSTITUTION })
       .onConflictDoNothing()
       .returning({ id: institutions.id });
     count('institutions', inst.length);
