@@ -139,6 +139,11 @@ t.test('out of attempts: no start, says who can help; keys only then; managers g
       t.match(result.body, 'Because a is right', 'out of attempts: the review');
       t.match(result.body, 'Your answer: Wrong · <strong>Wrong</strong>');
       t.match(result.body, 'The course&#39;s teacher or an admin of its institution can grant more');
+      // Named, with a link: no "contact them" without a name.
+      t.match(
+        result.body,
+        `Contact: <a href="mailto:${people.owner.email}">${people.owner.name}</a> (the course&#39;s teacher) or <a href="mailto:${people.admin.email}">${people.admin.name}</a> (an admin of `,
+      );
     }
   }
   for (const lang of ['id', 'en']) {
@@ -146,10 +151,17 @@ t.test('out of attempts: no start, says who can help; keys only then; managers g
     t.equal(intro.statusCode, 200);
     t.notMatch(intro.body, `/learn/quizzes/${quiz.id}/start`, `${lang}: no start form without attempts`);
     t.match(intro.body, lang === 'id' ? 'Percobaan Anda sudah habis (3 dari 3)' : 'You have no attempts left (3 of 3 used)');
+    t.match(
+      intro.body,
+      lang === 'id' ? `Hubungi: <a href="mailto:${people.owner.email}">` : `Contact: <a href="mailto:${people.owner.email}">`,
+      `${lang}: the teacher named, with a link`,
+    );
+    t.match(intro.body, `href="mailto:${people.admin.email}"`, `${lang}: an admin of the institution, with a link`);
     await followLinks(t, stuck.cookie, intro.body, lang, 'quiz page out of attempts');
   }
   const course = await get(stuck.cookie, `/dashboard/courses/${w.course.id}`, 'en');
   t.match(course.body, 'You have no attempts left at', 'the course page says why the learner is stuck');
+  t.match(course.body, `<a href="mailto:${people.owner.email}">${people.owner.name}</a> (the course&#39;s teacher)`, 'and whom to ask');
   // A stale page's start: back to the quiz page that explains, not a 404.
   const stale = await form(stuck.cookie, `/learn/quizzes/${quiz.id}/start`);
   t.equal(stale.statusCode, 303);

@@ -59,6 +59,12 @@ t.test('transfer accounts per institution, and pending purchases on the dashboar
     t.match(en.body, 'This institution has not set up its transfer account yet. Do not transfer yet');
     const id = await page(`/dashboard/courses/${home.id}`, buyer.cookie, 'id');
     t.match(id.body, 'Lembaga ini belum mengatur rekening transfernya.');
+    // Whom to ask, named and linked: the institution's admin first, then the course's teacher.
+    t.match(
+      en.body,
+      `Contact: <a href="mailto:${cast.admin.email}">Admin</a> (an admin of Home) or <a href="mailto:${cast.teacher.email}">Teacher</a> (the course&#39;s teacher).`,
+    );
+    t.match(id.body, `Hubungi: <a href="mailto:${cast.admin.email}">Admin</a> (admin Home) atau`);
     const enrol = /<section aria-labelledby="enrol">[\s\S]*?<\/section>/.exec(en.body)?.[0] ?? '';
     t.equal(enrol.match(/IDR\s?250,000/g)?.length, 1, 'the amount appears once in the instructions');
   });
@@ -150,6 +156,9 @@ t.test('transfer accounts per institution, and pending purchases on the dashboar
     t.equal(cleared.code, 0, cleared.err);
     const [row] = await db.db.select().from(institutions).where(eq(institutions.id, cast.institutionId));
     t.equal(row!.transferAccountNumber, null, 'cleared');
+    const bundlesAfter = await page('/dashboard/bundles', bundleBuyer.cookie, 'en');
+    t.match(bundlesAfter.body, 'has not set up its transfer account', 'the bundle now says none is set up');
+    t.match(bundlesAfter.body, `Contact: <a href="mailto:${cast.admin.email}">Admin</a> (an admin of Home)`, 'and whom to ask');
     const mixed = await cli('institution', 'set-transfer-account', '--institution', String(cast.institutionId), '--clear', '--bank', 'X');
     t.equal(mixed.code, 2);
   });

@@ -118,8 +118,9 @@ t.test('the institution settings page', async (t) => {
 
   await t.test('the admin sets, sees and removes the account', async (t) => {
     const entry = await get('/dashboard/institution', cast.admin.cookie);
-    t.equal(entry.statusCode, 303);
-    t.equal(entry.headers.location, `/dashboard/institutions/${home}`, 'the entry point goes to their institution');
+    t.equal(entry.statusCode, 200, 'the entry point is their institution’s page');
+    t.match(entry.body, 'Pengaturan Lembaga Rumah');
+    t.match(entry.body, `action="/dashboard/institutions/${home}/transfer-account"`);
     const before = await get(`/dashboard/institutions/${home}`, cast.admin.cookie);
     t.equal(before.statusCode, 200);
     t.match(before.body, 'Pengaturan Lembaga Rumah');

@@ -10,6 +10,7 @@ import {
   findBundleOffers,
 } from '../../domain/learning/bundle-offers.js';
 import type { PageContext } from '../i18n/index.js';
+import { courseContactLine } from '../learning/contact.js';
 import { transferInstructions } from '../learning/transfer.js';
 import { sendPage } from '../send.js';
 import { ignoredNote, pager } from '../view/components.js';
@@ -108,10 +109,18 @@ const bundlesPage: FastifyPluginAsyncZod = async (app) => {
           ? []
           : await findBundleOffers(app.db, userId, filter, { offset: (at.page - 1) * BUNDLES_PAGE_SIZE, limit: BUNDLES_PAGE_SIZE });
       const now = app.clock();
+      // Whom to ask when a waiting purchase's institution (its first course's) has no account yet.
+      const contacts = new Map(
+        await Promise.all(
+          offers
+            .filter((o) => o.pending !== null && !o.pending.transferAccount?.accountNumber)
+            .map(async (o) => [o.id, await courseContactLine(app, ctx, Number(o.courses[0].id), 'account')] as const),
+        ),
+      );
       const cards = offers.map((offer) => {
         const price = t.purchase.money(offer.price, offer.currency);
         const separately = t.purchase.money(offer.separatePrice, offer.currency);
-        const pending = offer.pending !== null && transferInstructions(app, ctx, offer.pending);
+        const pending = offer.pending !== null && transferInstructions(app, ctx, offer.pending, contacts.get(offer.id) ?? false);
         return html`<li class="card"><article aria-labelledby="bundle-${offer.id}-name" id="bundle-${offer.id}">
 <h2 id="bundle-${offer.id}-name">${offer.name}</h2>
 <p class="muted">${t.bundles.category(offer.categoryName)}</p>

@@ -15,7 +15,8 @@ import { evaluationSummaryLink, evidenceSection } from '../learning/evidence-sec
 import { assertManages } from '../../domain/learning/attempt-grants.js';
 import { type AccreditationShown, accreditationsInForce } from '../../domain/evidence/accreditations.js';
 import { findStep, loadCoursePath, pathRoleOf } from '../../domain/learning/course-path.js';
-import { continueBox, outline, stepHref } from '../learning/outline.js';
+import { blockingStep, continueBox, outline, stepHref } from '../learning/outline.js';
+import { courseContactLine } from '../learning/contact.js';
 import { htmlPageSchema, pageOptions, signedIn } from '../page-route.js';
 
 function lock(ctx: PageContext, unlocked: boolean) {
@@ -140,7 +141,7 @@ ${progress}
 ${manager}
 ${role === 'manager' && evaluationSummaryLink(ctx, id)}
 ${evidence}
-${role === 'learner' && path && continueBox(ctx, path)}
+${role === 'learner' && path && continueBox(ctx, path, blockingStep(path) !== undefined && (await courseContactLine(app, ctx, id, 'grant')))}
 ${enrol}
 ${inBundles}
 <section aria-labelledby="modules">

@@ -114,17 +114,22 @@ const institutionPages: FastifyPluginAsyncZod = async (app) => {
     schema: { ...PAGE, summary, params: LearningIdParams, body: Loose, response: { 303: RedirectResponse, 422: HtmlPage } },
   });
 
-  // The entry point: an admin goes to their institution; a super_admin chooses one.
+  // The entry point: an admin sees their institution's settings; a super_admin chooses an institution.
   app.get(
     '/institution',
-    { config: { auth: true }, schema: { ...PAGE, response: { 200: HtmlPage, 303: RedirectResponse, 403: HtmlPage } } },
+    { config: { auth: true }, schema: { ...PAGE, response: { 200: HtmlPage, 403: HtmlPage } } },
     async (request, reply) => {
       const { session, ctx, person } = await keeper(app, request);
       const w = institutionWords(ctx);
       if (person.role === 'admin') {
         // Said in its own words (the scope's handler would make any ForbiddenError the generic one).
         if (person.institutionId === null) return sendPage(reply, errorPage(ctx, 403, session.user, w.noInstitution), 403);
-        return seeOther(reply, `/dashboard/institutions/${person.institutionId}`);
+        // Their own institution's page, here (the nav's link answers 200, not a redirect).
+        const settings = await readInstitutionSettings(app.db, person, person.institutionId);
+        return sendPage(
+          reply,
+          page(ctx, w.title(settings.name), settingsView(ctx, settings, false), { user: session.user, current: INSTITUTION_PATH }),
+        );
       }
       const rows = await listInstitutions(app.db);
       const body = html`<h1>${w.listTitle}</h1>

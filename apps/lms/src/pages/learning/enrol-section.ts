@@ -4,6 +4,7 @@ import { enrolmentState } from '../../domain/learning/enrollment.js';
 import { findOpenPurchase } from '../../domain/learning/purchases.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
+import { courseContactLine } from './contact.js';
 import { transferInstructions } from './transfer.js';
 
 /** The outcomes a form of ./forms.ts comes back with (`?enrol=`), each with its sentence. */
@@ -40,7 +41,10 @@ export async function enrolSection(
   if (!state.open) return html``;
   // Closed after its end date: no buy, no enrol (a pending purchase can still be paid or cancelled).
   const open = state.price && !state.paid ? await findOpenPurchase(app.db, userId, { courseId }) : null;
-  if (open) return section(transferInstructions(app, ctx, open));
+  if (open) {
+    const contact = !open.transferAccount?.accountNumber && (await courseContactLine(app, ctx, courseId, 'account'));
+    return section(transferInstructions(app, ctx, open, contact));
+  }
   if (state.endedAt && !state.paid) return section(html`<p class="notice">${t.enrol.ended(f.day(state.endedAt) ?? '')}</p>`);
   const action = (what: string) => href('/dashboard/courses', courseId, what);
 

@@ -49,11 +49,17 @@ export function outline(ctx: PageContext, path: CoursePath, current: { kind: 'ch
 </aside>`;
 }
 
+/** The quiz the learner can no longer take, which keeps what follows it locked (undefined: none). */
+export function blockingStep(path: CoursePath) {
+  return [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].find((s) => s.outOfAttempts);
+}
+
 /**
  * "Continue where you left off": the first open step not done (a link), or what is left and who
- * can help when the learner cannot go on alone (out of attempts), or that the course is finished.
+ * can help when the learner cannot go on alone (out of attempts: `contact` names them, ./contact.ts),
+ * or that the course is finished.
  */
-export function continueBox(ctx: PageContext, path: CoursePath): Html {
+export function continueBox(ctx: PageContext, path: CoursePath, contact: Html | false = false): Html {
   const { t } = ctx;
   const next = path.continueAt;
   let content: Html;
@@ -62,8 +68,8 @@ export function continueBox(ctx: PageContext, path: CoursePath): Html {
   else {
     const left = path.allChaptersDone && path.final && path.final.state !== 'done' && html`<p>${t.path.finalLeft(path.final.name)}</p>`;
     // A quiz the learner can no longer take keeps what follows it locked: said wherever it stands.
-    const blocked = [...path.modules.flatMap((m) => m.steps), ...(path.final ? [path.final] : [])].find((s) => s.outOfAttempts);
-    const stuck = blocked && html`<p class="warning">${t.path.stuck(blocked.name)}</p>`;
+    const blocked = blockingStep(path);
+    const stuck = blocked && html`<p class="warning">${t.path.stuck(blocked.name)}</p>${contact}`;
     content = html`${left}${stuck}<p><a href="${stepHref(next)}">${t.path.continueTo(stepName(ctx, next))}</a></p>`;
   }
   return html`<section class="card" aria-labelledby="continue"><h2 id="continue">${t.path.continueHeading}</h2>${content}</section>`;

@@ -53,7 +53,7 @@ export function pathMessagesId(f: Format) {
         locked: 'Kuis ini belum terbuka untuk Anda.',
         passedAlready: 'Anda sudah lulus kuis ini.',
         outOfAttempts: (used: number, allowed: number) =>
-          `Percobaan Anda sudah habis (${f.number(used)} dari ${f.number(allowed)}). Pengajar kursus atau admin lembaganya dapat memberi percobaan tambahan; hubungi mereka.`,
+          `Percobaan Anda sudah habis (${f.number(used)} dari ${f.number(allowed)}). Pengajar kursus atau admin lembaganya dapat memberi percobaan tambahan.`,
         attemptsUsed: (used: number, allowed: number) => `Percobaan terpakai: ${f.number(used)} dari ${f.number(allowed)}`,
         continueAttempt: 'Lanjutkan percobaan yang sedang berjalan',
         yourAttempts: 'Percobaan Anda',
@@ -200,7 +200,7 @@ export function pathMessagesEn(f: Format): PathMessages {
         locked: 'This quiz is not open to you yet.',
         passedAlready: 'You have passed this quiz.',
         outOfAttempts: (used: number, allowed: number) =>
-          `You have no attempts left (${f.number(used)} of ${f.number(allowed)} used). The course's teacher or an admin of its institution can grant more; please contact them.`,
+          `You have no attempts left (${f.number(used)} of ${f.number(allowed)} used). The course's teacher or an admin of its institution can grant more.`,
         attemptsUsed: (used: number, allowed: number) => `Attempts used: ${f.number(used)} of ${f.number(allowed)}`,
         continueAttempt: 'Continue your attempt in progress',
         yourAttempts: 'Your attempts',

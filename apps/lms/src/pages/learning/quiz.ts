@@ -21,6 +21,7 @@ import { type PageSession, pageSession } from '../session.js';
 import { type Html, href, html } from '../view/html.js';
 import { learnScope, stepPage } from './learn-scope.js';
 import { nextStepBox, stepName } from './outline.js';
+import { courseContactLine } from './contact.js';
 import { formOptions, pageOptions, seeOther, signedIn } from '../page-route.js';
 
 /** A quiz's screen: its title and description, its facts, then what the learner sees of it. */
@@ -89,7 +90,8 @@ ${nextStepBox(ctx, path, step)}`;
       else if (step.state === 'done') offer = html`<p class="success">${p.passedAlready}</p>${nextStepBox(ctx, path, step)}`;
       else if (tally.openAttemptId !== null)
         offer = html`<p><a href="${href('/learn/quiz-attempts', tally.openAttemptId)}">${p.continueAttempt}</a></p>`;
-      else if (step.outOfAttempts) offer = html`<p class="warning">${p.outOfAttempts(tally.used, tally.allowed)}</p>`;
+      else if (step.outOfAttempts)
+        offer = html`<p class="warning">${p.outOfAttempts(tally.used, tally.allowed)}</p>${await courseContactLine(app, ctx, quiz.courseId, 'grant')}`;
       else
         offer = html`<form method="post" action="${href('/learn/quizzes', quiz.id, 'start')}"><button type="submit">${t.learn.quiz.start}</button></form>`;
       main = html`${used}${offer}${list}`;
@@ -166,7 +168,7 @@ ${r.explanation && html`<p class="muted">${p.explanation}: ${r.explanation}</p>`
 <p>${t.learn.quiz.score(score)} · <strong>${attempt.passed ? t.learn.quiz.passed : t.learn.quiz.failed}</strong></p>
 <p>${p.attemptsLeft(left)}</p>
 ${again && html`<form method="post" action="${href('/learn/quizzes', q.id, 'start')}"><button type="submit">${t.learn.quiz.tryAgain}</button></form>`}
-${!quizPassed && left === 0 && html`<p class="warning">${p.outOfAttempts(step?.tally?.used ?? allowed, allowed)}</p>`}
+${!quizPassed && left === 0 && html`<p class="warning">${p.outOfAttempts(step?.tally?.used ?? allowed, allowed)}</p>${await courseContactLine(app, ctx, q.courseId, 'grant')}`}
 ${cert && html`<p>${t.learn.quiz.certificateEarned} <a href="${href('/learn/certificates', q.courseId)}">${t.learn.certificate.open}</a></p>`}
 </section>
 ${quizPassed && step && nextStepBox(ctx, path, step)}

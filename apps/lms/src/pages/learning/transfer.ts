@@ -19,9 +19,10 @@ export interface PendingPurchase {
  * What a buyer with a pending purchase must do: transfer the exact amount to the account the
  * payment provider names, with the purchase's reference, before it expires, then wait for an
  * admin's confirmation; or cancel it (the form comes back to the page that shows the item). The
- * course page's enrol section and the bundles page show the same block.
+ * course page's enrol section and the bundles page show the same block. Without an account,
+ * `contact` names whom to ask (./contact.ts).
  */
-export function transferInstructions(app: FastifyInstance, ctx: PageContext, open: PendingPurchase): Html {
+export function transferInstructions(app: FastifyInstance, ctx: PageContext, open: PendingPurchase, contact: Html | false = false): Html {
   const { t, f } = ctx;
   const steps = app.payments.provider.begin({
     id: open.id,
@@ -36,7 +37,7 @@ export function transferInstructions(app: FastifyInstance, ctx: PageContext, ope
     ? html`<dt>${t.purchase.bank}</dt><dd>${steps.bankName ?? '—'}</dd>
 <dt>${t.purchase.accountNumber}</dt><dd><code>${steps.accountNumber}</code></dd>
 <dt>${t.purchase.accountHolder}</dt><dd>${steps.accountName ?? '—'}</dd>`
-    : html`<dt>${t.purchase.toAccount}</dt><dd><p class="error" role="alert">${t.purchase.noAccount}</p></dd>`;
+    : html`<dt>${t.purchase.toAccount}</dt><dd><p class="error" role="alert">${t.purchase.noAccount}</p>${contact}</dd>`;
   return html`<h3>${t.purchase.pendingHeading}</h3>
 <dl class="transfer">
 <dt>${t.purchase.amount}</dt><dd><strong>${t.purchase.money(open.amount, open.currency)}</strong></dd>

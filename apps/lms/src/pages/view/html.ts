@@ -58,7 +58,7 @@ export class Attr extends Branded<'attr'> {
   }
 }
 
-/** A path of this site (with an optional query), as `href()` built it: the only thing a URL attribute takes. */
+/** A path of this site (with an optional query), as `href()` built it, or a `mailto()` link: the only things a URL attribute takes. */
 export class Url extends Branded<'url'> {
   constructor(text: string, key: symbol) {
     super(text, key, 'href()');
@@ -117,6 +117,16 @@ export function attr(name: string, value: string | number | boolean | Url | null
   if (value === true) return new Attr(` ${name}`, brand);
   if (kind === 'url' && !(value instanceof Url)) throw new TypeError(`attr: the ${name} attribute takes only a Url from href()`);
   return new Attr(` ${name}="${escapeText(String(value))}"`, brand);
+}
+
+/**
+ * A `mailto:` link to one address (a person's e-mail from the database): only a plain address
+ * (no spaces, quotes, angle brackets, `?` or `&`, so no header or second recipient), percent-
+ * encoded; null for anything else, and the caller shows the name without a link.
+ */
+export function mailto(address: string): Url | null {
+  if (address.length > 254 || !/^[A-Za-z0-9.!#$%*+/=^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(address)) return null;
+  return new Url(`mailto:${encodeURI(address)}`, brand);
 }
 
 /** A path segment: any text, percent-encoded, so it can never end the path or start a scheme. */

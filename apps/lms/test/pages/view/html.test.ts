@@ -1,5 +1,5 @@
 import t from 'tap';
-import { attr, href, Html, html, join, raw, Url } from '../../../src/pages/view/html.js';
+import { attr, href, Html, html, join, mailto, raw, Url } from '../../../src/pages/view/html.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): HTML escaping, no database.
 
@@ -83,6 +83,29 @@ t.test('href() builds paths of this site only', async (t) => {
     'escaped in the attribute',
   );
   t.equal(String(href('/x').withQuery({})), '/x');
+});
+
+t.test('mailto() links one plain address, nothing else', async (t) => {
+  t.equal(
+    String(html`<a href="${mailto('guru.satu+kursus@lembaga.example')}">x</a>`),
+    '<a href="mailto:guru.satu+kursus@lembaga.example">x</a>',
+  );
+  for (const bad of [
+    'a@b.example?cc=other@evil.example',
+    'a@b.example&bcc=x@y',
+    'a b@c.example',
+    '"a"@b.example',
+    'javascript:alert(1)',
+    'a@b.example>',
+    '<a@b.example',
+    'a@',
+    '@b.example',
+    `${'a'.repeat(250)}@b.example`,
+    'a@b.example\n',
+    'a@-b.example',
+  ]) {
+    t.equal(mailto(bad), null, `refused: ${JSON.stringify(bad)}`);
+  }
 });
 
 t.test('a URL attribute takes only a Url', async (t) => {
