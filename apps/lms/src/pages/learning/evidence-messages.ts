@@ -11,7 +11,7 @@ export function evidenceMessagesId(f: Format) {
       preTest: 'kerjakan pre-test',
       postTest: (min: number, best: number | null) =>
         `capai nilai post-test minimal ${f.number(min)}${best === null ? '' : ` (nilai terbaik Anda: ${f.number(best)})`}`,
-      noQuiz: '(kursus ini belum memiliki kuis tersebut: hubungi pengajar)',
+      noQuiz: '(kursus ini belum memiliki kuis tersebut)',
       evaluation: 'isi evaluasi kursus',
       evaluationTitle: (course: string) => `Evaluasi kursus: ${course}`,
       intro: 'Beri nilai 1 (sangat tidak setuju) sampai 5 (sangat setuju) untuk setiap pernyataan. Jawaban Anda disimpan tanpa nama Anda.',
@@ -44,7 +44,7 @@ export function evidenceMessagesEn(f: Format): ReturnType<typeof evidenceMessage
       preTest: 'take the pre-test',
       postTest: (min: number, best: number | null) =>
         `reach a post-test score of at least ${f.number(min)}${best === null ? '' : ` (your best: ${f.number(best)})`}`,
-      noQuiz: '(the course has no such quiz yet: ask the teacher)',
+      noQuiz: '(the course has no such quiz yet)',
       evaluation: 'fill in the course evaluation',
       evaluationTitle: (course: string) => `Course evaluation: ${course}`,
       intro: 'Rate each statement from 1 (strongly disagree) to 5 (strongly agree). Your answers are kept without your name.',

@@ -1,8 +1,10 @@
 import type { Db } from '@lms/db';
 import { missingEvidence } from '../../domain/evidence/certificate-evidence.js';
 import { courseRequirements } from '../../domain/evidence/requirements.js';
+import { courseContacts } from '../../domain/learning/course-contacts.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
+import { contactLine } from './contact.js';
 
 /**
  * The course page's list of what the certificate still waits for (the pre-test, the post-test
@@ -24,7 +26,10 @@ export async function evidenceSection(db: Db, ctx: PageContext, userId: string, 
         ? html`<li>${quizLink(m.quizId, e.postTest(m.minScore, m.bestScore))}</li>`
         : html`<li><a href="${href('/learn/courses', courseId, 'evaluation')}">${e.evaluation}</a></li>`,
   );
-  return html`<section class="notice" aria-labelledby="evidence-missing"><p id="evidence-missing">${e.waiting}</p><ul>${items}</ul></section>`;
+  // A quiz the accreditation asks for and the course lacks: the learner cannot act; whom to ask, named.
+  const contact =
+    missing.some((m) => m.kind !== 'evaluation' && m.quizId === null) && contactLine(ctx, await courseContacts(db, courseId), 'grant');
+  return html`<section class="notice" aria-labelledby="evidence-missing"><p id="evidence-missing">${e.waiting}</p><ul>${items}</ul>${contact}</section>`;
 }
 
 /** The managers' link to the evaluation summary. */
