@@ -146,6 +146,11 @@ t.test('the institution settings page', async (t) => {
     t.equal(list.statusCode, 200);
     t.match(list.body, `href="/dashboard/institutions/${home}"`);
     t.match(list.body, `href="/dashboard/institutions/${away}"`);
+    const hostile = await makeInstitution(db.db, '<script>alert(1)</script>');
+    const named = await get('/dashboard/institution', cast.superAdmin.cookie, 'en');
+    t.match(named.body, '&lt;script&gt;alert(1)&lt;/script&gt;', 'a hostile name stays text');
+    t.notMatch(named.body, '<script>alert(1)', 'never markup');
+    t.match((await get(`/dashboard/institutions/${hostile}`, cast.superAdmin.cookie)).body, 'Pengaturan &lt;script&gt;');
     const res = await post(save(away), cast.superAdmin.cookie, good);
     t.equal(res.statusCode, 303);
     t.same(await account(away), good);
