@@ -5,6 +5,7 @@ import { certificates, courses, enrollments, purchases, users } from '@lms/db';
 import { seedDemo } from '@lms/db/seed';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import t from 'tap';
+import { axeViolations, describeFindings } from '../helpers/axe.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { signInThroughPartner } from '../helpers/pages.js';
 import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
@@ -14,7 +15,8 @@ import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 // Every link a page offers works, for each role and in both languages. On the demo data, a
 // member, a teacher and an admin sign in through the demo partner (the staff by the operator's
 // link of the seed), then every same-origin GET link their pages offer is followed, breadth first
-// and bounded: no answer may be a 4xx or 5xx, and at 390 px no page may be wider than the screen.
+// and bounded: no answer may be a 4xx or 5xx, at 390 px no page may be wider than the screen, and
+// axe-core finds no serious or critical WCAG 2.2 AA violation on any page (../helpers/axe.ts).
 // The crawl knows no page by name: new pages are covered once a page links to them. Screenshots
 // of the first page of each kind at 1280 and 390 px go to SCREENSHOT_DIR (default: a temp dir).
 
@@ -85,6 +87,7 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
         const queue: Visit[] = [{ url: `${lmsUrl}/dashboard`, from: '(start)', download: false }];
         const bad: string[] = [];
         const wide: string[] = [];
+        const inaccessible: string[] = [];
         let visited = 0;
         while (queue.length > 0 && visited < MAX_PAGES) {
           const { url, from, download } = queue.shift()!;
@@ -123,6 +126,7 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
             return out.slice(0, 3);
           });
           if (cut.length > 0) wide.push(`${url}: cut off at ${PHONE.width} px: ${cut.join(', ')}`);
+          inaccessible.push(...describeFindings(url, await axeViolations(page)));
           const kind = kindOf(new URL(url));
           if (!shot.has(kind)) {
             shot.add(kind);
@@ -159,6 +163,7 @@ t.test('every link a member, a teacher and an admin are offered answers, in both
         t.ok(visited >= 5, `${visited} pages crawled (${perKind.size} kinds)`);
         t.same(bad, [], 'no link answers 4xx/5xx or signs the person out');
         t.same(wide, [], 'no page is wider than a 390 px screen');
+        t.same(inaccessible, [], 'axe-core: no serious or critical WCAG 2.2 AA violation on any page');
       });
     }
   }

@@ -129,7 +129,7 @@ t.test('the bundles page and its buy form', async (t) => {
     t.match(shown.body, `<code>${purchase!.reference}</code>`);
     t.match(shown.body, '<dt>Bank</dt><dd>Bank Contoh</dd>');
     t.match(shown.body, '<dd><code>123-456-789</code></dd>', 'the deployment-wide account (BANK_TRANSFER_*) when the institution has none');
-    t.match(shown.body, /Transfer exactly<\/dt><dd><strong>IDR\s?250,000<\/strong>/, 'the amount, once');
+    t.match(shown.body, /Transfer exactly<\/dt><dd><strong><span class="amount">IDR\s?250,000<\/span><\/strong>/, 'the amount, once');
     t.match(shown.body, /Pay before \d/, 'and by when');
     t.notMatch(shown.body, action, 'no second buy button while pending');
 

@@ -297,8 +297,8 @@ t.test('rupiah, other currencies, percentages, dates and plurals are written for
 
   const courseId = (await get(`/dashboard/courses/${xylo.id}`, { session: cookies.learner })).body;
   const courseEn = (await get(`/dashboard/courses/${xylo.id}`, { session: cookies.learner, lang: 'en' })).body;
-  t.match(courseId, /<dt>Harga<\/dt><dd>Rp\u00a0350\.000<\/dd>/);
-  t.match(courseEn, /<dt>Price<\/dt><dd>IDR\u00a0350,000<\/dd>/);
+  t.match(courseId, /<dt>Harga<\/dt><dd><span class="amount">Rp\u00a0350\.000<\/span><\/dd>/);
+  t.match(courseEn, /<dt>Price<\/dt><dd><span class="amount">IDR\u00a0350,000<\/span><\/dd>/);
   t.match(courseId, /<dt>Tanggal<\/dt><dd>1\s*–\s*20 Desember 2026<\/dd>/, 'the course dates as a range, in Jakarta');
   t.match(courseEn, /<dt>Dates<\/dt><dd>1\s*–\s*20 December 2026<\/dd>/);
   // The credit from the accreditation in force (makeCourse records one for its nilaiKum), in the scheme's unit.
@@ -340,8 +340,8 @@ t.test('rupiah, other currencies, percentages, dates and plurals are written for
 
   const usdId = (await get(`/dashboard/courses/${yodo.id}`, { session: cookies.learner })).body;
   const usdEn = (await get(`/dashboard/courses/${yodo.id}`, { session: cookies.learner, lang: 'en' })).body;
-  t.match(usdId, '<dt>Harga</dt><dd>US$12,50</dd>', 'another currency with its own decimals');
-  t.match(usdEn, '<dt>Price</dt><dd>US$12.50</dd>');
+  t.match(usdId, '<dt>Harga</dt><dd><span class="amount">US$12,50</span></dd>', 'another currency with its own decimals');
+  t.match(usdEn, '<dt>Price</dt><dd><span class="amount">US$12.50</span></dd>');
   t.match(usdId, '<dt>Tanggal</dt><dd>', 'a course whose dates are its creation time');
 
   const catalogId = (await get('/dashboard/catalog', { session: cookies.learner })).body;

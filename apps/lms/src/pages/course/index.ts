@@ -5,7 +5,7 @@ import { courseTierPrice } from '../../domain/rules/tier-prices.js';
 import { NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
-import { coverImage, progressBar, statusBadge } from '../view/components.js';
+import { amount, coverImage, progressBar, statusBadge } from '../view/components.js';
 import { ownPicturePath } from '../../domain/media/pictures.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
@@ -133,7 +133,7 @@ ${course.description && html`<p>${course.description}</p>`}
 ${course.enrollmentCode && html`<dt>${t.course.enrolmentCode}</dt><dd><code>${course.enrollmentCode}</code></dd>`}
 <dt>${t.course.dates}</dt><dd>${t.course.courseDates(course.startDate, course.endDate)}</dd>
 <dt>${t.course.credit}</dt><dd>${creditShown(ctx, accreditations)}</dd>
-<dt>${t.course.price}</dt><dd>${course.isPurchasable ? f.money(courseTierPrice(course, session.user.tier), course.currency) : t.course.notForSale}</dd>
+<dt>${t.course.price}</dt><dd>${course.isPurchasable ? amount(f.money(courseTierPrice(course, session.user.tier), course.currency)) : t.course.notForSale}</dd>
 <dt>${t.course.students}</dt><dd>${f.number(course.studentCount)}</dd>
 ${progress}
 </dl>

@@ -74,8 +74,8 @@ const reportPages: FastifyPluginAsyncZod = async (app) => {
 <p><a href="${file('participants.csv')}" download>${e.csv}</a> · <a href="${file('participants.xlsx')}" download>${e.xlsx}</a> · <a href="${file('evaluation.csv')}" download>${e.evaluationCsv}</a></p>
 <section aria-labelledby="evaluation"><h2 id="evaluation">${e.evaluationTitle}</h2>
 <p class="muted">${e.evaluationNote} ${e.responses(summary.responses)}</p>
-<table><thead><tr><th scope="col">${e.item}</th><th scope="col" class="num">${e.average}</th><th scope="col" class="num">${e.answers}</th></tr></thead>
-<tbody>${summary.items.map((i) => html`<tr><td>${ctx.locale === 'id' ? i.id : i.en}</td><td class="num">${i.average === null ? '—' : f.number(i.average)}</td><td class="num">${f.number(i.answers)}</td></tr>`)}</tbody></table>
+<div class="table-wrap"><table><thead><tr><th scope="col">${e.item}</th><th scope="col" class="num">${e.average}</th><th scope="col" class="num">${e.answers}</th></tr></thead>
+<tbody>${summary.items.map((i) => html`<tr><td>${ctx.locale === 'id' ? i.id : i.en}</td><td class="num">${i.average === null ? '—' : f.number(i.average)}</td><td class="num">${f.number(i.answers)}</td></tr>`)}</tbody></table></div>
 <h3>${e.comments}</h3>
 ${summary.responses < MIN_RESPONSES_SHOWN ? html`<p class="muted">${t.evidence.fewResponses(MIN_RESPONSES_SHOWN)}</p>` : summary.comments.length === 0 ? html`<p class="muted">${e.noComments}</p>` : html`<ul>${summary.comments.map((c) => html`<li>${c}</li>`)}</ul>`}
 </section>`;

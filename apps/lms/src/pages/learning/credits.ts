@@ -114,9 +114,9 @@ ${
 ${
   credits.yearTotals.length === 0
     ? html`<p class="muted">${c.none}</p>`
-    : html`<table class="year-totals"><thead><tr><th scope="col">${c.year}</th><th scope="col">${c.scheme}</th><th scope="col" class="num">${c.total}</th><th scope="col">${ctx.t.reports.statement.label}</th></tr></thead><tbody>
+    : html`<div class="table-wrap"><table class="year-totals"><thead><tr><th scope="col">${c.year}</th><th scope="col">${c.scheme}</th><th scope="col" class="num">${c.total}</th><th scope="col">${ctx.t.reports.statement.label}</th></tr></thead><tbody>
 ${credits.yearTotals.map((t) => html`<tr><td>${t.year}</td><td>${t.scheme}</td><td class="num">${f.number(t.amount)}</td><td>${ctx.t.reports.statement.label}: <a href="${href('/learn/credits/statement.pdf').withQuery({ year: t.year, scheme: t.scheme })}" download>PDF</a> · <a href="${href('/learn/credits/statement.csv').withQuery({ year: t.year, scheme: t.scheme })}" download>CSV</a></td></tr>`)}
-</tbody></table>`
+</tbody></table></div>`
 }
 </section>
 ${

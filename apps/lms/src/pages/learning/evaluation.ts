@@ -94,8 +94,8 @@ ${state.done ? html`<p class="success">${e.done}</p>` : state.open ? html`<p>${e
     const body = html`<p><a href="${href('/dashboard/courses', s.courseId)}">${e.backToCourse}</a></p>
 <h1>${e.summaryTitle(s.courseName)}</h1>
 <p>${e.responses(s.responses)}. ${e.anonymous}</p>
-<table><thead><tr><th scope="col">${e.item}</th><th scope="col" class="num">${e.average}</th><th scope="col">${e.counts}</th></tr></thead>
-<tbody>${rows}</tbody></table>
+<div class="table-wrap"><table><thead><tr><th scope="col">${e.item}</th><th scope="col" class="num">${e.average}</th><th scope="col">${e.counts}</th></tr></thead>
+<tbody>${rows}</tbody></table></div>
 <section aria-labelledby="comments"><h2 id="comments">${e.comments}</h2>${comments}</section>`;
     return sendPage(reply, page(ctx, e.summaryTitle(s.courseName), body, { user: session.user, current: '/dashboard/catalog' }));
   });

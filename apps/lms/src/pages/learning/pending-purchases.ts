@@ -3,6 +3,7 @@ import { countBundleOffers } from '../../domain/learning/bundle-offers.js';
 import { listMyPurchases } from '../../domain/learning/purchases.js';
 import { BUNDLES_PAGE_SIZE } from '../bundles/index.js';
 import type { PageContext } from '../i18n/index.js';
+import { amount } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 
 /**
@@ -31,7 +32,7 @@ export async function pendingPurchasesSection(app: FastifyInstance, ctx: PageCon
     const link = links[i] ?? href('/dashboard/bundles');
     const reference = p.reference ?? '';
     return html`<li class="card">
-<p><strong>${p.itemName || '—'}</strong> · ${t.purchase.money(p.amount, p.currency)} · <code>${reference}</code></p>
+<p><strong>${p.itemName || '—'}</strong> · ${amount(t.purchase.money(p.amount, p.currency))} · <code>${reference}</code></p>
 ${p.expiresAt !== null && html`<p class="muted">${t.purchase.payBefore(f.dateTime(p.expiresAt) ?? '')}</p>`}
 <p class="actions"><a href="${link}">${t.purchase.seeInstructions}</a></p>
 <form method="post" action="${href('/dashboard/purchases', p.id, 'cancel')}">

@@ -129,15 +129,15 @@ ${
   question.questionType === 'multiple_answer'
     ? question.options.map(
         // One name per option (a form sends a repeated name, and only its first value is read): joined on submit.
-        (o) => html`<label><input type="checkbox" name="${`q${question.id}.${o.id}`}" value="1"> ${o.text}</label><br>
+        (o) => html`<label><input type="checkbox" name="${`q${question.id}.${o.id}`}" value="1"> <span>${o.text}</span></label>
 `,
       )
     : question.options.length > 0
       ? question.options.map(
-          (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> ${o.text}</label><br>
+          (o) => html`<label><input type="radio" name="${`q${question.id}`}" value="${o.id}"> <span>${o.text}</span></label>
 `,
         )
-      : html`<label>${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3"></textarea></label>`
+      : html`<label class="above">${t.learn.quiz.answerText} <textarea name="${`q${question.id}`}" rows="3"></textarea></label>`
 }
 </fieldset>
 `,

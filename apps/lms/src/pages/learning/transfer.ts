@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PurchaseToPay } from '../../domain/learning/payment-provider.js';
 import type { PageContext } from '../i18n/index.js';
+import { amount } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 
 /** A pending purchase as the transfer instructions need it. */
@@ -40,7 +41,7 @@ export function transferInstructions(app: FastifyInstance, ctx: PageContext, ope
     : html`<dt>${t.purchase.toAccount}</dt><dd><p class="error" role="alert">${t.purchase.noAccount}</p>${contact}</dd>`;
   return html`<h3>${t.purchase.pendingHeading}</h3>
 <dl class="transfer">
-<dt>${t.purchase.amount}</dt><dd><strong>${t.purchase.money(open.amount, open.currency)}</strong></dd>
+<dt>${t.purchase.amount}</dt><dd><strong>${amount(t.purchase.money(open.amount, open.currency))}</strong></dd>
 ${account}
 <dt>${t.purchase.reference}</dt><dd><code>${reference}</code></dd>
 </dl>

@@ -7,7 +7,7 @@ import { ForbiddenError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import type { PageSession } from '../session.js';
-import { pager } from '../view/components.js';
+import { amount, dataTable, pager, when } from '../view/components.js';
 import { type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 import { pageOptions, signedIn } from '../page-route.js';
@@ -58,23 +58,22 @@ function transferTable(ctx: PageContext, rows: PendingPurchaseView[]): Html {
 <label><input type="checkbox" name="keepCertificate" value="1"> ${p.keepCertificate}</label>
 <label for="keep-${x.id}">${p.keepReason}</label> <input id="keep-${x.id}" name="keepReason" maxlength="500">
 <button type="submit" class="secondary" aria-label="${p.refundLabel(reference)}">${p.refund}</button></form>`;
-    return html`<tr>
-<td data-label="${p.buyer}">${x.buyerName}<br><span class="muted">${x.buyerEmail}</span></td>
-<td data-label="${p.item}">${x.itemName}</td>
-<td data-label="${p.amount}" class="num">${t.purchase.money(x.amount, x.currency)}</td>
-<td data-label="${p.reference}"><code>${reference}</code></td>
-<td data-label="${p.created}">${f.dateTime(x.createdAt)}</td>
-<td data-label="${p.deadline}">${f.dateTime(x.expiresAt) ?? '—'}</td>
-<td data-label="${p.status}">${t.purchase.statuses[x.status]}${x.closeReason && html`<br><span class="muted">${x.closeReason}</span>`}</td>
-<td data-label="${p.action}">${decide || refund || '—'}</td>
-</tr>
-`;
+    return [
+      html`${x.buyerName}<br><span class="muted email">${x.buyerEmail}</span>`,
+      x.itemName,
+      amount(t.purchase.money(x.amount, x.currency)),
+      html`<code>${reference}</code>`,
+      when(f.dateTime(x.createdAt)),
+      when(f.dateTime(x.expiresAt)),
+      html`${t.purchase.statuses[x.status]}${x.closeReason && html`<br><span class="muted">${x.closeReason}</span>`}`,
+      decide || refund || '—',
+    ];
   });
-  return html`<div class="table-wrap"><table class="responsive">
-<thead><tr><th scope="col">${p.buyer}</th><th scope="col">${p.item}</th><th scope="col" class="num">${p.amount}</th><th scope="col">${p.reference}</th><th scope="col">${p.created}</th><th scope="col">${p.deadline}</th><th scope="col">${p.status}</th><th scope="col">${p.action}</th></tr></thead>
-<tbody>
-${body}</tbody>
-</table></div>`;
+  const columns = [p.buyer, p.item, p.amount, p.reference, p.created, p.deadline, p.status, p.action].map((label) => ({
+    label,
+    num: label === p.amount,
+  }));
+  return dataTable(columns, body);
 }
 
 function searchForm(ctx: PageContext, value = ''): Html {
@@ -166,7 +165,7 @@ export const confirmTransferPage: FastifyPluginAsyncZod = async (app) => {
 <dl>
 <dt>${p.buyer}</dt><dd>${x.buyerName} <span class="muted">${x.buyerEmail}</span></dd>
 <dt>${p.item}</dt><dd>${x.itemName}</dd>
-<dt>${p.amount}</dt><dd><strong>${t.purchase.money(x.amount, x.currency)}</strong></dd>
+<dt>${p.amount}</dt><dd><strong>${amount(t.purchase.money(x.amount, x.currency))}</strong></dd>
 <dt>${p.reference}</dt><dd><code>${reference}</code></dd>
 <dt>${p.created}</dt><dd>${f.dateTime(x.createdAt)}</dd>
 <dt>${p.status}</dt><dd>${t.purchase.statuses[x.status]}</dd>
@@ -174,7 +173,7 @@ export const confirmTransferPage: FastifyPluginAsyncZod = async (app) => {
 ${
   open
     ? html`<p>${p.confirmQuestion}</p>
-<form method="post" action="${href('/dashboard/purchases', x.id, 'confirm')}"><button type="submit" aria-label="${p.confirmLabel(reference)}">${p.confirmYes}</button></form>`
+<form method="post" action="${href('/dashboard/purchases', x.id, 'confirm')}"><button type="submit">${p.confirmYes}</button></form>`
     : html`<p class="notice">${t.purchase.confirmed.already}</p>`
 }
 </div>`;
