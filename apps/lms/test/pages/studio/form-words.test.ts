@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import t, { type Test } from 'tap';
 import { buildTestApp } from '../../helpers/app.js';
+import { makeCourse } from '../../helpers/catalog-fixtures.js';
 import { makeInstitution, makeUser } from '../../helpers/fixtures.js';
 import { type Answer, browserOf } from './helpers.js';
 
@@ -286,7 +287,7 @@ t.test('every studio form, sent wrong, answers in the page language beside the f
     checkWords(t, lang, 'history', await br.get(`/dashboard/studio/courses/${courseId}/history`));
   }
 
-  t.test('prices typed the Indonesian way are read as Indonesians mean them, and shown so', async (t) => {
+  await t.test('prices typed the Indonesian way are read as Indonesians mean them, and shown so', async (t) => {
     for (const [typed, stored] of [
       ['350.000', '350000.00'],
       ['Rp 350.000', '350000.00'],
@@ -321,6 +322,39 @@ t.test('every studio form, sent wrong, answers in the page language beside the f
     t.match(visibleText((await browsers.en.get(`/dashboard/studio/courses/${courseId}/history`)).body), 'Chapter 1: content changed');
   });
 
+  await t.test("a learner's enrolment form and the sign-in page, sent wrong", async (t) => {
+    const course = await makeCourse(db.db, {
+      institutionId,
+      teacherId: teacher.id,
+      enrollmentType: 'code',
+      enrollmentCode: 'K0DE',
+      name: 'Audit Forensik',
+      isPurchasable: false,
+      price: '0',
+    });
+    const learner = await makeUser(db.db, { role: 'student' });
+    for (const lang of ['id', 'en'] as const) {
+      const lb = await browserOf(app, learner.id, lang);
+      for (const code of ['salah', '']) {
+        const sent = await lb.post(`/dashboard/courses/${course.id}/enrol`, { code });
+        t.equal(sent.status, 303);
+        badInputs += 1;
+        const shown = await lb.get(sent.location as string);
+        t.match(
+          shown.body,
+          'class="error" role="alert"',
+          `enrol "${code}" ${lang}: the problem is said (${sent.location} ${shown.status})`,
+        );
+        checkWords(t, lang, `enrol "${code}"`, shown);
+      }
+      for (const error of ['missing_token', 'invalid_token', 'sso_failed']) {
+        const signIn = await app.inject({ method: 'GET', url: `/sign-in?error=${error}`, headers: { cookie: `lms_lang=${lang}` } });
+        badInputs += 1;
+        checkWords(t, lang, `sign-in ${error}`, { status: signIn.statusCode, body: signIn.body, location: undefined, headers: {} });
+      }
+    }
+  });
+
   t.comment(`walked ${walked} pages of forms with ${badInputs} bad inputs`);
-  t.ok(badInputs >= 60, `${badInputs} bad inputs walked`);
+  t.ok(badInputs >= 80, `${badInputs} bad inputs walked`);
 });
