@@ -54,13 +54,13 @@ export function field(
   const described = error ? `${id}-error` : undefined;
   let control: Html;
   if (options.choices) {
-    control = html`<select id="${id}" name="${name}"${attr('aria-describedby', described)}>${options.choices.map(
+    control = html`<select id="${id}" name="${name}"${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>${options.choices.map(
       ([v, l]) => html`<option value="${v}"${attr('selected', v === value)}>${l}</option>`,
     )}</select>`;
   } else if (options.textarea) {
     control = html`<textarea id="${id}" name="${name}" rows="${options.textarea}"${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>${value}</textarea>`;
   } else if (options.type === 'checkbox') {
-    control = html`<input id="${id}" type="checkbox" name="${name}"${attr('checked', value !== '')}>`;
+    control = html`<input id="${id}" type="checkbox" name="${name}"${attr('checked', value !== '')}${attr('aria-describedby', described)}>`;
   } else {
     control = html`<input id="${id}" name="${name}" type="${options.type ?? 'text'}" value="${value}"${attr('required', options.required === true)}${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>`;
   }
