@@ -11,12 +11,17 @@ const scored = sql.raw(
     or coalesce(trim(qu.correct_answer), '') <> '')`,
 );
 
-/** The checklist of a course: each rule, whether it holds, and what it asks or what is wrong. */
-export async function checklistOf(db: Db, course: CourseRow): Promise<ChecklistItem[]> {
+/** A quiz of a course as the checklist counts it: its questions, the scored ones, the ones without an answer key. */
+export type QuizReadiness = Pick<RawSelect<typeof quizzesTable>, 'id' | 'name' | 'scope'> & {
+  questions: number;
+  scored: number;
+  withoutKey: number;
+};
+
+/** Every quiz of the course, counted for the `quizzes` rule (the studio says it in the person's words). */
+export async function quizReadiness(db: Db, courseId: number): Promise<QuizReadiness[]> {
   // Raw: per-quiz counts with FILTER over the answer-key expression (scored).
-  const quizzes = await typedRows<
-    Pick<RawSelect<typeof quizzesTable>, 'id' | 'name' | 'scope'> & { questions: number; scored: number; withoutKey: number }
-  >(
+  return typedRows<QuizReadiness>(
     db,
     sql`
     select q.id, q.name, q.scope::text as scope,
@@ -24,9 +29,14 @@ export async function checklistOf(db: Db, course: CourseRow): Promise<ChecklistI
       count(qu.id) filter (where ${scored})::int as scored,
       count(qu.id) filter (where qu.question_type <> 'essay' and not ${scored})::int as "withoutKey"
     from quizzes q left join questions qu on qu.quiz_id = q.id
-    where q.course_id = ${course.id}
+    where q.course_id = ${courseId}
     group by q.id, q.name, q.scope order by q.id`,
   );
+}
+
+/** The checklist of a course: each rule, whether it holds, and what it asks or what is wrong. */
+export async function checklistOf(db: Db, course: CourseRow): Promise<ChecklistItem[]> {
+  const quizzes = await quizReadiness(db, course.id);
   const badQuizzes = quizzes.flatMap((q) => {
     const what = `the ${q.scope === 'final' ? 'final exam' : `${q.scope} quiz`} "${q.name}" (id ${q.id})`;
     if (q.questions === 0) return [`${what} has no questions`];

@@ -10,7 +10,9 @@ import { learnMessagesEn } from '../learning/learn-messages.js';
 import { enrolMessagesEn } from '../learning/messages.js';
 import { pathMessagesEn } from '../learning/path-messages.js';
 import { signInMessagesEn } from '../sign-in/messages.js';
+import { formErrorMessagesEn } from '../form-error-messages.js';
 import { studioMessagesEn } from '../studio/messages.js';
+import { studioWordsMessagesEn } from '../studio/words-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { Format } from './format.js';
 import type { Messages } from './id.js';
@@ -27,6 +29,8 @@ export function en(f: Format): Messages {
     ...creditMessagesEn(f),
     ...reportMessagesEn(f),
     ...studioMessagesEn(),
+    ...formErrorMessagesEn(),
+    ...studioWordsMessagesEn((amount, currency) => f.money(amount, currency)),
     ...pathMessagesEn(f),
     ...learnMessagesEn(f),
     ...certificateMessagesEn(f),

@@ -10,7 +10,9 @@ import { learnMessagesId } from '../learning/learn-messages.js';
 import { enrolMessagesId } from '../learning/messages.js';
 import { pathMessagesId } from '../learning/path-messages.js';
 import { signInMessagesId } from '../sign-in/messages.js';
+import { formErrorMessagesId } from '../form-error-messages.js';
 import { studioMessagesId } from '../studio/messages.js';
+import { studioWordsMessagesId } from '../studio/words-messages.js';
 import { type Html, html } from '../view/html.js';
 import type { Format } from './format.js';
 
@@ -40,6 +42,8 @@ export function id(f: Format) {
     ...creditMessagesId(f),
     ...reportMessagesId(f),
     ...studioMessagesId(),
+    ...formErrorMessagesId(),
+    ...studioWordsMessagesId((amount, currency) => f.money(amount, currency)),
     ...pathMessagesId(f),
     ...learnMessagesId(f),
     ...certificateMessagesId(f),

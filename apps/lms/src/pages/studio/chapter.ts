@@ -14,7 +14,9 @@ import { MARKDOWN_PAGE_CSP } from '../send.js';
 import { type Html, href, html } from '../view/html.js';
 import { MARKDOWN_MAX_NESTING, markdownFragment } from '../view/markdown.js';
 import { chapterContentProblem, type FieldErrors, type FormValues, videoEmbedUrl, videoMarkdown } from './forms.js';
-import { type App, changed, getPage, postForm, problemsOf, versionOf } from './screen.js';
+import { type App, changed, getPage, postForm, versionOf } from './screen.js';
+import { chapterLabel } from './field-labels.js';
+import { refusalsByField } from '../form-errors.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The chapter editor (/dashboard/studio/chapters/:id): its name and Markdown text, a preview of
@@ -127,7 +129,8 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
         }
         const name = String(typed.name ?? '').trim();
         const content = String(typed.content ?? '');
-        if (name === '' || name.length > 255) return again({ name: s.fixBelow }, 422, fixBelow);
+        if (name === '' || name.length > 255)
+          return again({ name: name === '' ? ctx.t.formErrors.required : ctx.t.formErrors.tooLong(255) }, 422, fixBelow);
         // Empty: estimated from the text; otherwise the API's rule (a whole number of minutes, 1-1440).
         const minutesTyped = String(typed.expectedMinutes ?? '').trim();
         const expectedMinutes = minutesTyped === '' ? null : /^\d{1,4}$/.test(minutesTyped) ? Number(minutesTyped) : 0;
@@ -138,13 +141,15 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
         } catch (err) {
           if (err instanceof StaleVersionError) {
             const stored = err.stored as { name: string; content: string; version: number };
-            const compare = staleCompare(ctx, { name: stored.name, content: stored.content }, typed, ['name', 'content']);
+            const compare = staleCompare(ctx, { name: stored.name, content: stored.content }, typed, ['name', 'content'], (k) =>
+              chapterLabel(ctx, k),
+            );
             // The form now edits the stored version, with what was typed kept in it (the comparison shows theirs).
             typed.version = String(stored.version);
             return again({}, 409, { compare });
           }
           if (err instanceof BadRequestError || err instanceof PaymentRequiredError)
-            return again(err instanceof BadRequestError ? problemsOf(err) : {}, 422, { note: flash(err.message, 'error') });
+            return again(err instanceof BadRequestError ? refusalsByField(err.details, ctx.t.formErrors) : {}, 422, fixBelow);
           throw err;
         }
         await changed(app, course.id);

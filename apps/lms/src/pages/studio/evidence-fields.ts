@@ -36,9 +36,12 @@ export function evaluationItemsOf(
   });
 }
 
-/** A schema issue about the items, said with its line (`evaluationItems.3.en` is line 4). */
-export function evaluationItemsIssue(issue: z.core.$ZodIssue, words: EvidenceFieldWords): string {
-  const [, line, part] = issue.path;
-  if (typeof line !== 'number') return issue.message;
-  return words.evaluationItemsLine(line + 1, part === undefined ? issue.message : `${String(part)}: ${issue.message}`);
+/**
+ * A schema issue about the items, said with its line (`evaluationItems.3.en` is line 4); `said`:
+ * the issue in the page's words (../form-errors.ts), never the contract's English.
+ */
+export function evaluationItemsIssue(issue: z.core.$ZodIssue, words: EvidenceFieldWords, said: string): string {
+  const [, line] = issue.path;
+  if (typeof line !== 'number') return said;
+  return words.evaluationItemsLine(line + 1, said);
 }

@@ -7,7 +7,7 @@ export function studioEvidenceMessagesId() {
     evaluationItemsShape: 'tulis kunci | Bahasa Indonesia | English',
     accreditations: 'Akreditasi',
     onlyAdmin:
-      'Hanya admin institusi kursus ini atau super_admin yang mencatat akreditasi; nilai kredit kursus mengikuti akreditasi yang berlaku.',
+      'Hanya admin institusi kursus ini atau admin super yang mencatat akreditasi; nilai kredit kursus mengikuti akreditasi yang berlaku.',
     noAccreditation: 'Belum ada akreditasi: sertifikat kursus ini belum memberi kredit.',
     columns: { scheme: 'Skema', reference: 'Nomor SK / akreditasi', validity: 'Masa berlaku', value: 'Nilai', state: 'Status' },
     states: { pending: 'Belum berlaku', inForce: 'Berlaku', ended: 'Berakhir' },
@@ -26,7 +26,7 @@ export function studioEvidenceMessagesEn(): ReturnType<typeof studioEvidenceMess
     evaluationItemsShape: 'write key | Bahasa Indonesia | English',
     accreditations: 'Accreditations',
     onlyAdmin:
-      "Only an admin of this course's institution or a super_admin records accreditations; the course's credit follows the accreditation in force.",
+      "Only an admin of this course's institution or a super admin records accreditations; the course's credit follows the accreditation in force.",
     noAccreditation: "No accreditation yet: this course's certificates earn no credit.",
     columns: { scheme: 'Scheme', reference: 'Decree / accreditation number', validity: 'Valid', value: 'Value', state: 'State' },
     states: { pending: 'Not yet in force', inForce: 'In force', ended: 'Ended' },

@@ -8,10 +8,12 @@ import {
   QuizBody,
   type QuizOut,
 } from '@lms/contracts';
-import type { z } from 'zod';
 import type { CourseRow } from '../../domain/authoring/authors.js';
 import { courseFieldsOf } from '../../domain/authoring/index.js';
-import type { PageContext } from '../i18n/index.js';
+import { amountForInput, readAmount } from '../amount.js';
+import type { FormErrorWords } from '../form-error-messages.js';
+import { type FieldKind, issueMessage, issuesByField } from '../form-errors.js';
+import type { Locale, PageContext } from '../i18n/index.js';
 import { type EvidenceFieldWords, evaluationItemsIssue, evaluationItemsOf, evaluationItemsText } from './evidence-fields.js';
 
 // What the studio's plain HTML forms send (flat strings, ../form-body.ts) turned into the authoring
@@ -39,8 +41,23 @@ export const SETTINGS_GROUPS = {
   details: [...DETAIL_SECTIONS],
 } as const;
 
-/** A course's fields as the settings form shows them. */
-export function settingsValues(course: CourseRow): FormValues {
+/** The settings fields whose pattern says how to write them (../form-errors.ts). */
+const SETTINGS_KINDS: Record<string, FieldKind> = {
+  price: 'amount',
+  priceNonMember: 'amount',
+  priceMahasiswa: 'amount',
+  currency: 'currency',
+  creditScheme: 'creditScheme',
+  startDate: 'date',
+  endDate: 'date',
+  enrollmentCode: 'code',
+  eventCode: 'code',
+};
+
+const PRICE_FIELDS = ['price', 'priceNonMember', 'priceMahasiswa'] as const;
+
+/** A course's fields as the settings form shows them (amounts the way `locale` writes them: ../amount.ts). */
+export function settingsValues(course: CourseRow, locale: Locale = 'en'): FormValues {
   const f = courseFieldsOf(course);
   const section = (s: Record<string, unknown> | null) =>
     s === null
@@ -58,9 +75,9 @@ export function settingsValues(course: CourseRow): FormValues {
     startDate: f.startDate?.slice(0, 10) ?? '',
     endDate: f.endDate?.slice(0, 10) ?? '',
     isPurchasable: f.isPurchasable ? 'on' : '',
-    price: f.price,
-    priceNonMember: f.priceNonMember ?? '',
-    priceMahasiswa: f.priceMahasiswa ?? '',
+    price: amountForInput(f.price, locale),
+    priceNonMember: amountForInput(f.priceNonMember ?? null, locale),
+    priceMahasiswa: amountForInput(f.priceMahasiswa ?? null, locale),
     currency: f.currency,
     enrollmentType: f.enrollmentType,
     enrollmentCode: f.enrollmentCode ?? '',
@@ -78,15 +95,30 @@ export function settingsValues(course: CourseRow): FormValues {
 
 /**
  * The form's strings as the body the API takes: every field of the form (a checkbox left out is
- * false). `words`: how the evaluation items' problems are said (their line).
+ * false); amounts as people type them (../amount.ts). `words`: how the evaluation items' problems
+ * are said (their line); `said`: how any other problem is (../form-errors.ts).
  */
-export function settingsBody(form: FormValues, words: EvidenceFieldWords): { body?: CoursePatchBody; errors: FieldErrors } {
+export function settingsBody(
+  form: FormValues,
+  words: EvidenceFieldWords,
+  said: FormErrorWords,
+): { body?: CoursePatchBody; errors: FieldErrors } {
   const errors: FieldErrors = {};
+  const amounts = Object.fromEntries(
+    PRICE_FIELDS.map((name) => {
+      const typed = str(form[name]).trim();
+      if (typed === '') return [name, name === 'price' ? '0' : null];
+      const read = readAmount(typed);
+      if ('amount' in read) return [name, read.amount];
+      errors[name] = read.problem === 'ambiguous' ? said.amountAmbiguous : read.problem === 'tooBig' ? said.amountTooBig : said.amount;
+      return [name, typed];
+    }),
+  );
   const dateOf = (name: string) => {
     const v = str(form[name]).trim();
     if (v === '') return null;
     if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) {
-      errors[name] = 'YYYY-MM-DD';
+      errors[name] = said.date;
       return null;
     }
     return `${v}T00:00:00.000Z`;
@@ -101,7 +133,7 @@ export function settingsBody(form: FormValues, words: EvidenceFieldWords): { bod
     for (const line of lines) {
       const at = line.indexOf(':');
       if (at < 1) {
-        errors[name] = `"${line.slice(0, 40)}": key: value`;
+        errors[name] ??= said.sectionLine(line.slice(0, 40));
         continue;
       }
       const key = line.slice(0, at).trim();
@@ -120,9 +152,7 @@ export function settingsBody(form: FormValues, words: EvidenceFieldWords): { bod
     startDate: dateOf('startDate'),
     endDate: dateOf('endDate'),
     isPurchasable: str(form.isPurchasable) !== '',
-    price: str(form.price).trim() || '0',
-    priceNonMember: orNull(str(form.priceNonMember)),
-    priceMahasiswa: orNull(str(form.priceMahasiswa)),
+    ...amounts,
     currency: str(form.currency).trim().toUpperCase(),
     enrollmentType: str(form.enrollmentType),
     enrollmentCode: orNull(str(form.enrollmentCode)),
@@ -136,25 +166,22 @@ export function settingsBody(form: FormValues, words: EvidenceFieldWords): { bod
     previewMode: str(form.previewMode) !== '',
     ...Object.fromEntries(DETAIL_SECTIONS.map((s) => [s, sectionOf(s)])),
   };
+  // The dates' order, said by the form (the schema's refine runs only once every field holds).
+  if (raw.startDate && raw.endDate && raw.endDate < raw.startDate) errors.endDate ??= said.endBeforeStart;
   const parsed = CoursePatchBody.safeParse(raw);
   if (!parsed.success) {
     const items = parsed.error.issues.find((i) => i.path[0] === 'evaluationItems');
-    if (items) errors.evaluationItems ??= evaluationItemsIssue(items, words);
-    for (const [name, message] of Object.entries(issuesByField(parsed.error, (path) => String(path[0] ?? 'name')))) {
-      errors[name] ??= message;
-    }
+    if (items) errors.evaluationItems ??= evaluationItemsIssue(items, words, issueMessage(items, said));
+    const byField = issuesByField(
+      parsed.error,
+      said,
+      (path) => String(path[0] ?? 'name'),
+      (field) => SETTINGS_KINDS[field] ?? 'text',
+    );
+    for (const [name, message] of Object.entries(byField)) errors[name] ??= message;
   }
   if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
   return { body: parsed.data, errors };
-}
-
-function issuesByField(error: z.ZodError, fieldOf: (path: PropertyKey[]) => string): FieldErrors {
-  const out: FieldErrors = {};
-  for (const issue of error.issues) {
-    const field = fieldOf(issue.path);
-    out[field] ??= issue.message;
-  }
-  return out;
 }
 
 /** A stored quiz as the quiz form's strings (`q0_text`, `q0_options`…), with `extra` blank question slots. */
@@ -193,8 +220,8 @@ export function quizValues(quiz: QuizOut | null, version: number, extra: number)
 
 const OPTION_IDS = 'abcdefghijklmnopqrstuvwxyz';
 
-/** The quiz form's strings as the API's quiz body; a question whose text is left empty is dropped. */
-export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; errors: FieldErrors } {
+/** The quiz form's strings as the API's quiz body; a question whose text is left empty is dropped. `said`: the problems' words. */
+export function quizBody(form: FormValues, said: FormErrorWords): { body?: Omit<QuizInput, 'id'>; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const count = Math.min(Math.max(0, Math.trunc(num(str(form.count))) || 0), 200);
   const formIndex: number[] = [];
@@ -216,7 +243,7 @@ export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; erro
     );
     const choice = isChoiceKind(kind);
     if (choice && right !== '' && [...rightNumbers].some((n) => !Number.isInteger(n) || n < 1 || n > lines.length)) {
-      errors[`q${i}_right`] = `1–${lines.length}`;
+      errors[`q${i}_right`] = said.quiz.rightRange(lines.length);
     }
     const id = num(str(form[`q${i}_id`]));
     questions.push({
@@ -242,30 +269,50 @@ export function quizBody(form: FormValues): { body?: Omit<QuizInput, 'id'>; erro
   };
   const parsed = QuizBody.safeParse(raw);
   if (!parsed.success) {
-    Object.assign(
-      errors,
-      issuesByField(parsed.error, (path) => {
-        if (path[0] !== 'questions' || typeof path[1] !== 'number') return String(path[0] ?? 'name');
-        const i = formIndex[path[1]];
-        const field = path[2];
-        const slot =
-          field === 'options'
-            ? path.length > 3
-              ? 'options'
-              : 'right'
-            : field === 'questionText'
-              ? 'text'
-              : field === 'questionType'
-                ? 'type'
-                : field === 'correctAnswer'
-                  ? 'right'
-                  : String(field ?? 'text');
-        return `q${i}_${slot}`;
-      }),
-    );
+    // A question's own rule (the contract's custom issues) said from what was typed in it.
+    for (const issue of parsed.error.issues) {
+      const [top, at, field] = issue.path;
+      if (top !== 'questions' || typeof at !== 'number' || issue.code !== 'custom') continue;
+      const q = questions[at];
+      const [slot, message] = q ? questionProblem(q, said) : (['right', said.invalid] as const);
+      if (field === 'options' || field === 'correctAnswer') errors[`q${formIndex[at]}_${slot}`] ??= message;
+    }
+    const byField = issuesByField(parsed.error, said, (path) => {
+      if (path[0] !== 'questions' || typeof path[1] !== 'number') return String(path[0] ?? 'name');
+      const i = formIndex[path[1]];
+      const field = path[2];
+      const slot =
+        field === 'options'
+          ? path.length > 3
+            ? 'options'
+            : 'right'
+          : field === 'questionText'
+            ? 'text'
+            : field === 'questionType'
+              ? 'type'
+              : field === 'correctAnswer'
+                ? 'right'
+                : String(field ?? 'text');
+      return `q${i}_${slot}`;
+    });
+    for (const [name, message] of Object.entries(byField)) errors[name] ??= message;
   }
   if (Object.keys(errors).length > 0 || !parsed.success) return { errors };
   return { body: parsed.data, errors };
+}
+
+/** What is wrong with a choice or short-answer question as typed (the contract's custom rules), in the page's words. */
+function questionProblem(
+  q: { questionType: string; options: { text: string; isCorrect: boolean }[] },
+  said: FormErrorWords,
+): readonly ['options' | 'right', string] {
+  const right = q.options.filter((o) => o.isCorrect).length;
+  if (!isChoiceKind(q.questionType)) return q.options.length > 0 ? ['options', said.quiz.noOptions] : ['right', said.quiz.needAnswer];
+  if (q.questionType === 'true_false' && q.options.length !== 2) return ['options', said.quiz.trueFalseTwo];
+  if (q.options.length < 2) return ['options', said.quiz.twoOptions];
+  if (q.questionType === 'multiple_answer' ? right < 1 : right !== 1)
+    return ['right', q.questionType === 'multiple_answer' ? said.quiz.someRight : said.quiz.oneRight];
+  return ['right', said.invalid];
 }
 
 /**

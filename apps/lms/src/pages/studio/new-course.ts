@@ -53,8 +53,9 @@ export default function newCourseScreen(app: App) {
         const name = String(values.name ?? '').trim();
         const teacher = session.caller.role === 'teacher' ? teachers[0] : teachers.find((t) => t.id === values.teacherId);
         const errors: FieldErrors = {};
-        if (name === '' || name.length > 255) errors.name = ctx.t.studio.fixBelow;
-        if (!teacher) errors.teacherId = ctx.t.studio.fixBelow;
+        const said = ctx.t.formErrors;
+        if (name === '' || name.length > 255) errors.name = name === '' ? said.required : said.tooLong(255);
+        if (!teacher) errors.teacherId = said.choice;
         if (!teacher || Object.keys(errors).length > 0) return sendPage(reply, newCoursePage(ctx, session, teachers, values, errors), 422);
         const owner = { name, institutionId: teacher.institutionId, teacherId: teacher.id };
         const document = { format: 'lms-course/1', course: owner, modules: [], finalExam: null } as never;

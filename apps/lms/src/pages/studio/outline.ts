@@ -1,7 +1,7 @@
 import { AUTHORING_OPERATIONS as op } from '../../domain/authoring/index.js';
 import { BadRequestError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
-import { type Html, href, html } from '../view/html.js';
+import { attr, type Html, href, html } from '../view/html.js';
 import { type App, type Asked, changed, courseIdOfItem, courseOf, getPage, postForm, studioPath } from './screen.js';
 import { flash } from './views.js';
 
@@ -25,7 +25,10 @@ function outlinePage(ctx: PageContext, tree: Tree, note: Html | false, problem?:
 ${at < count - 1 && small(action, o.down, html`<input type="hidden" name="direction" value="down">`)}`;
   };
   const errorFor = (formName: string) =>
-    problem?.form === formName && html`<strong class="field-error" role="alert">${problem.message}</strong>`;
+    problem?.form === formName && html`<strong class="field-error" role="alert" id="e-${formName}">${problem.message}</strong>`;
+  /** The input of a form with a problem points at it (and is marked invalid). */
+  const invalidFor = (formName: string) => attr('aria-invalid', problem?.form === formName && 'true');
+  const describedFor = (formName: string) => attr('aria-describedby', problem?.form === formName && `e-${formName}`);
   const valueFor = (formName: string) => (problem?.form === formName ? problem.value : '');
   const items = modules.map((m, i) => {
     const chapters = m.chapters.map(
@@ -36,21 +39,21 @@ ${moveButtons('chapters', ch.id as number, j, m.chapters.length)}
     );
     return html`<li class="card" id="module-${m.id as number}"><h3>${m.name}</h3>
 <form method="post" action="${href('/dashboard/studio/modules', m.id as number, 'rename')}" class="inline">
-<label>${o.moduleName} <input name="name" value="${valueFor(`rename-${m.id}`) || m.name}" required></label> <button type="submit" class="secondary">${o.rename}</button> ${errorFor(`rename-${m.id}`)}
+<label>${o.moduleName} <input name="name" value="${valueFor(`rename-${m.id}`) || m.name}"${invalidFor(`rename-${m.id}`)}${describedFor(`rename-${m.id}`)} required></label> <button type="submit" class="secondary">${o.rename}</button> ${errorFor(`rename-${m.id}`)}
 </form>
 ${moveButtons('modules', m.id as number, i, modules.length)}
 <a href="${href('/dashboard/studio/quizzes/module', m.id as number)}">${o.moduleQuiz}${m.quiz ? ` (${m.quiz.questions.length})` : ''}</a>
 <a href="${href('/dashboard/studio/modules', m.id as number, 'delete')}" class="danger-link">${o.delete}</a>
 ${m.chapters.length === 0 ? html`<p class="muted">${o.noChapters}</p>` : html`<ol class="chapters">${chapters}</ol>`}
 <form method="post" action="${href('/dashboard/studio/modules', m.id as number, 'chapters')}" class="inline">
-<label>${o.chapterName} <input name="name" value="${valueFor(`chapter-${m.id}`)}" required></label> <button type="submit">${o.addChapter}</button> ${errorFor(`chapter-${m.id}`)}
+<label>${o.chapterName} <input name="name" value="${valueFor(`chapter-${m.id}`)}"${invalidFor(`chapter-${m.id}`)}${describedFor(`chapter-${m.id}`)} required></label> <button type="submit">${o.addChapter}</button> ${errorFor(`chapter-${m.id}`)}
 </form></li>`;
   });
   return html`${note}
 <h2>${o.modules}</h2>
 ${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol class="modules">${items}</ol>`}
 <form method="post" action="${href('/dashboard/studio/courses', course.id, 'modules')}" class="card inline">
-<label>${o.moduleName} <input name="name" value="${valueFor('module')}" required></label> <button type="submit">${o.addModule}</button> ${errorFor('module')}
+<label>${o.moduleName} <input name="name" value="${valueFor('module')}"${invalidFor('module')}${describedFor('module')} required></label> <button type="submit">${o.addModule}</button> ${errorFor('module')}
 </form>
 <p><a href="${href('/dashboard/studio/quizzes/final', course.id)}">${o.finalExam}${tree.document.finalExam ? ` (${tree.document.finalExam.questions.length})` : ''}</a></p>`;
 }
@@ -60,7 +63,8 @@ export default function outlineScreen(app: App) {
   const saveName = async (asked: Asked, courseId: number, formName: string, save: (name: string) => Promise<unknown>) => {
     const { ctx, actx, form, show, back } = asked;
     const name = String(form.name ?? '').trim();
-    let message: string | null = name === '' || name.length > 255 ? ctx.t.studio.fixBelow : null;
+    const said = ctx.t.formErrors;
+    let message: string | null = name === '' ? said.required : name.length > 255 ? said.tooLong(255) : null;
     if (message === null) {
       try {
         await save(name);
@@ -68,7 +72,7 @@ export default function outlineScreen(app: App) {
         return back(studioPath(courseId, '/outline?saved=1'));
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;
-        message = err.message;
+        message = said.invalid;
       }
     }
     const tree = await op.exportCourse(app.db, actx, courseId);

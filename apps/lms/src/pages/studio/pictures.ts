@@ -102,7 +102,7 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
         } catch (err) {
           if (err instanceof PictureTooLargeError) return refuse(overLimit(ctx, err), 422);
           if (err instanceof PictureNameError) return refuse(s.badName, 422);
-          if (err instanceof UnsupportedPictureError) return refuse(err.message, 422);
+          if (err instanceof UnsupportedPictureError) return refuse(ctx.t.studioWords.notPicture, 422);
           throw err;
         }
         return back(studioPath(course.id, '/pictures?saved=1'));

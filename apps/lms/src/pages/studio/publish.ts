@@ -1,4 +1,4 @@
-import { AUTHORING_OPERATIONS as op } from '../../domain/authoring/index.js';
+import { AUTHORING_OPERATIONS as op, quizReadiness } from '../../domain/authoring/index.js';
 import { href, html } from '../view/html.js';
 import { type App, getPage, postForm, studioPath } from './screen.js';
 import { checklistSection, flash } from './views.js';
@@ -21,7 +21,7 @@ export default function publishScreen(app: App) {
               ? flash(s.checklist.unpublishedNow)
               : false;
       const body = html`${note}
-${checklistSection(ctx, course, checklist)}
+${checklistSection(ctx, course, checklist, await quizReadiness(app.db, course.id))}
 <p><a href="${href('/dashboard/studio/courses', course.id, 'settings')}">${s.tabs.settings}</a> · <a href="${href('/dashboard/studio/courses', course.id, 'outline')}">${s.tabs.outline}</a></p>`;
       return show(course, 'overview', s.title(course.name), body, query.published === '0' ? 409 : 200);
     }),

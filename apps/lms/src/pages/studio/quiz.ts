@@ -13,7 +13,9 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { type FieldErrors, type FormValues, quizBody, quizValues } from './forms.js';
-import { type App, type Asked, changed, getPage, Id, postForm, problemsOf, studioPath, versionOf } from './screen.js';
+import { type App, type Asked, changed, getPage, Id, postForm, studioPath, versionOf } from './screen.js';
+import { quizLabel } from './field-labels.js';
+import { quizRefusals } from './refusals.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The quiz editor (/dashboard/studio/quizzes/:scope/:id): a chapter's quiz, a module's, or the
@@ -108,7 +110,7 @@ export default function quizScreen(app: App) {
         const again = (page: Html, status: number) => asked.show(course, 'outline', s.quiz.title(label), page, status);
         const problem = (errors: FieldErrors, note: Html | false, compare: Html | false = false) =>
           quizPage(ctx, p, label, typed, errors, note, compare, quiz !== null);
-        const { body, errors } = quizBody(typed);
+        const { body, errors } = quizBody(typed, ctx.t.formErrors);
         if (!body) return again(problem(errors, flash(s.fixBelow, 'error')), 422);
         let saved: { quiz: QuizOut; version: number };
         try {
@@ -119,13 +121,14 @@ export default function quizScreen(app: App) {
             const keys = [...new Set([...Object.keys(stored), ...Object.keys(typed)])].filter(
               (k) => !['version', 'count', 'action'].includes(k) && !k.endsWith('_id'),
             );
-            const compare = staleCompare(ctx, stored, typed, keys);
+            const compare = staleCompare(ctx, stored, typed, keys, (k) => quizLabel(ctx, k));
             typed.version = String(err.current);
             return again(problem({}, false, compare), 409);
           }
-          if (err instanceof BadRequestError) return again(problem(problemsOf(err), flash(err.message, 'error')), 422);
+          if (err instanceof BadRequestError) return again(problem(quizRefusals(ctx, err), flash(s.fixBelow, 'error')), 422);
           // Another quiz of the course holds the role (evidence-roles.ts): said next to the field.
-          if (err instanceof ConflictError) return again(problem({ evidenceRole: err.message }, flash(err.message, 'error')), 409);
+          if (err instanceof ConflictError)
+            return again(problem({ evidenceRole: ctx.t.formErrors.quiz.roleTaken }, flash(s.fixBelow, 'error')), 409);
           throw err;
         }
         await changed(app, course.id);

@@ -9,14 +9,13 @@ import {
   findAuthoredCourse,
   isCoursePublished,
 } from '../../domain/authoring/index.js';
-import type { BadRequestError } from '../../errors.js';
 import type { RouteAuth } from '../../plugins/auth.js';
 import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { type PageSession, pageSession } from '../session.js';
 import { type Html, type href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
-import type { FieldErrors, FormValues } from './forms.js';
+import type { FormValues } from './forms.js';
 import { confirmDeleteBody, type DeleteDetails, type StudioTab, studioHeader } from './views.js';
 
 // What every screen of the course studio (./index.ts) is built from, written once: how a screen's
@@ -159,9 +158,4 @@ export async function changed(app: App, courseId: number): Promise<void> {
 export function versionOf(values: FormValues): number | undefined {
   const v = Number(values.version);
   return Number.isSafeInteger(v) && v >= 0 ? v : undefined;
-}
-
-/** A BadRequestError's field problems (invalidBody's details), by field name. */
-export function problemsOf(err: BadRequestError): FieldErrors {
-  return Object.fromEntries((err.details ?? []).map((d) => [d.path.split('.')[0], d.message]));
 }

@@ -1,11 +1,12 @@
 import { AUTHORING_OPERATIONS as op, type CourseRow, StaleVersionError } from '../../domain/authoring/index.js';
 import { recordAccreditation } from '../../domain/evidence/accreditations.js';
 import { BadRequestError, ConflictError, UnprocessableError } from '../../errors.js';
+import { refusalsByField } from '../form-errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { DETAIL_SECTIONS, type FieldErrors, type FormValues, SETTINGS_GROUPS, settingsBody, settingsValues } from './forms.js';
 import { accreditationInput, accreditationsPart } from './accreditations.js';
-import { type App, changed, courseOf, getPage, postForm, problemsOf, studioPath, versionOf } from './screen.js';
+import { type App, changed, courseOf, getPage, postForm, studioPath, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The course's settings (/dashboard/studio/courses/:id/settings): its own fields in groups (the
@@ -26,11 +27,7 @@ function settingsPage(
   const fl = s.fields;
   const labels: Record<string, string> = {
     ...fl,
-    admissions: 'admissions',
-    academics: 'academics',
-    tuitionAndFinancing: 'tuitionAndFinancing',
-    careers: 'careers',
-    studentExperience: 'studentExperience',
+    ...ctx.t.studioWords.sections,
   };
   const one = (name: string): Html => {
     switch (name) {
@@ -88,12 +85,17 @@ export default function settingsScreen(app: App) {
       const course = await courseOf(app, actx, id);
       const saved = query.saved === '1' && flash(ctx.t.studio.saved);
       const credit = await accreditationsPart(app, asked, course);
-      return show(course, 'settings', ctx.t.studio.tabs.settings, settingsPage(ctx, course, settingsValues(course), {}, saved, credit));
+      return show(
+        course,
+        'settings',
+        ctx.t.studio.tabs.settings,
+        settingsPage(ctx, course, settingsValues(course, ctx.locale), {}, saved, credit),
+      );
     }),
     postForm('/studio/courses/:id/settings', 'Saves the settings', async (asked) => {
       const { ctx, actx, id, form: typed, show, back } = asked;
       const course = await courseOf(app, actx, id);
-      const { body, errors } = settingsBody(typed, ctx.t.studio.evidence);
+      const { body, errors } = settingsBody(typed, ctx.t.studio.evidence, ctx.t.formErrors);
       const s = ctx.t.studio;
       const credit = await accreditationsPart(app, asked, course);
       const again = (page: Html, status: number) => show(course, 'settings', s.tabs.settings, page, status);
@@ -102,12 +104,15 @@ export default function settingsScreen(app: App) {
         await op.updateCourse(app.db, actx, course.id, body, versionOf(typed));
       } catch (err) {
         if (err instanceof StaleVersionError) {
-          const stored = settingsValues(err.stored as CourseRow);
+          const stored = settingsValues(err.stored as CourseRow, ctx.locale);
           const keys = Object.keys(stored).filter((k) => k !== 'version');
           return again(settingsPage(ctx, course, stored, {}, false, credit, staleCompare(ctx, stored, typed, keys)), 409);
         }
         if (err instanceof BadRequestError)
-          return again(settingsPage(ctx, course, typed, problemsOf(err), flash(s.fixBelow, 'error'), credit), 422);
+          return again(
+            settingsPage(ctx, course, typed, refusalsByField(err.details, ctx.t.formErrors), flash(s.fixBelow, 'error'), credit),
+            422,
+          );
         throw err;
       }
       await changed(app, course.id);
@@ -122,7 +127,7 @@ export default function settingsScreen(app: App) {
       } catch (err) {
         if (!(err instanceof UnprocessableError || err instanceof ConflictError)) throw err;
         const credit = await accreditationsPart(app, asked, course, typed, err.message);
-        const page = settingsPage(ctx, course, settingsValues(course), {}, false, credit);
+        const page = settingsPage(ctx, course, settingsValues(course, ctx.locale), {}, false, credit);
         return show(course, 'settings', ctx.t.studio.tabs.settings, page, err instanceof ConflictError ? 409 : 422);
       }
       await changed(app, course.id);

@@ -1,7 +1,10 @@
 import type { ChecklistItem } from '@lms/contracts';
 import type { CourseRow } from '../../domain/authoring/authors.js';
+import type { QuizReadiness } from '../../domain/authoring/index.js';
 import type { PageContext } from '../i18n/index.js';
 import { attr, type Html, href, html, join } from '../view/html.js';
+import { checklistWords } from './change-words.js';
+import { settingsLabel } from './field-labels.js';
 import type { FieldErrors, FormValues } from './forms.js';
 
 type Href = ReturnType<typeof href>;
@@ -51,13 +54,13 @@ export function field(
   const described = error ? `${id}-error` : undefined;
   let control: Html;
   if (options.choices) {
-    control = html`<select id="${id}" name="${name}"${attr('aria-describedby', described)}>${options.choices.map(
+    control = html`<select id="${id}" name="${name}"${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>${options.choices.map(
       ([v, l]) => html`<option value="${v}"${attr('selected', v === value)}>${l}</option>`,
     )}</select>`;
   } else if (options.textarea) {
     control = html`<textarea id="${id}" name="${name}" rows="${options.textarea}"${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>${value}</textarea>`;
   } else if (options.type === 'checkbox') {
-    control = html`<input id="${id}" type="checkbox" name="${name}"${attr('checked', value !== '')}>`;
+    control = html`<input id="${id}" type="checkbox" name="${name}"${attr('checked', value !== '')}${attr('aria-describedby', described)}>`;
   } else {
     control = html`<input id="${id}" name="${name}" type="${options.type ?? 'text'}" value="${value}"${attr('required', options.required === true)}${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>`;
   }
@@ -82,11 +85,11 @@ export function checklistFix(ctx: PageContext, course: CourseRow, rule: string):
   }
 }
 
-export function checklistSection(ctx: PageContext, course: CourseRow, checklist: ChecklistItem[]): Html {
+export function checklistSection(ctx: PageContext, course: CourseRow, checklist: ChecklistItem[], quizzes: QuizReadiness[]): Html {
   const s = ctx.t.studio;
   const items = checklist.map(
     (item) =>
-      html`<li data-rule="${item.rule}" data-ok="${String(item.ok)}">${item.ok ? '✔' : '✘'} <strong>${s.checklist.rules[item.rule] ?? item.rule}</strong>: ${item.message}${
+      html`<li data-rule="${item.rule}" data-ok="${String(item.ok)}">${item.ok ? '✔' : '✘'} <strong>${s.checklist.rules[item.rule] ?? item.rule}</strong>: ${checklistWords(ctx, course, item, quizzes)}${
         !item.ok && html` ${checklistFix(ctx, course, item.rule)}`
       }</li>`,
   );
@@ -99,13 +102,19 @@ ${action}</section>`;
 }
 
 /** What is stored next to what was typed, for each field that differs (the 409 page of a stale edit). */
-export function staleCompare(ctx: PageContext, stored: FormValues, typed: FormValues, keys: string[]): Html {
+export function staleCompare(
+  ctx: PageContext,
+  stored: FormValues,
+  typed: FormValues,
+  keys: string[],
+  labelOf: (key: string) => string = (key) => settingsLabel(ctx, key) ?? ctx.t.studioWords.otherField,
+): Html {
   const s = ctx.t.studio.stale;
   const rows = keys
     .filter((k) => (stored[k] ?? '') !== (typed[k] ?? ''))
     .map(
       (k) =>
-        html`<tr><th scope="row">${k}</th><td data-label="${s.stored}"><pre class="stored">${stored[k] ?? ''}</pre></td><td data-label="${s.yours}"><pre class="typed">${typed[k] ?? ''}</pre></td></tr>`,
+        html`<tr><th scope="row">${labelOf(k)}</th><td data-label="${s.stored}"><pre class="stored">${stored[k] ?? ''}</pre></td><td data-label="${s.yours}"><pre class="typed">${typed[k] ?? ''}</pre></td></tr>`,
     );
   return html`<div class="warning" role="alert" id="stale"><h2>${s.title}</h2><p>${s.text}</p>
 <div class="table-wrap"><table class="responsive"><thead><tr><th scope="col"></th><th scope="col">${s.stored}</th><th scope="col">${s.yours}</th></tr></thead><tbody>${rows}</tbody></table></div></div>`;

@@ -146,7 +146,9 @@ t.test('picture bombs', async (t) => {
     const webpOverPng = Buffer.concat([Buffer.from('RIFF\u0000\u0000\u0000\u0000WEBP'), realPng]);
     const lied = await upload(webpOverPng, 'x.webp', 'image/webp');
     t.equal(lied.status, 422, 'a WebP signature over a PNG');
-    t.match(lied.body, 'starts like a WEBP picture but is not a readable one');
+    t.match(lied.body, 'This file is not a readable PNG, JPEG, WebP or GIF picture.');
+    const liedId = await upload(webpOverPng, 'x.webp', 'image/webp', id);
+    t.match(liedId.body, 'Berkas ini bukan gambar PNG, JPEG, WebP atau GIF yang dapat dibaca.', 'said in Indonesian too');
     t.equal(await stored(), 0);
   });
 

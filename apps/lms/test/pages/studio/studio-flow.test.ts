@@ -206,6 +206,7 @@ t.test('a teacher builds and publishes a course through the studio', async (t) =
   t.equal(api.json().courses[0].thumbnail, `http://localhost:3000${path}`);
 
   const history = await b.get(`/dashboard/studio/courses/${courseId}/history`);
-  t.match(history.body, 'course.publish');
-  t.match(history.body, 'picture.upload');
+  t.match(history.body, 'Course published');
+  t.match(history.body, 'Picture uploaded</strong>: Picture «sampul.png»');
+  t.notMatch(history.body, /\w\[\d+\]/, 'no internal path');
 });
