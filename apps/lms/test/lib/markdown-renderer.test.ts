@@ -66,6 +66,22 @@ t.test('a text that takes longer than the limit is shown as plain text; the next
   t.equal(patient.stats().renders.timed_out, 2, 'with no waiting, a timed-out text is tried again');
 });
 
+t.test('a text that waited too long for a busy machine is shown as plain text once, then tried again', async (t) => {
+  // The budget is the worker's CPU time (10 s here, far more than the text needs); the wait in all
+  // is bounded apart: 1 ms, so the first answer comes before the worker could finish.
+  const renderer = new MarkdownRenderer({ timeoutMs: 10_000, maxWaitMs: 1 });
+  t.teardown(() => renderer.close());
+  const text = long('waited');
+  const first = await renderer.render(text);
+  t.equal(first.outcome, 'timed_out', 'shown as plain text this once');
+  t.match(first.html, /^<pre># waited/);
+  t.equal(renderer.stats().cachedEntries, 0, 'not remembered as a text too costly to render');
+
+  const patient = new MarkdownRenderer({ timeoutMs: 10_000, maxWaitMs: 120_000 });
+  t.teardown(() => patient.close());
+  t.equal((await patient.render(text)).outcome, 'rendered', 'with time to wait, the same text renders');
+});
+
 t.test('a worker that breaks fails its text and is replaced', async (t) => {
   const errors: Error[] = [];
   const renderer = new MarkdownRenderer({ workerHeapMb: 8, onWorkerError: (err) => errors.push(err) });

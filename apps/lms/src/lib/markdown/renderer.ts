@@ -8,8 +8,12 @@ import type { RenderReply, RenderRequest } from './worker.js';
  * "Rendering Markdown"). A text is known by its SHA-256, so a chapter is rendered once per version
  * for every viewer, and a studio preview of unchanged text costs nothing. A short text is rendered
  * on the spot (a round trip would cost more); a longer one goes to one worker thread, one text at a
- * time: the event loop only hashes it and waits. The worker may take `timeoutMs` over a text, then
- * it is stopped (a new one starts for the next) and the text is shown as plain text. Each instance
+ * time: the event loop only hashes it and waits. The worker may spend `timeoutMs` of its own CPU
+ * time on a text, then it is stopped (a new one starts for the next) and the text is shown as plain
+ * text. CPU time, not wall time: the worker runs at a lower priority (./worker.ts), so on a busy
+ * machine it waits for the CPU, and a text that would render in 2 s must not be judged too costly
+ * because it waited. It never waits longer than `maxWaitMs` in all: then the text is shown as plain
+ * text this once and tried again by the next reader (it was the machine, not the text). Each instance
  * keeps its own cache (least recently used first out, bounded in characters): a content renders
  * at most once per instance, which is all the bound needs.
  */
@@ -17,8 +21,10 @@ import type { RenderReply, RenderRequest } from './worker.js';
 export interface MarkdownRendererOptions {
   /** Longest text rendered on the event loop itself: at most a few milliseconds whatever it holds. */
   inlineChars?: number;
-  /** How long the worker may take over one text (its start not counted) before it is stopped. */
+  /** CPU time the worker may spend on one text (its start not counted) before it is stopped. */
   timeoutMs?: number;
+  /** Wall time a text may wait for the worker (busy machine) before it is shown as plain text this once. */
+  maxWaitMs?: number;
   /** Texts that may wait for the worker; one more is refused (MarkdownUnavailableError: a 503 page). */
   maxQueued?: number;
   /** Characters of rendered HTML kept (about two bytes each). */
@@ -41,6 +47,7 @@ const MIN_WORKER_HEAP_MB = 8;
 export const MARKDOWN_RENDERER_DEFAULTS: Required<MarkdownRendererOptions> = {
   inlineChars: 1_000,
   timeoutMs: 5_000,
+  maxWaitMs: 30_000,
   maxQueued: 32,
   cacheChars: 16 * 1024 * 1024,
   retryFailedAfterMs: 10 * 60_000,
@@ -63,7 +70,19 @@ export interface MarkdownRendererStats {
 interface Job {
   id: number;
   markdown: string;
-  resolve(result: RenderedMarkdown): void;
+  resolve(result: JobResult): void;
+}
+
+/** A text that waited `maxWaitMs` for a busy machine: shown as plain text, not remembered as failed. */
+const WAITED_TOO_LONG = Symbol('waited too long');
+type JobResult = RenderedMarkdown & { [WAITED_TOO_LONG]?: true };
+
+/** The text the worker has now: its budget's timer, when it was sent, the worker's CPU clock then (µs). */
+interface Current {
+  job: Job;
+  timer: NodeJS.Timeout | null;
+  startedAt: number;
+  cpuAtStartUs: number;
 }
 
 interface Entry extends RenderedMarkdown {
@@ -94,7 +113,7 @@ export class MarkdownRenderer {
   #cachedChars = 0;
   readonly #inFlight = new Map<string, Promise<RenderedMarkdown>>();
   readonly #queue: Job[] = [];
-  #current: { job: Job; timer: NodeJS.Timeout | null } | null = null;
+  #current: Current | null = null;
   #worker: Worker | null = null;
   #workerReady = false;
   #nextId = 1;
@@ -167,8 +186,10 @@ export class MarkdownRenderer {
     if (worker) await worker.terminate();
   }
 
-  #remember(key: string, result: RenderedMarkdown): RenderedMarkdown {
+  #remember(key: string, answer: JobResult): RenderedMarkdown {
+    const result: RenderedMarkdown = { html: answer.html, outcome: answer.outcome };
     this.#counts.renders[result.outcome]++;
+    if (answer[WAITED_TOO_LONG]) return result; // the machine was busy: the next reader tries again
     const entry: Entry =
       result.outcome === 'timed_out' || result.outcome === 'failed'
         ? { ...result, retryAt: Date.now() + this.#options.retryFailedAfterMs }
@@ -199,14 +220,39 @@ export class MarkdownRenderer {
     if (!this.#workerReady) return; // `ready` pumps again
     // biome-ignore lint/style/noNonNullAssertion: the queue is not empty (checked above).
     const job = this.#queue.shift()!;
-    const timer = setTimeout(() => this.#giveUp('timed_out'), this.#options.timeoutMs);
-    this.#current = { job, timer };
-    worker.postMessage({ id: job.id, markdown: job.markdown } satisfies RenderRequest);
+    const current: Current = { job, timer: null, startedAt: Date.now(), cpuAtStartUs: 0 };
+    this.#current = current;
+    // The worker's CPU clock before the text, then the text: the budget counts this text's work only.
+    void worker.cpuUsage().then(
+      (usage) => {
+        if (this.#current !== current) return;
+        current.cpuAtStartUs = usage.user + usage.system;
+        worker.postMessage({ id: job.id, markdown: job.markdown } satisfies RenderRequest);
+        const first = Math.min(this.#options.timeoutMs, this.#options.maxWaitMs);
+        current.timer = setTimeout(() => void this.#check(worker, current), first);
+      },
+      () => {}, // the worker ended meanwhile: its 'exit' handler fails the text
+    );
+  }
+
+  /** The budget's timer: stop the text once it has had its CPU time, or waited `maxWaitMs` in all. */
+  async #check(worker: Worker, current: Current): Promise<void> {
+    const usage = await worker.cpuUsage().catch(() => null);
+    if (this.#current !== current || !usage) return;
+    const usedMs = (usage.user + usage.system - current.cpuAtStartUs) / 1000;
+    const waitedMs = Date.now() - current.startedAt;
+    if (usedMs >= this.#options.timeoutMs) return this.#giveUp('timed_out');
+    if (waitedMs >= this.#options.maxWaitMs) return this.#giveUp('timed_out', { waitedTooLong: true });
+    const next = Math.min(this.#options.timeoutMs - usedMs, this.#options.maxWaitMs - waitedMs);
+    current.timer = setTimeout(() => void this.#check(worker, current), Math.max(1, Math.ceil(next)));
   }
 
   #startWorker(): Worker {
+    const heapMb = Math.max(MIN_WORKER_HEAP_MB, this.#options.workerHeapMb);
     const worker = new Worker(WORKER_URL, {
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(MIN_WORKER_HEAP_MB, this.#options.workerHeapMb) },
+      // A young generation like the server's own (--max-semi-space-size=64): with a worker's small
+      // default, a long table took 2.5× as long to render as on the main thread.
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(64, Math.floor(heapMb / 4)) },
     });
     this.#worker = worker;
     this.#workerReady = false;
@@ -239,7 +285,7 @@ export class MarkdownRenderer {
   }
 
   /** The current text is shown as plain text; the worker is stopped and the next text gets a new one. */
-  #giveUp(outcome: 'timed_out' | 'failed'): void {
+  #giveUp(outcome: 'timed_out' | 'failed', { waitedTooLong = false } = {}): void {
     const worker = this.#worker;
     this.#worker = null;
     this.#workerReady = false;
@@ -248,7 +294,9 @@ export class MarkdownRenderer {
     this.#current = null;
     if (current) {
       if (current.timer) clearTimeout(current.timer);
-      current.job.resolve(plain(current.job, outcome));
+      const result: JobResult = plain(current.job, outcome);
+      if (waitedTooLong) result[WAITED_TOO_LONG] = true;
+      current.job.resolve(result);
     }
     this.#pump();
   }
