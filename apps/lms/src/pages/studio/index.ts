@@ -5,6 +5,7 @@ import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
 import chapterScreen from './chapter.js';
+import chapterPreviewScreen from './chapter-preview.js';
 import historyScreen from './history.js';
 import newCourseScreen from './new-course.js';
 import outlineScreen from './outline.js';
@@ -31,6 +32,7 @@ const SCREENS = [
   outlineScreen,
   outlineDeleteScreen,
   chapterScreen,
+  chapterPreviewScreen,
   quizScreen,
   picturesScreen,
   historyScreen,
