@@ -150,8 +150,10 @@ interface Draft {
       const start = area.selectionStart;
       const end = area.selectionEnd;
       const head = area.value.slice(0, start);
+      const tail = area.value.slice(end);
       const lead = head === '' || head.endsWith('\n\n') ? '' : head.endsWith('\n') ? '\n' : '\n\n';
-      const piece = `${lead}${block}\n\n`;
+      const trail = tail.startsWith('\n\n') ? '' : tail.startsWith('\n') || tail === '' ? '\n' : '\n\n';
+      const piece = `${lead}${block}${trail}`;
       area.focus();
       area.setRangeText(piece, start, end, 'end');
       changed();

@@ -98,6 +98,7 @@ export default function chapterScreen(app: App) {
       html`<button type="button" class="secondary" data-md="${name}"${attr('aria-keyshortcuts', key || null)}>${label}</button>`;
     return html`${options.note ?? false}${options.compare ?? false}
 <h2>${s.chapter.title(values.name ?? '')}</h2>
+<p><a href="${href('/dashboard/studio/quizzes/chapter', chapterId)}">${e.chapterQuiz}</a></p>
 <form method="post" action="${href('/dashboard/studio/chapters', chapterId)}" class="stack editor" id="chapter-form" data-editor="${JSON.stringify(script)}">
 <input type="hidden" name="version" value="${values.version ?? ''}">
 <input type="hidden" name="cursor" value="">

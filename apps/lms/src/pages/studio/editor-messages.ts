@@ -49,6 +49,7 @@ export function studioEditorMessagesId() {
     duplicateHint: 'Membuat draf baru dengan isi, kuis dan pengaturan yang sama (tanpa peserta dan tanpa kode acara).',
     copyName: (name: string) => `${name} (salinan)`,
     addQuestion: 'Tambah soal',
+    chapterQuiz: 'Kuis bab ini',
   };
 }
 
@@ -98,5 +99,6 @@ export function studioEditorMessagesEn(): ReturnType<typeof studioEditorMessages
     duplicateHint: 'Makes a new draft with the same content, quizzes and settings (no learners, no event code).',
     copyName: (name: string) => `${name} (copy)`,
     addQuestion: 'Add a question',
+    chapterQuiz: "This chapter's quiz",
   };
 }

@@ -315,7 +315,9 @@ export function videoMarkdown(embedUrl: string, title: string): string {
  * number or out of range: the end), on lines of its own with a blank line either side, so that
  * Markdown reads it as a block (an HTML block ends at a blank line).
  */
-export function insertAtCursor(text: string, cursor: string | undefined, block: string): string {
+export function insertAtCursor(typed: string, cursor: string | undefined, block: string): string {
+  // A browser sends a textarea's lines ended by CRLF, while its cursor counts a line end as one character.
+  const text = typed.replace(/\r\n?/g, '\n');
   const at = /^\d{1,7}$/.test(String(cursor ?? '').trim()) ? Math.min(Number(cursor), text.length) : text.length;
   const before = text.slice(0, at).replace(/[ \t]*$/, '');
   const after = text.slice(at).replace(/^[ \t]*/, '');

@@ -56,9 +56,10 @@ export default function newCourseScreen(app: App) {
         if (name === '' || name.length > 255) errors.name = ctx.t.studio.fixBelow;
         if (!teacher) errors.teacherId = ctx.t.studio.fixBelow;
         if (!teacher || Object.keys(errors).length > 0) return sendPage(reply, newCoursePage(ctx, session, teachers, values, errors), 422);
-        // Open enrolment, not the API's default (by code): a course made here can be published
-        // without inventing a code first (a paid one is still bought before it is taken).
-        const owner = { name, institutionId: teacher.institutionId, teacherId: teacher.id, enrollmentType: 'open' };
+        // Defaults that can be published (not the API's: by code, and sold at 0, which the
+        // checklist refuses): free and open; the teacher who sells it ticks "sold" and sets a
+        // price, and it is still bought before it is taken.
+        const owner = { name, institutionId: teacher.institutionId, teacherId: teacher.id, enrollmentType: 'open', isPurchasable: false };
         const document = { format: 'lms-course/1', course: owner, modules: [], finalExam: null } as never;
         const { course } = await op.importCourse(app.db, actx, document, 'course.create');
         return back(studioPath(course.id));

@@ -214,11 +214,9 @@ t.test('the studio editor', async (t) => {
       /<select id="f-categoryId" name="categoryId"[^>]*><option value="" selected>\(tanpa kategori\)<\/option><option value="\d+">Audit<\/option>/,
     );
     t.match(settings.body, 'nomor kegiatan SKP', 'the event code is explained');
-    t.equal(
-      String((await db.db.execute(sql`select enrollment_type from courses where id = ${courseId}`)).rows[0].enrollment_type),
-      'open',
-      'a new course enrols openly: it can be published without an enrolment code',
-    );
+    const made = (await db.db.execute(sql`select enrollment_type, is_purchasable from courses where id = ${courseId}`)).rows[0];
+    t.equal(made.enrollment_type, 'open', 'a new course enrols openly: it can be published without an enrolment code');
+    t.equal(made.is_purchasable, false, 'and is free until a price is set (sold at 0 cannot be published)');
     const quizUrl = `/dashboard/studio/quizzes/chapter/${chapterId}`;
     const quizPage = await a.get(quizUrl);
     t.match(quizPage.body, 'data-true-false="[&quot;Benar&quot;,&quot;Salah&quot;]"');
