@@ -249,4 +249,42 @@ t.test('the studio editor', async (t) => {
     t.match(outline.body, `<li data-move="/dashboard/studio/chapters/${chapterIds[1]}/move">`);
     t.match(outline.body, 'aria-label="Naikkan «Bab 2»"', 'the move button names what it moves');
   });
+
+  t.test('duplicate this course', async (t) => {
+    await db.db.execute(sql`update courses set event_code = 'EV-1' where id = ${courseId}`);
+    const courseCount = async () => Number((await db.db.execute(sql`select count(*)::int as n from courses`)).rows[0].n);
+    const before = await courseCount();
+    for (const user of [outsider, outsiderAdmin, member]) {
+      const res = await (await browserOf(app, user.id)).post(`/dashboard/studio/courses/${courseId}/duplicate`);
+      t.ok(res.status === 403 || res.status === 404, `a person who may not write it is refused (${res.status})`);
+    }
+    t.equal(
+      (await a.post(`/dashboard/studio/courses/${courseId}/duplicate`, {}, { origin: 'https://evil.example' })).status,
+      403,
+      'a cross-site form is refused',
+    );
+    t.equal(await courseCount(), before, 'no copy made by them');
+    t.match(
+      (await a.get(`/dashboard/studio/courses/${courseId}`)).body,
+      `action="/dashboard/studio/courses/${courseId}/duplicate"`,
+      'the overview offers it',
+    );
+    const res = await a.post(`/dashboard/studio/courses/${courseId}/duplicate`);
+    t.equal(res.status, 303);
+    const copyId = Number(res.location?.match(/courses\/(\d+)$/)?.[1]);
+    t.not(copyId, courseId);
+    const copy = (await db.db.execute(sql`select name, event_code, is_published, teacher_id from courses where id = ${copyId}`)).rows[0];
+    t.equal(copy.name, 'Kursus (salinan)', 'named as a copy, in the page language');
+    t.equal(copy.event_code, null, 'without the event code of the original');
+    t.equal(copy.is_published, false, 'a draft');
+    t.equal(copy.teacher_id, owner.id, 'of the same teacher');
+    const chapterNames = async (id: number) =>
+      (await db.db.execute(sql`select name, content from chapters where course_id = ${id} order by order_index`)).rows.map((r) => [
+        r.name,
+        r.content,
+      ]);
+    t.same(await chapterNames(copyId), await chapterNames(courseId), 'with the same chapters and texts');
+    const quizzes = Number((await db.db.execute(sql`select count(*)::int as n from quizzes where course_id = ${copyId}`)).rows[0].n);
+    t.equal(quizzes, 1, 'and the quiz');
+  });
 });
