@@ -183,6 +183,36 @@ t.test('a teacher builds a course in at most 25 clicks with the studio editor', 
       `${lang}: the new order is saved`,
     );
     t.ok(await page.evaluate(() => document.activeElement?.closest('form.move') !== null), `${lang}: the focus stays on a move button`);
+    // A question added without a reload (the button no longer saves first), then saved with the rest.
+    await page.goto(`${lmsUrl}/dashboard/studio/quizzes/chapter/${chapterIds[0]}`);
+    await page.evaluate(() => {
+      (window as unknown as { marker: number }).marker = 2;
+    });
+    await page.locator('button[value="more"]').click();
+    await page.locator('#f-q1_text').waitFor();
+    t.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 2, `${lang}: a question added without a reload`);
+    t.equal(await page.locator('#f-q1_text').evaluate((el) => el === document.activeElement), true, `${lang}: its text has the focus`);
+    await page.keyboard.type('Bukti audit harus relevan?');
+    await page.locator('#f-q1_type').selectOption('true_false');
+    t.equal(
+      await page.locator('#f-q1_options').inputValue(),
+      lang === 'en' ? 'True\nFalse' : 'Benar\nSalah',
+      `${lang}: true/false prefilled`,
+    );
+    await page.locator('#f-q1_right').fill('1');
+    await saveButton.click();
+    await page.waitForURL(/saved=1/);
+    t.equal(
+      Number(
+        (
+          await db.execute(
+            sql`select count(*)::int as n from questions q join quizzes z on z.id = q.quiz_id where z.chapter_id = ${chapterIds[0]}`,
+          )
+        ).rows[0]?.n,
+      ),
+      2,
+      `${lang}: both questions saved`,
+    );
     t.same(errors, [], `${lang}: no script errors`);
     await context.close();
   }

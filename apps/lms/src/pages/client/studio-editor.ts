@@ -1,22 +1,13 @@
 /*
  * The course studio's script (every studio page loads it; each part starts only where its
- * elements are). The pages work without it: it only saves typing and clicks.
- *
- * - The chapter editor (form#chapter-form): a Markdown toolbar acting at the cursor (bold,
- *   italic, heading, list, link, picture, video); a live preview of what is typed, rendered by the
- *   server's own renderer and sanitizer (POST …/chapters/:id/preview, JSON); a picture uploaded
- *   from inside the editor (the pictures upload route, asked for JSON) and put at the cursor; a
- *   video put at the cursor by the form's own "insert video" action (the cursor travels in the
- *   hidden `cursor` field); the draft kept in localStorage while it is not saved, and a warning
- *   (beforeunload) before leaving it unsaved, by any link.
- * - The outline (ol.modules): the Up/Down forms sent without a reload, the outline redrawn from
- *   the answer, the focus kept on the moved item's button; chapters and modules dragged to a new
- *   place (sent as the same Up/Down steps).
- *
- * Its words come from the server in the form's `data-editor` attribute (no inline script: the
- * CSP forbids it); the HTML it puts into the page is only what the server rendered and
- * sanitized. A classic script (no import or export), compiled by tsconfig.client.json to
- * dist/pages/client/studio-editor.js, served at /dashboard/assets/studio-editor.js.
+ * elements are). The pages work without it: it saves typing and clicks (docs/authoring.md, "The
+ * studio's script"): the chapter editor's toolbar at the cursor, live preview (the server's own
+ * renderer and sanitizer), picture upload at the cursor, video at the cursor (the form's `cursor`
+ * field), draft in localStorage and warning before leaving unsaved; the outline's Up/Down sent
+ * without a reload (focus kept) and drag and drop; the quiz's added questions and true/false
+ * options. Its words come in `data-*` attributes (no inline script: the CSP forbids it); the HTML
+ * it puts into the page is only what the server rendered and sanitized. A classic script (no
+ * import or export), compiled by tsconfig.client.json, served at /dashboard/assets/studio-editor.js.
  */
 // biome-ignore lint/suspicious/noRedundantUseStrict: a classic script (see above), not a module: strict mode is not implied.
 'use strict';
@@ -42,7 +33,52 @@ interface Draft {
   const outline = document.querySelector<HTMLOListElement>('ol.modules');
   if (outline) outlineOrder();
   const quiz = document.querySelector<HTMLFormElement>('form.quiz-form');
-  if (quiz) trueFalse(quiz);
+  if (quiz) {
+    trueFalse(quiz);
+    addQuestion(quiz);
+  }
+
+  /**
+   * "Save and add a question" becomes "Add a question": a blank question (a copy of the last one,
+   * emptied and renumbered) added to the form, no save and no reload; Save sends them all.
+   */
+  function addQuestion(quiz: HTMLFormElement): void {
+    const more = quiz.querySelector<HTMLButtonElement>('button[value="more"]');
+    const count = quiz.querySelector<HTMLInputElement>('input[name="count"]');
+    const words = JSON.parse(quiz.getAttribute('data-add-question') ?? '{}') as { label: string; legend: string };
+    if (!more || !count) return;
+    more.textContent = words.label;
+    more.addEventListener('click', (event) => {
+      const questions = quiz.querySelectorAll<HTMLFieldSetElement>('fieldset.question');
+      const last = questions[questions.length - 1];
+      if (!last) return;
+      event.preventDefault();
+      const n = Number(count.value);
+      const fresh = last.cloneNode(true) as HTMLFieldSetElement;
+      const renamed = (value: string) => value.replace(/q\d+_/g, `q${n}_`);
+      for (const el of Array.from(fresh.querySelectorAll('[name], [id], [for], [aria-describedby]'))) {
+        for (const name of ['name', 'id', 'for', 'aria-describedby']) {
+          const value = el.getAttribute(name);
+          if (value !== null) el.setAttribute(name, renamed(value));
+        }
+      }
+      for (const problem of Array.from(fresh.querySelectorAll('.field-error'))) {
+        problem.previousElementSibling?.remove();
+        problem.remove();
+      }
+      for (const el of Array.from(fresh.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>('input, textarea'))) {
+        el.removeAttribute('aria-invalid');
+        el.value = el.name.endsWith('_points') ? '1' : '';
+      }
+      const kind = fresh.querySelector<HTMLSelectElement>('select');
+      if (kind) kind.selectedIndex = 0;
+      const legend = fresh.querySelector('legend');
+      if (legend) legend.textContent = words.legend.replace(/\d+/, String(n + 1));
+      last.after(fresh);
+      count.value = String(n + 1);
+      fresh.querySelector<HTMLTextAreaElement>('textarea')?.focus();
+    });
+  }
 
   /** A question turned true/false with no options yet gets the two, in the page's language. */
   function trueFalse(quiz: HTMLFormElement): void {

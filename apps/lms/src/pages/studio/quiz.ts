@@ -57,7 +57,7 @@ ${field(qz.explanation, `q${i}_explanation`, values, errors, { textarea: 2 })}
   const action = href('/dashboard/studio/quizzes', p.scope, p.id);
   return html`${note}${compare}
 <h2>${qz.title(p.scope === 'final' ? s.outline.finalExam : label)}</h2>
-<form method="post" action="${action}" class="stack quiz-form" data-true-false="${JSON.stringify([s.editor.trueOption, s.editor.falseOption])}">
+<form method="post" action="${action}" class="stack quiz-form" data-true-false="${JSON.stringify([s.editor.trueOption, s.editor.falseOption])}" data-add-question="${JSON.stringify({ label: s.editor.addQuestion, legend: qz.question(0) })}">
 <input type="hidden" name="version" value="${values.version ?? '0'}">
 <input type="hidden" name="count" value="${String(count)}">
 ${field(qz.name, 'name', values, errors, { required: true })}
