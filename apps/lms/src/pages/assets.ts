@@ -11,6 +11,9 @@ export const STYLESHEET_PATH = `${ASSETS_URL}/dashboard.css`;
 export const DASHBOARD_SCRIPT_PATH = `${ASSETS_URL}/dashboard.js`;
 /** The learner's chapter page: its heartbeats (client/chapter-time.ts). */
 export const CHAPTER_TIME_SCRIPT_PATH = `${ASSETS_URL}/chapter-time.js`;
+/** The course studio's pages: the chapter editor's toolbar, preview and drafts, drag-and-drop order (client/studio-editor.ts). */
+export const STUDIO_SCRIPT_PATH = `${ASSETS_URL}/studio-editor.js`;
+export const STUDIO_STYLESHEET_PATH = `${ASSETS_URL}/studio-editor.css`;
 
 /**
  * The build's output for the browser (`pnpm run build`: tsconfig.client.json compiles
@@ -24,6 +27,8 @@ const FILES = [
   { name: 'dashboard.css', type: 'text/css; charset=utf-8' },
   { name: 'dashboard.js', type: 'text/javascript; charset=utf-8' },
   { name: 'chapter-time.js', type: 'text/javascript; charset=utf-8' },
+  { name: 'studio-editor.js', type: 'text/javascript; charset=utf-8' },
+  { name: 'studio-editor.css', type: 'text/css; charset=utf-8' },
 ] as const;
 
 /**
@@ -66,7 +71,7 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-/** GET /dashboard/assets/dashboard.css, dashboard.js and chapter-time.js: the pages' stylesheet and scripts. */
+/** GET /dashboard/assets/dashboard.css, dashboard.js, chapter-time.js and studio-editor.js/.css: the pages' stylesheets and scripts. */
 const assetRoutes: FastifyPluginAsyncZod = async (app) => {
   const assets = await loadPageAssets();
   for (const asset of assets) {

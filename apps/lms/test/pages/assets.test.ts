@@ -13,6 +13,8 @@ t.test('the stylesheet and the script are the built files, public and revalidate
     ['/dashboard/assets/dashboard.css', 'dashboard.css', /^text\/css/],
     ['/dashboard/assets/dashboard.js', 'dashboard.js', /^text\/javascript/],
     ['/dashboard/assets/chapter-time.js', 'chapter-time.js', /^text\/javascript/],
+    ['/dashboard/assets/studio-editor.js', 'studio-editor.js', /^text\/javascript/],
+    ['/dashboard/assets/studio-editor.css', 'studio-editor.css', /^text\/css/],
   ] as const) {
     const res = await app.inject(path);
     t.equal(res.statusCode, 200, path);
@@ -37,6 +39,9 @@ t.test('the stylesheet and the script are the built files, public and revalidate
   t.notMatch(js, /^\s*(import|export)\b/m, 'a classic script: no module syntax left');
   const beats = (await app.inject('/dashboard/assets/chapter-time.js')).body;
   t.notMatch(beats, /^\s*(import|export)\b/m, "the chapter page's script too");
+  const studio = (await app.inject('/dashboard/assets/studio-editor.js')).body;
+  t.notMatch(studio, /^\s*(import|export)\b/m, "the studio's script too");
+  t.notMatch(studio, /\.style\b|setAttribute\('style'/, 'it sets no inline style (the CSP would block it)');
 });
 
 t.test('the page CSP allows no inline style or script', async (t) => {

@@ -11,12 +11,12 @@ import { listPictures, picturePath } from '../../domain/media/pictures.js';
 import { BadRequestError, PaymentRequiredError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { MARKDOWN_PAGE_CSP } from '../send.js';
-import { type Html, href, html } from '../view/html.js';
+import { attr, type Html, href, html } from '../view/html.js';
 import { MARKDOWN_MAX_NESTING, markdownFragment } from '../view/markdown.js';
-import { chapterContentProblem, type FieldErrors, type FormValues, videoEmbedUrl, videoMarkdown } from './forms.js';
-import { type App, changed, getPage, postForm, versionOf } from './screen.js';
-import { chapterLabel } from './field-labels.js';
 import { refusalsByField } from '../form-errors.js';
+import { chapterLabel } from './field-labels.js';
+import { chapterContentProblem, type FieldErrors, type FormValues, insertAtCursor, videoEmbedUrl, videoMarkdown } from './forms.js';
+import { type App, changed, getPage, postForm, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The chapter editor (/dashboard/studio/chapters/:id): its name and Markdown text, a preview of
@@ -29,6 +29,25 @@ import { field, flash, staleCompare } from './views.js';
  * and room for the other fields.
  */
 const CHAPTER_FORM_BODY_LIMIT = AUTHORING_LIMITS.chapterContentChars * 9 + 64 * 1024;
+
+/** The editor's words its script says (client/studio-editor.ts). */
+const SCRIPT_WORDS = [
+  'boldSample',
+  'italicSample',
+  'headingSample',
+  'listSample',
+  'linkSample',
+  'linkAsk',
+  'videoAsk',
+  'uploading',
+  'uploaded',
+  'uploadFailed',
+  'livePreview',
+  'previewFailed',
+  'draftRestored',
+  'discardDraft',
+  'leaveWarning',
+] as const;
 
 type PageOptions = { note?: Html | false; previewTyped?: boolean; compare?: Html | false; storedContent: string };
 
@@ -67,11 +86,30 @@ export default function chapterScreen(app: App) {
             : s.chapter.renderFailed,
         'error',
       );
+    const e = s.editor;
+    // What the editor's script (client/studio-editor.ts) is given: its words and where to ask; the
+    // form works without it.
+    const script = {
+      chapterId,
+      previewUrl: `/dashboard/studio/chapters/${chapterId}/preview`,
+      uploadUrl: `/dashboard/studio/courses/${course.id}/pictures`,
+      unsaved: (values.content ?? '') !== options.storedContent,
+      words: Object.fromEntries([...SCRIPT_WORDS.map((k) => [k, e[k]]), ['previewHeading', s.chapter.previewOf]]),
+    };
+    const tool = (name: string, label: string, key = '') =>
+      html`<button type="button" class="secondary" data-md="${name}"${attr('aria-keyshortcuts', key || null)}>${label}</button>`;
     return html`${options.note ?? false}${options.compare ?? false}
 <h2>${s.chapter.title(values.name ?? '')}</h2>
-<form method="post" action="${href('/dashboard/studio/chapters', chapterId)}" class="stack editor">
+<p><a href="${href('/dashboard/studio/quizzes/chapter', chapterId)}">${e.chapterQuiz}</a></p>
+<form method="post" action="${href('/dashboard/studio/chapters', chapterId)}" class="stack editor" id="chapter-form" data-editor="${JSON.stringify(script)}">
 <input type="hidden" name="version" value="${values.version ?? ''}">
+<input type="hidden" name="cursor" value="">
 ${field(s.fields.name, 'name', values, errors, { required: true })}
+<div class="md-toolbar" role="toolbar" aria-label="${e.toolbar}" aria-controls="f-content" hidden>
+${tool('bold', e.bold, 'Control+B')}${tool('italic', e.italic, 'Control+I')}${tool('heading', e.heading)}${tool('list', e.list)}${tool('link', e.link)}${tool('picture', e.picture)}${tool('video', e.video)}
+<input type="file" id="editor-file" accept="image/png,image/jpeg,image/webp,image/gif" hidden>
+<span class="editor-status muted" role="status" aria-live="polite"></span>
+</div>
 ${field(s.chapter.content, 'content', values, errors, { textarea: 18 })}
 ${field(s.chapter.expectedMinutes, 'expectedMinutes', values, errors, {
   type: 'number',
@@ -121,7 +159,8 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
         if (action === 'video') {
           const embed = videoEmbedUrl(String(typed.videoUrl ?? ''), app.config.STUDIO_VIDEO_HOSTS);
           if (embed === null) return again({ videoUrl: s.chapter.videoRefused(videoHosts()) }, 422, fixBelow);
-          typed.content = `${String(typed.content ?? '').trimEnd()}${videoMarkdown(embed, String(typed.name ?? 'Video'))}`;
+          // At the cursor the editor's script sent (the end without it), as a block of its own.
+          typed.content = insertAtCursor(String(typed.content ?? ''), typed.cursor, videoMarkdown(embed, String(typed.name ?? 'Video')));
           typed.videoUrl = '';
           const withVideo = chapterContentProblem(ctx, typed.content);
           if (withVideo !== null) return again({ content: withVideo }, 422, fixBelow);
@@ -141,10 +180,16 @@ ${renderNote}<div class="markdown">${markdownFragment(rendered)}</div></section>
         } catch (err) {
           if (err instanceof StaleVersionError) {
             const stored = err.stored as { name: string; content: string; version: number };
-            const compare = staleCompare(ctx, { name: stored.name, content: stored.content }, typed, ['name', 'content'], (k) =>
-              chapterLabel(ctx, k),
+            const latest = href('/dashboard/studio/chapters', chapter.id);
+            const compare = staleCompare(
+              ctx,
+              { name: stored.name, content: stored.content },
+              typed,
+              ['name', 'content'],
+              { holds: 'yours', latest },
+              (k) => chapterLabel(ctx, k),
             );
-            // The form now edits the stored version, with what was typed kept in it (the comparison shows theirs).
+            // The form keeps what was typed, now at the stored version: saving it again overwrites theirs (the page says so).
             typed.version = String(stored.version);
             return again({}, 409, { compare });
           }

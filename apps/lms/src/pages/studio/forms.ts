@@ -220,8 +220,16 @@ export function quizValues(quiz: QuizOut | null, version: number, extra: number)
 
 const OPTION_IDS = 'abcdefghijklmnopqrstuvwxyz';
 
-/** The quiz form's strings as the API's quiz body; a question whose text is left empty is dropped. `said`: the problems' words. */
-export function quizBody(form: FormValues, said: FormErrorWords): { body?: Omit<QuizInput, 'id'>; errors: FieldErrors } {
+/**
+ * The quiz form's strings as the API's quiz body; a question whose text is left empty is dropped.
+ * `said`: the problems' words. A true/false question left without options gets `trueFalse` (the
+ * page's words for them).
+ */
+export function quizBody(
+  form: FormValues,
+  said: FormErrorWords,
+  trueFalse?: [string, string],
+): { body?: Omit<QuizInput, 'id'>; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const count = Math.min(Math.max(0, Math.trunc(num(str(form.count))) || 0), 200);
   const formIndex: number[] = [];
@@ -231,10 +239,11 @@ export function quizBody(form: FormValues, said: FormErrorWords): { body?: Omit<
     if (text === '') continue;
     const kind = str(form[`q${i}_type`]);
     const right = str(form[`q${i}_right`]).trim();
-    const lines = str(form[`q${i}_options`])
+    const typedLines = str(form[`q${i}_options`])
       .split(/\r?\n/)
       .map((l) => l.trim())
       .filter((l) => l !== '');
+    const lines = kind === 'true_false' && typedLines.length === 0 && trueFalse ? [...trueFalse] : typedLines;
     const rightNumbers = new Set(
       right
         .split(/[,\s]+/)
@@ -347,10 +356,26 @@ export function videoEmbedUrl(input: string, allowedHosts: readonly string[]): s
   return null;
 }
 
-/** The Markdown a video adds to a chapter: the player's frame (kept by the sanitizer for these hosts only). */
+/** The Markdown a video adds to a chapter: the player's frame (kept by the sanitizer for these hosts only), a block of its own. */
 export function videoMarkdown(embedUrl: string, title: string): string {
   const safeTitle = title.replace(/["<>&]/g, '');
-  return `\n\n<iframe src="${embedUrl}" title="${safeTitle}" width="560" height="315" allowfullscreen></iframe>\n`;
+  return `<iframe src="${embedUrl}" title="${safeTitle}" width="560" height="315" allowfullscreen></iframe>`;
+}
+
+/**
+ * `block` put into `text` at `cursor` (a character offset the editor's script sends; blank, not a
+ * number or out of range: the end), on lines of its own with a blank line either side, so that
+ * Markdown reads it as a block (an HTML block ends at a blank line).
+ */
+export function insertAtCursor(typed: string, cursor: string | undefined, block: string): string {
+  // A browser sends a textarea's lines ended by CRLF, while its cursor counts a line end as one character.
+  const text = typed.replace(/\r\n?/g, '\n');
+  const at = /^\d{1,7}$/.test(String(cursor ?? '').trim()) ? Math.min(Number(cursor), text.length) : text.length;
+  const before = text.slice(0, at).replace(/[ \t]*$/, '');
+  const after = text.slice(at).replace(/^[ \t]*/, '');
+  const lead = before === '' ? '' : before.endsWith('\n\n') ? '' : before.endsWith('\n') ? '\n' : '\n\n';
+  const trail = after === '' ? '\n' : after.startsWith('\n\n') ? '' : after.startsWith('\n') ? '\n' : '\n\n';
+  return `${before}${lead}${block}${trail}${after}`;
 }
 
 /** The API's own rule for a chapter's content (length, no NUL, no lone surrogate). */

@@ -5,6 +5,8 @@ import { CrossSiteFormError } from '../../plugins/csrf.js';
 import { acceptFormBodies } from '../form-body.js';
 import { pageContext } from '../i18n/index.js';
 import chapterScreen from './chapter.js';
+import chapterPreviewScreen from './chapter-preview.js';
+import duplicateScreen from './duplicate.js';
 import historyScreen from './history.js';
 import newCourseScreen from './new-course.js';
 import outlineScreen from './outline.js';
@@ -27,10 +29,12 @@ import settingsScreen from './settings.js';
 const SCREENS = [
   newCourseScreen,
   publishScreen,
+  duplicateScreen,
   settingsScreen,
   outlineScreen,
   outlineDeleteScreen,
   chapterScreen,
+  chapterPreviewScreen,
   quizScreen,
   picturesScreen,
   historyScreen,

@@ -1,6 +1,7 @@
 // The words of the course studio (./index.ts), in Bahasa Indonesia (the reference) and English.
 // Spread into the catalogs (../i18n/id.ts, ../i18n/en.ts) as their `studio` block.
 import { CREDIT_SCHEME_EXAMPLES } from '@lms/contracts';
+import { studioEditorMessagesEn, studioEditorMessagesId } from './editor-messages.js';
 import { studioEvidenceMessagesEn, studioEvidenceMessagesId } from './evidence-messages.js';
 import { studioPictureMessagesEn, studioPictureMessagesId } from './picture-messages.js';
 
@@ -28,7 +29,6 @@ export function studioMessagesId() {
       fixBelow: 'Perubahan belum disimpan: perbaiki isian yang ditandai di bawah.',
       stale: {
         title: 'Ada perubahan lain sejak Anda membuka formulir ini',
-        text: 'Orang lain menyimpan perubahan setelah Anda membuka formulir ini, jadi simpanan Anda tidak menimpa milik mereka. Bandingkan keduanya, lalu simpan lagi dari formulir di bawah (kini berisi versi terbaru).',
         stored: 'Yang tersimpan sekarang',
         yours: 'Yang Anda ketik',
       },
@@ -138,6 +138,7 @@ export function studioMessagesId() {
         right: 'Jawaban benar (nomor pilihan, mis. 1 atau 1,3; atau teks jawaban isian)',
         explanation: 'Penjelasan',
         blankRemoves: 'Kosongkan pertanyaan untuk menghapus soal.',
+        trueFalseHint: (yes: string, no: string) => `Benar/salah tanpa pilihan: diisi «${yes}» dan «${no}» (jawaban 1 atau 2).`,
         moreQuestions: 'Simpan dan tambah soal',
         remove: 'Hapus kuis',
       },
@@ -159,6 +160,7 @@ export function studioMessagesId() {
         } as Record<string, string>,
       },
       pictures: studioPictureMessagesId(),
+      editor: studioEditorMessagesId(),
       confirm: {
         module: (name: string) => `Hapus modul «${name}»?`,
         chapter: (name: string) => `Hapus bab «${name}»?`,
@@ -213,7 +215,6 @@ export function studioMessagesEn(): StudioMessages {
       fixBelow: 'Not saved: correct the fields marked below.',
       stale: {
         title: 'Someone else saved since you opened this form',
-        text: 'Another person saved changes after you opened this form, so your save did not overwrite theirs. Compare both, then save again from the form below (it now holds the latest version).',
         stored: 'What is stored now',
         yours: 'What you typed',
       },
@@ -323,6 +324,7 @@ export function studioMessagesEn(): StudioMessages {
         right: 'Right answer (option numbers, e.g. 1 or 1,3; or the text of a short answer)',
         explanation: 'Explanation',
         blankRemoves: 'Empty a question to remove it.',
+        trueFalseHint: (yes: string, no: string) => `True/false left without options: “${yes}” and “${no}” are filled in (answer 1 or 2).`,
         moreQuestions: 'Save and add a question',
         remove: 'Delete quiz',
       },
@@ -344,6 +346,7 @@ export function studioMessagesEn(): StudioMessages {
         } as Record<string, string>,
       },
       pictures: studioPictureMessagesEn(),
+      editor: studioEditorMessagesEn(),
       confirm: {
         module: (name: string) => `Delete the module “${name}”?`,
         chapter: (name: string) => `Delete the chapter “${name}”?`,

@@ -57,7 +57,10 @@ export default function newCourseScreen(app: App) {
         if (name === '' || name.length > 255) errors.name = name === '' ? said.required : said.tooLong(255);
         if (!teacher) errors.teacherId = said.choice;
         if (!teacher || Object.keys(errors).length > 0) return sendPage(reply, newCoursePage(ctx, session, teachers, values, errors), 422);
-        const owner = { name, institutionId: teacher.institutionId, teacherId: teacher.id };
+        // Defaults that can be published (not the API's: by code, and sold at 0, which the
+        // checklist refuses): free and open; the teacher who sells it ticks "sold" and sets a
+        // price, and it is still bought before it is taken.
+        const owner = { name, institutionId: teacher.institutionId, teacherId: teacher.id, enrollmentType: 'open', isPurchasable: false };
         const document = { format: 'lms-course/1', course: owner, modules: [], finalExam: null } as never;
         const { course } = await op.importCourse(app.db, actx, document, 'course.create');
         return back(studioPath(course.id));

@@ -17,13 +17,17 @@ function outlinePage(ctx: PageContext, tree: Tree, note: Html | false, problem?:
   const o = ctx.t.studio.outline;
   const course = tree.course;
   const modules = tree.document.modules;
-  const small = (action: ReturnType<typeof href>, label: string, extra: Html | false = false) =>
-    html`<form method="post" action="${action}" class="inline">${extra}<button type="submit" class="secondary">${label}</button></form>`;
-  const moveButtons = (kind: 'modules' | 'chapters', id: number, at: number, count: number) => {
+  const e = ctx.t.studio.editor;
+  // Up/Down: forms that work without JavaScript; the studio's script sends them without a reload
+  // and drags items (client/studio-editor.ts: `form.move`, an item's `data-move`).
+  const small = (action: ReturnType<typeof href>, label: string, ariaLabel: string, direction: 'up' | 'down') =>
+    html`<form method="post" action="${action}" class="inline move"><input type="hidden" name="direction" value="${direction}"><button type="submit" class="secondary" aria-label="${ariaLabel}">${label}</button></form>`;
+  const moveButtons = (kind: 'modules' | 'chapters', id: number, name: string, at: number, count: number) => {
     const action = href(`/dashboard/studio/${kind}`, id, 'move');
-    return html`${at > 0 && small(action, o.up, html`<input type="hidden" name="direction" value="up">`)}
-${at < count - 1 && small(action, o.down, html`<input type="hidden" name="direction" value="down">`)}`;
+    return html`${at > 0 && small(action, o.up, e.moveUp(name), 'up')}
+${at < count - 1 && small(action, o.down, e.moveDown(name), 'down')}`;
   };
+  const moveUrl = (kind: 'modules' | 'chapters', id: number) => href(`/dashboard/studio/${kind}`, id, 'move');
   const errorFor = (formName: string) =>
     problem?.form === formName && html`<strong class="field-error" role="alert" id="e-${formName}">${problem.message}</strong>`;
   /** The input of a form with a problem points at it (and is marked invalid). */
@@ -32,16 +36,19 @@ ${at < count - 1 && small(action, o.down, html`<input type="hidden" name="direct
   const valueFor = (formName: string) => (problem?.form === formName ? problem.value : '');
   const items = modules.map((m, i) => {
     const chapters = m.chapters.map(
-      (ch, j) => html`<li><a href="${href('/dashboard/studio/chapters', ch.id as number)}">${ch.name}</a>
-${moveButtons('chapters', ch.id as number, j, m.chapters.length)}
+      (
+        ch,
+        j,
+      ) => html`<li data-move="${moveUrl('chapters', ch.id as number)}"><a href="${href('/dashboard/studio/chapters', ch.id as number)}">${ch.name}</a>
+${moveButtons('chapters', ch.id as number, ch.name, j, m.chapters.length)}
 <a href="${href('/dashboard/studio/quizzes/chapter', ch.id as number)}">${o.quiz}${ch.quiz ? ` (${ch.quiz.questions.length})` : ''}</a>
 <a href="${href('/dashboard/studio/chapters', ch.id as number, 'delete')}" class="danger-link">${o.delete}</a></li>`,
     );
-    return html`<li class="card" id="module-${m.id as number}"><h3>${m.name}</h3>
+    return html`<li class="card" id="module-${m.id as number}" data-move="${moveUrl('modules', m.id as number)}"><h3>${m.name}</h3>
 <form method="post" action="${href('/dashboard/studio/modules', m.id as number, 'rename')}" class="inline">
 <label>${o.moduleName} <input name="name" value="${valueFor(`rename-${m.id}`) || m.name}"${invalidFor(`rename-${m.id}`)}${describedFor(`rename-${m.id}`)} required></label> <button type="submit" class="secondary">${o.rename}</button> ${errorFor(`rename-${m.id}`)}
 </form>
-${moveButtons('modules', m.id as number, i, modules.length)}
+${moveButtons('modules', m.id as number, m.name, i, modules.length)}
 <a href="${href('/dashboard/studio/quizzes/module', m.id as number)}">${o.moduleQuiz}${m.quiz ? ` (${m.quiz.questions.length})` : ''}</a>
 <a href="${href('/dashboard/studio/modules', m.id as number, 'delete')}" class="danger-link">${o.delete}</a>
 ${m.chapters.length === 0 ? html`<p class="muted">${o.noChapters}</p>` : html`<ol class="chapters">${chapters}</ol>`}
@@ -51,7 +58,7 @@ ${m.chapters.length === 0 ? html`<p class="muted">${o.noChapters}</p>` : html`<o
   });
   return html`${note}
 <h2>${o.modules}</h2>
-${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<ol class="modules">${items}</ol>`}
+${modules.length === 0 ? html`<p class="muted">${o.noModules}</p>` : html`<p class="muted">${e.dragHint}</p><ol class="modules">${items}</ol>`}
 <form method="post" action="${href('/dashboard/studio/courses', course.id, 'modules')}" class="card inline">
 <label>${o.moduleName} <input name="name" value="${valueFor('module')}"${invalidFor('module')}${describedFor('module')} required></label> <button type="submit">${o.addModule}</button> ${errorFor('module')}
 </form>

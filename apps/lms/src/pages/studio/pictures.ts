@@ -25,6 +25,10 @@ import { flash } from './views.js';
 const PictureParams = z.object({ id: Id, pictureId: Id });
 const pictureIdOf = (request: FastifyRequest) => (request.params as z.infer<typeof PictureParams>).pictureId;
 type Upload = FastifyRequest & { tooLarge?: boolean };
+/** A fetch of the editor's script (it sends `accept: application/json`); a form post takes the page. */
+const wantsJson = (request: FastifyRequest) => /^application\/json\b/.test(request.headers.accept ?? '');
+/** A file's name as a picture's alternative text in Markdown (no brackets to end it). */
+const pictureAlt = (name: string) => name.replace(/[[\]]/g, '').replace(/\.[a-z0-9]{2,5}$/i, '');
 
 /** A picture over one of PICTURE_LIMITS, said with its figures and the limit. */
 function overLimit(ctx: PageContext, err: PictureTooLargeError): string {
@@ -97,19 +101,30 @@ ${pictures.length === 0 ? html`<p class="muted">${s.none}</p>` : html`<ul class=
           throw err;
         }
         if (bytes.length === 0) return refuse(s.noFile, 422);
+        let picture: Awaited<ReturnType<typeof uploadPicture>>;
         try {
-          await uploadPicture(app.db, store, actx, course.id, { bytes, name });
+          picture = await uploadPicture(app.db, store, actx, course.id, { bytes, name });
         } catch (err) {
           if (err instanceof PictureTooLargeError) return refuse(overLimit(ctx, err), 422);
           if (err instanceof PictureNameError) return refuse(s.badName, 422);
           if (err instanceof UnsupportedPictureError) return refuse(ctx.t.studioWords.notPicture, 422);
           throw err;
         }
+        // The chapter editor's script uploads from inside the editor and asks for JSON: the
+        // picture's path and its Markdown line, to put at the cursor.
+        if (wantsJson(request)) {
+          const path = picturePath(picture);
+          return reply
+            .code(201)
+            .header('cache-control', 'no-store')
+            .send({ path, markdown: `![${pictureAlt(name)}](${path})` });
+        }
         return back(studioPath(course.id, '/pictures?saved=1'));
       },
       undefined,
       {
         multipart: true,
+        created: z.object({ path: z.string(), markdown: z.string() }),
         // A body announced larger than the limit (plus room for the form's other parts) is refused before a byte of it is read.
         onRequest: async (request) => {
           const length = Number(request.headers['content-length'] ?? 0);

@@ -1,5 +1,6 @@
 import { AUTHORING_OPERATIONS as op, quizReadiness } from '../../domain/authoring/index.js';
 import { href, html } from '../view/html.js';
+import { duplicateForm } from './duplicate.js';
 import { type App, getPage, postForm, studioPath } from './screen.js';
 import { checklistSection, flash } from './views.js';
 
@@ -22,7 +23,8 @@ export default function publishScreen(app: App) {
               : false;
       const body = html`${note}
 ${checklistSection(ctx, course, checklist, await quizReadiness(app.db, course.id))}
-<p><a href="${href('/dashboard/studio/courses', course.id, 'settings')}">${s.tabs.settings}</a> · <a href="${href('/dashboard/studio/courses', course.id, 'outline')}">${s.tabs.outline}</a></p>`;
+<p><a href="${href('/dashboard/studio/courses', course.id, 'settings')}">${s.tabs.settings}</a> · <a href="${href('/dashboard/studio/courses', course.id, 'outline')}">${s.tabs.outline}</a></p>
+${duplicateForm(ctx, course.id)}`;
       return show(course, 'overview', s.title(course.name), body, query.published === '0' ? 409 : 200);
     }),
     postForm('/studio/courses/:id/publish', 'Publishes the course', async ({ actx, id, back }) => {

@@ -50,7 +50,7 @@ function quizPage(
 <input type="hidden" name="q${i}_id" value="${values[`q${i}_id`] ?? ''}">
 ${field(qz.kind, `q${i}_type`, values, errors, { choices: kinds })}
 ${field(qz.text, `q${i}_text`, values, errors, { textarea: 2 })}
-${field(qz.options, `q${i}_options`, values, errors, { textarea: 4 })}
+${field(qz.options, `q${i}_options`, values, errors, { textarea: 4, hint: qz.trueFalseHint(s.editor.trueOption, s.editor.falseOption) })}
 ${field(qz.right, `q${i}_right`, values, errors)}
 ${field(qz.points, `q${i}_points`, values, errors, { type: 'number' })}
 ${field(qz.explanation, `q${i}_explanation`, values, errors, { textarea: 2 })}
@@ -59,7 +59,7 @@ ${field(qz.explanation, `q${i}_explanation`, values, errors, { textarea: 2 })}
   const action = href('/dashboard/studio/quizzes', p.scope, p.id);
   return html`${note}${compare}
 <h2>${qz.title(p.scope === 'final' ? s.outline.finalExam : label)}</h2>
-<form method="post" action="${action}" class="stack">
+<form method="post" action="${action}" class="stack quiz-form" data-true-false="${JSON.stringify([s.editor.trueOption, s.editor.falseOption])}" data-add-question="${JSON.stringify({ label: s.editor.addQuestion, legend: qz.question(0) })}">
 <input type="hidden" name="version" value="${values.version ?? '0'}">
 <input type="hidden" name="count" value="${String(count)}">
 ${field(qz.name, 'name', values, errors, { required: true })}
@@ -110,7 +110,7 @@ export default function quizScreen(app: App) {
         const again = (page: Html, status: number) => asked.show(course, 'outline', s.quiz.title(label), page, status);
         const problem = (errors: FieldErrors, note: Html | false, compare: Html | false = false) =>
           quizPage(ctx, p, label, typed, errors, note, compare, quiz !== null);
-        const { body, errors } = quizBody(typed, ctx.t.formErrors);
+        const { body, errors } = quizBody(typed, ctx.t.formErrors, [s.editor.trueOption, s.editor.falseOption]);
         if (!body) return again(problem(errors, flash(s.fixBelow, 'error')), 422);
         let saved: { quiz: QuizOut; version: number };
         try {
@@ -121,7 +121,14 @@ export default function quizScreen(app: App) {
             const keys = [...new Set([...Object.keys(stored), ...Object.keys(typed)])].filter(
               (k) => !['version', 'count', 'action'].includes(k) && !k.endsWith('_id'),
             );
-            const compare = staleCompare(ctx, stored, typed, keys, (k) => quizLabel(ctx, k));
+            const compare = staleCompare(
+              ctx,
+              stored,
+              typed,
+              keys,
+              { holds: 'yours', latest: href('/dashboard/studio/quizzes', p.scope, p.id) },
+              (k) => quizLabel(ctx, k),
+            );
             typed.version = String(err.current);
             return again(problem({}, false, compare), 409);
           }

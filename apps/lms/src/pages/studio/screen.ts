@@ -14,6 +14,7 @@ import { type PageContext, pageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';
 import { type PageSession, pageSession } from '../session.js';
 import { type Html, type href, html } from '../view/html.js';
+import { STUDIO_SCRIPT_PATH, STUDIO_STYLESHEET_PATH } from '../assets.js';
 import { page } from '../view/layout.js';
 import type { FormValues } from './forms.js';
 import { confirmDeleteBody, type DeleteDetails, type StudioTab, studioHeader } from './views.js';
@@ -31,10 +32,10 @@ export type App = Parameters<FastifyPluginAsyncZod>[0];
  * refused before a form is read; which courses each may write is the domain's rule. Every form
  * post counts against the author's budget per minute (plugins/rate-limit.ts).
  */
-const AUTHORS: RouteAuth = { accepts: ['session'], roles: AUTHOR_ROLES };
+export const AUTHORS: RouteAuth = { accepts: ['session'], roles: AUTHOR_ROLES };
 
 export const Id = z.coerce.number().int().min(1).max(MAX_ID);
-const IdParams = z.object({ id: Id });
+export const IdParams = z.object({ id: Id });
 const Form = z.record(z.string(), z.unknown()).nullish();
 
 /** A studio request as a screen's handler is given it: who asks, what they sent, and the ways to answer. */
@@ -79,16 +80,16 @@ export function getPage(url: string, summary: string, answer: Handler, params: z
 /**
  * A form of the studio (POST, under the form CSRF rule and the authoring budget). `multipart`: the
  * body is read by the handler, so the schema has no `body` key (an undefined one made Fastify warn
- * FSTWRN001 at every start).
+ * FSTWRN001 at every start). `created`: the JSON a script's call is answered with (201).
  */
 export function postForm(
   url: string,
   summary: string,
   answer: Handler,
   params: z.ZodType = IdParams,
-  options: Pick<RouteOptions, 'bodyLimit' | 'onRequest'> & { multipart?: boolean } = {},
+  options: Pick<RouteOptions, 'bodyLimit' | 'onRequest'> & { multipart?: boolean; created?: z.ZodType } = {},
 ): StudioRoute {
-  const { multipart, ...rest } = options;
+  const { multipart, created, ...rest } = options;
   return {
     method: 'POST',
     url,
@@ -99,7 +100,7 @@ export function postForm(
       summary,
       params,
       ...(multipart ? {} : { body: Form }),
-      response: { 200: HtmlPage, 303: RedirectResponse, 409: HtmlPage, 413: HtmlPage, 422: HtmlPage },
+      response: { 200: HtmlPage, ...(created ? { 201: created } : {}), 303: RedirectResponse, 409: HtmlPage, 413: HtmlPage, 422: HtmlPage },
     },
     ...rest,
     answer,
@@ -121,7 +122,10 @@ async function asked(app: App, request: FastifyRequest, reply: FastifyReply): Pr
   };
   const show = (course: CourseRow, tab: StudioTab | null, title: string, body: Html, status = 200, csp?: string) => {
     const whole = html`${studioHeader(ctx, course, tab)}\n${body}`;
-    return sendPage(reply, page(ctx, title, whole, { user: session.user, current: '/dashboard' }), status, csp);
+    // Every studio screen loads the studio's script and styles (client/studio-editor.ts): each part
+    // of it starts only on the page that has its elements.
+    const options = { user: session.user, current: '/dashboard', script: STUDIO_SCRIPT_PATH, stylesheet: STUDIO_STYLESHEET_PATH };
+    return sendPage(reply, page(ctx, title, whole, options), status, csp);
   };
   return {
     request,

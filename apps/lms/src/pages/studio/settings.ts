@@ -1,4 +1,5 @@
 import { AUTHORING_OPERATIONS as op, type CourseRow, StaleVersionError } from '../../domain/authoring/index.js';
+import { listCategories } from '../../domain/categories.js';
 import { recordAccreditation } from '../../domain/evidence/accreditations.js';
 import { BadRequestError, ConflictError, UnprocessableError } from '../../errors.js';
 import { refusalsByField } from '../form-errors.js';
@@ -16,6 +17,7 @@ import { field, flash, staleCompare } from './views.js';
 
 function settingsPage(
   ctx: PageContext,
+  categories: Category[],
   course: CourseRow,
   values: FormValues,
   errors: FieldErrors,
@@ -60,6 +62,11 @@ function settingsPage(
         return field(labels[name], name, values, errors, { type: 'checkbox' });
       case 'name':
         return field(fl.name, name, values, errors, { required: true });
+      case 'categoryId':
+        // A picker of the existing categories (a stored id that is no longer one stays choosable).
+        return field(fl.categoryId, name, values, errors, { choices: categoryChoices(ctx, categories, values.categoryId ?? '') });
+      case 'eventCode':
+        return field(fl.eventCode, name, values, errors, { hint: s.editor.eventCodeHint });
       default:
         return (DETAIL_SECTIONS as readonly string[]).includes(name)
           ? field(labels[name], name, values, errors, { textarea: 3, hint: fl.sectionHint })
@@ -78,6 +85,17 @@ ${groups}
 ${credit}`;
 }
 
+type Category = { id: number; code: string; name: string };
+
+function categoryChoices(ctx: PageContext, categories: Category[], current: string): [string, string][] {
+  const choices: [string, string][] = [
+    ['', ctx.t.studio.editor.categoryNone],
+    ...categories.map((c) => [String(c.id), c.name] as [string, string]),
+  ];
+  if (current !== '' && !choices.some(([id]) => id === current)) choices.push([current, current]);
+  return choices;
+}
+
 export default function settingsScreen(app: App) {
   return [
     getPage('/studio/courses/:id/settings', 'Course studio: settings', async (asked) => {
@@ -89,7 +107,7 @@ export default function settingsScreen(app: App) {
         course,
         'settings',
         ctx.t.studio.tabs.settings,
-        settingsPage(ctx, course, settingsValues(course, ctx.locale), {}, saved, credit),
+        settingsPage(ctx, await listCategories(app.db), course, settingsValues(course, ctx.locale), {}, saved, credit),
       );
     }),
     postForm('/studio/courses/:id/settings', 'Saves the settings', async (asked) => {
@@ -99,18 +117,39 @@ export default function settingsScreen(app: App) {
       const s = ctx.t.studio;
       const credit = await accreditationsPart(app, asked, course);
       const again = (page: Html, status: number) => show(course, 'settings', s.tabs.settings, page, status);
-      if (!body) return again(settingsPage(ctx, course, typed, errors, flash(s.fixBelow, 'error'), credit), 422);
+      if (!body)
+        return again(settingsPage(ctx, await listCategories(app.db), course, typed, errors, flash(s.fixBelow, 'error'), credit), 422);
       try {
         await op.updateCourse(app.db, actx, course.id, body, versionOf(typed));
       } catch (err) {
         if (err instanceof StaleVersionError) {
           const stored = settingsValues(err.stored as CourseRow, ctx.locale);
           const keys = Object.keys(stored).filter((k) => k !== 'version');
-          return again(settingsPage(ctx, course, stored, {}, false, credit, staleCompare(ctx, stored, typed, keys)), 409);
+          return again(
+            settingsPage(
+              ctx,
+              await listCategories(app.db),
+              course,
+              stored,
+              {},
+              false,
+              credit,
+              staleCompare(ctx, stored, typed, keys, { holds: 'latest', latest: href('/dashboard/studio/courses', course.id, 'settings') }),
+            ),
+            409,
+          );
         }
         if (err instanceof BadRequestError)
           return again(
-            settingsPage(ctx, course, typed, refusalsByField(err.details, ctx.t.formErrors), flash(s.fixBelow, 'error'), credit),
+            settingsPage(
+              ctx,
+              await listCategories(app.db),
+              course,
+              typed,
+              refusalsByField(err.details, ctx.t.formErrors),
+              flash(s.fixBelow, 'error'),
+              credit,
+            ),
             422,
           );
         throw err;
@@ -127,7 +166,7 @@ export default function settingsScreen(app: App) {
       } catch (err) {
         if (!(err instanceof UnprocessableError || err instanceof ConflictError)) throw err;
         const credit = await accreditationsPart(app, asked, course, typed, err.message);
-        const page = settingsPage(ctx, course, settingsValues(course, ctx.locale), {}, false, credit);
+        const page = settingsPage(ctx, await listCategories(app.db), course, settingsValues(course, ctx.locale), {}, false, credit);
         return show(course, 'settings', ctx.t.studio.tabs.settings, page, err instanceof ConflictError ? 409 : 422);
       }
       await changed(app, course.id);

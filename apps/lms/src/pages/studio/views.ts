@@ -101,23 +101,30 @@ export function checklistSection(ctx: PageContext, course: CourseRow, checklist:
 ${action}</section>`;
 }
 
-/** What is stored next to what was typed, for each field that differs (the 409 page of a stale edit). */
+/**
+ * What is stored next to what was typed, for each field that differs (the 409 page of a stale
+ * edit), saying truthfully what the form below holds (`holds`: the person's own text, or the
+ * latest version) and the two ways on: save the form, or open the latest version (`latest`).
+ */
 export function staleCompare(
   ctx: PageContext,
   stored: FormValues,
   typed: FormValues,
   keys: string[],
+  choice: { holds: 'yours' | 'latest'; latest: Href },
   labelOf: (key: string) => string = (key) => settingsLabel(ctx, key) ?? ctx.t.studioWords.otherField,
 ): Html {
   const s = ctx.t.studio.stale;
+  const e = ctx.t.studio.editor;
   const rows = keys
     .filter((k) => (stored[k] ?? '') !== (typed[k] ?? ''))
     .map(
       (k) =>
         html`<tr><th scope="row">${labelOf(k)}</th><td data-label="${s.stored}"><pre class="stored">${stored[k] ?? ''}</pre></td><td data-label="${s.yours}"><pre class="typed">${typed[k] ?? ''}</pre></td></tr>`,
     );
-  return html`<div class="warning" role="alert" id="stale"><h2>${s.title}</h2><p>${s.text}</p>
-<div class="table-wrap"><table class="responsive"><thead><tr><th scope="col"></th><th scope="col">${s.stored}</th><th scope="col">${s.yours}</th></tr></thead><tbody>${rows}</tbody></table></div></div>`;
+  return html`<div class="warning" role="alert" id="stale"><h2>${s.title}</h2><p>${choice.holds === 'yours' ? e.staleYours : e.staleLatest}</p>
+<ul class="stale-choice"><li>${e.keepMine}</li><li><a href="${choice.latest}">${e.takeLatest}</a></li></ul>
+<div class="table-wrap"><table class="responsive"><thead><tr><th scope="col">${e.field}</th><th scope="col">${s.stored}</th><th scope="col">${s.yours}</th></tr></thead><tbody>${rows}</tbody></table></div></div>`;
 }
 
 /** What a delete takes with it: the lines listed, notes said in bold, and a picture shown. */

@@ -17,6 +17,8 @@ export interface PageOptions {
   current?: string;
   /** The path of the page's script (served by the LMS itself), if it needs one. */
   script?: string;
+  /** A stylesheet of the page's own after the common one (served by the LMS itself), if it needs one. */
+  stylesheet?: string;
 }
 
 /** Where the nav's links of the institution and webhooks pages go (their modules import this file). */
@@ -59,8 +61,8 @@ ${join(buttons, '\n')}
 }
 
 /**
- * A whole page in the request's language: our stylesheet, at most one script of our own, inline
- * SVG; nothing from elsewhere and nothing inline that the CSP would have to allow (see ../send.ts).
+ * A whole page in the request's language: our stylesheet (and at most one of the page's own), at
+ * most one script of our own, inline SVG; nothing from elsewhere and nothing inline that the CSP would have to allow (see ../send.ts).
  */
 export function page(ctx: PageContext, title: string, body: Html, options: PageOptions = {}): Html {
   const { t } = ctx;
@@ -71,6 +73,7 @@ export function page(ctx: PageContext, title: string, body: Html, options: PageO
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${t.layout.title(title)}</title>
 <link rel="stylesheet" href="${href(STYLESHEET_PATH)}">
+${options.stylesheet && html`<link rel="stylesheet" href="${href(options.stylesheet)}">`}
 ${options.script && html`<script src="${href(options.script)}" defer></script>`}
 </head>
 <body>
