@@ -47,6 +47,8 @@ export const QUESTION_KINDS_DESCRIPTION =
   '`correctAnswer` may be left out; when given it must be the right option id(s), comma-separated.';
 
 const OPTION_ID = /^[A-Za-z0-9_-]{1,16}$/;
+/** A question bank tag: what a quiz's drawTag names. */
+export const BANK_TAG = /^[\p{L}\p{N}_-]{1,40}$/u;
 const name = () => text().trim().min(1).max(255);
 
 export const QuestionOptionInput = z.strictObject({
@@ -126,6 +128,28 @@ export const QuizInput = z.strictObject({
   timeLimit: z.number().int().min(0).max(1440).default(30).describe('Minutes; 0: no limit'),
   maxAttempts: z.number().int().min(1).max(100).default(3),
   evidenceRole: evidenceRole().default(null),
+  drawCount: z
+    .number()
+    .int()
+    .min(1)
+    .max(AUTHORING_LIMITS.questionsPerQuiz)
+    .nullable()
+    .default(null)
+    .describe(
+      "Questions drawn at random from the course's question bank for each attempt, after the quiz's own; null: none. " +
+        'The draw is kept with the attempt (a reload shows the same questions, scoring uses exactly them)',
+    ),
+  drawTag: text()
+    .trim()
+    .toLowerCase()
+    .regex(BANK_TAG, 'must be 1-40 letters, digits, _ or -')
+    .nullable()
+    .default(null)
+    .describe('Draw only bank questions with this tag; null: any question of the bank'),
+  shuffleOptions: z
+    .boolean()
+    .default(false)
+    .describe("Each attempt shows a choice question's options in its own order (kept with the attempt; scored by option id)"),
   questions: z
     .array(QuestionInput)
     .max(
@@ -387,6 +411,9 @@ export const QuizOut = z
     timeLimit: z.number().int(),
     maxAttempts: z.number().int(),
     evidenceRole: EvidenceRoleOut,
+    drawCount: z.number().int().nullable().describe("Questions drawn from the course's bank for each attempt, or null"),
+    drawTag: z.string().nullable(),
+    shuffleOptions: z.boolean(),
     questions: z.array(QuestionOut),
   })
   .meta({ id: 'AuthoredQuiz' });
