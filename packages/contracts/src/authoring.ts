@@ -65,47 +65,54 @@ export function rightOptionIds(options: readonly { id: string; isCorrect?: boole
     .join(',');
 }
 
-export const QuestionInput = z
-  .strictObject({
-    id: idNumber().optional().describe('Keep the question with this id (replace); left out: a new question'),
-    questionType: z.enum(QUESTION_KINDS),
-    questionText: text().trim().min(1).max(10_000),
-    points: z.number().int().min(0).max(1000).default(1),
-    options: z
-      .array(QuestionOptionInput)
-      .max(AUTHORING_LIMITS.optionsPerQuestion, `at most ${AUTHORING_LIMITS.optionsPerQuestion} options per question`)
-      .default([]),
-    correctAnswer: text().trim().max(1000).nullable().default(null),
-    essayAnswer: text().max(20_000).nullable().default(null),
-    explanation: text().max(10_000).nullable().default(null),
-  })
-  .superRefine((q, ctx) => {
-    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    const right = q.options.filter((o) => o.isCorrect).length;
-    const ids = new Set(q.options.map((o) => o.id));
-    if (ids.size !== q.options.length) issue(['options'], 'option ids must be different from each other');
-    if (isChoiceKind(q.questionType)) {
-      if (q.questionType === 'true_false' && q.options.length !== 2) issue(['options'], 'a true_false question has exactly 2 options');
-      if (q.options.length < 2) issue(['options'], `a ${q.questionType} question needs at least 2 options`);
-      if (q.questionType === 'multiple_answer' ? right < 1 : right !== 1) {
-        issue(
-          ['options'],
-          `a ${q.questionType} question needs ${q.questionType === 'multiple_answer' ? 'at least one' : 'exactly one'} option with isCorrect`,
-        );
-      }
-      if (q.correctAnswer !== null && q.correctAnswer !== rightOptionIds(q.options)) {
-        issue(['correctAnswer'], `must be left out or name the right option(s): "${rightOptionIds(q.options)}"`);
-      }
-      if (q.essayAnswer !== null) issue(['essayAnswer'], `only an essay question has an essayAnswer`);
-      return;
+/** The fields of a question as written (QuestionInput; a bank question adds its tags). */
+export const QUESTION_FIELDS = {
+  id: idNumber().optional().describe('Keep the question with this id (replace); left out: a new question'),
+  questionType: z.enum(QUESTION_KINDS),
+  questionText: text().trim().min(1).max(10_000),
+  points: z.number().int().min(0).max(1000).default(1),
+  options: z
+    .array(QuestionOptionInput)
+    .max(AUTHORING_LIMITS.optionsPerQuestion, `at most ${AUTHORING_LIMITS.optionsPerQuestion} options per question`)
+    .default([]),
+  correctAnswer: text().trim().max(1000).nullable().default(null),
+  essayAnswer: text().max(20_000).nullable().default(null),
+  explanation: text().max(10_000).nullable().default(null),
+};
+
+/** The rules between a question's fields (its kind, options, keys). */
+export function refineQuestion(
+  q: { questionType: string; options: { id: string; isCorrect: boolean }[]; correctAnswer: string | null; essayAnswer: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const right = q.options.filter((o) => o.isCorrect).length;
+  const ids = new Set(q.options.map((o) => o.id));
+  if (ids.size !== q.options.length) issue(['options'], 'option ids must be different from each other');
+  if (isChoiceKind(q.questionType)) {
+    if (q.questionType === 'true_false' && q.options.length !== 2) issue(['options'], 'a true_false question has exactly 2 options');
+    if (q.options.length < 2) issue(['options'], `a ${q.questionType} question needs at least 2 options`);
+    if (q.questionType === 'multiple_answer' ? right < 1 : right !== 1) {
+      issue(
+        ['options'],
+        `a ${q.questionType} question needs ${q.questionType === 'multiple_answer' ? 'at least one' : 'exactly one'} option with isCorrect`,
+      );
     }
-    if (q.options.length > 0) issue(['options'], `a ${q.questionType} question has no options`);
-    if (q.questionType === 'short_answer' && (q.correctAnswer === null || q.correctAnswer === '')) {
-      issue(['correctAnswer'], 'a short_answer question needs its correctAnswer');
+    if (q.correctAnswer !== null && q.correctAnswer !== rightOptionIds(q.options)) {
+      issue(['correctAnswer'], `must be left out or name the right option(s): "${rightOptionIds(q.options)}"`);
     }
-    if (q.questionType === 'essay' && q.correctAnswer !== null) issue(['correctAnswer'], 'an essay is not scored: no correctAnswer');
-    if (q.questionType === 'short_answer' && q.essayAnswer !== null) issue(['essayAnswer'], 'only an essay question has an essayAnswer');
-  });
+    if (q.essayAnswer !== null) issue(['essayAnswer'], `only an essay question has an essayAnswer`);
+    return;
+  }
+  if (q.options.length > 0) issue(['options'], `a ${q.questionType} question has no options`);
+  if (q.questionType === 'short_answer' && (q.correctAnswer === null || q.correctAnswer === '')) {
+    issue(['correctAnswer'], 'a short_answer question needs its correctAnswer');
+  }
+  if (q.questionType === 'essay' && q.correctAnswer !== null) issue(['correctAnswer'], 'an essay is not scored: no correctAnswer');
+  if (q.questionType === 'short_answer' && q.essayAnswer !== null) issue(['essayAnswer'], 'only an essay question has an essayAnswer');
+}
+
+export const QuestionInput = z.strictObject(QUESTION_FIELDS).superRefine(refineQuestion);
 export type QuestionInput = z.output<typeof QuestionInput>;
 
 /** A quiz as written: its settings and every question, in order. */

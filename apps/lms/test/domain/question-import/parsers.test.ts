@@ -109,9 +109,7 @@ t.test('GIFT: crafted input is bounded: NUL, size, lines, deep braces, many ques
   t.match(parseQuestions('gift', 'x'.repeat(1_000_001)).problems, [{ line: 0, code: 'too_long' }]);
   t.match(parseQuestions('gift', '\n'.repeat(60_000)).problems, [{ line: 0, code: 'too_many_lines' }]);
   const deep = `Q ${'{'.repeat(200_000)}${'}'.repeat(200_000)}`;
-  const started = process.hrtime.bigint();
-  t.match(parseQuestions('gift', deep).problems, [{ line: 1, code: 'stray_brace' }]);
-  t.ok(process.hrtime.bigint() - started < 5_000_000_000n, 'deep braces parse in one pass');
+  t.match(parseQuestions('gift', deep).problems, [{ line: 1, code: 'stray_brace' }], 'deep braces: one error, no recursion');
   const lots = Array.from({ length: 501 }, (_, i) => `Q${i} {=a ~b}`).join('\n\n');
   const r = parseQuestions('gift', lots);
   t.match(r.problems, [{ code: 'too_many_questions', line: 1001 }]);

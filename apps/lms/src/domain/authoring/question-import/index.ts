@@ -3,7 +3,7 @@ import { parseCsv } from './csv.js';
 import { parseGift } from './gift.js';
 import { IMPORT_LIMITS, type ImportFormat, type ParseResult } from './types.js';
 
-export { IMPORT_FORMATS, IMPORT_LIMITS, type ImportedQuestion, type ImportFormat, type ImportProblem } from './types.js';
+export { IMPORT_LIMITS, type ImportedQuestion, type ImportFormat, type ImportProblem } from './types.js';
 
 /** Parses an import in its format, then bounds the number of questions. */
 export function parseQuestions(format: ImportFormat, text: string): ParseResult {

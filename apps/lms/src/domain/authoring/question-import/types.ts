@@ -1,28 +1,20 @@
-import { AUTHORING_LIMITS, type QuestionInput } from '@lms/contracts';
+import { AUTHORING_LIMITS, IMPORT_LIMITS as CONTRACT_LIMITS, type QuestionInput } from '@lms/contracts';
 
 // What the three import formats (GIFT, Aiken, CSV) parse into: questions as the authoring API
 // writes them, or problems each naming its line. Every parser is one linear pass over at most
 // IMPORT_LIMITS.chars characters (no regular expression that can backtrack over a whole line),
 // so its time is bounded by the size limit; the caller refuses the whole import on any problem.
 
-export const IMPORT_FORMATS = ['gift', 'aiken', 'csv'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export type { ImportFormat } from '@lms/contracts';
 
+/** The contract's bounds (QuestionImportBody), and those of one question's texts (as QuestionInput bounds them). */
 export const IMPORT_LIMITS = {
-  /** Characters of one import's text (the JSON body's limit is a little above it). */
-  chars: 1_000_000,
-  /** Lines of one import's text. */
-  lines: 50_000,
-  /** Questions of one import. */
-  questions: 500,
-  /** Characters of one question's text, one option's, one explanation's (as QuestionInput bounds them). */
+  ...CONTRACT_LIMITS,
   questionChars: 10_000,
   optionChars: 2000,
   explanationChars: 10_000,
   /** Options of one question. */
   options: AUTHORING_LIMITS.optionsPerQuestion,
-  /** Problems an answer lists (the first ones, in line order). */
-  problems: 50,
 } as const;
 
 /**
