@@ -32,6 +32,10 @@ export class ImportRefusedError extends BadRequestError {
   }
 }
 
+/** An import that would pass the bank's or the quiz's limit of questions. */
+const overLimit = (limit: number, message: string) =>
+  new ImportRefusedError([{ line: 0, code: 'too_many_questions', detail: String(limit), message }]);
+
 const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 
 /** The bank of a course, in order, as authors read it. */
@@ -148,8 +152,9 @@ export async function importQuestions(db: Db, ctx: AuthoringContext, courseId: n
         sql`select count(*)::int as n, coalesce(max(order_index) + 1, 0)::int as next from bank_questions where course_id = ${course.id}`,
       );
       if (n + parsed.questions.length > QUESTION_BANK_LIMITS.questionsPerBank) {
-        throw new BadRequestError(
-          `The bank holds ${n} questions: ${parsed.questions.length} more would pass its limit of ${QUESTION_BANK_LIMITS.questionsPerBank}`,
+        throw overLimit(
+          QUESTION_BANK_LIMITS.questionsPerBank,
+          `the bank holds ${n} questions: ${parsed.questions.length} more would pass its limit of ${QUESTION_BANK_LIMITS.questionsPerBank}`,
         );
       }
       const rows = parsed.questions.map(({ line: _l, tags, ...q }, i) =>
@@ -171,8 +176,9 @@ export async function importQuestions(db: Db, ctx: AuthoringContext, courseId: n
     );
     if (!quiz) throw invalidBody([{ path: 'quizId', message: `quiz ${body.quizId} is not a quiz of this course` }]);
     if (quiz.n + parsed.questions.length > AUTHORING_LIMITS.questionsPerQuiz) {
-      throw new BadRequestError(
-        `The quiz holds ${quiz.n} questions: ${parsed.questions.length} more would pass the limit of ${AUTHORING_LIMITS.questionsPerQuiz} per quiz`,
+      throw overLimit(
+        AUTHORING_LIMITS.questionsPerQuiz,
+        `the quiz holds ${quiz.n} questions: ${parsed.questions.length} more would pass the limit of ${AUTHORING_LIMITS.questionsPerQuiz} per quiz`,
       );
     }
     const rows = parsed.questions.map(({ line: _l, tags: _t, ...q }, i) => rowOf({ ...q, tags: [] }, quiz.next + i));

@@ -3,6 +3,7 @@
 import { CREDIT_SCHEME_EXAMPLES } from '@lms/contracts';
 import { studioEvidenceMessagesEn, studioEvidenceMessagesId } from './evidence-messages.js';
 import { studioPictureMessagesEn, studioPictureMessagesId } from './picture-messages.js';
+import { studioQuestionImportMessagesEn, studioQuestionImportMessagesId } from './question-import-messages.js';
 
 export function studioMessagesId() {
   return {
@@ -159,6 +160,7 @@ export function studioMessagesId() {
         } as Record<string, string>,
       },
       pictures: studioPictureMessagesId(),
+      questionImport: studioQuestionImportMessagesId(),
       confirm: {
         module: (name: string) => `Hapus modul «${name}»?`,
         chapter: (name: string) => `Hapus bab «${name}»?`,
@@ -344,6 +346,7 @@ export function studioMessagesEn(): StudioMessages {
         } as Record<string, string>,
       },
       pictures: studioPictureMessagesEn(),
+      questionImport: studioQuestionImportMessagesEn(),
       confirm: {
         module: (name: string) => `Delete the module “${name}”?`,
         chapter: (name: string) => `Delete the chapter “${name}”?`,
