@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { type AttemptQuestion, type bankQuestions, type Db, type questions, type RawSelect, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
 
-// What a new attempt is given (docs/architecture.md, "Question bank draws"): the quiz's own
+// What a new attempt is given (docs/authoring.md, "Question bank"): the quiz's own
 // questions, in order, then drawCount questions drawn at random from its course's bank (those with
 // drawTag only, when it names one), and with shuffleOptions each choice question's options in an
 // order of its own. All of it is kept with the attempt (quiz_attempts.questions), so a reload
