@@ -23,12 +23,12 @@ import {
   PublishRefusedResponse,
   QUESTION_KINDS_DESCRIPTION,
   QuizBody,
+  QUESTION_BANK_LIMITS,
   QuizResponse,
 } from './authoring.js';
 import { ErrorResponse, ValidationErrorResponse } from './errors.js';
 import {
   IMPORT_LIMITS,
-  QUESTION_BANK_LIMITS,
   QuestionBankBody,
   QuestionBankResponse,
   QuestionImportBody,

@@ -113,6 +113,22 @@ export function refineQuestion(
 }
 
 export const QuestionInput = z.strictObject(QUESTION_FIELDS).superRefine(refineQuestion);
+
+/** Questions of one course's bank, tags of one bank question. */
+export const QUESTION_BANK_LIMITS = { questionsPerBank: 2000, tagsPerQuestion: 10 } as const;
+
+/** A question of a course's question bank as written: a question with its tags. */
+export const BankQuestionInput = z
+  .strictObject({
+    ...QUESTION_FIELDS,
+    tags: z
+      .array(text().trim().toLowerCase().regex(BANK_TAG, 'must be 1-40 letters, digits, _ or -'))
+      .max(QUESTION_BANK_LIMITS.tagsPerQuestion, `at most ${QUESTION_BANK_LIMITS.tagsPerQuestion} tags`)
+      .default([])
+      .describe('Labels a quiz may draw from (its drawTag), stored lower case'),
+  })
+  .superRefine(refineQuestion);
+export type BankQuestionInput = z.output<typeof BankQuestionInput>;
 export type QuestionInput = z.output<typeof QuestionInput>;
 
 /** A quiz as written: its settings and every question, in order. */
@@ -336,6 +352,11 @@ export const CourseDocument = z
       .default(null)
       .describe('Passing it (at minPassingScore) with every chapter completed earns the certificate'),
     accreditations: documentAccreditations(),
+    questionBank: z
+      .array(BankQuestionInput)
+      .max(QUESTION_BANK_LIMITS.questionsPerBank, `at most ${QUESTION_BANK_LIMITS.questionsPerBank} questions per bank`)
+      .optional()
+      .describe("The course's question bank (what quizzes with a drawCount draw from); left out: a replace keeps the bank as it is"),
   })
   .superRefine((doc, ctx) => {
     const chapters = doc.modules.reduce((n, m) => n + m.chapters.length, 0);
@@ -407,6 +428,11 @@ export const QuestionOut = z
     explanation: z.string().nullable(),
   })
   .meta({ id: 'AuthoredQuestion', description: 'A question with its answer key (only ever sent to those who may author the course)' });
+
+export const BankQuestionOut = QuestionOut.extend({ tags: z.array(z.string()) }).meta({
+  id: 'BankQuestion',
+  description: 'A question of the bank with its answer key (only ever sent to those who may author the course)',
+});
 
 export const QuizOut = z
   .object({
@@ -484,6 +510,7 @@ export const CourseDocumentOut = z
     modules: z.array(ModuleOut),
     finalExam: QuizOut.nullable(),
     accreditations: z.array(DocumentAccreditationOut),
+    questionBank: z.array(BankQuestionOut),
   })
   .meta({ id: 'CourseDocument', description: 'The whole course, answer keys included: what import reads back' });
 export type CourseDocumentOut = z.output<typeof CourseDocumentOut>;

@@ -1,18 +1,11 @@
 import { z } from 'zod';
-import { BANK_TAG, QUESTION_FIELDS, QuestionOut, refineQuestion } from './authoring.js';
+import { BANK_TAG, BankQuestionInput, BankQuestionOut, QUESTION_BANK_LIMITS } from './authoring.js';
 import { ErrorResponse } from './errors.js';
 import { idNumber, text } from './text.js';
 
 // A course's question bank (docs/authoring.md, "Question bank"): questions no quiz owns, which a
 // quiz with a drawCount draws from for each attempt; and the import of questions written in
 // GIFT, Aiken or CSV into the bank or into one quiz of the course.
-
-export const QUESTION_BANK_LIMITS = {
-  /** Questions of one course's bank. */
-  questionsPerBank: 2000,
-  /** Tags of one bank question. */
-  tagsPerQuestion: 10,
-} as const;
 
 /** The formats an import reads. */
 export const IMPORT_FORMATS = ['gift', 'aiken', 'csv'] as const;
@@ -29,17 +22,6 @@ export const IMPORT_LIMITS = {
   /** Problems an answer names (the first ones, in line order). */
   problems: 50,
 } as const;
-
-const tag = () => text().trim().toLowerCase().regex(BANK_TAG, 'must be 1-40 letters, digits, _ or -');
-const tags = () =>
-  z
-    .array(tag())
-    .max(QUESTION_BANK_LIMITS.tagsPerQuestion, `at most ${QUESTION_BANK_LIMITS.tagsPerQuestion} tags`)
-    .default([])
-    .describe('Labels a quiz may draw from (its drawTag), stored lower case');
-
-export const BankQuestionInput = z.strictObject({ ...QUESTION_FIELDS, tags: tags() }).superRefine(refineQuestion);
-export type BankQuestionInput = z.output<typeof BankQuestionInput>;
 
 /** `PUT /api/courses/{id}/question-bank`: the whole bank, in order (an id keeps that question; the others are deleted). */
 export const QuestionBankBody = z
@@ -63,15 +45,14 @@ export const QuestionImportBody = z
       .nullable()
       .default(null)
       .describe("Add the questions at the end of this quiz of the course; null: into the course's question bank"),
-    tags: tags().describe('Tags given to every imported bank question (beside those of GIFT $CATEGORY lines and the CSV tags column)'),
+    tags: z
+      .array(text().trim().toLowerCase().regex(BANK_TAG, 'must be 1-40 letters, digits, _ or -'))
+      .max(QUESTION_BANK_LIMITS.tagsPerQuestion, `at most ${QUESTION_BANK_LIMITS.tagsPerQuestion} tags`)
+      .default([])
+      .describe('Tags given to every imported bank question (beside those of GIFT $CATEGORY lines and the CSV tags column)'),
   })
   .meta({ id: 'QuestionImportBody' });
 export type QuestionImportBody = z.output<typeof QuestionImportBody>;
-
-export const BankQuestionOut = QuestionOut.extend({ tags: z.array(z.string()) }).meta({
-  id: 'BankQuestion',
-  description: 'A question of the bank with its answer key (only ever sent to those who may author the course)',
-});
 
 export const QuestionBankResponse = z
   .object({ success: z.literal(true), courseId: z.number().int(), questions: z.array(BankQuestionOut) })

@@ -39,7 +39,7 @@ const overLimit = (limit: number, message: string) =>
 const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
 
 /** The bank of a course, in order, as authors read it. */
-async function bankOf(db: Db, courseId: number): Promise<BankQuestionOut[]> {
+export async function bankOf(db: Db, courseId: number): Promise<BankQuestionOut[]> {
   return typedRows<BankQuestionOut>(
     db,
     sql`
@@ -90,41 +90,50 @@ async function insertBank(tx: Db, courseId: number, rows: ReturnType<typeof rowO
   return rows.map((r) => byOrder.get(r.orderIndex) as number);
 }
 
-/** Replaces the bank with exactly `body.questions` (an id keeps that bank question; others are deleted). */
+/**
+ * The bank of a course becomes exactly `questions`, in order (an id keeps that bank question of
+ * this course, one without is new, the others are deleted): a 400 naming `${path}.{i}.id` for an
+ * id of another bank or one given twice. Started attempts keep the questions they drew.
+ */
+export async function writeBank(tx: Db, courseId: number, questions: readonly BankQuestionInput[], path = 'questions'): Promise<void> {
+  const own = new Set(
+    (await typedRows<{ id: number }>(tx, sql`select id from bank_questions where course_id = ${courseId}`)).map((r) => r.id),
+  );
+  const seen = new Set<number>();
+  const problems = questions.flatMap((q, i) => {
+    if (q.id === undefined) return [];
+    const at = `${path}.${i}.id`;
+    if (!own.has(q.id)) return [{ path: at, message: `question ${q.id} is not a question of this bank` }];
+    if (seen.has(q.id)) return [{ path: at, message: `question ${q.id} appears twice` }];
+    seen.add(q.id);
+    return [];
+  });
+  if (problems.length > 0) throw invalidBody(problems);
+  const rows = questions.map(rowOf);
+  await tx.execute(sql`delete from bank_questions where course_id = ${courseId} and not (id = any(${`{${[...seen].join(',')}}`}::int[]))`);
+  const kept = rows.filter((r) => r.id !== undefined);
+  if (kept.length > 0) {
+    await tx.execute(sql`
+      update bank_questions b set order_index = v."orderIndex", question_type = v."questionType", question_text = v."questionText",
+        points = v.points, options = v.options, correct_answer = v."correctAnswer", essay_answer = v."essayAnswer",
+        explanation = v.explanation, tags = array(select jsonb_array_elements_text(v.tags)), updated_at = now()
+      from jsonb_to_recordset(${json(kept)}) as v(id int, "orderIndex" int, "questionType" text, "questionText" text, points int,
+        options jsonb, "correctAnswer" text, "essayAnswer" text, explanation text, tags jsonb)
+      where b.id = v.id and b.course_id = ${courseId}`);
+  }
+  await insertBank(
+    tx,
+    courseId,
+    rows.filter((r) => r.id === undefined),
+  );
+}
+
+/** Replaces the bank with exactly `body.questions` (writeBank), recorded in the history. */
 export async function replaceQuestionBank(db: Db, ctx: AuthoringContext, courseId: number, body: QuestionBankBody) {
   return inTransaction(db, async (tx) => {
     const course = await lockAuthoredCourse(tx, ctx.author, { course: courseId });
     const before = await bankOf(tx, course.id);
-    const own = new Set(before.map((q) => q.id));
-    const seen = new Set<number>();
-    const problems = body.questions.flatMap((q, i) => {
-      if (q.id === undefined) return [];
-      const path = `questions.${i}.id`;
-      if (!own.has(q.id)) return [{ path, message: `question ${q.id} is not a question of this bank` }];
-      if (seen.has(q.id)) return [{ path, message: `question ${q.id} appears twice` }];
-      seen.add(q.id);
-      return [];
-    });
-    if (problems.length > 0) throw invalidBody(problems);
-    const rows = body.questions.map(rowOf);
-    await tx.execute(
-      sql`delete from bank_questions where course_id = ${course.id} and not (id = any(${`{${[...seen].join(',')}}`}::int[]))`,
-    );
-    const kept = rows.filter((r) => r.id !== undefined);
-    if (kept.length > 0) {
-      await tx.execute(sql`
-        update bank_questions b set order_index = v."orderIndex", question_type = v."questionType", question_text = v."questionText",
-          points = v.points, options = v.options, correct_answer = v."correctAnswer", essay_answer = v."essayAnswer",
-          explanation = v.explanation, tags = array(select jsonb_array_elements_text(v.tags)), updated_at = now()
-        from jsonb_to_recordset(${json(kept)}) as v(id int, "orderIndex" int, "questionType" text, "questionText" text, points int,
-          options jsonb, "correctAnswer" text, "essayAnswer" text, explanation text, tags jsonb)
-        where b.id = v.id and b.course_id = ${course.id}`);
-    }
-    await insertBank(
-      tx,
-      course.id,
-      rows.filter((r) => r.id === undefined),
-    );
+    await writeBank(tx, course.id, body.questions);
     const after = await bankOf(tx, course.id);
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       await recordChange(tx, ctx, {

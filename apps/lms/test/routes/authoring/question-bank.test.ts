@@ -141,6 +141,43 @@ t.test('import into the bank, read it, replace it; a quiz draws from it', async 
   });
   t.equal(stolen.status, 400);
   t.match(stolen.body.error, /is not a question of this bank/);
+
+  // The course document carries the bank: exported, kept when left out, replaced when given, copied by an import.
+  const withBank = (await as('GET', `/api/courses/${courseId}/document`)).body.document;
+  t.same(
+    withBank.questionBank.map((q: { questionText: string; tags: string[] }) => [q.questionText, q.tags]),
+    [
+      ['Diubah', ['etika']],
+      ['Baru', ['lain']],
+    ],
+  );
+  const { questionBank: _left, ...without } = withBank;
+  const kept = await as('PUT', `/api/courses/${courseId}/document`, without);
+  t.equal(kept.status, 200, JSON.stringify(kept.body).slice(0, 300));
+  t.equal(kept.body.document.questionBank.length, 2, 'left out: the bank stays');
+  const trimmed = await as('PUT', `/api/courses/${courseId}/document`, {
+    ...kept.body.document,
+    questionBank: [kept.body.document.questionBank[1]],
+  });
+  t.equal(trimmed.status, 200, JSON.stringify(trimmed.body).slice(0, 300));
+  t.same(
+    trimmed.body.document.questionBank.map((q: { id: number }) => q.id),
+    [put.body.questions[1].id],
+    'given: the bank becomes it',
+  );
+  const foreignBank = await as('PUT', `/api/courses/${courseId}/document`, {
+    ...trimmed.body.document,
+    questionBank: theirBank.body.questions,
+  });
+  t.equal(foreignBank.status, 400);
+  t.match(foreignBank.body.error, /questionBank\.0\.id: question \d+ is not a question of this bank/);
+  const copy = await as('POST', '/api/course-documents', {
+    ...trimmed.body.document,
+    course: { ...trimmed.body.document.course, name: 'Salinan' },
+  });
+  t.equal(copy.status, 201, JSON.stringify(copy.body).slice(0, 300));
+  t.equal(copy.body.document.questionBank.length, 1, 'an import copies the bank');
+  t.not(copy.body.document.questionBank[0].id, trimmed.body.document.questionBank[0].id, 'as new questions');
 });
 
 t.test('attackers: another institution, a member, an API key; the institution admin may', async (t) => {
