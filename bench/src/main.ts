@@ -19,6 +19,7 @@ import { log, readOptions, SCENARIO_GROUPS } from './options.js';
 import { writeResults } from './results.js';
 import { BenchRun } from './runner.js';
 import { attemptGrantScenario } from './scenarios/attempt-grants.js';
+import { questionImportScenario } from './scenarios/question-import.js';
 import { chapterTimeScenario } from './scenarios/chapter-time.js';
 import { participantExportScenario } from './scenarios/participant-export.js';
 import { authoringScenarios } from './scenarios/authoring.js';
@@ -70,6 +71,7 @@ async function main() {
       progress: progressScenario,
       partners: partnerScenarios,
       authoring: authoringScenarios,
+      'question-import': questionImportScenario,
       'attempt-grants': attemptGrantScenario,
       'chapter-time': chapterTimeScenario,
       'participant-export': participantExportScenario,

@@ -67,6 +67,7 @@ export const SCENARIO_GROUPS = [
   'progress',
   'partners',
   'authoring',
+  'question-import',
   'attempt-grants',
   'chapter-time',
   'participant-export',

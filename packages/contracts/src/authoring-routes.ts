@@ -23,8 +23,18 @@ import {
   PublishRefusedResponse,
   QUESTION_KINDS_DESCRIPTION,
   QuizBody,
+  QUESTION_BANK_LIMITS,
   QuizResponse,
 } from './authoring.js';
+import { ErrorResponse, ValidationErrorResponse } from './errors.js';
+import {
+  IMPORT_LIMITS,
+  QuestionBankBody,
+  QuestionBankResponse,
+  QuestionImportBody,
+  QuestionImportRefusedResponse,
+  QuestionImportResponse,
+} from './question-bank.js';
 
 /**
  * The authoring routes, described once: the LMS registers each with its handler, the gateway
@@ -290,8 +300,65 @@ const ROUTES: readonly AuthoringRouteSpec[] = [
   },
 ];
 
+const IMPORT_FORMATS_DESCRIPTION =
+  '**gift** (Moodle): `{=right ~wrong}` single choice, `{~%50%a ~%50%b ~%-100%c}` several right, `{T}`/`{F}` ' +
+  '(TRUE/FALSE) true/false, `{=text}` short answer; `::title::`, `//` comments, `#feedback` (general `####`: the ' +
+  'explanation), `$CATEGORY:` (its last part becomes the tag), escapes `\\~ \\= \\# \\{ \\} \\:`; numeric, matching, essay and ' +
+  'several accepted short answers are refused per question. **aiken**: the question, options `A.` or `A)`, ' +
+  '`ANSWER: B`. **csv**: the first line names the columns, any order: `question`, `answer` (required), `type` ' +
+  '(multiple_choice, multiple_answer, true_false, short_answer), `a`..`j` (options), `points`, `explanation`, ' +
+  '`tags`; `answer` is the right letter(s), true/false (benar/salah), or the text; comma or semicolon separated, ' +
+  'UTF-8 with or without BOM, as Excel saves it. ' +
+  `Bounds: ${IMPORT_LIMITS.chars} characters, ${IMPORT_LIMITS.lines} lines, ${IMPORT_LIMITS.questions} questions; ` +
+  'any problem refuses the whole import (400 naming each problem with its line and a code), nothing is written.';
+
+const BANK_ROUTES: readonly AuthoringRouteSpec[] = [
+  {
+    operation: 'questionBank',
+    method: 'GET',
+    url: '/api/courses/:id/question-bank',
+    summary: "A course's question bank (answer keys included)",
+    description:
+      'The questions a quiz with a `drawCount` draws from for each attempt (only those tagged with its `drawTag`, ' +
+      'when it has one). Only those who may author the course.',
+    params: AuthoringIdParams,
+    success: { status: 200, schema: QuestionBankResponse },
+  },
+  {
+    operation: 'replaceQuestionBank',
+    method: 'PUT',
+    url: '/api/courses/:id/question-bank',
+    summary: "Replace a course's question bank",
+    description:
+      'The body is the whole bank, in order: a question with an id keeps that question of this bank (an id of any other ' +
+      'is a 400), one without is new, the bank questions left out are deleted. Started attempts keep the questions ' +
+      `they drew. At most ${QUESTION_BANK_LIMITS.questionsPerBank} questions, ${QUESTION_BANK_LIMITS.tagsPerQuestion} tags each. ` +
+      `Question kinds: ${QUESTION_KINDS_DESCRIPTION}`,
+    params: AuthoringIdParams,
+    body: QuestionBankBody,
+    success: { status: 200, schema: QuestionBankResponse },
+  },
+  {
+    operation: 'importQuestions',
+    method: 'POST',
+    url: '/api/courses/:id/question-imports',
+    summary: "Import questions (GIFT, Aiken, CSV) into a course's bank or one of its quizzes",
+    description:
+      `Into the bank (\`quizId\` null, at its end) or at the end of a quiz of the course (its ${AUTHORING_LIMITS.questionsPerQuiz} ` +
+      `questions limit holds; the quiz's version moves), in one transaction. ${IMPORT_FORMATS_DESCRIPTION}`,
+    params: AuthoringIdParams,
+    body: QuestionImportBody,
+    success: { status: 201, schema: QuestionImportResponse },
+    extra: {
+      400: QuestionImportRefusedResponse.or(ValidationErrorResponse)
+        .or(ErrorResponse)
+        .meta({ description: 'The text has problems (each with its line and code; nothing imported), or the body breaks the contract' }),
+    },
+  },
+];
+
 /** Every authoring route; a versioned one says how its `If-Match` works. */
-export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = ROUTES.map((spec) =>
+export const AUTHORING_ROUTES: readonly AuthoringRouteSpec[] = [...ROUTES, ...BANK_ROUTES].map((spec) =>
   spec.versioned === undefined
     ? spec
     : { ...spec, description: `${spec.description} ${spec.versioned === 'document' ? DOCUMENT_VERSIONING : AUTHORING_VERSIONING}` },

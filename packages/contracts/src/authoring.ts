@@ -47,6 +47,8 @@ export const QUESTION_KINDS_DESCRIPTION =
   '`correctAnswer` may be left out; when given it must be the right option id(s), comma-separated.';
 
 const OPTION_ID = /^[A-Za-z0-9_-]{1,16}$/;
+/** A question bank tag: what a quiz's drawTag names. */
+export const BANK_TAG = /^[\p{L}\p{N}_-]{1,40}$/u;
 const name = () => text().trim().min(1).max(255);
 
 export const QuestionOptionInput = z.strictObject({
@@ -63,47 +65,70 @@ export function rightOptionIds(options: readonly { id: string; isCorrect?: boole
     .join(',');
 }
 
-export const QuestionInput = z
+/** The fields of a question as written (QuestionInput; a bank question adds its tags). */
+export const QUESTION_FIELDS = {
+  id: idNumber().optional().describe('Keep the question with this id (replace); left out: a new question'),
+  questionType: z.enum(QUESTION_KINDS),
+  questionText: text().trim().min(1).max(10_000),
+  points: z.number().int().min(0).max(1000).default(1),
+  options: z
+    .array(QuestionOptionInput)
+    .max(AUTHORING_LIMITS.optionsPerQuestion, `at most ${AUTHORING_LIMITS.optionsPerQuestion} options per question`)
+    .default([]),
+  correctAnswer: text().trim().max(1000).nullable().default(null),
+  essayAnswer: text().max(20_000).nullable().default(null),
+  explanation: text().max(10_000).nullable().default(null),
+};
+
+/** The rules between a question's fields (its kind, options, keys). */
+export function refineQuestion(
+  q: { questionType: string; options: { id: string; isCorrect: boolean }[]; correctAnswer: string | null; essayAnswer: string | null },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+  const right = q.options.filter((o) => o.isCorrect).length;
+  const ids = new Set(q.options.map((o) => o.id));
+  if (ids.size !== q.options.length) issue(['options'], 'option ids must be different from each other');
+  if (isChoiceKind(q.questionType)) {
+    if (q.questionType === 'true_false' && q.options.length !== 2) issue(['options'], 'a true_false question has exactly 2 options');
+    if (q.options.length < 2) issue(['options'], `a ${q.questionType} question needs at least 2 options`);
+    if (q.questionType === 'multiple_answer' ? right < 1 : right !== 1) {
+      issue(
+        ['options'],
+        `a ${q.questionType} question needs ${q.questionType === 'multiple_answer' ? 'at least one' : 'exactly one'} option with isCorrect`,
+      );
+    }
+    if (q.correctAnswer !== null && q.correctAnswer !== rightOptionIds(q.options)) {
+      issue(['correctAnswer'], `must be left out or name the right option(s): "${rightOptionIds(q.options)}"`);
+    }
+    if (q.essayAnswer !== null) issue(['essayAnswer'], `only an essay question has an essayAnswer`);
+    return;
+  }
+  if (q.options.length > 0) issue(['options'], `a ${q.questionType} question has no options`);
+  if (q.questionType === 'short_answer' && (q.correctAnswer === null || q.correctAnswer === '')) {
+    issue(['correctAnswer'], 'a short_answer question needs its correctAnswer');
+  }
+  if (q.questionType === 'essay' && q.correctAnswer !== null) issue(['correctAnswer'], 'an essay is not scored: no correctAnswer');
+  if (q.questionType === 'short_answer' && q.essayAnswer !== null) issue(['essayAnswer'], 'only an essay question has an essayAnswer');
+}
+
+export const QuestionInput = z.strictObject(QUESTION_FIELDS).superRefine(refineQuestion);
+
+/** Questions of one course's bank, tags of one bank question. */
+export const QUESTION_BANK_LIMITS = { questionsPerBank: 2000, tagsPerQuestion: 10 } as const;
+
+/** A question of a course's question bank as written: a question with its tags. */
+export const BankQuestionInput = z
   .strictObject({
-    id: idNumber().optional().describe('Keep the question with this id (replace); left out: a new question'),
-    questionType: z.enum(QUESTION_KINDS),
-    questionText: text().trim().min(1).max(10_000),
-    points: z.number().int().min(0).max(1000).default(1),
-    options: z
-      .array(QuestionOptionInput)
-      .max(AUTHORING_LIMITS.optionsPerQuestion, `at most ${AUTHORING_LIMITS.optionsPerQuestion} options per question`)
-      .default([]),
-    correctAnswer: text().trim().max(1000).nullable().default(null),
-    essayAnswer: text().max(20_000).nullable().default(null),
-    explanation: text().max(10_000).nullable().default(null),
+    ...QUESTION_FIELDS,
+    tags: z
+      .array(text().trim().toLowerCase().regex(BANK_TAG, 'must be 1-40 letters, digits, _ or -'))
+      .max(QUESTION_BANK_LIMITS.tagsPerQuestion, `at most ${QUESTION_BANK_LIMITS.tagsPerQuestion} tags`)
+      .default([])
+      .describe('Labels a quiz may draw from (its drawTag), stored lower case'),
   })
-  .superRefine((q, ctx) => {
-    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
-    const right = q.options.filter((o) => o.isCorrect).length;
-    const ids = new Set(q.options.map((o) => o.id));
-    if (ids.size !== q.options.length) issue(['options'], 'option ids must be different from each other');
-    if (isChoiceKind(q.questionType)) {
-      if (q.questionType === 'true_false' && q.options.length !== 2) issue(['options'], 'a true_false question has exactly 2 options');
-      if (q.options.length < 2) issue(['options'], `a ${q.questionType} question needs at least 2 options`);
-      if (q.questionType === 'multiple_answer' ? right < 1 : right !== 1) {
-        issue(
-          ['options'],
-          `a ${q.questionType} question needs ${q.questionType === 'multiple_answer' ? 'at least one' : 'exactly one'} option with isCorrect`,
-        );
-      }
-      if (q.correctAnswer !== null && q.correctAnswer !== rightOptionIds(q.options)) {
-        issue(['correctAnswer'], `must be left out or name the right option(s): "${rightOptionIds(q.options)}"`);
-      }
-      if (q.essayAnswer !== null) issue(['essayAnswer'], `only an essay question has an essayAnswer`);
-      return;
-    }
-    if (q.options.length > 0) issue(['options'], `a ${q.questionType} question has no options`);
-    if (q.questionType === 'short_answer' && (q.correctAnswer === null || q.correctAnswer === '')) {
-      issue(['correctAnswer'], 'a short_answer question needs its correctAnswer');
-    }
-    if (q.questionType === 'essay' && q.correctAnswer !== null) issue(['correctAnswer'], 'an essay is not scored: no correctAnswer');
-    if (q.questionType === 'short_answer' && q.essayAnswer !== null) issue(['essayAnswer'], 'only an essay question has an essayAnswer');
-  });
+  .superRefine(refineQuestion);
+export type BankQuestionInput = z.output<typeof BankQuestionInput>;
 export type QuestionInput = z.output<typeof QuestionInput>;
 
 /** A quiz as written: its settings and every question, in order. */
@@ -126,6 +151,28 @@ export const QuizInput = z.strictObject({
   timeLimit: z.number().int().min(0).max(1440).default(30).describe('Minutes; 0: no limit'),
   maxAttempts: z.number().int().min(1).max(100).default(3),
   evidenceRole: evidenceRole().default(null),
+  drawCount: z
+    .number()
+    .int()
+    .min(1)
+    .max(AUTHORING_LIMITS.questionsPerQuiz)
+    .nullable()
+    .default(null)
+    .describe(
+      "Questions drawn at random from the course's question bank for each attempt, after the quiz's own; null: none. " +
+        'The draw is kept with the attempt (a reload shows the same questions, scoring uses exactly them)',
+    ),
+  drawTag: text()
+    .trim()
+    .toLowerCase()
+    .regex(BANK_TAG, 'must be 1-40 letters, digits, _ or -')
+    .nullable()
+    .default(null)
+    .describe('Draw only bank questions with this tag; null: any question of the bank'),
+  shuffleOptions: z
+    .boolean()
+    .default(false)
+    .describe("Each attempt shows a choice question's options in its own order (kept with the attempt; scored by option id)"),
   questions: z
     .array(QuestionInput)
     .max(
@@ -305,6 +352,11 @@ export const CourseDocument = z
       .default(null)
       .describe('Passing it (at minPassingScore) with every chapter completed earns the certificate'),
     accreditations: documentAccreditations(),
+    questionBank: z
+      .array(BankQuestionInput)
+      .max(QUESTION_BANK_LIMITS.questionsPerBank, `at most ${QUESTION_BANK_LIMITS.questionsPerBank} questions per bank`)
+      .optional()
+      .describe("The course's question bank (what quizzes with a drawCount draw from); left out: a replace keeps the bank as it is"),
   })
   .superRefine((doc, ctx) => {
     const chapters = doc.modules.reduce((n, m) => n + m.chapters.length, 0);
@@ -377,6 +429,11 @@ export const QuestionOut = z
   })
   .meta({ id: 'AuthoredQuestion', description: 'A question with its answer key (only ever sent to those who may author the course)' });
 
+export const BankQuestionOut = QuestionOut.extend({ tags: z.array(z.string()) }).meta({
+  id: 'BankQuestion',
+  description: 'A question of the bank with its answer key (only ever sent to those who may author the course)',
+});
+
 export const QuizOut = z
   .object({
     id: z.number().int(),
@@ -387,6 +444,9 @@ export const QuizOut = z
     timeLimit: z.number().int(),
     maxAttempts: z.number().int(),
     evidenceRole: EvidenceRoleOut,
+    drawCount: z.number().int().nullable().describe("Questions drawn from the course's bank for each attempt, or null"),
+    drawTag: z.string().nullable(),
+    shuffleOptions: z.boolean(),
     questions: z.array(QuestionOut),
   })
   .meta({ id: 'AuthoredQuiz' });
@@ -450,6 +510,7 @@ export const CourseDocumentOut = z
     modules: z.array(ModuleOut),
     finalExam: QuizOut.nullable(),
     accreditations: z.array(DocumentAccreditationOut),
+    questionBank: z.array(BankQuestionOut),
   })
   .meta({ id: 'CourseDocument', description: 'The whole course, answer keys included: what import reads back' });
 export type CourseDocumentOut = z.output<typeof CourseDocumentOut>;

@@ -14,6 +14,7 @@ export * from './learning.js';
 export * from './authoring.js';
 export * from './authoring-evidence.js';
 export * from './authoring-routes.js';
+export * from './question-bank.js';
 export * from './credits.js';
 export * from './evidence.js';
 export * from './partner-teachers.js';

@@ -202,9 +202,16 @@ export const quizzes = pgTable(
     evidenceRole: text().$type<'pre_test' | 'post_test'>(),
     /** Bumped by every write of the quiz: the studio's quiz editor refuses a save made on an older one. */
     version: integer().notNull().default(1),
+    /** Questions drawn at random from the course's bank for each attempt (beside the quiz's own), or null: none. */
+    drawCount: integer(),
+    /** Draw only bank questions carrying this tag, or null: any of the bank. */
+    drawTag: text(),
+    /** Each attempt shows the options of its choice questions in its own order (kept with the attempt). */
+    shuffleOptions: boolean().notNull().default(false),
     ...timestamps,
   },
   (t) => [
+    check('quizzes_draw_count_range', sql`${t.drawCount} between 1 and 100`),
     check(
       'quizzes_scope_matches_parent',
       sql`(${t.scope} = 'chapter' and ${t.chapterId} is not null)
@@ -242,6 +249,37 @@ export const questions = pgTable(
     ...timestamps,
   },
   (t) => [index('questions_quiz_order_idx').on(t.quizId, t.orderIndex), check('questions_points_nonnegative', sql`${t.points} >= 0`)],
+);
+
+/**
+ * A course's question bank: questions no quiz owns, which a quiz with a drawCount draws from at
+ * random for each attempt. Ids come from the questions' sequence, so a bank question and a quiz's
+ * own question never share an id within an attempt (answers are keyed by question id).
+ */
+export const bankQuestions = pgTable(
+  'bank_questions',
+  {
+    id: integer().primaryKey().default(sql`nextval('questions_id_seq')`),
+    courseId: integer()
+      .notNull()
+      .references(() => courses.id, { onDelete: 'cascade' }),
+    /** Labels a quiz may draw from (drawTag), lower case. */
+    tags: text().array().notNull().default(sql`'{}'::text[]`),
+    questionText: text().notNull(),
+    questionType: text({ enum: QUESTION_KINDS }).notNull().default('multiple_choice'),
+    /** [{id, text, isCorrect}]; isCorrect is an answer key. */
+    options: jsonb().$type<QuestionOption[]>().notNull().default([]),
+    correctAnswer: text(),
+    essayAnswer: text(),
+    explanation: text(),
+    points: integer().notNull().default(1),
+    orderIndex: integer().notNull().default(0),
+    ...timestamps,
+  },
+  (t) => [
+    index('bank_questions_course_order_idx').on(t.courseId, t.orderIndex),
+    check('bank_questions_points_nonnegative', sql`${t.points} >= 0`),
+  ],
 );
 
 /** A recommended pair of two different courses, usually sold at a discount. */
@@ -313,6 +351,10 @@ export const quizzesRelations = relations(quizzes, ({ one, many }) => ({
 
 export const questionsRelations = relations(questions, ({ one }) => ({
   quiz: one(quizzes, { fields: [questions.quizId], references: [quizzes.id] }),
+}));
+
+export const bankQuestionsRelations = relations(bankQuestions, ({ one }) => ({
+  course: one(courses, { fields: [bankQuestions.courseId], references: [courses.id] }),
 }));
 
 export const bundlesRelations = relations(bundles, ({ one }) => ({

@@ -18,6 +18,7 @@ import { assertDocumentEvidenceRoles } from './evidence-roles.js';
 import { assertIdsBelong, countsSummary, emptyTree, existingTree, withoutIds, writeTree } from './document-tree.js';
 import { type Change, changedFields, recordChange } from './history.js';
 import { StaleDocumentError } from './versions.js';
+import { bankOf, writeBank } from './question-bank.js';
 import { quizJson } from './rows.js';
 
 // The course as one document: export (the author's view, keys included) and import (a new
@@ -56,6 +57,7 @@ export async function documentOf(db: Db, course: CourseRow): Promise<CourseDocum
     modules: tree.modules,
     finalExam: tree.finalExam,
     accreditations: await documentAccreditationsOf(db, course.id),
+    questionBank: await bankOf(db, course.id),
   };
 }
 
@@ -90,6 +92,14 @@ export async function importNewCourse(
       .returning({ id: courses.id });
     const fresh = await readCourse(tx, row.id);
     const counts = await writeTree(tx, fresh, withoutIds(doc), emptyTree());
+    // The bank of a new course: every question new (ids in the document are ignored).
+    if (doc.questionBank)
+      await writeBank(
+        tx,
+        row.id,
+        doc.questionBank.map((q) => ({ ...q, id: undefined })),
+        'questionBank',
+      );
     const course = await readCourse(tx, row.id);
     await recordChange(tx, ctx, {
       courseId: course.id,
@@ -137,10 +147,16 @@ export async function replaceCourse(
       .set({ ...courseValues(withoutOwner(fields)), teacherId: fields.teacherId })
       .where(eq(courses.id, courseId));
     const counts = await writeTree(tx, course, doc, existing);
+    // Left out of the document, the bank stays as it is.
+    if (doc.questionBank !== undefined) await writeBank(tx, courseId, doc.questionBank, 'questionBank');
     const after = await readCourse(tx, courseId);
     const changes: Change[] = changedFields('course', before, courseFieldsOf(after));
     const summary = countsSummary(counts);
     if (Object.values(counts).some((c) => c.created + c.updated + c.deleted > 0)) changes.push({ path: 'tree', to: summary });
+    const bank = await bankOf(tx, courseId);
+    if (JSON.stringify(bank) !== JSON.stringify(previous.questionBank)) {
+      changes.push({ path: 'questionBank', from: { questions: previous.questionBank.length }, to: { questions: bank.length } });
+    }
     await recordChange(tx, ctx, { courseId, action: 'course.replace', changes });
     const written = await documentOf(tx, after);
     // The versions the studio and the API check: the course's when the replace changed anything

@@ -40,6 +40,7 @@ export {
   quizTargetOf,
 } from './operations.js';
 export { checklistOf, publishCourse, type QuizReadiness, quizReadiness, readPublication, unpublishCourse } from './publication.js';
+export { ImportRefusedError, importQuestions, readQuestionBank, replaceQuestionBank } from './question-bank.js';
 export { LearnersHoldError } from './rows.js';
 export {
   chapterForEditor,

@@ -16,6 +16,7 @@ import {
   updateModule,
 } from './items.js';
 import { publishCourse, readPublication, unpublishCourse } from './publication.js';
+import { importQuestions, readQuestionBank, replaceQuestionBank } from './question-bank.js';
 
 // The authoring operations, by the name AUTHORING_ROUTES (packages/contracts) gives each: one
 // function of this module each, given the id its path names. Both doors that write courses run
@@ -64,6 +65,9 @@ export const AUTHORING_OPERATIONS = {
   publishCourse,
   unpublishCourse,
   courseHistory: readHistory,
+  questionBank: readQuestionBank,
+  replaceQuestionBank,
+  importQuestions,
 } as const;
 
 export type AuthoringOperation = keyof typeof AUTHORING_OPERATIONS;

@@ -12,10 +12,12 @@ const scored = sql.raw(
 );
 
 /** A quiz of a course as the checklist counts it: its questions, the scored ones, the ones without an answer key. */
-export type QuizReadiness = Pick<RawSelect<typeof quizzesTable>, 'id' | 'name' | 'scope'> & {
+export type QuizReadiness = Pick<RawSelect<typeof quizzesTable>, 'id' | 'name' | 'scope' | 'drawCount' | 'drawTag'> & {
   questions: number;
   scored: number;
   withoutKey: number;
+  /** The bank questions it may draw from (all 0 when it draws none), and those of them that are scored or lack a key. */
+  bank: { n: number; scored: number; withoutKey: number };
 };
 
 /** Every quiz of the course, counted for the `quizzes` rule (the studio says it in the person's words). */
@@ -24,10 +26,14 @@ export async function quizReadiness(db: Db, courseId: number): Promise<QuizReadi
   return typedRows<QuizReadiness>(
     db,
     sql`
-    select q.id, q.name, q.scope::text as scope,
+    select q.id, q.name, q.scope::text as scope, q.draw_count as "drawCount", q.draw_tag as "drawTag",
       count(qu.id)::int as questions,
       count(qu.id) filter (where ${scored})::int as scored,
-      count(qu.id) filter (where qu.question_type <> 'essay' and not ${scored})::int as "withoutKey"
+      count(qu.id) filter (where qu.question_type <> 'essay' and not ${scored})::int as "withoutKey",
+      (select json_build_object('n', count(*), 'scored', count(*) filter (where ${scored}),
+          'withoutKey', count(*) filter (where qu.question_type <> 'essay' and not ${scored}))
+        from bank_questions qu where q.draw_count is not null and qu.course_id = q.course_id
+          and (q.draw_tag is null or q.draw_tag = any(qu.tags))) as bank
     from quizzes q left join questions qu on qu.quiz_id = q.id
     where q.course_id = ${courseId}
     group by q.id, q.name, q.scope order by q.id`,
@@ -39,6 +45,14 @@ export async function checklistOf(db: Db, course: CourseRow): Promise<ChecklistI
   const quizzes = await quizReadiness(db, course.id);
   const badQuizzes = quizzes.flatMap((q) => {
     const what = `the ${q.scope === 'final' ? 'final exam' : `${q.scope} quiz`} "${q.name}" (id ${q.id})`;
+    if (q.drawCount !== null) {
+      const from = q.drawTag === null ? 'the question bank' : `the question bank's "${q.drawTag}" questions`;
+      if (q.bank.n < q.drawCount) return [`${what} draws ${q.drawCount} question(s) from ${from}, which holds ${q.bank.n}`];
+      if (q.bank.withoutKey > 0) return [`${what} may draw ${q.bank.withoutKey} question(s) of ${from} without an answer key`];
+      if (q.withoutKey > 0) return [`${what} has ${q.withoutKey} question(s) without an answer key`];
+      if (q.scored + q.bank.scored === 0) return [`${what} has no scored question (essays are not scored)`];
+      return [];
+    }
     if (q.questions === 0) return [`${what} has no questions`];
     if (q.withoutKey > 0) return [`${what} has ${q.withoutKey} question(s) without an answer key`];
     if (q.scored === 0) return [`${what} has no scored question (essays are not scored)`];

@@ -31,7 +31,16 @@ export const DEFAULT_MINIMUM_SCORE = 70;
  */
 export type QuizRow = Pick<
   RawSelect<typeof quizzes>,
-  'name' | 'description' | 'quizType' | 'minimumScore' | 'timeLimit' | 'maxAttempts' | 'evidenceRole'
+  | 'name'
+  | 'description'
+  | 'quizType'
+  | 'minimumScore'
+  | 'timeLimit'
+  | 'maxAttempts'
+  | 'evidenceRole'
+  | 'drawCount'
+  | 'drawTag'
+  | 'shuffleOptions'
 > & {
   id?: number;
   parent: QuizParent;
@@ -122,6 +131,9 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
     timeLimit: r.timeLimit,
     maxAttempts: r.maxAttempts,
     evidenceRole: r.evidenceRole,
+    drawCount: r.drawCount,
+    drawTag: r.drawTag,
+    shuffleOptions: r.shuffleOptions,
   }));
   const kept = flat.filter((r) => r.id !== undefined);
   if (kept.length > 0) {
@@ -135,15 +147,16 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
     await tx.execute(sql`
       update quizzes q set scope = v.scope::quiz_scope, module_id = v."moduleId", chapter_id = v."chapterId", name = v.name,
         description = v.description, quiz_type = v."quizType", minimum_score = v."minimumScore", time_limit = v."timeLimit",
-        max_attempts = v."maxAttempts", evidence_role = v."evidenceRole", updated_at = now()
+        max_attempts = v."maxAttempts", evidence_role = v."evidenceRole", draw_count = v."drawCount", draw_tag = v."drawTag",
+        shuffle_options = v."shuffleOptions", updated_at = now()
       from jsonb_to_recordset(${json(kept)}) as v(
         id int, scope text, "moduleId" int, "chapterId" int, name text, description text, "quizType" text,
-        "minimumScore" int, "timeLimit" int, "maxAttempts" int, "evidenceRole" text)
+        "minimumScore" int, "timeLimit" int, "maxAttempts" int, "evidenceRole" text, "drawCount" int, "drawTag" text, "shuffleOptions" boolean)
       where q.id = v.id and q.course_id = ${courseId}
         and (q.scope::text, q.module_id, q.chapter_id, q.name, q.description, q.quiz_type, q.minimum_score, q.time_limit, q.max_attempts,
-            q.evidence_role)
+            q.evidence_role, q.draw_count, q.draw_tag, q.shuffle_options)
           is distinct from (v.scope, v."moduleId", v."chapterId", v.name, v.description, v."quizType", v."minimumScore", v."timeLimit",
-            v."maxAttempts", v."evidenceRole")`);
+            v."maxAttempts", v."evidenceRole", v."drawCount", v."drawTag", v."shuffleOptions")`);
   }
   const fresh = flat.filter((r) => r.id === undefined);
   const byPlace = new Map<string, number>();
@@ -152,12 +165,12 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
       tx,
       sql`
       insert into quizzes (course_id, scope, module_id, chapter_id, name, description, quiz_type, minimum_score, time_limit, max_attempts,
-        evidence_role)
+        evidence_role, draw_count, draw_tag, shuffle_options)
       select ${courseId}, v.scope::quiz_scope, v."moduleId", v."chapterId", v.name, v.description, v."quizType", v."minimumScore",
-        v."timeLimit", v."maxAttempts", v."evidenceRole"
+        v."timeLimit", v."maxAttempts", v."evidenceRole", v."drawCount", v."drawTag", coalesce(v."shuffleOptions", false)
       from jsonb_to_recordset(${json(fresh)}) as v(
         scope text, "moduleId" int, "chapterId" int, name text, description text, "quizType" text,
-        "minimumScore" int, "timeLimit" int, "maxAttempts" int, "evidenceRole" text)
+        "minimumScore" int, "timeLimit" int, "maxAttempts" int, "evidenceRole" text, "drawCount" int, "drawTag" text, "shuffleOptions" boolean)
       returning id, scope::text as scope, module_id, chapter_id`,
     );
     for (const r of inserted) {
@@ -305,6 +318,7 @@ export function quizJson(alias: string): SQL {
   return sql.raw(`json_build_object('id', ${alias}.id, 'name', ${alias}.name, 'description', ${alias}.description,
     'quizType', ${alias}.quiz_type, 'minimumScore', ${passMarkExpression(alias)}, 'timeLimit', ${alias}.time_limit,
     'maxAttempts', ${alias}.max_attempts, 'evidenceRole', ${alias}.evidence_role,
+    'drawCount', ${alias}.draw_count, 'drawTag', ${alias}.draw_tag, 'shuffleOptions', ${alias}.shuffle_options,
     'questions', coalesce((select json_agg(json_build_object('id', qu.id, 'questionType', qu.question_type,
         'questionText', qu.question_text, 'points', qu.points,
         'options', coalesce((select json_agg(json_build_object('id', o->>'id', 'text', o->>'text',

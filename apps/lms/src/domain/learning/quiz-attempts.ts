@@ -16,6 +16,7 @@ import { passMarkOf } from '../rules/pass-mark.js';
 import { loadCourseProgress } from '../rules/unlock.js';
 import { isEnrolled, lockedError, NotEnrolledError } from './access.js';
 import { issueCertificateIfEarned } from './certificates.js';
+import { drawAttemptQuestions } from './quiz-draw.js';
 
 /** Answers sent this long after expiresAt still count: the time the form took to travel. */
 export const SUBMISSION_GRACE_MS = 30_000;
@@ -162,7 +163,8 @@ function view(
  * spending another. Every started attempt counts toward maxAttempts; attempts left open past
  * their time are closed as failed with score 0 first. Serialised per (learner, quiz) by a
  * transaction-scoped advisory lock, so concurrent starts cannot exceed maxAttempts. A new attempt
- * keeps the quiz's questions (answer keys included) and its pass mark as they are now: an author
+ * keeps the quiz's questions (answer keys included; with its bank draw and shuffled options,
+ * quiz-draw.ts) and its pass mark as they are now: an author
  * changing the quiz later changes neither what this attempt shows nor how it is scored.
  */
 export async function startAttempt(db: Db, userId: string, quizId: number, now: Date): Promise<{ created: boolean; attempt: AttemptView }> {
@@ -186,7 +188,7 @@ export async function startAttempt(db: Db, userId: string, quizId: number, now: 
       throw new ConflictError(`No attempts left: this quiz allows ${allowed} attempt(s) and you have used ${attempts.length}`);
     }
     const expiresAt = quiz.timeLimit > 0 ? new Date(now.getTime() + quiz.timeLimit * 60_000) : null;
-    const questions = await attemptQuestions(tx, quiz.id);
+    const questions = await drawAttemptQuestions(tx, quiz.id);
     const [attempt] = await typedRows<Omit<AttemptRow, 'submittedAt'>>(
       tx,
       sql`

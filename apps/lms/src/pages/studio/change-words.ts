@@ -16,6 +16,13 @@ export function checklistWords(ctx: PageContext, course: CourseRow, item: Checkl
     case 'quizzes': {
       const bad = quizzes.flatMap((q) => {
         const what = q.scope === 'final' ? c.finalExam(q.name) : q.scope === 'module' ? c.moduleQuiz(q.name) : c.chapterQuiz(q.name);
+        if (q.drawCount !== null) {
+          const from = q.drawTag === null ? c.bank : c.bankTagged(q.drawTag);
+          if (q.bank.n < q.drawCount) return [c.bankTooSmall(what, q.drawCount, from, q.bank.n)];
+          if (q.bank.withoutKey > 0) return [c.bankWithoutKey(what, q.bank.withoutKey, from)];
+          if (q.withoutKey > 0) return [c.withoutKey(what, q.withoutKey)];
+          return q.scored + q.bank.scored === 0 ? [c.noScored(what)] : [];
+        }
         if (q.questions === 0) return [c.noQuestions(what)];
         if (q.withoutKey > 0) return [c.withoutKey(what, q.withoutKey)];
         if (q.scored === 0) return [c.noScored(what)];

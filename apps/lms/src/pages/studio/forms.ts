@@ -193,6 +193,9 @@ export function quizValues(quiz: QuizOut | null, version: number, extra: number)
     timeLimit: String(quiz?.timeLimit ?? 30),
     maxAttempts: String(quiz?.maxAttempts ?? 3),
     evidenceRole: quiz?.evidenceRole ?? '',
+    drawCount: quiz?.drawCount == null ? '' : String(quiz.drawCount),
+    drawTag: quiz?.drawTag ?? '',
+    shuffleOptions: quiz?.shuffleOptions ? 'on' : '',
     version: String(version),
   };
   const questions = quiz?.questions ?? [];
@@ -274,6 +277,9 @@ export function quizBody(
     timeLimit: num(str(form.timeLimit)),
     maxAttempts: num(str(form.maxAttempts)),
     evidenceRole: orNull(str(form.evidenceRole)),
+    drawCount: str(form.drawCount).trim() === '' ? null : num(str(form.drawCount)),
+    drawTag: orNull(str(form.drawTag).trim()),
+    shuffleOptions: str(form.shuffleOptions) !== '',
     questions,
   };
   const parsed = QuizBody.safeParse(raw);

@@ -13,6 +13,7 @@ import outlineScreen from './outline.js';
 import outlineDeleteScreen from './outline-delete.js';
 import picturesScreen from './pictures.js';
 import publishScreen from './publish.js';
+import questionImportScreen from './question-import.js';
 import quizScreen from './quiz.js';
 import { routeOf } from './screen.js';
 import settingsScreen from './settings.js';
@@ -36,6 +37,7 @@ const SCREENS = [
   chapterScreen,
   chapterPreviewScreen,
   quizScreen,
+  questionImportScreen,
   picturesScreen,
   historyScreen,
 ];

@@ -4,6 +4,7 @@ import { CREDIT_SCHEME_EXAMPLES } from '@lms/contracts';
 import { studioEditorMessagesEn, studioEditorMessagesId } from './editor-messages.js';
 import { studioEvidenceMessagesEn, studioEvidenceMessagesId } from './evidence-messages.js';
 import { studioPictureMessagesEn, studioPictureMessagesId } from './picture-messages.js';
+import { studioQuestionImportMessagesEn, studioQuestionImportMessagesId } from './question-import-messages.js';
 
 export function studioMessagesId() {
   return {
@@ -161,6 +162,7 @@ export function studioMessagesId() {
       },
       pictures: studioPictureMessagesId(),
       editor: studioEditorMessagesId(),
+      questionImport: studioQuestionImportMessagesId(),
       confirm: {
         module: (name: string) => `Hapus modul «${name}»?`,
         chapter: (name: string) => `Hapus bab «${name}»?`,
@@ -347,6 +349,7 @@ export function studioMessagesEn(): StudioMessages {
       },
       pictures: studioPictureMessagesEn(),
       editor: studioEditorMessagesEn(),
+      questionImport: studioQuestionImportMessagesEn(),
       confirm: {
         module: (name: string) => `Delete the module “${name}”?`,
         chapter: (name: string) => `Delete the chapter “${name}”?`,

@@ -13,9 +13,10 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { type FieldErrors, type FormValues, quizBody, quizValues } from './forms.js';
-import { type App, type Asked, changed, getPage, Id, postForm, studioPath, versionOf } from './screen.js';
 import { quizLabel } from './field-labels.js';
+import { drawFields } from './question-import.js';
 import { quizRefusals } from './refusals.js';
+import { type App, type Asked, changed, getPage, Id, postForm, studioPath, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
 // The quiz editor (/dashboard/studio/quizzes/:scope/:id): a chapter's quiz, a module's, or the
@@ -68,10 +69,12 @@ ${field(p.scope === 'final' ? qz.finalPassMark : qz.minimumScore, 'minimumScore'
 ${field(qz.timeLimit, 'timeLimit', values, errors, { type: 'number' })}
 ${field(qz.maxAttempts, 'maxAttempts', values, errors, { type: 'number' })}
 ${field(qz.evidenceRole, 'evidenceRole', values, errors, { choices: roles, hint: qz.evidenceRoleHint })}
+${drawFields(ctx, values, errors)}
 <p class="muted">${qz.blankRemoves}</p>
 ${questions}
 <p><button type="submit" name="action" value="save">${s.save}</button> <button type="submit" name="action" value="more" class="secondary">${qz.moreQuestions}</button></p>
 </form>
+${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 'import')}">${s.questionImport.link}</a></p>`}
 ${exists && html`<p><a href="${href('/dashboard/studio/quizzes', p.scope, p.id, 'delete')}" class="danger-link">${qz.remove}</a></p>`}`;
 }
 

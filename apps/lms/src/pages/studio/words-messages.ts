@@ -29,6 +29,11 @@ export function studioWordsMessagesId(money: Money) {
         noQuestions: (what: string) => `${what} belum punya soal`,
         withoutKey: (what: string, n: number) => `${what} punya ${n} soal tanpa kunci jawaban`,
         noScored: (what: string) => `${what} tidak punya soal bernilai (esai tidak dinilai)`,
+        bank: 'bank soal',
+        bankTagged: (tag: string) => `soal bertanda «${tag}» di bank soal`,
+        bankTooSmall: (what: string, draw: number, from: string, n: number) =>
+          `${what} mengambil ${draw} soal dari ${from}, yang baru berisi ${n}`,
+        bankWithoutKey: (what: string, n: number, from: string) => `${what} dapat mengambil ${n} soal tanpa kunci jawaban dari ${from}`,
         soldAt: (amount: number, currency: string) => `Dijual seharga ${money(amount, currency)}`,
         free: 'Gratis',
         needsPrice: 'Kursus yang dijual memerlukan harga lebih dari 0 (atau hapus centang «Dijual»).',
@@ -117,6 +122,12 @@ export function studioWordsMessagesEn(money: Money): StudioWordsMessages {
         noQuestions: (what: string) => `${what} has no questions yet`,
         withoutKey: (what: string, n: number) => `${what} has ${n} ${n === 1 ? 'question' : 'questions'} without an answer key`,
         noScored: (what: string) => `${what} has no scored question (essays are not scored)`,
+        bank: 'the question bank',
+        bankTagged: (tag: string) => `the question bank's questions tagged «${tag}»`,
+        bankTooSmall: (what: string, draw: number, from: string, n: number) =>
+          `${what} draws ${draw} ${draw === 1 ? 'question' : 'questions'} from ${from}, which holds ${n}`,
+        bankWithoutKey: (what: string, n: number, from: string) =>
+          `${what} may draw ${n} ${n === 1 ? 'question' : 'questions'} without an answer key from ${from}`,
         soldAt: (amount: number, currency: string) => `Sold at ${money(amount, currency)}`,
         free: 'Free',
         needsPrice: 'A course for sale needs a price above 0 (or untick «For sale»).',

@@ -7,6 +7,8 @@ import {
   idNumber,
   MAX_ID,
   type OutlineBody,
+  type QuestionBankBody,
+  type QuestionImportBody,
   type QuizInput,
   text,
 } from '@lms/contracts';
@@ -26,11 +28,12 @@ import {
   courseFieldsOf,
   documentTag,
   findAuthoredCourse,
+  ImportRefusedError,
   StaleDocumentError,
   StaleVersionError,
 } from '../../domain/authoring/index.js';
 import type { StoredResponse } from '../../domain/idempotency.js';
-import { BadRequestError, ForbiddenError } from '../../errors.js';
+import { BadRequestError, errorBody, ForbiddenError } from '../../errors.js';
 import { runKeyedRequest } from '../keyed-request.js';
 
 type Params = { id: number };
@@ -124,6 +127,19 @@ const HANDLERS: Record<string, Handler> = {
   courseHistory: async (tx, ctx, r) => {
     const page = await op.courseHistory(tx, ctx, idOf(r), r.query as { before?: number; limit: number });
     return ok({ courseId: idOf(r), ...page });
+  },
+  questionBank: async (tx, ctx, r) => ok(await op.questionBank(tx, ctx, idOf(r))),
+  replaceQuestionBank: async (tx, ctx, r) => ok(await op.replaceQuestionBank(tx, ctx, idOf(r), r.body as QuestionBankBody)),
+  importQuestions: async (tx, ctx, r) => {
+    try {
+      return ok(await op.importQuestions(tx, ctx, idOf(r), r.body as QuestionImportBody), 201);
+    } catch (err) {
+      // Every problem of the text, with its line and code (the 400's `problems`), beside the usual `details`.
+      if (err instanceof ImportRefusedError) {
+        return { statusCode: 400, body: { ...errorBody(err), problems: err.problems.slice(0, 50) } };
+      }
+      throw err;
+    }
   },
 } satisfies Record<AuthoringOperation, Handler>;
 
