@@ -61,21 +61,34 @@ t.test('accreditations on the settings screen: read by the teacher, recorded by 
   const form = (await a.get(url)).body;
   t.match(form, /action="[^"]*\/accreditations"/, 'the admin gets the form');
   t.match(form, /<option value="SKP-KEMENKES"/, 'with the schemes to choose from');
-  for (const [label, fields, status, message] of [
-    ['over the minutes', { value: '5' }, 422, /value 5 is over 4 JPL/],
-    ['over the maximum', { value: '51' }, 422, /over the most a course may be accredited for/],
-    ['not a number', { value: 'NaN' }, 422, /value must be more than 0/],
-    ['negative', { value: '-1' }, 422, /value must be more than 0/],
-    ['no date', { validFrom: '' }, 422, /validFrom must be an ISO date/],
-    ['until before from', { validUntil: '2025-01-01' }, 422, /validUntil must be after validFrom/],
-    ['an unknown scheme', { scheme: 'NOPE' }, 422, /Unknown credit scheme NOPE/],
-    ['a long reference', { reference: 'x'.repeat(10_000) }, 422, /reference must be 1-200 characters/],
+  // Each refusal in the page's words, beside the field at fault (the API keeps its English: credits tests).
+  for (const [label, fields, field, message] of [
+    [
+      'over the minutes',
+      { value: '5' },
+      'value',
+      /At most 4 JPL: this course&#39;s chapters are expected to take \d+ minutes, and 1 JPL = 45 minutes/,
+    ],
+    ['over the maximum', { value: '51' }, 'value', /At most [\d,]+ JPL per course in the SKP-KEMENKES scheme/],
+    ['not a number', { value: 'NaN' }, 'value', /Write a value above 0/],
+    ['negative', { value: '-1' }, 'value', /Write a value above 0/],
+    ['no date', { validFrom: '' }, 'validFrom', /Write a valid date/],
+    ['until before from', { validUntil: '2025-01-01' }, 'validUntil', /The end date must be after the start date/],
+    ['an unknown scheme', { scheme: 'NOPE' }, 'scheme', /There is no scheme NOPE yet/],
+    ['a long reference', { reference: 'x'.repeat(10_000) }, 'reference', /Write the decree or accreditation number/],
   ] as const) {
     const res = await a.post(post, { ...good, ...fields });
-    t.equal(res.status, status, `${label}: refused`);
-    t.match(res.body, message, `${label}: says why`);
+    t.equal(res.status, 422, `${label}: refused`);
+    t.match(res.body.match(new RegExp(`id="f-${field}-error">([^<]*)<`))?.[1] ?? '', message, `${label}: says why, beside ${field}`);
+    t.notMatch(
+      res.body,
+      /must be an ISO date|must be after validFrom|must be more than 0|must be 1-200|Unknown credit scheme|is over/,
+      `${label}: not the API's English`,
+    );
     t.match(res.body, /id="accreditations"/, `${label}: on the settings screen, what was typed kept`);
   }
+  const inIndonesian = await (await browserOf(app, admin.id, 'id')).post(post, { ...good, value: '5' });
+  t.match(inIndonesian.body, /Paling banyak 4 JPL: bab kursus ini diperkirakan \d+ menit, dan 1 JPL = 45 menit/, 'and in Indonesian');
   t.same(await stored(), [], 'nothing recorded by a refused form');
 
   const recorded = await a.post(post, good);
@@ -85,6 +98,7 @@ t.test('accreditations on the settings screen: read by the teacher, recorded by 
   t.same(course.rows[0], { kum: 4, scheme: 'SKP-KEMENKES' }, "the course's shown credit follows, as through the API");
   const again = await a.post(post, good);
   t.equal(again.status, 409, 'the same reference twice');
+  t.match(again.body, /Accreditation SK-123\/2026 in SKP-KEMENKES is already recorded; change that one/, 'said in words');
 
   const seen = (await (await browserOf(app, teacher.id)).get(url)).body;
   t.match(seen, /<td data-label="Scheme">SKP-KEMENKES<\/td><td data-label="Decree \/ accreditation number">SK-123\/2026<\/td>/);

@@ -438,8 +438,9 @@ t.test('sign-in problems: every code and reason has its message in both language
 t.test('the catalogs: no message left untranslated, none empty', async (t) => {
   const id = translation('id', 'UTC').t;
   const en = translation('en', 'UTC').t;
-  // The same in both languages, on purpose (Indonesian accreditation papers write pre-test and post-test too).
-  const SAME = new Set(['Status', 'KUM', 'E-mail', '—', 'Pre-test', 'Post-test']);
+  // The same in both languages, on purpose (Indonesian accreditation papers write pre-test and post-test too;
+  // "format" is Indonesian as well, and the import formats are names).
+  const SAME = new Set(['Status', 'KUM', 'E-mail', '—', 'Pre-test', 'Post-test', 'Format', 'GIFT (Moodle)', 'Aiken', 'CSV (Excel)']);
   const same: string[] = [];
   const walk = (a: unknown, b: unknown, path: string) => {
     if (typeof a === 'string') {

@@ -5,6 +5,39 @@ import { type Author, type CourseRow, findAuthoredCourse, lockAuthoredCourse } f
 import { estimatedMinutes, unitsForMinutes } from './requirements.js';
 import { readScheme } from './schemes.js';
 
+/**
+ * Why an accreditation was refused, for a page to say in its own words (the error's message stays
+ * the API's English). `field`: the input at fault, when one is.
+ */
+export type AccreditationProblem =
+  | { code: 'reference' | 'untilBeforeFrom' | 'professions' | 'value' }
+  | { code: 'date'; field: 'validFrom' | 'validUntil' }
+  | { code: 'unknownScheme'; scheme: string }
+  | { code: 'overSchemeMax'; scheme: string; max: number; unit: string }
+  | { code: 'overMinutes'; scheme: string; bound: number; unit: string; minutes: number; minutesPerUnit: number }
+  | { code: 'duplicate'; scheme: string; reference: string }
+  | { code: 'creditsEarned'; earned: number };
+
+/** A 422 of an accreditation's bounds, with its problem. */
+export class AccreditationRefusedError extends UnprocessableError {
+  constructor(
+    message: string,
+    readonly problem: AccreditationProblem,
+  ) {
+    super(message);
+  }
+}
+
+/** A 409 of an accreditation (a repeated reference, credits earned under it), with its problem. */
+export class AccreditationConflictError extends ConflictError {
+  constructor(
+    message: string,
+    readonly problem: AccreditationProblem,
+  ) {
+    super(message);
+  }
+}
+
 // A course's accreditations (docs/authoring.md, "Accreditations"): the only source of credit.
 // Anyone who may author the course reads them; only an admin of the course's institution or a
 // super_admin records, changes or ends one, and its value is bounded by the scheme (its maximum
@@ -109,40 +142,56 @@ export async function courseExpectedMinutes(db: Db, courseId: number): Promise<n
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
 
-function dateOf(value: string, name: string): Date {
+function dateOf(value: string, name: 'validFrom' | 'validUntil'): Date {
   const d = new Date(value);
-  if (!ISO_DATE.test(value) || Number.isNaN(d.getTime())) throw new UnprocessableError(`${name} must be an ISO date, e.g. 2026-01-01`);
+  if (!ISO_DATE.test(value) || Number.isNaN(d.getTime()))
+    throw new AccreditationRefusedError(`${name} must be an ISO date, e.g. 2026-01-01`, { code: 'date', field: name });
   return d;
+}
+
+function duplicateOf(values: { scheme: string; reference: string }): AccreditationConflictError {
+  return new AccreditationConflictError(`The course already has accreditation ${values.reference} in ${values.scheme}`, {
+    code: 'duplicate',
+    scheme: values.scheme,
+    reference: values.reference,
+  });
 }
 
 /** Checks an accreditation against its scheme and the course; the values to store. */
 async function checked(tx: Db, courseId: number, input: AccreditationInput) {
   const reference = input.reference.trim();
   if (reference.length < 1 || reference.length > 200)
-    throw new UnprocessableError('reference must be 1-200 characters (the decree or accreditation number)');
+    throw new AccreditationRefusedError('reference must be 1-200 characters (the decree or accreditation number)', { code: 'reference' });
   const validFrom = dateOf(input.validFrom, 'validFrom');
   const validUntil = input.validUntil === null ? null : dateOf(input.validUntil, 'validUntil');
-  if (validUntil !== null && validUntil <= validFrom) throw new UnprocessableError('validUntil must be after validFrom');
+  if (validUntil !== null && validUntil <= validFrom)
+    throw new AccreditationRefusedError('validUntil must be after validFrom', { code: 'untilBeforeFrom' });
   if (input.professions.length > 20 || input.professions.some((p) => p.trim().length < 1 || p.length > 100)) {
-    throw new UnprocessableError('professions must be at most 20 names of 1-100 characters');
+    throw new AccreditationRefusedError('professions must be at most 20 names of 1-100 characters', { code: 'professions' });
   }
   const scheme = await readScheme(tx, input.scheme);
-  if (!scheme) throw new UnprocessableError(`Unknown credit scheme ${input.scheme}: an operator adds schemes (lms-admin scheme set)`);
+  if (!scheme)
+    throw new AccreditationRefusedError(`Unknown credit scheme ${input.scheme}: an operator adds schemes (lms-admin scheme set)`, {
+      code: 'unknownScheme',
+      scheme: input.scheme,
+    });
   const value = input.value;
   if (!(Number.isFinite(value) && value > 0 && Math.round(value * 100) === value * 100)) {
-    throw new UnprocessableError('value must be more than 0, with at most two decimals');
+    throw new AccreditationRefusedError('value must be more than 0, with at most two decimals', { code: 'value' });
   }
   if (value > scheme.maxPerCourse) {
-    throw new UnprocessableError(
+    throw new AccreditationRefusedError(
       `value ${value} is over the most a course may be accredited for in ${scheme.code}: ${scheme.maxPerCourse} ${scheme.unit}`,
+      { code: 'overSchemeMax', scheme: scheme.code, max: scheme.maxPerCourse, unit: scheme.unit },
     );
   }
   if (scheme.minutesPerUnit !== null) {
     const minutes = await courseExpectedMinutes(tx, courseId);
     const bound = unitsForMinutes(scheme, minutes) ?? 0;
     if (value > bound) {
-      throw new UnprocessableError(
+      throw new AccreditationRefusedError(
         `value ${value} is over ${bound} ${scheme.unit}: ${scheme.code} counts ${scheme.minutesPerUnit} minutes a ${scheme.unit} (rounding ${scheme.rounding}) and the course's chapters expect ${minutes} minutes`,
+        { code: 'overMinutes', scheme: scheme.code, bound, unit: scheme.unit, minutes, minutesPerUnit: scheme.minutesPerUnit },
       );
     }
   }
@@ -188,13 +237,20 @@ export async function createAccreditation(
       ),
     );
   if (exists.length > 0)
-    throw new ConflictError(`The course already has accreditation ${values.reference} in ${values.scheme}: change it instead`);
+    throw new AccreditationConflictError(
+      `The course already has accreditation ${values.reference} in ${values.scheme}: change it instead`,
+      {
+        code: 'duplicate',
+        scheme: values.scheme,
+        reference: values.reference,
+      },
+    );
   const [row] = await tx
     .insert(courseAccreditations)
     .values({ courseId, ...values, recordedBy: author.kind === 'session' ? author.userId : null })
     .returning(columns)
     .catch((err: unknown) => {
-      if (isUniqueViolation(err)) throw new ConflictError(`The course already has accreditation ${values.reference} in ${values.scheme}`);
+      if (isUniqueViolation(err)) throw duplicateOf(values);
       throw err;
     });
   if (!row) throw new Error('the accreditation insert returned no row');
@@ -248,7 +304,7 @@ export async function updateAccreditation(
     .where(eq(courseAccreditations.id, id))
     .returning(columns)
     .catch((err: unknown) => {
-      if (isUniqueViolation(err)) throw new ConflictError(`The course already has accreditation ${values.reference} in ${values.scheme}`);
+      if (isUniqueViolation(err)) throw duplicateOf(values);
       throw err;
     });
   if (!row) throw new NotFoundError('Accreditation not found');
@@ -263,7 +319,13 @@ export async function deleteAccreditation(tx: Db, author: Author, courseId: numb
   const { rows } = await tx.execute(sql`select count(*)::int as n from credits where accreditation_id = ${id}`);
   const earned = (rows[0] as { n: number }).n;
   if (earned > 0) {
-    throw new ConflictError(`${earned} credit(s) were earned under this accreditation: end it with validUntil instead of deleting it`);
+    throw new AccreditationConflictError(
+      `${earned} credit(s) were earned under this accreditation: end it with validUntil instead of deleting it`,
+      {
+        code: 'creditsEarned',
+        earned,
+      },
+    );
   }
   await tx.delete(courseAccreditations).where(eq(courseAccreditations.id, id));
   await syncShownCredit(tx, courseId, now);

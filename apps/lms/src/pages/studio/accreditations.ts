@@ -2,6 +2,7 @@ import type { CourseRow } from '../../domain/authoring/index.js';
 import {
   type Accreditation,
   type AccreditationInput,
+  type AccreditationProblem,
   accreditationState,
   courseAccreditationList,
   mayAccredit,
@@ -37,6 +38,34 @@ export function accreditationInput(form: FormValues): AccreditationInput {
   };
 }
 
+/** A refused accreditation in the page's words: the field at fault (or `form`) and what to do. */
+export function accreditationRefusal(ctx: PageContext, problem: AccreditationProblem): { field: string; message: string } {
+  const r = ctx.t.studio.evidence.refused;
+  const n = (x: number) => ctx.f.number(x);
+  switch (problem.code) {
+    case 'reference':
+      return { field: 'reference', message: r.reference };
+    case 'date':
+      return { field: problem.field, message: r.date };
+    case 'untilBeforeFrom':
+      return { field: 'validUntil', message: r.untilBeforeFrom };
+    case 'professions':
+      return { field: 'professions', message: r.professions };
+    case 'value':
+      return { field: 'value', message: r.value };
+    case 'unknownScheme':
+      return { field: 'scheme', message: r.unknownScheme(problem.scheme) };
+    case 'overSchemeMax':
+      return { field: 'value', message: r.overSchemeMax(n(problem.max), problem.unit, problem.scheme) };
+    case 'overMinutes':
+      return { field: 'value', message: r.overMinutes(n(problem.bound), problem.unit, n(problem.minutes), n(problem.minutesPerUnit)) };
+    case 'duplicate':
+      return { field: 'reference', message: r.duplicate(problem.reference, problem.scheme) };
+    case 'creditsEarned':
+      return { field: 'form', message: r.creditsEarned(n(problem.earned)) };
+  }
+}
+
 function table(ctx: PageContext, list: readonly Accreditation[], now: Date): Html {
   const w = ctx.t.studio.evidence;
   if (list.length === 0) return html`<p>${w.noAccreditation}</p>`;
@@ -59,7 +88,7 @@ export async function accreditationsPart(
   { ctx, actx, query }: Pick<Asked, 'ctx' | 'actx' | 'query'>,
   course: CourseRow,
   typed: FormValues = {},
-  problem: string | null = null,
+  problem: AccreditationProblem | null = null,
 ): Promise<Html> {
   const w = ctx.t.studio.evidence;
   const now = app.clock();
@@ -69,15 +98,17 @@ export async function accreditationsPart(
     const schemes = (await listSchemes(app.db)).map((s) => [s.code, `${s.code}: ${s.body}`] as [string, string]);
     const values = { scheme: course.credit_scheme, ...typed };
     const c = w.columns;
+    const refusal = problem === null ? null : accreditationRefusal(ctx, problem);
+    const errors: Record<string, string> = refusal ? { [refusal.field]: refusal.message } : {};
     form = html`<form method="post" action="${href('/dashboard/studio/courses', course.id, 'accreditations')}" class="stack">
 <h3>${w.record}</h3>
-${flash(problem, 'error')}
-${field(c.scheme, 'scheme', values, {}, { choices: schemes })}
-${field(c.reference, 'reference', values, {}, { required: true })}
-${field(w.validFrom, 'validFrom', values, {}, { type: 'date', required: true })}
-${field(w.validUntil, 'validUntil', values, {}, { type: 'date' })}
-${field(c.value, 'value', values, {})}
-${field(w.professions, 'professions', values, {})}
+${refusal && flash(refusal.field === 'form' ? refusal.message : ctx.t.studio.fixBelow, 'error')}
+${field(c.scheme, 'scheme', values, errors, { choices: schemes })}
+${field(c.reference, 'reference', values, errors, { required: true })}
+${field(w.validFrom, 'validFrom', values, errors, { type: 'date', required: true })}
+${field(w.validUntil, 'validUntil', values, errors, { type: 'date' })}
+${field(c.value, 'value', values, errors)}
+${field(w.professions, 'professions', values, errors)}
 <button type="submit">${w.record}</button>
 </form>`;
   }

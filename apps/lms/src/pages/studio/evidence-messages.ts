@@ -17,6 +17,19 @@ export function studioEvidenceMessagesId() {
     validUntil: 'Berlaku sampai (kosong: tanpa batas)',
     professions: 'Profesi (pisahkan dengan koma)',
     recorded: 'Akreditasi dicatat.',
+    refused: {
+      reference: 'Tulis nomor SK atau akreditasi, 1 sampai 200 karakter.',
+      date: 'Tulis tanggal yang valid, misalnya 2026-01-01.',
+      untilBeforeFrom: 'Tanggal akhir harus setelah tanggal mulai.',
+      professions: 'Paling banyak 20 profesi, masing-masing 1 sampai 100 karakter.',
+      value: 'Tulis nilai lebih dari 0, paling banyak dua angka desimal (misalnya 2 atau 2,5).',
+      unknownScheme: (scheme: string) => `Skema ${scheme} belum ada; operator menambahkannya dengan lms-admin.`,
+      overSchemeMax: (max: string, unit: string, scheme: string) => `Paling banyak ${max} ${unit} per kursus dalam skema ${scheme}.`,
+      overMinutes: (bound: string, unit: string, minutes: string, perUnit: string) =>
+        `Paling banyak ${bound} ${unit}: bab kursus ini diperkirakan ${minutes} menit, dan 1 ${unit} = ${perUnit} menit.`,
+      duplicate: (reference: string, scheme: string) => `Akreditasi ${reference} dalam skema ${scheme} sudah tercatat; ubah yang ada.`,
+      creditsEarned: (n: string) => `${n} kredit sudah diperoleh dengan akreditasi ini: akhiri masa berlakunya, jangan dihapus.`,
+    },
   };
 }
 
@@ -36,5 +49,18 @@ export function studioEvidenceMessagesEn(): ReturnType<typeof studioEvidenceMess
     validUntil: 'Valid until (blank: open-ended)',
     professions: 'Professions (comma-separated)',
     recorded: 'Accreditation recorded.',
+    refused: {
+      reference: 'Write the decree or accreditation number, 1 to 200 characters.',
+      date: 'Write a valid date, e.g. 2026-01-01.',
+      untilBeforeFrom: 'The end date must be after the start date.',
+      professions: 'At most 20 professions, each 1 to 100 characters.',
+      value: 'Write a value above 0 with at most two decimals (e.g. 2 or 2.5).',
+      unknownScheme: (scheme: string) => `There is no scheme ${scheme} yet; an operator adds it with lms-admin.`,
+      overSchemeMax: (max: string, unit: string, scheme: string) => `At most ${max} ${unit} per course in the ${scheme} scheme.`,
+      overMinutes: (bound: string, unit: string, minutes: string, perUnit: string) =>
+        `At most ${bound} ${unit}: this course's chapters are expected to take ${minutes} minutes, and 1 ${unit} = ${perUnit} minutes.`,
+      duplicate: (reference: string, scheme: string) => `Accreditation ${reference} in ${scheme} is already recorded; change that one.`,
+      creditsEarned: (n: string) => `${n} credits were earned under this accreditation: end it instead of deleting it.`,
+    },
   };
 }

@@ -1,7 +1,7 @@
 import { AUTHORING_OPERATIONS as op, type CourseRow, StaleVersionError } from '../../domain/authoring/index.js';
 import { listCategories } from '../../domain/categories.js';
-import { recordAccreditation } from '../../domain/evidence/accreditations.js';
-import { BadRequestError, ConflictError, UnprocessableError } from '../../errors.js';
+import { AccreditationConflictError, AccreditationRefusedError, recordAccreditation } from '../../domain/evidence/accreditations.js';
+import { BadRequestError } from '../../errors.js';
 import { refusalsByField } from '../form-errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
@@ -164,10 +164,10 @@ export default function settingsScreen(app: App) {
         // The API's own rule: a teacher's post is a 403 there, every bound a 422, a repeated reference a 409.
         await recordAccreditation(app.db, actx.author, course.id, accreditationInput(typed), app.clock());
       } catch (err) {
-        if (!(err instanceof UnprocessableError || err instanceof ConflictError)) throw err;
-        const credit = await accreditationsPart(app, asked, course, typed, err.message);
+        if (!(err instanceof AccreditationRefusedError || err instanceof AccreditationConflictError)) throw err;
+        const credit = await accreditationsPart(app, asked, course, typed, err.problem);
         const page = settingsPage(ctx, await listCategories(app.db), course, settingsValues(course, ctx.locale), {}, false, credit);
-        return show(course, 'settings', ctx.t.studio.tabs.settings, page, err instanceof ConflictError ? 409 : 422);
+        return show(course, 'settings', ctx.t.studio.tabs.settings, page, err instanceof AccreditationConflictError ? 409 : 422);
       }
       await changed(app, course.id);
       return back(studioPath(course.id, '/settings?recorded=1#accreditations'));
