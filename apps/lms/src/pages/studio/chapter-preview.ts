@@ -2,7 +2,7 @@ import { AUTHORING_LIMITS } from '@lms/contracts';
 import { z } from 'zod';
 import { chapterForEditor } from '../../domain/authoring/index.js';
 import { MARKDOWN_MAX_NESTING } from '../view/markdown.js';
-import { chapterContentProblem } from './forms.js';
+import { chapterContentProblem } from './chapter-form.js';
 import { type App, AUTHORS, IdParams, type StudioRoute } from './screen.js';
 
 // The chapter editor's live preview (POST /dashboard/studio/chapters/:id/preview, JSON): what is

@@ -15,7 +15,8 @@ import { attr, type Html, href, html } from '../view/html.js';
 import { MARKDOWN_MAX_NESTING, markdownFragment } from '../view/markdown.js';
 import { refusalsByField } from '../form-errors.js';
 import { chapterLabel } from './field-labels.js';
-import { chapterContentProblem, type FieldErrors, type FormValues, insertAtCursor, videoEmbedUrl, videoMarkdown } from './forms.js';
+import { chapterContentProblem, insertAtCursor, videoEmbedUrl, videoMarkdown } from './chapter-form.js';
+import type { FieldErrors, FormValues } from './forms.js';
 import { type App, changed, getPage, postForm, versionOf } from './screen.js';
 import { field, flash, staleCompare } from './views.js';
 
