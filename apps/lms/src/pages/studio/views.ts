@@ -64,7 +64,12 @@ export function field(
   } else {
     control = html`<input id="${id}" name="${name}" type="${options.type ?? 'text'}" value="${value}"${attr('required', options.required === true)}${attr('aria-invalid', Boolean(error) && 'true')}${attr('aria-describedby', described)}>`;
   }
-  return html`<p class="field"><label for="${id}">${label}</label> ${control}${options.hint && html`<br><small class="muted">${options.hint}</small>`}${
+  // A checkbox sits before its words, on their line (a text field's label is above it).
+  const labelled =
+    options.type === 'checkbox'
+      ? html`<p class="field field-check">${control} <label for="${id}">${label}</label>`
+      : html`<p class="field"><label for="${id}">${label}</label> ${control}`;
+  return html`${labelled}${options.hint && html`<br><small class="muted">${options.hint}</small>`}${
     error && html`<br><strong class="field-error" id="${id}-error">${error}</strong>`
   }</p>`;
 }

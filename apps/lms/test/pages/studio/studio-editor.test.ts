@@ -247,7 +247,7 @@ t.test('the studio editor', async (t) => {
     );
     const outline = await a.get(`/dashboard/studio/courses/${courseId}/outline`);
     t.match(outline.body, `<li data-move="/dashboard/studio/chapters/${chapterIds[1]}/move">`);
-    t.match(outline.body, 'aria-label="Naikkan «Bab 2»"', 'the move button names what it moves');
+    t.match(outline.body, 'aria-label="Naik: «Bab 2»"', 'the move button names what it moves');
   });
 
   t.test('duplicate this course', async (t) => {
