@@ -20,6 +20,9 @@ import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 // The crawl knows no page by name: new pages are covered once a page links to them. Screenshots
 // of the first page of each kind at 1280 and 390 px go to SCREENSHOT_DIR (default: a temp dir).
 
+// Three roles in two languages, each crawl with axe-core on every page: about a minute each.
+t.setTimeout(900_000);
+
 /** Pages visited per role and language, and per kind of page (the path with its ids as :id). */
 const MAX_PAGES = 70;
 const PER_KIND = 2;
