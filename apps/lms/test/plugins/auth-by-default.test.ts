@@ -150,6 +150,8 @@ const PUBLIC_PAGES = [
   'GET /dashboard/assets/chapter-time.js',
   'GET /dashboard/assets/dashboard.css',
   'GET /dashboard/assets/dashboard.js',
+  'GET /dashboard/assets/studio-editor.css',
+  'GET /dashboard/assets/studio-editor.js',
   'GET /media/pictures/:name',
   'GET /sign-in',
   'GET /sso/verify',

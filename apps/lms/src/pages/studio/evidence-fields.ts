@@ -11,6 +11,7 @@ import type { FieldErrors } from './forms.js';
 export interface EvidenceFieldWords {
   evaluationItemsLine: (line: number, message: string) => string;
   evaluationItemsShape: string;
+  evaluationItemsRepeated: string;
 }
 
 /** Stored items as the textarea's lines; null: empty (the scheme's default items). */
@@ -43,5 +44,7 @@ export function evaluationItemsOf(
 export function evaluationItemsIssue(issue: z.core.$ZodIssue, words: EvidenceFieldWords, said: string): string {
   const [, line] = issue.path;
   if (typeof line !== 'number') return said;
-  return words.evaluationItemsLine(line + 1, said);
+  // The contract's one custom rule of an item: its key used on an earlier line.
+  const repeated = issue.code === 'custom' && issue.path[2] === 'key';
+  return words.evaluationItemsLine(line + 1, repeated ? words.evaluationItemsRepeated : said);
 }

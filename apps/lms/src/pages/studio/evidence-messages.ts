@@ -5,6 +5,7 @@ export function studioEvidenceMessagesId() {
   return {
     evaluationItemsLine: (line: number, message: string) => `Baris ${line}: ${message}`,
     evaluationItemsShape: 'tulis kunci | Bahasa Indonesia | English',
+    evaluationItemsRepeated: 'kunci ini sudah dipakai di baris sebelumnya',
     accreditations: 'Akreditasi',
     onlyAdmin:
       'Hanya admin institusi kursus ini atau admin super yang mencatat akreditasi; nilai kredit kursus mengikuti akreditasi yang berlaku.',
@@ -37,6 +38,7 @@ export function studioEvidenceMessagesEn(): ReturnType<typeof studioEvidenceMess
   return {
     evaluationItemsLine: (line: number, message: string) => `Line ${line}: ${message}`,
     evaluationItemsShape: 'write key | Bahasa Indonesia | English',
+    evaluationItemsRepeated: 'this key is already used on an earlier line',
     accreditations: 'Accreditations',
     onlyAdmin:
       "Only an admin of this course's institution or a super admin records accreditations; the course's credit follows the accreditation in force.",

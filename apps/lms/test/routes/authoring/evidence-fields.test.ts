@@ -135,9 +135,14 @@ t.test("the studio's settings form: both fields, both languages, problems by lin
       'evaluationItems',
       /Line 3: write key \| Bahasa Indonesia \| English/,
     ],
-    ['10k characters', { evaluationItems: `a | ${'x'.repeat(10_000)} | y` }, 'evaluationItems', /Line 1: id: /],
-    ['500 items', { evaluationItems: many }, 'evaluationItems', /at most 20 evaluation items/],
-    ['a repeated key', { evaluationItems: `${lines}\nmateri | lagi | again` }, 'evaluationItems', /Line 3: key: key materi is repeated/],
+    ['10k characters', { evaluationItems: `a | ${'x'.repeat(10_000)} | y` }, 'evaluationItems', /Line 1: Use at most 300 characters/],
+    ['500 items', { evaluationItems: many }, 'evaluationItems', /At most 20 items/],
+    [
+      'a repeated key',
+      { evaluationItems: `${lines}\nmateri | lagi | again` },
+      'evaluationItems',
+      /Line 3: this key is already used on an earlier line/,
+    ],
   ] as const) {
     const res = await b.post(url, { ...(await formOf()), ...fields });
     t.equal(res.status, 422, `${label}: refused`);
