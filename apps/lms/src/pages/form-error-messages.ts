@@ -37,7 +37,7 @@ export function formErrorMessagesId() {
         needAnswer: 'Tulis jawaban yang benar.',
         rightRange: (n: number) => `Tulis nomor pilihan dari 1 sampai ${n}.`,
         sameOptions: 'Setiap pilihan harus berbeda.',
-        roleTaken: 'Kuis lain dalam kursus ini sudah memegang peran ini: pilih peran lain, atau ubah kuis itu dahulu.',
+        roleTaken: (name: string) => `Kuis «${name}» sudah memegang peran ini dalam kursus: pilih peran lain, atau ubah kuis itu dahulu.`,
         finalNotPreTest: 'Ujian akhir tidak dapat menjadi pre-test.',
       },
     },
@@ -82,7 +82,8 @@ export function formErrorMessagesEn(): FormErrorMessages {
         needAnswer: 'Write the right answer.',
         rightRange: (n: number) => `Write option numbers from 1 to ${n}.`,
         sameOptions: 'Each option must differ from the others.',
-        roleTaken: 'Another quiz of this course already has this role: choose another role, or change that quiz first.',
+        roleTaken: (name: string) =>
+          `The quiz «${name}» already has this role in the course: choose another role, or change that quiz first.`,
         finalNotPreTest: 'The final exam cannot be a pre-test.',
       },
     },

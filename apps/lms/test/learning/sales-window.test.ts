@@ -58,7 +58,7 @@ t.test('tier prices and the end of sales', async (t) => {
       t.match(catalog.body, idPrice, `${tier}: the catalog card`);
       const coursePage = await page(`/dashboard/courses/${course.id}`, who.cookie, 'en');
       // The amount is in its own no-wrap span (view/html.ts amount()): the row's text without its tags.
-        const priceRow = (/<dt>Price<\/dt><dd>(.*?)<\/dd>/.exec(coursePage.body)?.[1] ?? '').replace(/<[^>]*>/g, '');
+      const priceRow = (/<dt>Price<\/dt><dd>(.*?)<\/dd>/.exec(coursePage.body)?.[1] ?? '').replace(/<[^>]*>/g, '');
       t.match(priceRow, enPrice, `${tier}: "Price" on the course page`);
       t.match(coursePage.body, new RegExp(`Your price: ${enPrice.source}`), `${tier}: "Your price"`);
       const others = cases.filter(([other]) => other !== tier).map(([, , , p]) => p);

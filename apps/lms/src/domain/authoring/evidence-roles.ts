@@ -10,6 +10,19 @@ import { ConflictError, type FieldProblem, invalidBody } from '../../errors.js';
 
 const FINAL_NOT_PRE_TEST = 'the final exam cannot be the pre-test (the pre-test opens the course; the final exam closes it)';
 
+/** The 409 of a role another quiz of the course holds, naming that quiz (pages say it in their words). */
+export class EvidenceRoleTakenError extends ConflictError {
+  constructor(
+    readonly other: { id: number; name: string; scope: string },
+    role: EvidenceRole,
+  ) {
+    super(
+      `quiz ${other.id} "${other.name}" (a ${other.scope} quiz) is already the course's ${role}: a course has one ${role}; ` +
+        `set that quiz's evidenceRole to null first`,
+    );
+  }
+}
+
 /**
  * 409 when another quiz of the course already has `role` (naming it), 400 for a pre-test final
  * exam. `quizId`: the quiz being written (null for a new one). Runs under the course's lock.
@@ -28,12 +41,7 @@ export async function assertEvidenceRoleFree(
     sql`select id, name, scope::text as scope from quizzes
       where course_id = ${courseId} and evidence_role = ${role} and id <> ${quizId ?? 0} order by id limit 1`,
   );
-  if (other) {
-    throw new ConflictError(
-      `quiz ${other.id} "${other.name}" (a ${other.scope} quiz) is already the course's ${role}: a course has one ${role}; ` +
-        `set that quiz's evidenceRole to null first`,
-    );
-  }
+  if (other) throw new EvidenceRoleTakenError(other, role);
 }
 
 /** 400 naming each place when a document gives a role twice (both places named) or makes its final exam the pre-test. */

@@ -9,7 +9,8 @@ import {
   quizForEditor,
   StaleVersionError,
 } from '../../domain/authoring/index.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import { EvidenceRoleTakenError } from '../../domain/authoring/evidence-roles.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { type Html, href, html } from '../view/html.js';
 import { type FieldErrors, type FormValues, quizBody, quizValues } from './forms.js';
@@ -137,8 +138,8 @@ export default function quizScreen(app: App) {
           }
           if (err instanceof BadRequestError) return again(problem(quizRefusals(ctx, err), flash(s.fixBelow, 'error')), 422);
           // Another quiz of the course holds the role (evidence-roles.ts): said next to the field.
-          if (err instanceof ConflictError)
-            return again(problem({ evidenceRole: ctx.t.formErrors.quiz.roleTaken }, flash(s.fixBelow, 'error')), 409);
+          if (err instanceof EvidenceRoleTakenError)
+            return again(problem({ evidenceRole: ctx.t.formErrors.quiz.roleTaken(err.other.name) }, flash(s.fixBelow, 'error')), 409);
           throw err;
         }
         await changed(app, course.id);

@@ -181,7 +181,7 @@ t.test("the studio's quiz editor: a select, both languages, the other quiz named
 
   const clash = await save('module', m2.id, 'pre_test');
   t.equal(clash.status, 409, 'the other quiz holds the role');
-  t.match(clash.body, new RegExp(`id="f-evidenceRole-error">quiz ${m1.quiz.id} &quot;Kuis Modul 1&quot;`), 'named next to the field');
+  t.match(clash.body, /id="f-evidenceRole-error">The quiz «Kuis Modul 1» already has this role/, 'named next to the field');
   const wrong = await save('module', m2.id, 'pre-test');
   t.equal(wrong.status, 422, 'a value not in the list');
   t.match(wrong.body, /id="f-evidenceRole-error"/);
