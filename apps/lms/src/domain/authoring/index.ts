@@ -39,7 +39,7 @@ export {
   quizPlaceOf,
   quizTargetOf,
 } from './operations.js';
-export { checklistOf, publishCourse, type QuizReadiness, quizReadiness, readPublication, unpublishCourse } from './publication.js';
+export { checklistOf, publishCourse, type QuizReadiness, readPublication, unpublishCourse } from './publication.js';
 export { ImportRefusedError, importQuestions, readQuestionBank, replaceQuestionBank } from './question-bank.js';
 export { LearnersHoldError } from './rows.js';
 export {

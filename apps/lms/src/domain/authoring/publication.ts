@@ -21,7 +21,7 @@ export type QuizReadiness = Pick<RawSelect<typeof quizzesTable>, 'id' | 'name' |
 };
 
 /** Every quiz of the course, counted for the `quizzes` rule (the studio says it in the person's words). */
-export async function quizReadiness(db: Db, courseId: number): Promise<QuizReadiness[]> {
+async function quizReadiness(db: Db, courseId: number): Promise<QuizReadiness[]> {
   // Raw: per-quiz counts with FILTER over the answer-key expression (scored).
   return typedRows<QuizReadiness>(
     db,
@@ -42,7 +42,11 @@ export async function quizReadiness(db: Db, courseId: number): Promise<QuizReadi
 
 /** The checklist of a course: each rule, whether it holds, and what it asks or what is wrong. */
 export async function checklistOf(db: Db, course: CourseRow): Promise<ChecklistItem[]> {
-  const quizzes = await quizReadiness(db, course.id);
+  return checklistFor(course, await quizReadiness(db, course.id));
+}
+
+/** The checklist from the course and its quizzes' counts (quizReadiness). */
+function checklistFor(course: CourseRow, quizzes: readonly QuizReadiness[]): ChecklistItem[] {
   const badQuizzes = quizzes.flatMap((q) => {
     const what = `the ${q.scope === 'final' ? 'final exam' : `${q.scope} quiz`} "${q.name}" (id ${q.id})`;
     if (q.drawCount !== null) {
@@ -120,10 +124,18 @@ export interface Publication {
   checklist: ChecklistItem[];
 }
 
-/** Whether the course is published, and its checklist (those who may author it). */
-export async function readPublication(db: Db, ctx: AuthoringContext, courseId: number): Promise<Publication> {
+/**
+ * Whether the course is published, and its checklist (those who may author it), with the quizzes'
+ * counts the checklist was made from (the studio says the quizzes rule from them in words).
+ */
+export async function readPublication(
+  db: Db,
+  ctx: AuthoringContext,
+  courseId: number,
+): Promise<Publication & { quizzes: QuizReadiness[] }> {
   const course = await findAuthoredCourse(db, ctx.author, { course: courseId });
-  return { course, checklist: await checklistOf(db, course) };
+  const quizzes = await quizReadiness(db, course.id);
+  return { course, checklist: checklistFor(course, quizzes), quizzes };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { AUTHORING_OPERATIONS as op, quizReadiness } from '../../domain/authoring/index.js';
+import { AUTHORING_OPERATIONS as op } from '../../domain/authoring/index.js';
 import { href, html } from '../view/html.js';
 import { duplicateForm } from './duplicate.js';
 import { type App, getPage, postForm, studioPath } from './screen.js';
@@ -11,7 +11,7 @@ import { checklistSection, flash } from './views.js';
 export default function publishScreen(app: App) {
   return [
     getPage('/studio/courses/:id', 'Course studio: overview and publish checklist', async ({ ctx, actx, id, query, show }) => {
-      const { course, checklist } = await op.publicationChecklist(app.db, actx, id);
+      const { course, checklist, quizzes } = await op.publicationChecklist(app.db, actx, id);
       const s = ctx.t.studio;
       const note =
         query.published === '1'
@@ -22,7 +22,7 @@ export default function publishScreen(app: App) {
               ? flash(s.checklist.unpublishedNow)
               : false;
       const body = html`${note}
-${checklistSection(ctx, course, checklist, await quizReadiness(app.db, course.id))}
+${checklistSection(ctx, course, checklist, quizzes)}
 <p><a href="${href('/dashboard/studio/courses', course.id, 'settings')}">${s.tabs.settings}</a> · <a href="${href('/dashboard/studio/courses', course.id, 'outline')}">${s.tabs.outline}</a></p>
 ${duplicateForm(ctx, course.id)}`;
       return show(course, 'overview', s.title(course.name), body, query.published === '0' ? 409 : 200);
