@@ -229,6 +229,20 @@ export const quizzes = pgTable(
   ],
 );
 
+/** A question's own columns, the same for a quiz's (questions) and the bank's (bank_questions). */
+const questionColumns = () => ({
+  questionText: text().notNull(),
+  questionType: text({ enum: QUESTION_KINDS }).notNull().default('multiple_choice'),
+  /** [{id, text, isCorrect}]; isCorrect is an answer key. */
+  options: jsonb().$type<QuestionOption[]>().notNull().default([]),
+  // Answer keys: never sent to API-key callers or students.
+  correctAnswer: text(),
+  essayAnswer: text(),
+  explanation: text(),
+  points: integer().notNull().default(1),
+  orderIndex: integer().notNull().default(0),
+});
+
 export const questions = pgTable(
   'questions',
   {
@@ -236,16 +250,7 @@ export const questions = pgTable(
     quizId: integer()
       .notNull()
       .references(() => quizzes.id, { onDelete: 'cascade' }),
-    questionText: text().notNull(),
-    questionType: text({ enum: QUESTION_KINDS }).notNull().default('multiple_choice'),
-    /** [{id, text, isCorrect}]; isCorrect is an answer key. */
-    options: jsonb().$type<QuestionOption[]>().notNull().default([]),
-    // Answer keys: never sent to API-key callers or students.
-    correctAnswer: text(),
-    essayAnswer: text(),
-    explanation: text(),
-    points: integer().notNull().default(1),
-    orderIndex: integer().notNull().default(0),
+    ...questionColumns(),
     ...timestamps,
   },
   (t) => [index('questions_quiz_order_idx').on(t.quizId, t.orderIndex), check('questions_points_nonnegative', sql`${t.points} >= 0`)],
@@ -265,15 +270,7 @@ export const bankQuestions = pgTable(
       .references(() => courses.id, { onDelete: 'cascade' }),
     /** Labels a quiz may draw from (drawTag), lower case. */
     tags: text().array().notNull().default(sql`'{}'::text[]`),
-    questionText: text().notNull(),
-    questionType: text({ enum: QUESTION_KINDS }).notNull().default('multiple_choice'),
-    /** [{id, text, isCorrect}]; isCorrect is an answer key. */
-    options: jsonb().$type<QuestionOption[]>().notNull().default([]),
-    correctAnswer: text(),
-    essayAnswer: text(),
-    explanation: text(),
-    points: integer().notNull().default(1),
-    orderIndex: integer().notNull().default(0),
+    ...questionColumns(),
     ...timestamps,
   },
   (t) => [

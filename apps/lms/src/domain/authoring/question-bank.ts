@@ -5,7 +5,6 @@ import {
   type QuestionBankBody,
   type QuestionImportBody,
   type QuestionOut,
-  rightOptionIds,
 } from '@lms/contracts';
 import { type Db, inTransaction, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
@@ -13,6 +12,7 @@ import type { z } from 'zod';
 import { BadRequestError, invalidBody } from '../../errors.js';
 import { type AuthoringContext, findAuthoredCourse, lockAuthoredCourse } from './authors.js';
 import { recordChange } from './history.js';
+import { questionRow } from './rows.js';
 import { type ImportProblem, IMPORT_LIMITS, parseQuestions } from './question-import/index.js';
 
 // A course's question bank (docs/authoring.md, "Question bank"): read, replaced whole, or grown
@@ -58,17 +58,9 @@ export async function readQuestionBank(db: Db, ctx: AuthoringContext, courseId: 
   return { courseId: course.id, questions: await bankOf(db, course.id) };
 }
 
-/** A bank question's row as written: its answer key beside the options, as quiz questions keep it. */
+/** A bank question's row as written: a quiz question's columns (its answer key beside the options) and its tags. */
 const rowOf = (q: Omit<BankQuestionInput, 'id'> & { id?: number }, orderIndex: number) => ({
-  id: q.id,
-  orderIndex,
-  questionType: q.questionType,
-  questionText: q.questionText,
-  points: q.points,
-  options: q.options,
-  correctAnswer: q.options.length > 0 ? rightOptionIds(q.options) : q.correctAnswer,
-  essayAnswer: q.essayAnswer,
-  explanation: q.explanation,
+  ...questionRow(q, orderIndex),
   tags: [...new Set(q.tags)],
 });
 

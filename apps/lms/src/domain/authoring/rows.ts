@@ -186,23 +186,30 @@ export async function writeQuizzes(tx: Db, courseId: number, rows: readonly Quiz
   return ids;
 }
 
+/** A question as its columns are written, a quiz's or the bank's (./question-bank.ts). */
+export function questionRow(
+  q: Pick<QuestionInput, 'questionType' | 'questionText' | 'points' | 'options' | 'correctAnswer' | 'essayAnswer' | 'explanation'> & {
+    id?: number;
+  },
+  orderIndex: number,
+) {
+  return {
+    id: q.id,
+    orderIndex,
+    questionType: q.questionType,
+    questionText: q.questionText,
+    points: q.points,
+    options: q.options,
+    // Choice questions keep their right option ids here too, as the seed data always has.
+    correctAnswer: q.options.length > 0 ? rightOptionIds(q.options) : q.correctAnswer,
+    essayAnswer: q.essayAnswer,
+    explanation: q.explanation,
+  };
+}
+
 /** The questions of each quiz become exactly `questionsOf[i]` for `quizIds[i]`. */
 async function writeQuestions(tx: Db, quizIds: readonly number[], questionsOf: readonly QuestionInput[][]): Promise<void> {
-  const all = quizIds.flatMap((quizId, i) =>
-    questionsOf[i].map((q, orderIndex) => ({
-      id: q.id,
-      quizId,
-      orderIndex,
-      questionType: q.questionType,
-      questionText: q.questionText,
-      points: q.points,
-      options: q.options,
-      // Choice questions keep their right option ids here too, as the seed data always has.
-      correctAnswer: q.options.length > 0 ? rightOptionIds(q.options) : q.correctAnswer,
-      essayAnswer: q.essayAnswer,
-      explanation: q.explanation,
-    })),
-  );
+  const all = quizIds.flatMap((quizId, i) => questionsOf[i].map((q, orderIndex) => ({ ...questionRow(q, orderIndex), quizId })));
   const keptIds = all.filter((q) => q.id !== undefined).map((q) => q.id as number);
   if (quizIds.length > 0) {
     await tx.execute(sql`
