@@ -41,3 +41,22 @@ export async function heldLoop<T>(fn: () => Promise<T>): Promise<{ result: T; ma
 /** `heldLoop`'s figures in words, for an assertion's message. */
 export const heldText = (m: { maxMs: number; wallMs: number }) =>
   `${m.maxMs.toFixed(0)} ms (longest gap ${m.wallMs.toFixed(0)} ms of wall-clock time)`;
+
+/**
+ * `/healthz` asked every 50 ms (after a first 200 ms, while the attack gets in flight) until
+ * `until` (performance.now()): how long each answer took and its status (0: no answer in 10 s).
+ */
+export async function probeHealth(base: string, until: number): Promise<{ times: number[]; statuses: number[] }> {
+  const times: number[] = [];
+  const statuses: number[] = [];
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  while (performance.now() < until) {
+    const started = performance.now();
+    const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
+    times.push(performance.now() - started);
+    statuses.push(res?.status ?? 0);
+    await res?.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { times, statuses };
+}

@@ -1,7 +1,6 @@
 import { apiKeys, chapters, courseAccreditations, modules, purchases, quizzes } from '@lms/db';
 import { Reasons } from '@lms/partner-auth';
 import { eq } from 'drizzle-orm';
-import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import t, { type Test } from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { localeFromAcceptLanguage, translation } from '../../src/pages/i18n/index.js';
@@ -10,6 +9,7 @@ import { type SignInProblem, signInProblem } from '../../src/pages/sign-in/index
 import { buildTestApp } from '../helpers/app.js';
 import { completeChapter, enroll, issueCertificate, makeCategory, makeCourse, makeCourseTree } from '../helpers/catalog-fixtures.js';
 import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpers/fixtures.js';
+import { pageWords } from '../helpers/page-words.js';
 
 // The pages in Bahasa Indonesia by default and in English: the choice (cookie, then
 // Accept-Language, then Indonesian), the language switch and its return path, numbers, rupiah,
@@ -454,30 +454,9 @@ t.test('the catalogs: no message left untranslated, none empty', async (t) => {
   t.same(same, [], 'no Indonesian text left in English');
 });
 
-type Element = DefaultTreeAdapterMap['element'];
-type Node = DefaultTreeAdapterMap['node'];
-
 /** The words a person reads on a page: its text and its labelling attributes, outside `<code>` and other languages' labels. */
 function wordsOf(html: string): string {
-  const out: string[] = [];
-  const pageLang = langOf(html);
-  const visit = (node: Node) => {
-    if (node.nodeName === '#text') out.push((node as DefaultTreeAdapterMap['textNode']).value);
-    if (!('tagName' in node)) {
-      if ('childNodes' in node) node.childNodes.forEach(visit);
-      return;
-    }
-    const el = node as Element;
-    const lang = el.attrs.find((a) => a.name === 'lang')?.value;
-    if (el.tagName === 'code' || (lang && lang !== pageLang)) return;
-    for (const a of el.attrs) {
-      if (['aria-label', 'placeholder', 'data-label', 'title', 'alt', 'data-name'].includes(a.name)) out.push(a.value);
-      if (a.name === 'data-script') out.push(...Object.values(JSON.parse(a.value).messages as Record<string, string>));
-    }
-    el.childNodes.forEach(visit);
-  };
-  visit(parse(html));
-  return out.join(' ');
+  return pageWords(html, { skip: ['code'], attributes: ['data-name'], scriptMessages: true }).join(' ');
 }
 
 /** Words of the English pages that Indonesian does not use (the old headings and labels, and plain English). */

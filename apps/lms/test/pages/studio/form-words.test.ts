@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import t, { type Test } from 'tap';
 import { buildTestApp } from '../../helpers/app.js';
 import { makeCourse } from '../../helpers/catalog-fixtures.js';
 import { makeInstitution, makeUser } from '../../helpers/fixtures.js';
+import { pageWords } from '../../helpers/page-words.js';
 import { type Answer, browserOf } from './helpers.js';
 
 // Every form of the studio, sent wrong in Bahasa Indonesia and in English, through the real routes
@@ -12,28 +12,11 @@ import { type Answer, browserOf } from './helpers.js';
 // page fails on any English sentence (a list of English function words), and a page in either
 // language on any internal name (camelCase, snake_case, `[n]` paths) in what a person reads.
 
-type Element = DefaultTreeAdapterMap['element'];
-type Node = DefaultTreeAdapterMap['node'];
-
 /** What a person reads: text and labelling attributes, without tags, typed values (<textarea>, <pre>) or other languages' labels. */
 function visibleText(page: string): string {
-  const out: string[] = [];
-  const doc = parse(page);
-  const pageLang = page.match(/<html lang="([a-z]+)"/)?.[1];
-  const visit = (node: Node) => {
-    if (node.nodeName === '#text') out.push((node as DefaultTreeAdapterMap['textNode']).value);
-    if (!('tagName' in node)) {
-      if ('childNodes' in node) node.childNodes.forEach(visit);
-      return;
-    }
-    const el = node as Element;
-    const lang = el.attrs.find((a) => a.name === 'lang')?.value;
-    if (['script', 'style', 'textarea', 'pre', 'code'].includes(el.tagName) || (lang && lang !== pageLang)) return;
-    for (const a of el.attrs) if (['aria-label', 'placeholder', 'data-label', 'title', 'alt'].includes(a.name)) out.push(a.value);
-    el.childNodes.forEach(visit);
-  };
-  visit(doc);
-  return out.join(' ').replace(/\s+/g, ' ');
+  return pageWords(page, { skip: ['script', 'style', 'textarea', 'pre', 'code'] })
+    .join(' ')
+    .replace(/\s+/g, ' ');
 }
 
 /** English on an Indonesian page: function words and the schema's own words. */

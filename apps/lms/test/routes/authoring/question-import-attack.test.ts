@@ -1,5 +1,6 @@
 import t from 'tap';
 import { teacherWithSampleCourse } from '../../helpers/authoring.js';
+import { probeHealth } from '../../helpers/event-loop.js';
 import { sessionCookieFor } from '../../helpers/fixtures.js';
 
 // Crafted imports over real HTTP to a real server while a load balancer asks /healthz, as
@@ -34,20 +35,7 @@ t.test('health checks answer while an author sends crafted imports', async (t) =
       await res?.arrayBuffer().catch(() => undefined);
     }
   };
-  const healthTimes: number[] = [];
-  const healthStatuses: number[] = [];
-  const prober = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    while (performance.now() < until) {
-      const started = performance.now();
-      const res = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
-      healthTimes.push(performance.now() - started);
-      healthStatuses.push(res?.status ?? 0);
-      await res?.arrayBuffer();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  await Promise.all([attacker(), prober()]);
+  const [, { times: healthTimes, statuses: healthStatuses }] = await Promise.all([attacker(), probeHealth(base, until)]);
   const slowest = Math.max(...healthTimes);
   t.comment(`${seen.length} crafted imports, ${healthTimes.length} health checks, slowest ${slowest.toFixed(0)} ms`);
   t.ok(seen.length >= bodies.length, `every crafted kind sent (${seen.length})`);
