@@ -1,5 +1,3 @@
-import { mkdtemp, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { users } from '@lms/db';
 import { DEMO_TEACHER_EMAIL, seedDemo } from '@lms/db/seed';
@@ -7,7 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
-import { signInThroughPartner } from '../helpers/pages.js';
+import { screenshotDir, signInThroughPartner } from '../helpers/pages.js';
 import { solidPng } from '../helpers/png.js';
 import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
 
@@ -52,9 +50,7 @@ const MEMBERS = {
 } as const;
 
 t.test('a teacher builds a course in the studio and a member enrols', async (t) => {
-  const shots = process.env.SCREENSHOT_DIR ?? (await mkdtemp(path.join(tmpdir(), 'studio-shots-')));
-  await mkdir(shots, { recursive: true });
-  t.comment(`screenshots in ${shots}`);
+  const shots = await screenshotDir(t, 'studio-shots');
   const port = await freePort();
   const lmsUrl = `http://127.0.0.1:${port}`;
   const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);

@@ -1,14 +1,11 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { certificates, courses, enrollments, purchases, users } from '@lms/db';
-import { seedDemo } from '@lms/db/seed';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import t from 'tap';
 import { axeViolations, describeFindings } from '../helpers/axe.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { signInThroughPartner } from '../helpers/pages.js';
-import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
+import { screenshotDir, signInThroughPartner } from '../helpers/pages.js';
+import { startSeededDemo } from '../helpers/services.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): pages driven in Chromium; the SQL behind them runs on both backends in apps/lms's page tests.
 
@@ -50,16 +47,9 @@ interface Visit {
 
 t.test('every link a member, a teacher and an admin are offered answers, in both languages, and fits a phone', async (t) => {
   t.setTimeout(900_000);
-  const shots = process.env.SCREENSHOT_DIR || (await mkdtemp(path.join(tmpdir(), 'lms-crawl-shots-')));
-  t.comment(`screenshots in ${shots}`);
-  const port = await freePort();
-  const lmsUrl = `http://127.0.0.1:${port}`;
-  const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
-  const db = lms.db.db;
+  const shots = await screenshotDir(t, 'lms-crawl-shots');
   const now = new Date();
-  await seedDemo(db, { now });
-  // The seed registers the demo partner (JWKS on :3002 by default): point it at this run's partner.
-  const { partnerUrl } = await startDemoPartner(t, lmsUrl, db, { reuseSeeded: true });
+  const { lmsUrl, db, partnerUrl } = await startSeededDemo(t, now);
 
   const browser = await launchBrowser(t);
   const [someCourse] = await db

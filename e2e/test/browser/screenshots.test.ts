@@ -1,15 +1,13 @@
-import { mkdir, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { certificates, chapters, courses, enrollments, modules, purchases, users } from '@lms/db';
-import { DEMO_QUICK_COURSE, seedDemo } from '@lms/db/seed';
+import { DEMO_QUICK_COURSE } from '@lms/db/seed';
 import { and, asc, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { axeViolations, describeFindings } from '../helpers/axe.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { signInThroughPartner } from '../helpers/pages.js';
-import { freePort, startDemoPartner, startLms } from '../helpers/services.js';
+import { screenshotDir, signInThroughPartner } from '../helpers/pages.js';
+import { startSeededDemo } from '../helpers/services.js';
 
 // The pages a review looks at, photographed at a phone's, a tablet's and a laptop's width: the
 // studio (course outline and chapter editor), a quiz being taken, the transfers table and a
@@ -22,16 +20,9 @@ const WIDTHS = [390, 768, 1280] as const;
 
 t.test('the studio, a quiz, the transfers table and a certificate at 390, 768 and 1280 px', async (t) => {
   t.setTimeout(600_000);
-  const shots = process.env.SCREENSHOT_DIR || (await mkdtemp(path.join(tmpdir(), 'lms-shots-')));
-  await mkdir(shots, { recursive: true });
-  t.comment(`screenshots in ${shots}`);
-  const port = await freePort();
-  const lmsUrl = `http://127.0.0.1:${port}`;
-  const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
-  const db = lms.db.db;
+  const shots = await screenshotDir(t, 'lms-shots');
   const now = new Date();
-  await seedDemo(db, { now });
-  const { partnerUrl } = await startDemoPartner(t, lmsUrl, db, { reuseSeeded: true });
+  const { lmsUrl, db, partnerUrl } = await startSeededDemo(t, now);
   const browser = await launchBrowser(t);
 
   async function as(who: { email: string; name: string; membershipId: string; tier?: string }): Promise<Page> {

@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Db, generateSessionToken, sessions } from '@lms/db';
 import type { Browser, Locator, Page } from 'playwright-core';
+import type { Test } from 'tap';
 
 // What the browser tests share beyond launching chromium (./browser.ts): a page signed in as a
 // user, a member signed in through the demo partner's form, a download kept as a file, and a
@@ -70,4 +73,12 @@ export async function signInThroughPartner(
   if (who.tier !== undefined) await page.getByLabel('Tier').selectOption(who.tier);
   await page.getByRole('button', { name: 'Go to the courses' }).click();
   await page.waitForURL(`${lmsUrl}/dashboard`);
+}
+
+/** Where a browser test writes its screenshots: SCREENSHOT_DIR (made if missing), else a new temp dir; said in the output. */
+export async function screenshotDir(t: Test, prefix: string): Promise<string> {
+  const shots = process.env.SCREENSHOT_DIR || (await mkdtemp(path.join(tmpdir(), `${prefix}-`)));
+  await mkdir(shots, { recursive: true });
+  t.comment(`screenshots in ${shots}`);
+  return shots;
 }

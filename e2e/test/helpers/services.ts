@@ -13,6 +13,7 @@ import type { LmsConfig } from '@lms/lms/config';
 import { testConfig as lmsTestConfig } from '@lms/lms/testing';
 import { type Db, institutions, partnerInstitutions, partnerKeys, partners, users } from '@lms/db';
 import { createTestDb, type TestDb } from '@lms/db/testing';
+import { seedDemo } from '@lms/db/seed';
 import { makePartnerKey, partnerClaims, signPartnerToken } from '@lms/partner-auth/testing';
 import { eq } from 'drizzle-orm';
 import type { Test } from 'tap';
@@ -141,4 +142,19 @@ export async function makeTeacher(db: Db): Promise<{ institutionId: number; teac
     .values({ email: `teacher.${randomUUID()}@example.test`, name: 'E2E Teacher', role: 'teacher', institutionId: institution!.id })
     .returning({ id: users.id });
   return { institutionId: institution!.id, teacherId: teacher!.id };
+}
+
+/**
+ * The LMS on a free port with the demo data (seedDemo at `now`) and the demo partner in front of it,
+ * as the README's walk-through has them: what the browser tests of the demo start from.
+ */
+export async function startSeededDemo(t: Test, now = new Date()) {
+  const port = await freePort();
+  const lmsUrl = `http://127.0.0.1:${port}`;
+  const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
+  const db = lms.db.db;
+  await seedDemo(db, { now });
+  // The seed registers the demo partner (JWKS on :3002 by default): point it at this run's partner.
+  const { partnerUrl } = await startDemoPartner(t, lmsUrl, db, { reuseSeeded: true });
+  return { lmsUrl, lms, db, partnerUrl };
 }
