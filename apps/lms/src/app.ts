@@ -43,6 +43,8 @@ import ssoRoutes from './routes/sso/index.js';
 import enrolmentCodeLimiter from './routes/learning/code-limiter.js';
 import enrollmentRoutes from './routes/learning/enrollment.js';
 import purchaseRoutes from './routes/learning/purchases.js';
+import whatsAppWebhookRoutes from './routes/webhooks/whatsapp.js';
+import type { OnWhatsAppStatus } from './notifications/whatsapp/webhook.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -60,6 +62,8 @@ export interface AppDeps {
   memberCheck?: MemberCheckOptions;
   /** The Markdown renderer's limits (tests shorten its time limit). */
   markdown?: MarkdownOptions;
+  /** What a WhatsApp delivered/read/failed status does (POST /webhooks/whatsapp); unset: logged only. */
+  onWhatsAppStatus?: OnWhatsAppStatus;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -136,6 +140,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);
   await app.register(credentialRoutes);
+  await app.register(whatsAppWebhookRoutes, { onStatus: deps.onWhatsAppStatus });
 
   return app;
 }

@@ -241,6 +241,20 @@ const Env = z.object({
    * WEBHOOK_CONCURRENCY).
    */
   WEBHOOK_ENDPOINT_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(4),
+  /**
+   * WhatsApp notifications through Meta's WhatsApp Business Cloud API (docs/operations.md,
+   * "WhatsApp set-up"): the Graph API's base URL with its version, the sending number's id and a
+   * system user's access token. The channel is off unless both the id and the token are set.
+   */
+  WHATSAPP_API_URL: optional(z.url()).default('https://graph.facebook.com/v21.0'),
+  WHATSAPP_PHONE_NUMBER_ID: optional(z.string().regex(/^\d{1,40}$/, "the sending number's id (digits), from WhatsApp Manager")),
+  WHATSAPP_ACCESS_TOKEN: optional(z.string().min(20).max(2048)),
+  /** The Meta app's secret: status webhooks (POST /webhooks/whatsapp) are signed with it; unset: refused (503). */
+  WHATSAPP_APP_SECRET: optional(z.string().min(16).max(256)),
+  /** What Meta sends in the webhook's verification handshake (GET /webhooks/whatsapp); unset: refused (503). */
+  WHATSAPP_VERIFY_TOKEN: optional(z.string().min(16).max(256)),
+  /** The deadline of one send to the Cloud API (connect, send, read the answer). */
+  WHATSAPP_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */
@@ -273,7 +287,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production: data.NODE_ENV === 'production',
   };
   deriveSetting(() => credentialIssuerKeyPem(config));
+  deriveSetting(() => checkWhatsAppPair(config));
   return config;
+}
+
+/** One of the sending number's id and the token without the other is a mistake, not "channel off". */
+function checkWhatsAppPair(config: Pick<LmsConfig, 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_ACCESS_TOKEN'>): void {
+  if (Boolean(config.WHATSAPP_PHONE_NUMBER_ID) !== Boolean(config.WHATSAPP_ACCESS_TOKEN)) {
+    throw new Error('WHATSAPP_PHONE_NUMBER_ID and WHATSAPP_ACCESS_TOKEN: set both (WhatsApp on) or neither (off)');
+  }
 }
 
 /** The message when production has no credential issuer key (the LMS refuses to start). */

@@ -156,6 +156,9 @@ const PUBLIC_PAGES = [
   'GET /sign-in',
   'GET /sso/verify',
   'POST /language',
+  // Meta's status webhooks: the credential is the signature (test/notifications/whatsapp/webhook-route.test.ts).
+  'GET /webhooks/whatsapp',
+  'POST /webhooks/whatsapp',
 ];
 
 t.test('every route outside /api declares itself or is public by its path; the public pages are named', async (t) => {
