@@ -9,7 +9,9 @@ import {
   type WhatsAppStatus,
   type WhatsAppStatusUpdate,
 } from '../../../src/notifications/whatsapp/index.js';
+import { createTestDb } from '@lms/db/testing';
 import { buildTestApp } from '../../helpers/app.js';
+import { testDatabaseUrl } from '../../helpers/database.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): the webhook route reads no table.
 
@@ -18,11 +20,16 @@ const VERIFY = 'test-verify-token-0123456789';
 const NUMBER_ID = '106540352242922';
 const URL_ = '/webhooks/whatsapp';
 
+// One database for every app here: the route reads no table, and each migrated database costs seconds.
+const db = await createTestDb(testDatabaseUrl);
+t.teardown(() => db.destroy());
+
 /** An app whose status callback keeps what it got, and a notification store that applies them as the records must (supersedes). */
 async function appWithStatuses(t: Test, config: Record<string, string | undefined> = {}) {
   const updates: WhatsAppStatusUpdate[] = [];
   const rows = new Map<string, WhatsAppStatus | 'sent'>();
   const { app } = await buildTestApp(t, {
+    db,
     config: {
       WHATSAPP_APP_SECRET: SECRET,
       WHATSAPP_VERIFY_TOKEN: VERIFY,
