@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { type OutgoingEmail, PermanentDeliveryError, RECEIPT_KINDS, TemporaryDeliveryError } from '../../src/notifications/contract.js';
 import { createEmailSender, type EmailSenderOptions } from '../../src/notifications/mail/sender.js';
 import { renderNotification } from '../../src/notifications/templates/index.js';
-import { SAMPLES, url } from './samples.js';
+import { SAMPLES, url } from '../helpers/notification-samples.js';
 
 // The e-mail channel against real SMTP servers on free ports (smtp-server, as a mail provider's
 // would answer): what arrives (both parts, the headers RFC 8058 asks for, the language), a DKIM

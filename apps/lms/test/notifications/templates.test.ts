@@ -3,7 +3,7 @@ import { NOTIFICATION_KINDS, type NotificationLocale } from '../../src/notificat
 import { renderNotification } from '../../src/notifications/templates/index.js';
 import { type DefaultTreeAdapterMap, parse } from 'parse5';
 import { pageWords } from '../helpers/page-words.js';
-import { SAMPLES, url } from './samples.js';
+import { SAMPLES, url } from '../helpers/notification-samples.js';
 
 // Every kind of notification rendered in both languages from hostile data: whole words (no
 // `undefined`, no placeholder), every value escaped in the HTML part, every link of the data and
