@@ -1,6 +1,6 @@
-// `pnpm run start`: builds what the servers need, then runs the LMS, the gateway and the demo
-// partner backend, prints one banner once all three answer, and stops all of them on Ctrl-C or
-// SIGTERM.
+// `pnpm run start`: builds what the servers need, then runs the LMS, the gateway, the demo
+// partner backend and (without SMTP_URL) the demo mail catcher, prints one banner once all of them
+// answer, and stops all of them on Ctrl-C or SIGTERM.
 //
 // The servers are spawned here (`node dist/server.js`), not through turbo or pnpm: a signal to
 // this one process reaches every server, and nothing in between can leave one running. Each runs
@@ -10,6 +10,11 @@
 // GATEWAY_SECRET: the LMS and the gateway share one. When the environment has none, a fresh
 // random one is made for this run (it only has to be the same in both apps).
 //
+// SMTP_URL: where the LMS sends its e-mails. When the environment has none, the demo mail catcher
+// (examples/mail-catcher) runs too and the LMS's SMTP_URL points at it: every e-mail stays on this
+// machine and shows on the catcher's page. With SMTP_URL set, the LMS sends through it and no
+// catcher runs.
+//
 // Runtime: the project's Node (package.json devDependencies.node), which `pnpm run start` puts first
 // on PATH; on an older Node this script stops at once with a message (scripts/check-node.mjs). The
 // build and the servers run on the Node that runs this script, and the banner says which.
@@ -18,6 +23,7 @@
 //   LMS_PORT, GATEWAY_PORT, PARTNER_PORT         3000, 3001, 3002
 //   LMS_METRICS_PORT, GATEWAY_METRICS_PORT       9464, 9465 (0: no metrics listener)
 //   LMS_PUBLIC_URL, GATEWAY_PUBLIC_URL           http://localhost:<port>
+//   MAIL_CATCHER_PORT, MAIL_CATCHER_SMTP_PORT    1080, 1025 (the catcher's page and its SMTP port)
 //   PARTNER_DATA_DIR                             the demo partner's key (examples/partner-backend/.data)
 //   PARTNERS_FILE                                the gateway's partners; unset: apps/gateway/partners.demo.json
 //                                                with its lmsUrl set to the LMS's public URL (a copy in a
@@ -65,6 +71,10 @@ const demoPartnerJwksUrl = env.DEMO_PARTNER_JWKS_URL || `${partnerUrl}/.well-kno
 // loopback is allowed for this demo only.
 const demoWebhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
 const partnersFile = env.PARTNERS_FILE || demoPartnersFile(lmsUrl);
+// No SMTP_URL: the LMS's e-mails go to the demo mail catcher, on the loopback.
+const mailCatcher = !env.SMTP_URL;
+const catcherSmtpPort = port('MAIL_CATCHER_SMTP_PORT', 1025);
+const catcherUrl = `http://127.0.0.1:${port('MAIL_CATCHER_PORT', 1080)}`;
 
 // 1. Build: the two apps and the workspace packages they use; not bench, e2e or the examples.
 if (!argv.includes('--no-build')) {
@@ -80,8 +90,20 @@ if (!argv.includes('--no-build')) {
   if (build.status !== 0) fail('the build failed (see above)');
 }
 
-// 2. The three servers, each with its own port and settings.
+// 2. The servers, each with its own port and settings.
 const servers = [
+  // The catcher first: it is listening before the LMS sends anything.
+  ...(mailCatcher
+    ? [
+        {
+          name: 'mail',
+          cwd: join(root, 'examples/mail-catcher'),
+          args: ['src/server.js'],
+          env: { HOST: '127.0.0.1', SMTP_PORT: catcherSmtpPort, HTTP_PORT: port('MAIL_CATCHER_PORT', 1080) },
+          ready: `${catcherUrl}/api/messages`,
+        },
+      ]
+    : []),
   {
     name: 'lms',
     cwd: join(root, 'apps/lms'),
@@ -98,6 +120,7 @@ const servers = [
       DEMO_PARTNER_MEMBER_CHECK_URL: `${partnerUrl}/members/status`,
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+      ...(mailCatcher ? { SMTP_URL: `smtp://127.0.0.1:${catcherSmtpPort}` } : {}),
     },
     ready: `http://127.0.0.1:${lmsPort}/readyz`,
   },
@@ -131,7 +154,8 @@ const servers = [
 ];
 
 // Lines the servers print when run alone; here the one banner below says all of it.
-const OWN_BANNERS = /^\s*(LMS ready at|API docs |Dashboard |Health |Demo API key |Gateway ready at|demo partner .* on http|JWKS: |try: )/;
+const OWN_BANNERS =
+  /^\s*(LMS ready at|API docs |Dashboard |Health |Demo API key |Gateway ready at|demo partner .* on http|JWKS: |try: |mail catcher: |page: )/;
 
 let stopping = false;
 for (const server of servers) {
@@ -203,12 +227,15 @@ function printBanner() {
     `  │ Dashboard      ${lmsUrl}/dashboard`,
     `  │ Gateway        ${gatewayUrl}   (docs: ${gatewayUrl}/docs)`,
     `  │ Demo partner   ${partnerUrl}/   (signs in through the gateway: open it and follow the link)`,
+    mailCatcher
+      ? `  │ Mail catcher   ${catcherUrl}/   (the e-mails the LMS sends, kept here; SMTP on smtp://127.0.0.1:${catcherSmtpPort})`
+      : '  │ E-mail         sent through SMTP_URL',
     demoKey
       ? `  │ Demo API key   ${demoKey}   (teacher@demo.lms; try: curl -H 'x-api-key: ${demoKey}' ${lmsUrl}/api/courses)`
       : env.DATABASE_URL
         ? '  │ Demo API key   shown once when the demo data was added (PostgreSQL keeps only its hash): lms-admin api-key create'
         : '  │ Demo API key   none (the database was not seeded with the demo data)',
-    '  └ Stop: Ctrl-C (or SIGTERM to this process): all three servers stop.',
+    `  └ Stop: Ctrl-C (or SIGTERM to this process): all ${servers.length === 4 ? 'four' : 'three'} servers stop.`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

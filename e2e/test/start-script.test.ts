@@ -13,8 +13,9 @@ import { shellPath } from './helpers/shell-path.js';
 // CI runs this file once (not again in the PostgreSQL pass): the README's start command, on its embedded database whatever TEST_DATABASE_URL says.
 
 // The one-command start (scripts/start.mjs, what `pnpm run start` runs) on a temporary data
-// directory and free ports: one banner once the LMS, the gateway and the demo partner answer; a
-// signal to the start process alone stops all three, and their ports are free again. Linux: the
+// directory and free ports: one banner once the LMS, the gateway, the demo partner and the demo
+// mail catcher (no SMTP_URL) answer; a signal to the start process alone stops all four, and their
+// ports are free again. Linux: the
 // servers are found through /proc. The apps are built before the e2e tests, hence --no-build.
 
 t.setTimeout(600_000);
@@ -48,7 +49,8 @@ async function start(
     t.teardown(() => rm(made, { recursive: true, force: true }));
     dir = made;
   }
-  const ports = [await freePort(), await freePort(), await freePort()];
+  // The LMS, the gateway, the demo partner, the mail catcher's page and its SMTP port.
+  const ports = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()];
   const [cmd, ...args] = wrap([process.execPath, START, '--no-build']);
   const child = spawn(cmd!, args, {
     ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -60,6 +62,8 @@ async function start(
       LMS_PORT: String(ports[0]),
       GATEWAY_PORT: String(ports[1]),
       PARTNER_PORT: String(ports[2]),
+      MAIL_CATCHER_PORT: String(ports[3]),
+      MAIL_CATCHER_SMTP_PORT: String(ports[4]),
       LMS_METRICS_PORT: '0',
       GATEWAY_METRICS_PORT: '0',
       LOG_FORMAT: 'json',
@@ -146,10 +150,10 @@ async function checkAllGone(t: Test, pids: number[], ports: number[]) {
   for (const port of ports) t.equal(await portAnswers(port), false, `port ${port} is free`);
 }
 
-t.test('one banner after all three answer; SIGTERM to the start process alone stops every server', async (t) => {
+t.test('one banner after all four answer; SIGTERM to the start process alone stops every server', async (t) => {
   const started = await start(t);
   const out = started.output();
-  const [lms, gateway, partner] = started.ports;
+  const [lms, gateway, partner, catcher, catcherSmtp] = started.ports;
   t.equal(out.match(/LMS service is running/g)?.length, 1, 'one banner');
   t.match(out, `LMS service is running on Node v${PROJECT_NODE}\n`, "it names the project's Node");
   t.match(out, `LMS            http://localhost:${lms}\n`);
@@ -157,6 +161,13 @@ t.test('one banner after all three answer; SIGTERM to the start process alone st
   t.match(out, `http://localhost:${lms}/dashboard`);
   t.match(out, `Gateway        http://localhost:${gateway}`);
   t.match(out, `Demo partner   http://127.0.0.1:${partner}/`);
+  t.match(out, `Mail catcher   http://127.0.0.1:${catcher}/`, "the mail catcher's page, with the other addresses");
+  t.match(out, `smtp://127.0.0.1:${catcherSmtp}`);
+  t.notMatch(out, /mail catcher: SMTP on/, "the catcher's own banner is not repeated");
+  const page = await fetch(`http://127.0.0.1:${catcher}/`);
+  t.equal(page.status, 200, "the catcher's page answers");
+  t.match(await page.text(), 'Mail catcher');
+  t.same(await (await fetch(`http://127.0.0.1:${catcher}/api/messages`)).json(), [], 'and its JSON list');
   const key = /Demo API key {3}(lms_key_[A-Za-z0-9_-]{43})/.exec(out)?.[1];
   t.ok(key, 'the demo API key is in the banner');
   t.notMatch(out, /LMS ready at|Gateway ready at/, "the servers' own banners are not repeated");
@@ -166,7 +177,7 @@ t.test('one banner after all three answer; SIGTERM to the start process alone st
   for (const port of started.ports) t.equal(await portAnswers(port), true, `port ${port} answers`);
 
   const pids = descendants(started.child.pid!);
-  t.ok(pids.length >= 3, 'the three servers run as children of the start process');
+  t.ok(pids.length >= 4, 'the four servers run as children of the start process');
   started.child.kill('SIGTERM');
   t.equal(await started.exited, 0, 'the start exits 0');
   await checkAllGone(t, pids, started.ports);
@@ -176,13 +187,13 @@ t.test('when the process above the start goes (kill <pnpm pid>), the start stops
   // A shell stands for pnpm: it runs the start as its child and is killed without a word to it.
   const started = await start(t, { wrap: (args) => ['sh', '-c', `${args.map((a) => `'${a}'`).join(' ')} & wait`] });
   const pids = descendants(started.child.pid!);
-  t.ok(pids.length >= 4, 'the start and its three servers');
+  t.ok(pids.length >= 5, 'the start and its four servers');
   started.child.kill('SIGKILL');
   await started.exited;
   await checkAllGone(t, pids, started.ports);
 });
 
-t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops the three servers", async (t) => {
+t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops the four servers", async (t) => {
   // npx → sh → pnpm → sh → the start: npx forwards SIGTERM to its shell only, so pnpm and the
   // start's own shell live on, orphaned; the start notices that an ancestor went and stops all.
   // PATH as a shell's, without node_modules/.bin: npx and pnpm run on the machine's Node, and
@@ -195,8 +206,8 @@ t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops 
   });
   t.match(started.output(), `LMS service is running on Node v${PROJECT_NODE}\n`, "the start and its servers run on the project's Node");
   const pids = descendants(started.child.pid!);
-  t.ok(pids.length >= 4, `the start and its three servers under npx (${pids.length} processes)`);
-  // The start and the three servers, by their command lines: each one's executable is this Node
+  t.ok(pids.length >= 5, `the start and its four servers under npx (${pids.length} processes)`);
+  // The start and the four servers, by their command lines: each one's executable is this Node
   // (tap runs this file on the project's), never the machine's that runs npx and pnpm.
   const ours = pids
     .map(commandOf)
@@ -204,7 +215,7 @@ t.test("kill <npx pid> of the README's command (npx -y pnpm@12 run start) stops 
       ({ argv }) =>
         /(^|\/)node$/.test(argv[0] ?? '') && argv.some((a) => /^(scripts\/start\.mjs|dist\/server\.js|src\/server\.js)$/.test(a)),
     );
-  t.equal(ours.length, 4, `the start and its three servers: ${ours.map((p) => p.argv.join(' ')).join('; ')}`);
+  t.equal(ours.length, 5, `the start and its four servers: ${ours.map((p) => p.argv.join(' ')).join('; ')}`);
   for (const { argv, exe } of ours) t.equal(exe, realpathSync(process.execPath), `${argv.slice(1).join(' ')}: on the project's Node`);
   for (const port of started.ports) t.equal(await portAnswers(port), true, `port ${port} answers`);
   started.child.kill('SIGTERM');
@@ -230,7 +241,14 @@ t.test(
     ];
     for (const [round, urls] of rounds) {
       const metricsPorts = await metrics();
-      const started = await start(t, { dir, env: (ports) => ({ ...metricsPorts, ...urls(ports) }) });
+      // The restart has an SMTP server of its own (a closed port will do: nothing is sent here): no catcher then.
+      const smtp: Record<string, string> = round === 'a fresh database' ? {} : { SMTP_URL: 'smtp://127.0.0.1:9' };
+      const started = await start(t, { dir, env: (ports) => ({ ...metricsPorts, ...urls(ports), ...smtp }) });
+      if (smtp.SMTP_URL) {
+        t.match(started.output(), 'E-mail         sent through SMTP_URL', `${round}: SMTP_URL set: the LMS sends through it`);
+        t.notMatch(started.output(), 'Mail catcher', `${round}: and no catcher runs`);
+        t.match(started.output(), 'all three servers stop');
+      } else t.match(started.output(), 'Mail catcher', `${round}: no SMTP_URL: the catcher runs`);
       const [lmsPort, , partnerPort] = started.ports;
       const lmsUrl = urls(started.ports).LMS_PUBLIC_URL ?? `http://localhost:${lmsPort}`;
       const b = cookieBrowser();

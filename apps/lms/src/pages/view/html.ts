@@ -16,7 +16,8 @@
  * - a double-quoted attribute value: a string or number, escaped (a single quote is escaped too,
  *   but single-quoted and unquoted attribute values are refused: write `attr="${value}"`);
  * - a URL attribute (`href`, `src`, `action`, …): only a `Url`, which only `href()` makes, so a
- *   link can only ever point at a path of this site, never at `javascript:` or another host;
+ *   link can only ever point at a path of this site, never at `javascript:` or another host
+ *   (`mailto()` and, for e-mails, which have no site, `absoluteUrl()`: http(s) only);
  * - event-handler (`on…`), `style` and `srcdoc` attributes: nothing (scripts and styles live in
  *   our own files, see ../client);
  * - between the attributes of a tag: only an `Attr` from `attr()` (e.g. `${attr('selected', on)}`);
@@ -127,6 +128,23 @@ export function attr(name: string, value: string | number | boolean | Url | null
 export function mailto(address: string): Url | null {
   if (address.length > 254 || !/^[A-Za-z0-9.!#$%*+/=^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(address)) return null;
   return new Url(`mailto:${encodeURI(address)}`, brand);
+}
+
+/**
+ * An absolute http(s) URL, for what is read away from this site (an e-mail's links: a mail has no
+ * site its paths are relative to). The URLs are ours (made from PUBLIC_URL); anything but http
+ * and https (`javascript:`, `data:`) is refused with a TypeError.
+ */
+export function absoluteUrl(url: string): Url {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`absoluteUrl: not a URL: ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new TypeError(`absoluteUrl: not an http(s) URL: ${JSON.stringify(url)}`);
+  return new Url(parsed.href, brand);
 }
 
 /** A path segment: any text, percent-encoded, so it can never end the path or start a scheme. */

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { attr, href, Html, html, join, mailto, raw, Url } from '../../../src/pages/view/html.js';
+import { absoluteUrl, attr, href, Html, html, join, mailto, raw, Url } from '../../../src/pages/view/html.js';
 
 // CI runs this file once (not again in the PostgreSQL pass): HTML escaping, no database.
 
@@ -195,4 +195,15 @@ t.test('a template renders the same every time (its positions are worked out onc
   const bad = (v: string) => html`<a href="${v}">x</a>`;
   t.throws(() => bad('/a'), TypeError);
   t.throws(() => bad('/a'), TypeError, 'still refused the second time');
+});
+
+t.test('absoluteUrl() links an http(s) URL (an e-mail has no site), nothing else', async (t) => {
+  t.equal(
+    String(html`<a href="${absoluteUrl('https://lms.example.org/courses/7?x=1&y="2"')}">x</a>`),
+    '<a href="https://lms.example.org/courses/7?x=1&amp;y=%222%22">x</a>',
+    'escaped in the attribute',
+  );
+  for (const bad of ['javascript:alert(1)', 'data:text/html,<b>', '/courses/7', 'mailto:a@b.c', 'not a url']) {
+    t.throws(() => absoluteUrl(bad), TypeError, `refused: ${bad}`);
+  }
 });
