@@ -256,6 +256,7 @@ const Env = z.object({
   WHATSAPP_VERIFY_TOKEN: optional(z.string().min(16).max(256)),
   /** The deadline of one send to the Cloud API (connect, send, read the answer). */
   WHATSAPP_TIMEOUT_MS: optional(z.coerce.number().int().min(100).max(120_000)).default(10_000),
+  /**
    * E-mail notifications (docs/operations.md, "E-mail: SMTP and DKIM"): the SMTP server, as
    * smtp://user:password@host:587 (STARTTLS when the server offers it) or smtps://…:465 (TLS from
    * the start). Unset: no e-mail is sent. `pnpm run start` points it at the demo mail catcher.
