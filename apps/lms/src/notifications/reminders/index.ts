@@ -34,3 +34,4 @@ export async function scanReminders(db: Db, now: Date, notify: Notify, settings:
 export { scanAdminDigest, scanTeacherDigest, STUCK_SHARE } from './digests.js';
 export type { ScanReport } from './send.js';
 export { isoWeek, previousIsoWeek, REMINDER_DEFAULTS, type ReminderSettings, reminderSettings, zonedDate } from './settings.js';
+export type { NotificationRequest, Notify } from '../contract.js';

@@ -113,6 +113,8 @@ export async function scanInactive(db: Db, now: Date, s: ReminderSettings, out: 
         from enrollments e join courses c on c.id = e.course_id join users u on u.id = e.user_id and u.is_active
         where e.id > ${after} and e.id <= ${upTo} and e.enrolled_at <= ${dueAt}
           and (c.start_date is null or c.start_date <= ${dueAt}) and (c.end_date is null or c.end_date > ${now}) and ${unfinished}
+        -- offset 0 keeps the subquery whole: flattened, each row's three look-ups ran once per condition below.
+        offset 0
       ) x
       where x.last <= ${dueAt} and x.last > ${foundUntil}
       order by x.id`,
