@@ -31,6 +31,7 @@ import { ownSqlScenarios } from './scenarios/own-sql.js';
 import { partnerScenarios } from './scenarios/partners.js';
 import { pgliteScenario } from './scenarios/pglite.js';
 import { progressScenario } from './scenarios/progress.js';
+import { reminderScenario } from './scenarios/reminders.js';
 
 async function main() {
   const options = readOptions(process.argv.slice(2));
@@ -77,6 +78,7 @@ async function main() {
       'participant-export': participantExportScenario,
       purchases: purchaseScenarios,
       'partner-events': partnerEventScenarios,
+      reminders: reminderScenario,
       pglite: pgliteScenario,
     };
     for (const name of SCENARIO_GROUPS) {

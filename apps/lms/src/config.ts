@@ -22,6 +22,16 @@ const timeZone = z.string().transform((zone, ctx) => {
   }
 });
 
+/** A day of the year, MM-DD, that a leap year has (29 February falls on 1 March in a common year). */
+export const MONTH_DAY = /^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const monthDay = z
+  .string()
+  .regex(MONTH_DAY, 'a day of the year as MM-DD, e.g. 11-01')
+  .refine((v) => {
+    const [m, d] = v.split('-').map(Number) as [number, number];
+    return new Date(Date.UTC(2024, m - 1, d)).getUTCDate() === d;
+  }, 'no such day (MM-DD, e.g. 11-01)');
+
 const boolFlag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 const Env = z.object({
@@ -162,6 +172,13 @@ const Env = z.object({
    * members are on Western Indonesian Time; the JSON API always speaks UTC (ISO 8601).
    */
   PAGES_TIME_ZONE: optional(timeZone).default('Asia/Jakarta'),
+  /**
+   * Reminders (docs/operations.md, "Reminders"): days without activity in a course after which
+   * its learner is nudged, once per course. Their days and years are those of PAGES_TIME_ZONE.
+   */
+  REMINDER_INACTIVE_DAYS: optional(z.coerce.number().int().min(1).max(365)).default(14),
+  /** From which day of the year (MM-DD) members below their partner's yearly credit target are told how far they are. */
+  CREDIT_REMINDER_FROM: optional(monthDay).default('11-01'),
   /**
    * The platform's currency (ISO 4217): the progress metrics' revenue30Days sums the purchases in it
    * (amounts in different currencies are never added together) and the dashboard shows it.

@@ -56,3 +56,15 @@ t.test('connection limits: defaults, and a headers timeout longer than the reque
     '0 (no limit) is refused',
   );
 });
+
+t.test('reminders: REMINDER_INACTIVE_DAYS and CREDIT_REMINDER_FROM, with their defaults; a day no year has stops the start', async (t) => {
+  t.match(loadConfig({}), { REMINDER_INACTIVE_DAYS: 14, CREDIT_REMINDER_FROM: '11-01' });
+  t.match(loadConfig({ REMINDER_INACTIVE_DAYS: '30', CREDIT_REMINDER_FROM: '02-29' }), {
+    REMINDER_INACTIVE_DAYS: 30,
+    CREDIT_REMINDER_FROM: '02-29',
+  });
+  for (const bad of ['11-1', '2026-11-01', '13-01', '02-30', '04-31']) {
+    t.throws(() => loadConfig({ CREDIT_REMINDER_FROM: bad }), { name: 'ConfigError', message: /CREDIT_REMINDER_FROM/ }, bad);
+  }
+  t.throws(() => loadConfig({ REMINDER_INACTIVE_DAYS: '0' }), { name: 'ConfigError', message: /REMINDER_INACTIVE_DAYS/ });
+});

@@ -165,6 +165,16 @@ async function readRecords(db: Db, where: SQL, now: Date): Promise<CreditRecord[
   return rows.map((r) => toRecord(r as Record<string, unknown>, now));
 }
 
+/** The records of several members (one statement; the ids of one batch or page), newest first. */
+export async function creditRecordsOf(db: Db, userIds: readonly string[], now: Date): Promise<CreditRecord[]> {
+  if (userIds.length === 0) return [];
+  const ids = sql.join(
+    userIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  return readRecords(db, sql`cr.user_id in (${ids})`, now);
+}
+
 /** Counted credits per scheme per calendar year (in `timeZone`), newest year first, then by scheme. */
 export function yearTotalsOf(records: readonly CreditRecord[], timeZone: string): YearTotal[] {
   const sums = new Map<string, YearTotal>();
@@ -302,11 +312,11 @@ export async function partnerMemberCredits(
   ]);
   const total = Number(counted[0]?.n ?? 0);
   if (members.length === 0) return { members: [], total };
-  const ids = sql.join(
-    members.map((m) => sql`${m.userId}`),
-    sql`, `,
+  const records = await creditRecordsOf(
+    db,
+    members.map((m) => m.userId),
+    now,
   );
-  const records = await readRecords(db, sql`cr.user_id in (${ids})`, now);
   const byUser = new Map<string, CreditRecord[]>();
   for (const r of records) byUser.set(r.userId, [...(byUser.get(r.userId) ?? []), r]);
   return {
