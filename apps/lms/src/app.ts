@@ -43,6 +43,10 @@ import ssoRoutes from './routes/sso/index.js';
 import enrolmentCodeLimiter from './routes/learning/code-limiter.js';
 import enrollmentRoutes from './routes/learning/enrollment.js';
 import purchaseRoutes from './routes/learning/purchases.js';
+import type { Notify } from './notifications/contract.js';
+import { deploymentReceipts, type EnqueueNotification, recordOnlyEnqueue } from './notifications/notify.js';
+import type { Receipts } from './notifications/receipts.js';
+import unsubscribeRoutes from './pages/notifications/unsubscribe.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -60,6 +64,8 @@ export interface AppDeps {
   memberCheck?: MemberCheckOptions;
   /** The Markdown renderer's limits (tests shorten its time limit). */
   markdown?: MarkdownOptions;
+  /** Puts a recorded notification's sending on the job queue, in the recording transaction (default below). */
+  enqueueNotification?: EnqueueNotification;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -89,6 +95,12 @@ export async function buildApp(deps: AppDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('clock', clock);
   app.decorate('config', config);
+  // Notifications (docs/notifications.md): the domain records receipts through app.receipts.
+  // TODO(merge): the job queue's `(tx, id) => app.jobs.sendInTransaction(tx, 'notification.send', { id })`
+  // replaces recordOnlyEnqueue, which records the rows (pending) and sends nothing.
+  const receipts = deploymentReceipts(config.PUBLIC_URL, deps.enqueueNotification ?? recordOnlyEnqueue);
+  app.decorate('receipts', receipts);
+  app.decorate('notify', receipts.notify);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No answer of ours is meant to be content-sniffed (JSON, pages, the docs UI).
@@ -136,6 +148,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);
   await app.register(credentialRoutes);
+  await app.register(unsubscribeRoutes);
 
   return app;
 }
@@ -146,5 +159,9 @@ declare module 'fastify' {
   interface FastifyInstance {
     clock: Clock;
     config: LmsConfig;
+    /** Records a notification in the caller's transaction and enqueues its sending (notifications/notify.ts). */
+    notify: Notify;
+    /** What the domain records receipts with: app.notify and PUBLIC_URL. */
+    receipts: Receipts;
   }
 }
