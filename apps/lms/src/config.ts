@@ -255,7 +255,10 @@ const Env = z.object({
         .filter((k) => k.length > 0);
       for (const kind of kinds) {
         if (!(NOTIFICATION_KINDS as readonly string[]).includes(kind)) {
-          ctx.addIssue({ code: 'custom', message: `not a notification kind: ${JSON.stringify(kind)} (one of ${NOTIFICATION_KINDS.join(', ')})` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `not a notification kind: ${JSON.stringify(kind)} (one of ${NOTIFICATION_KINDS.join(', ')})`,
+          });
         } else if (RECEIPT_KINDS.has(kind as NotificationKind)) {
           ctx.addIssue({ code: 'custom', message: `${kind} is a receipt: it cannot be switched off` });
         }

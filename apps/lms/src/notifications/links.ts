@@ -15,7 +15,8 @@ export interface UnsubscribeTarget {
 /** The links' key: NOTIFICATION_LINK_SECRET, else derived from GATEWAY_SECRET; null: no links. */
 export function linkSecret(config: Pick<LmsConfig, 'NOTIFICATION_LINK_SECRET' | 'GATEWAY_SECRET'>): string | null {
   if (config.NOTIFICATION_LINK_SECRET) return config.NOTIFICATION_LINK_SECRET;
-  if (config.GATEWAY_SECRET) return createHmac('sha256', config.GATEWAY_SECRET).update('lms notification unsubscribe links').digest('base64url');
+  if (config.GATEWAY_SECRET)
+    return createHmac('sha256', config.GATEWAY_SECRET).update('lms notification unsubscribe links').digest('base64url');
   return null;
 }
 

@@ -17,7 +17,10 @@ export interface Receipts {
 const url = (r: Receipts, path: string) => new URL(path, r.publicUrl).toString();
 
 async function courseOf(tx: Db, courseId: number): Promise<{ title: string; institutionId: number | null }> {
-  const [row] = await tx.select({ title: courses.name, institutionId: courses.institutionId }).from(courses).where(eq(courses.id, courseId));
+  const [row] = await tx
+    .select({ title: courses.name, institutionId: courses.institutionId })
+    .from(courses)
+    .where(eq(courses.id, courseId));
   return { title: row?.title ?? '', institutionId: row?.institutionId ?? null };
 }
 
@@ -93,7 +96,7 @@ export async function purchaseDecided(
 /** certificate.issued, once per certificate. */
 export async function certificateIssued(tx: Db, r: Receipts, code: string): Promise<void> {
   const [cert] = await tx
-      .select({ userId: certificates.userId, courseId: certificates.courseId })
+    .select({ userId: certificates.userId, courseId: certificates.courseId })
     .from(certificates)
     .where(eq(certificates.code, code));
   if (!cert) return;
@@ -127,4 +130,3 @@ export async function attemptGranted(
     data: { courseTitle: course.title, quizTitle: grant.quizTitle, quizUrl: url(r, `/quizzes/${grant.quizId}`) },
   });
 }
-

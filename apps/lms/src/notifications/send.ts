@@ -1,11 +1,4 @@
-import {
-  type Db,
-  institutionNotificationSettings,
-  notificationPreferences,
-  notificationSettings,
-  notifications,
-  users,
-} from '@lms/db';
+import { type Db, institutionNotificationSettings, notificationPreferences, notificationSettings, notifications, users } from '@lms/db';
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import {
   type EmailSender,
@@ -107,17 +100,18 @@ export async function sendNotification(id: number, deps: SendDeps): Promise<Send
   const channel = n.channel as NotificationChannel;
   const receipt = RECEIPT_KINDS.has(kind);
 
-  const skipReason = !receipt && deps.disabledKinds.includes(kind)
-    ? 'switched off for the deployment'
-    : !receipt && row.institutionKindsOff?.includes(kind)
-      ? 'switched off by the institution'
-      : !receipt && row.personOff
-        ? 'switched off by the person'
-        : channel === 'whatsapp' && !(row.phone && row.phoneConfirmedAt && row.optIn)
-          ? 'no confirmed WhatsApp number with consent'
-          : channel === 'whatsapp' && !deps.whatsapp
-            ? 'WhatsApp is not configured'
-            : null;
+  const skipReason =
+    !receipt && deps.disabledKinds.includes(kind)
+      ? 'switched off for the deployment'
+      : !receipt && row.institutionKindsOff?.includes(kind)
+        ? 'switched off by the institution'
+        : !receipt && row.personOff
+          ? 'switched off by the person'
+          : channel === 'whatsapp' && !(row.phone && row.phoneConfirmedAt && row.optIn)
+            ? 'no confirmed WhatsApp number with consent'
+            : channel === 'whatsapp' && !deps.whatsapp
+              ? 'WhatsApp is not configured'
+              : null;
   if (skipReason) {
     await db
       .update(notifications)
@@ -142,7 +136,11 @@ export async function sendNotification(id: number, deps: SendDeps): Promise<Send
     .update(notifications)
     .set({ lockedUntil: leaseUntil, attempts: sql`${notifications.attempts} + 1` })
     .where(
-      and(eq(notifications.id, id), eq(notifications.state, 'pending'), or(isNull(notifications.lockedUntil), lt(notifications.lockedUntil, now))),
+      and(
+        eq(notifications.id, id),
+        eq(notifications.state, 'pending'),
+        or(isNull(notifications.lockedUntil), lt(notifications.lockedUntil, now)),
+      ),
     )
     .returning({ id: notifications.id });
   if (!claimed) {
@@ -156,7 +154,9 @@ export async function sendNotification(id: number, deps: SendDeps): Promise<Send
   const links: MessageLinks = {
     publicUrl: deps.publicUrl,
     settingsUrl: new URL('/account/notifications', deps.publicUrl).toString(),
-    ...(!receipt && deps.linkSecret ? { unsubscribeUrl: unsubscribeUrl(deps.publicUrl, deps.linkSecret, { userId: n.userId, kind, channel }) } : {}),
+    ...(!receipt && deps.linkSecret
+      ? { unsubscribeUrl: unsubscribeUrl(deps.publicUrl, deps.linkSecret, { userId: n.userId, kind, channel }) }
+      : {}),
   };
   const data = n.data as NotificationData[typeof kind];
   let result: SendResult;
@@ -181,7 +181,11 @@ export async function sendNotification(id: number, deps: SendDeps): Promise<Send
     const reason = describe(err);
     await db
       .update(notifications)
-      .set(err instanceof PermanentDeliveryError ? { state: 'failed', lastError: reason, lockedUntil: null } : { lastError: reason, lockedUntil: null })
+      .set(
+        err instanceof PermanentDeliveryError
+          ? { state: 'failed', lastError: reason, lockedUntil: null }
+          : { lastError: reason, lockedUntil: null },
+      )
       .where(and(eq(notifications.id, id), eq(notifications.state, 'pending')));
     // Permanent: the queue must not retry it; the row says why.
     if (err instanceof PermanentDeliveryError) return { state: 'failed', reason };

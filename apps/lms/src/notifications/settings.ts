@@ -40,12 +40,21 @@ export async function readPersonSettings(db: Db, userId: string): Promise<Person
 }
 
 /** Switches one kind on one channel on or off for a person; a receipt stays on (false: refused). */
-export async function setPreference(db: Db, userId: string, kind: NotificationKind, channel: NotificationChannel, enabled: boolean): Promise<boolean> {
+export async function setPreference(
+  db: Db,
+  userId: string,
+  kind: NotificationKind,
+  channel: NotificationChannel,
+  enabled: boolean,
+): Promise<boolean> {
   if (RECEIPT_KINDS.has(kind)) return false;
   await db
     .insert(notificationPreferences)
     .values({ userId, kind, channel, enabled })
-    .onConflictDoUpdate({ target: [notificationPreferences.userId, notificationPreferences.kind, notificationPreferences.channel], set: { enabled, updatedAt: sql`now()` } });
+    .onConflictDoUpdate({
+      target: [notificationPreferences.userId, notificationPreferences.kind, notificationPreferences.channel],
+      set: { enabled, updatedAt: sql`now()` },
+    });
   return true;
 }
 
@@ -53,7 +62,14 @@ export async function setPreference(db: Db, userId: string, kind: NotificationKi
 export async function writePersonSettings(
   db: Db,
   userId: string,
-  values: { locale: NotificationLocale; timeZone: string; quietStartMinute: number | null; quietEndMinute: number | null; whatsappPhone: string | null; whatsappOptIn: boolean },
+  values: {
+    locale: NotificationLocale;
+    timeZone: string;
+    quietStartMinute: number | null;
+    quietEndMinute: number | null;
+    whatsappPhone: string | null;
+    whatsappOptIn: boolean;
+  },
 ): Promise<void> {
   const numberChanged = sql`${notificationSettings.whatsappPhone} is distinct from excluded.whatsapp_phone`;
   await db
@@ -91,7 +107,11 @@ export async function sendConfirmationCode(db: Db, sender: WhatsAppSender, userI
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await db
     .update(notificationSettings)
-    .set({ confirmationCodeHash: hashCode(userId, code), confirmationCodeExpiresAt: new Date(now.getTime() + CONFIRMATION_TTL_MS), confirmationTries: 0 })
+    .set({
+      confirmationCodeHash: hashCode(userId, code),
+      confirmationCodeExpiresAt: new Date(now.getTime() + CONFIRMATION_TTL_MS),
+      confirmationTries: 0,
+    })
     .where(eq(notificationSettings.userId, userId));
   await sender.send({
     to: settings.whatsappPhone.replace(/^\+/, ''),
@@ -111,7 +131,11 @@ export async function confirmPhone(db: Db, userId: string, code: string, now: Da
     .update(notificationSettings)
     .set({ confirmationTries: sql`${notificationSettings.confirmationTries} + 1` })
     .where(and(eq(notificationSettings.userId, userId), sql`${notificationSettings.confirmationCodeHash} is not null`))
-    .returning({ hash: notificationSettings.confirmationCodeHash, expiresAt: notificationSettings.confirmationCodeExpiresAt, tries: notificationSettings.confirmationTries });
+    .returning({
+      hash: notificationSettings.confirmationCodeHash,
+      expiresAt: notificationSettings.confirmationCodeExpiresAt,
+      tries: notificationSettings.confirmationTries,
+    });
   if (!row?.hash) return 'noCode';
   if (row.tries > CONFIRMATION_TRIES) return 'tooManyTries';
   if (!row.expiresAt || row.expiresAt <= now) return 'expired';
@@ -130,12 +154,19 @@ export interface InstitutionNotificationSettings {
 }
 
 export async function readInstitutionNotificationSettings(db: Db, institutionId: number): Promise<InstitutionNotificationSettings> {
-  const [row] = await db.select().from(institutionNotificationSettings).where(eq(institutionNotificationSettings.institutionId, institutionId));
+  const [row] = await db
+    .select()
+    .from(institutionNotificationSettings)
+    .where(eq(institutionNotificationSettings.institutionId, institutionId));
   return { disabledKinds: (row?.disabledKinds ?? []) as NotificationKind[], fromAddress: row?.fromAddress ?? null };
 }
 
 /** Receipts are never among an institution's kinds off (they are dropped here). */
-export async function writeInstitutionNotificationSettings(db: Db, institutionId: number, values: InstitutionNotificationSettings): Promise<void> {
+export async function writeInstitutionNotificationSettings(
+  db: Db,
+  institutionId: number,
+  values: InstitutionNotificationSettings,
+): Promise<void> {
   const disabledKinds = values.disabledKinds.filter((k) => !RECEIPT_KINDS.has(k));
   await db
     .insert(institutionNotificationSettings)

@@ -140,7 +140,15 @@ export default fp<HousekeepingOptions>(
         return { ran: false };
       }
       const result = outcome.result;
-      if (result.usedTokenIds + result.idempotencyKeys + result.expiredPurchases + result.droppedDeliveries + result.webhookLogRows + result.notificationLogRows > 0)
+      if (
+        result.usedTokenIds +
+          result.idempotencyKeys +
+          result.expiredPurchases +
+          result.droppedDeliveries +
+          result.webhookLogRows +
+          result.notificationLogRows >
+        0
+      )
         app.log.info(result, 'housekeeping: expired rows purged');
       return result;
     });

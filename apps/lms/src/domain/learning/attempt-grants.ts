@@ -83,7 +83,13 @@ export async function grantAttempts(
       .returning();
     // biome-ignore lint/style/noNonNullAssertion: an insert returns its row.
     const granted = row!;
-    await attemptGranted(tx, receipts, { id: granted.id, userId: grant.userId, courseId: grant.courseId, quizId: quiz.id, quizTitle: quiz.name });
+    await attemptGranted(tx, receipts, {
+      id: granted.id,
+      userId: grant.userId,
+      courseId: grant.courseId,
+      quizId: quiz.id,
+      quizTitle: quiz.name,
+    });
     return granted;
   });
   return {

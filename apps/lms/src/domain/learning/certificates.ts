@@ -28,7 +28,13 @@ import { certificateIssued, type Receipts } from '../../notifications/receipts.j
  * The same rule, for display, is catalog/learner-status.ts's `finishedCourse`: a change to what
  * earns a certificate changes both (here in SQL, so the check and the insert are one statement).
  */
-export async function issueCertificateIfEarned(db: Db, receipts: Receipts, userId: string, courseId: number, at: Date): Promise<string | null> {
+export async function issueCertificateIfEarned(
+  db: Db,
+  receipts: Receipts,
+  userId: string,
+  courseId: number,
+  at: Date,
+): Promise<string | null> {
   // The certificate and its certificate.issued event commit together.
   return inTransaction(db, async (tx) => {
     const code = await insertCertificateIfEarned(tx, userId, courseId, at);

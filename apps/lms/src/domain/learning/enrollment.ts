@@ -216,7 +216,8 @@ export async function decideEnrollmentRequest(
       .where(and(eq(enrollmentRequests.id, requestId), eq(enrollmentRequests.status, 'pending')))
       .returning();
     if (!request) throw new ConflictError('This request was already decided');
-    const enrollment = decision === 'approved' ? (await insertEnrollment(tx, receipts, request.userId, request.courseId, at)).enrollment : null;
+    const enrollment =
+      decision === 'approved' ? (await insertEnrollment(tx, receipts, request.userId, request.courseId, at)).enrollment : null;
     return { request, enrollment };
   });
 }

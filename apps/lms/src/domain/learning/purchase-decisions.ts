@@ -174,7 +174,14 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
  * the buyer sees: who may is who may confirm it; pending or expired → rejected. Paid, refunded,
  * cancelled or rejected already: 409.
  */
-export async function rejectPurchase(db: Db, receipts: Receipts, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
+export async function rejectPurchase(
+  db: Db,
+  receipts: Receipts,
+  decider: Decider,
+  purchaseId: number,
+  reason: string,
+  at: Date,
+): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
     const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);

@@ -60,7 +60,8 @@ ${state.done ? html`<p class="success">${e.done}</p>` : state.open ? html`<p>${e
     for (const [name, value] of Object.entries(fields)) if (name.startsWith('answer.')) answers[name.slice('answer.'.length)] = value;
     try {
       await submitEvaluation(
-        app.db, app.receipts,
+        app.db,
+        app.receipts,
         session.caller.userId,
         id,
         { answers, comment: fields.comment ?? '' },

@@ -71,7 +71,15 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       let flash: EnrolFlash;
       try {
         const code = (request.body as z.infer<typeof EnrolForm> | null)?.code ?? undefined;
-        const outcome = await enrol(app.db, app.receipts, session.caller.userId, courseId, code, app.enrolmentCodeAttempts(request), app.clock());
+        const outcome = await enrol(
+          app.db,
+          app.receipts,
+          session.caller.userId,
+          courseId,
+          code,
+          app.enrolmentCodeAttempts(request),
+          app.clock(),
+        );
         flash = outcome.kind === 'enrolled' ? 'enrolled' : outcome.kind === 'requested' ? 'requested' : 'payment-required';
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;
@@ -104,7 +112,10 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     app.post(`/enrollment-requests/:id/${action}`, formSchema(`${action} form of the dashboard`, EmptyForm), async (request, reply) => {
       const session = await pageSession(app, request);
       const id = (request.params as { id: number }).id;
-      const outcome = await unlessDecided(() => decideEnrollmentRequest(app.db, app.receipts, session.caller, id, decision, app.clock()), decision);
+      const outcome = await unlessDecided(
+        () => decideEnrollmentRequest(app.db, app.receipts, session.caller, id, decision, app.clock()),
+        decision,
+      );
       return seeOther(reply, `/dashboard?decided=${outcome}#requests`);
     });
   }

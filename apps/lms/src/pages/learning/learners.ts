@@ -242,7 +242,8 @@ ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: ma
     if (!fields.success) return seeOther(reply, `${back}?granted=invalid#grant`);
     try {
       await grantAttempts(
-        app.db, app.receipts,
+        app.db,
+        app.receipts,
         session.caller,
         { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
         app.clock(),

@@ -25,7 +25,8 @@ export function notificationMessagesId() {
     notifications: {
       nav: 'Notifikasi',
       title: 'Pengaturan notifikasi',
-      intro: 'Pilih pemberitahuan yang Anda terima dan lewat saluran apa. Tanda terima (pembayaran, pendaftaran, sertifikat) selalu dikirim.',
+      intro:
+        'Pilih pemberitahuan yang Anda terima dan lewat saluran apa. Tanda terima (pembayaran, pendaftaran, sertifikat) selalu dikirim.',
       kinds,
       kind: 'Pemberitahuan',
       email: 'Email',

@@ -63,7 +63,8 @@ const unsubscribeRoutes: FastifyPluginAsyncZod = async (app) => {
     // so the cross-site check of session forms does not apply.
     { config: { csrf: false }, schema: { ...PAGE, querystring: Query, body: OneClick } },
     async (request, reply) => {
-      if (request.body['List-Unsubscribe'] !== 'One-Click') throw new BadRequestError('The body must be List-Unsubscribe=One-Click (RFC 8058)');
+      if (request.body['List-Unsubscribe'] !== 'One-Click')
+        throw new BadRequestError('The body must be List-Unsubscribe=One-Click (RFC 8058)');
       const found = await target(app, request.query.token);
       await setPreference(app.db, found.userId, found.kind, found.channel, false);
       request.log.info({ userId: found.userId, kind: found.kind, channel: found.channel }, 'notifications: unsubscribed by link');
