@@ -43,7 +43,7 @@ import ssoRoutes from './routes/sso/index.js';
 import enrolmentCodeLimiter from './routes/learning/code-limiter.js';
 import enrollmentRoutes from './routes/learning/enrollment.js';
 import purchaseRoutes from './routes/learning/purchases.js';
-import type { Notify } from './notifications/contract.js';
+import type { Notify, WhatsAppSender } from './notifications/contract.js';
 import { deploymentReceipts, type EnqueueNotification, recordOnlyEnqueue } from './notifications/notify.js';
 import type { Receipts } from './notifications/receipts.js';
 import unsubscribeRoutes from './pages/notifications/unsubscribe.js';
@@ -66,6 +66,8 @@ export interface AppDeps {
   markdown?: MarkdownOptions;
   /** Puts a recorded notification's sending on the job queue, in the recording transaction (default below). */
   enqueueNotification?: EnqueueNotification;
+  /** Sends the WhatsApp number confirmation codes (notifications/whatsapp/); unset: numbers cannot be confirmed. */
+  notificationWhatsApp?: WhatsAppSender;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -101,6 +103,7 @@ export async function buildApp(deps: AppDeps) {
   const receipts = deploymentReceipts(config.PUBLIC_URL, deps.enqueueNotification ?? recordOnlyEnqueue);
   app.decorate('receipts', receipts);
   app.decorate('notify', receipts.notify);
+  app.decorate('notificationWhatsApp', deps.notificationWhatsApp ?? null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No answer of ours is meant to be content-sniffed (JSON, pages, the docs UI).
@@ -163,5 +166,7 @@ declare module 'fastify' {
     notify: Notify;
     /** What the domain records receipts with: app.notify and PUBLIC_URL. */
     receipts: Receipts;
+    /** The WhatsApp sender of the confirmation codes; null: none configured. */
+    notificationWhatsApp: WhatsAppSender | null;
   }
 }

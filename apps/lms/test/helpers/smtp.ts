@@ -23,7 +23,7 @@ export async function smtpServer(refuse: () => 'temporary' | 'permanent' | null 
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
-    onRcptTo(address, _session, callback) {
+    onRcptTo(_address, _session, callback) {
       const how = refuse();
       if (how === 'temporary') return callback(Object.assign(new Error('Mailbox busy, try later'), { responseCode: 451 }));
       if (how === 'permanent') return callback(Object.assign(new Error('No such user here'), { responseCode: 550 }));

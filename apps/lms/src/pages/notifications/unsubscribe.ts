@@ -10,7 +10,7 @@ import { acceptFormBodies } from '../form-body.js';
 import { translation } from '../i18n/index.js';
 import { PAGE } from '../page-route.js';
 import { sendPage } from '../send.js';
-import { html } from '../view/html.js';
+import { href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 
 // The one-click unsubscribe (RFC 8058): a message's List-Unsubscribe URL. No session: the token
@@ -41,19 +41,19 @@ async function wordsOf(app: FastifyInstance, userId: string, path: string) {
 const unsubscribeRoutes: FastifyPluginAsyncZod = async (app) => {
   acceptFormBodies(app, 4096);
 
-  app.get('/notifications/unsubscribe', { schema: { ...PAGE, querystring: Query } }, async (request, reply) => {
+  app.get('/notifications/unsubscribe', { config: { public: true }, schema: { ...PAGE, querystring: Query } }, async (request, reply) => {
     const found = await target(app, request.query.token);
     const ctx = await wordsOf(app, found.userId, request.url);
     const w = ctx.t.notifications;
     const kind = w.kinds[found.kind];
     const channel = w[found.channel];
     const body = html`<h1>${w.unsubscribeTitle}</h1>
-<form method="post" action="${request.url}">
+<form method="post">
 <input type="hidden" name="List-Unsubscribe" value="One-Click">
 <p>${w.unsubscribeQuestion(kind, channel)}</p>
 <p><button type="submit">${w.unsubscribeButton}</button></p>
 </form>
-<p><a href="/account/notifications">${w.manage}</a></p>`;
+<p><a href="${href('/account/notifications')}">${w.manage}</a></p>`;
     return sendPage(reply, page(ctx, w.unsubscribeTitle, body));
   });
 
@@ -61,7 +61,7 @@ const unsubscribeRoutes: FastifyPluginAsyncZod = async (app) => {
     '/notifications/unsubscribe',
     // No session is involved (a mail client posts on its own): the signed token is the credential,
     // so the cross-site check of session forms does not apply.
-    { config: { csrf: false }, schema: { ...PAGE, querystring: Query, body: OneClick } },
+    { config: { public: true, csrf: false }, schema: { ...PAGE, querystring: Query, body: OneClick } },
     async (request, reply) => {
       if (request.body['List-Unsubscribe'] !== 'One-Click')
         throw new BadRequestError('The body must be List-Unsubscribe=One-Click (RFC 8058)');
@@ -72,7 +72,7 @@ const unsubscribeRoutes: FastifyPluginAsyncZod = async (app) => {
       const w = ctx.t.notifications;
       const body = html`<h1>${w.unsubscribeTitle}</h1>
 <p role="status">${w.unsubscribed(w.kinds[found.kind], w[found.channel])}</p>
-<p><a href="/account/notifications">${w.manage}</a></p>`;
+<p><a href="${href('/account/notifications')}">${w.manage}</a></p>`;
       return sendPage(reply, page(ctx, w.unsubscribeTitle, body));
     },
   );
