@@ -15,7 +15,12 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'htt
 t.test('notification pages', async (t) => {
   const sent: OutgoingWhatsApp[] = [];
   // The WhatsApp channel's sender, as injected: it keeps what it is given (the code goes nowhere else).
-  const whatsapp: WhatsAppSender = { send: async (m) => (sent.push(m), { providerMessageId: `wamid.${sent.length}` }) };
+  const whatsapp: WhatsAppSender = {
+    send: async (m) => {
+      sent.push(m);
+      return { providerMessageId: `wamid.${sent.length}` };
+    },
+  };
   let now = NOW;
   const { app, db: testDb } = await buildTestApp(t, { deps: { clock: () => now, notificationWhatsApp: whatsapp } });
   const db = testDb.db;
