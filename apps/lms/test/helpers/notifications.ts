@@ -1,4 +1,4 @@
-import { deploymentReceipts, recordOnlyEnqueue } from '../../src/notifications/notify.js';
+import { recordedReceipts as receipts } from '../../src/testing.js';
 
 /** Receipts for domain calls made outside an app: recorded in the database, put on no queue. */
-export const recordedReceipts = deploymentReceipts('http://localhost:3000', recordOnlyEnqueue);
+export const recordedReceipts = receipts();
