@@ -73,15 +73,18 @@ export async function transferInstructions(tx: Db, r: Receipts, purchase: Purcha
 
 /**
  * purchase.paid, purchase.rejected or purchase.refunded, once per purchase each (a purchase paid
- * again after an undone confirmation is not told twice).
+ * again after an undone confirmation is not told twice). A paid purchase's enrolments get no
+ * enrolment.confirmed on top: purchase.paid names what it opens.
  */
 export async function purchaseDecided(
   tx: Db,
   r: Receipts,
   kind: 'purchase.paid' | 'purchase.rejected' | 'purchase.refunded',
-  purchase: PurchaseView,
+  purchase: PurchaseView | null,
   reason = '',
 ): Promise<void> {
+  // Read in the deciding transaction, after its update: there (purchases are never deleted).
+  if (!purchase) return;
   const institutionId = await sellerOf(tx, purchase);
   const base = { userId: purchase.userId, institutionId, subject: `purchase:${purchase.id}` };
   const item = { itemTitle: purchase.itemName, amount: wholeAmount(purchase.amount) };

@@ -129,6 +129,20 @@ t.test('sendNotification', async (t) => {
     t.match(await sendNotification(id, deps), { state: 'sent' });
   });
 
+  await t.test('two instances run the same job at once: one message', async (t) => {
+    const before = smtp.received.length;
+    const id = await record(enrolment);
+    const outcomes = await Promise.allSettled([sendNotification(id, deps), sendNotification(id, deps), sendNotification(id, deps)]);
+    const sent = outcomes.filter((o) => o.status === 'fulfilled' && o.value.state === 'sent');
+    t.equal(sent.length, 1, 'one sends');
+    for (const o of outcomes.filter((x) => !sent.includes(x))) {
+      // The others found it sent, or its lease held (the queue retries them; then it is sent).
+      t.ok(o.status === 'fulfilled' ? o.value.state === 'done' : o.reason instanceof BusyError, 'another: done or busy');
+    }
+    t.equal(smtp.received.length, before + 1, 'one message delivered');
+    t.match(await row(id), { state: 'sent', attempts: 1 });
+  });
+
   await t.test('switched off: skipped with the reason, never a receipt', async (t) => {
     const before = smtp.received.length;
     const offForAll = await record(ending);

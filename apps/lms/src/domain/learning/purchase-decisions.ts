@@ -108,9 +108,7 @@ export async function confirmPurchase(
       .returning({ courseId: enrollments.courseId });
     await enqueuePurchaseEvent(tx, { type: 'purchase.paid' }, purchaseId, at);
     for (const { courseId } of created) await enqueueEnrollmentCreated(tx, found.userId, courseId, at);
-    // The buyer's receipt: purchase.paid names what it opens (no enrolment.confirmed on top).
-    // biome-ignore lint/style/noNonNullAssertion: updated above in this transaction.
-    await purchaseDecided(tx, receipts, 'purchase.paid', (await findPurchase(tx, purchaseId))!);
+    await purchaseDecided(tx, receipts, 'purchase.paid', await findPurchase(tx, purchaseId));
     return found.courseIds.map(Number);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
@@ -189,8 +187,7 @@ export async function rejectPurchase(
       .update(purchases)
       .set({ status: 'rejected', closedAt: at, closedBy: decider.userId, closeReason: reason })
       .where(eq(purchases.id, purchaseId));
-    // biome-ignore lint/style/noNonNullAssertion: updated above in this transaction.
-    await purchaseDecided(tx, receipts, 'purchase.rejected', (await findPurchase(tx, purchaseId))!, reason);
+    await purchaseDecided(tx, receipts, 'purchase.rejected', await findPurchase(tx, purchaseId), reason);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -328,8 +325,7 @@ export async function refundPurchase(
       purchaseId,
       at,
     );
-    // biome-ignore lint/style/noNonNullAssertion: updated above in this transaction.
-    await purchaseDecided(tx, receipts, 'purchase.refunded', (await findPurchase(tx, purchaseId))!, reason);
+    await purchaseDecided(tx, receipts, 'purchase.refunded', await findPurchase(tx, purchaseId), reason);
     return { unenrolledCourseIds, revokedCertificates: revoked };
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
