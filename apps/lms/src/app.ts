@@ -45,6 +45,10 @@ import enrollmentRoutes from './routes/learning/enrollment.js';
 import purchaseRoutes from './routes/learning/purchases.js';
 import whatsAppWebhookRoutes from './routes/webhooks/whatsapp.js';
 import type { OnWhatsAppStatus } from './notifications/whatsapp/webhook.js';
+import type { Notify, WhatsAppSender } from './notifications/contract.js';
+import { deploymentReceipts, type EnqueueNotification, recordOnlyEnqueue } from './notifications/notify.js';
+import type { Receipts } from './notifications/receipts.js';
+import unsubscribeRoutes from './pages/notifications/unsubscribe.js';
 
 export interface AppDeps {
   config: LmsConfig;
@@ -64,6 +68,10 @@ export interface AppDeps {
   markdown?: MarkdownOptions;
   /** What a WhatsApp delivered/read/failed status does (POST /webhooks/whatsapp); unset: logged only. */
   onWhatsAppStatus?: OnWhatsAppStatus;
+  /** Puts a recorded notification's sending on the job queue, in the recording transaction (default below). */
+  enqueueNotification?: EnqueueNotification;
+  /** Sends the WhatsApp number confirmation codes (notifications/whatsapp/); unset: numbers cannot be confirmed. */
+  notificationWhatsApp?: WhatsAppSender;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -93,6 +101,13 @@ export async function buildApp(deps: AppDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('clock', clock);
   app.decorate('config', config);
+  // Notifications (docs/notifications.md): the domain records receipts through app.receipts.
+  // TODO(merge): the job queue's `(tx, id) => app.jobs.sendInTransaction(tx, 'notification.send', { id })`
+  // replaces recordOnlyEnqueue, which records the rows (pending) and sends nothing.
+  const receipts = deploymentReceipts(config.PUBLIC_URL, deps.enqueueNotification ?? recordOnlyEnqueue);
+  app.decorate('receipts', receipts);
+  app.decorate('notify', receipts.notify);
+  app.decorate('notificationWhatsApp', deps.notificationWhatsApp ?? null);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No answer of ours is meant to be content-sniffed (JSON, pages, the docs UI).
@@ -141,6 +156,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(learningRoutes);
   await app.register(credentialRoutes);
   await app.register(whatsAppWebhookRoutes, { onStatus: deps.onWhatsAppStatus });
+  await app.register(unsubscribeRoutes);
 
   return app;
 }
@@ -151,5 +167,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     clock: Clock;
     config: LmsConfig;
+    /** Records a notification in the caller's transaction and enqueues its sending (notifications/notify.ts). */
+    notify: Notify;
+    /** What the domain records receipts with: app.notify and PUBLIC_URL. */
+    receipts: Receipts;
+    /** The WhatsApp sender of the confirmation codes; null: none configured. */
+    notificationWhatsApp: WhatsAppSender | null;
   }
 }

@@ -5,6 +5,7 @@ import { parseTrustProxy } from '@lms/partner-auth';
 import { authoringBodyLimitEnv, checkConnectionLimits, ConfigError, connectionLimitsEnv, deriveSetting, parseEnv } from '@lms/server-kit';
 import { z } from 'zod';
 import { type DkimOptions, type EmailSenderOptions, parseSmtpUrl } from './notifications/mail/sender.js';
+import { NOTIFICATION_KINDS, type NotificationKind, RECEIPT_KINDS } from './notifications/contract.js';
 
 /** Empty strings count as unset, so `${VAR:-}` in docker compose means "use the default". */
 const optional = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -317,6 +318,36 @@ const Env = z.object({
   DKIM_SELECTOR: optional(z.string().regex(/^[a-z0-9](?:[a-z0-9._-]{0,62})$/i, 'letters, digits, dots, dashes, e.g. lms2026')),
   DKIM_PRIVATE_KEY: optional(z.string()),
   DKIM_PRIVATE_KEY_FILE: optional(z.string()),
+  /**
+   * Notification kinds no one in this deployment receives (comma-separated, e.g.
+   * `course.inactive,digest.teacher`). Receipts (docs/notifications.md) cannot be switched off.
+   */
+  NOTIFICATIONS_DISABLED_KINDS: optional(z.string())
+    .default('')
+    .transform((v, ctx) => {
+      const kinds = v
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k.length > 0);
+      for (const kind of kinds) {
+        if (!(NOTIFICATION_KINDS as readonly string[]).includes(kind)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `not a notification kind: ${JSON.stringify(kind)} (one of ${NOTIFICATION_KINDS.join(', ')})`,
+          });
+        } else if (RECEIPT_KINDS.has(kind as NotificationKind)) {
+          ctx.addIssue({ code: 'custom', message: `${kind} is a receipt: it cannot be switched off` });
+        }
+      }
+      return kinds as NotificationKind[];
+    }),
+  /** How long the notification log (every message, sent or not) is kept (days). */
+  NOTIFICATION_LOG_RETENTION_DAYS: optional(z.coerce.number().min(1).max(3650)).default(90),
+  /**
+   * The key of the one-click unsubscribe links' HMAC (at least 32 characters). Unset: derived from
+   * GATEWAY_SECRET; with neither, messages carry no unsubscribe link and the link is refused.
+   */
+  NOTIFICATION_LINK_SECRET: optional(z.string().min(32)),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */

@@ -1,4 +1,6 @@
 import { type LmsConfig, loadConfig } from './config.js';
+import { deploymentReceipts, recordOnlyEnqueue } from './notifications/notify.js';
+import type { Receipts } from './notifications/receipts.js';
 
 // What tests (this package's, e2e) and the bench build the LMS with: exported as @lms/lms/testing,
 // apart from config.ts, so that nothing a deployment loads holds a known secret.
@@ -26,4 +28,12 @@ export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
     WEBHOOK_POLL_MS: '0',
   };
   return { ...loadConfig(env), ...overrides };
+}
+
+/**
+ * Receipts for domain calls made outside an app (tests, the bench): recorded in the database,
+ * put on no queue (notifications/notify.ts recordOnlyEnqueue).
+ */
+export function recordedReceipts(publicUrl = 'http://localhost:3000'): Receipts {
+  return deploymentReceipts(publicUrl, recordOnlyEnqueue);
 }

@@ -5,6 +5,10 @@ import { sql } from 'drizzle-orm';
 import { runLoop } from '../load.js';
 import { log } from '../options.js';
 import type { ScenarioContext } from './context.js';
+import { recordedReceipts } from '@lms/lms/testing';
+
+/** The receipts the domain records (on no queue: the bench measures the transaction). */
+const receipts = recordedReceipts();
 
 /**
  * Row 30g: a manager grants a learner more quiz attempts (the grant form of the learners page, a
@@ -74,7 +78,7 @@ export async function attemptGrantScenario(ctx: ScenarioContext) {
               async () => {
                 const g = nextTarget();
                 await findSession(db, session.tokenHash, new Date());
-                await grantAttempts(db, { userId: granter.id, role: 'super_admin' }, { ...g, extra: 1, reason }, new Date());
+                await grantAttempts(db, receipts, { userId: granter.id, role: 'super_admin' }, { ...g, extra: 1, reason }, new Date());
               },
               CONNECTIONS,
               seconds,

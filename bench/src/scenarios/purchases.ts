@@ -5,6 +5,10 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { runLoop } from '../load.js';
 import type { PairSide } from '../runner.js';
 import type { ScenarioContext } from './context.js';
+import { recordedReceipts } from '@lms/lms/testing';
+
+/** The receipts the domain records (on no queue: the bench measures the transaction). */
+const receipts = recordedReceipts();
 
 const BUYER = 'bench-buyer@bench.test';
 const ADMIN = 'bench-confirmer@bench.test';
@@ -46,7 +50,7 @@ export async function purchaseScenarios(ctx: ScenarioContext) {
     what === 'confirm' ? `/api/learning/purchases/${purchase.id}/confirm` : `/api/learning/purchases/${purchase.id}/confirmation/undo`;
   const direct = async () => {
     await findSession(db, session.tokenHash, new Date());
-    if (next() === 'confirm') await confirmPurchase(db, decider, purchase.id, new Date());
+    if (next() === 'confirm') await confirmPurchase(db, receipts, decider, purchase.id, new Date());
     else await undoConfirmation(db, decider, purchase.id, new Date());
   };
   const directSide: PairSide = {

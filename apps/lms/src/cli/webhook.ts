@@ -15,6 +15,7 @@ import {
 } from '../domain/partner-events/endpoints.js';
 import { CliError, type CliContext, type CommandGroup, parse, required, table, UsageError, wholeNumber, wrapped } from './command.js';
 import { issuerOf } from './partner.js';
+import { deploymentReceipts, recordOnlyEnqueue } from '../notifications/notify.js';
 
 function policyOf(ctx: CliContext) {
   return { allowHttp: ctx.config.WEBHOOK_ALLOW_HTTP, allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES };
@@ -222,9 +223,17 @@ export const purchaseCommands: CommandGroup = {
         if (!admin) throw new CliError(`no user ${values.by}`);
         if (!(await findPurchase(db, id))) throw new CliError(`no purchase ${id}`);
         try {
-          const done = await refundPurchase(db, { userId: admin.id, role: admin.role }, id, reason, ctx.now(), {
-            keepCertificateReason: kept ?? null,
-          });
+          const done = await refundPurchase(
+            db,
+            deploymentReceipts(ctx.config.PUBLIC_URL, recordOnlyEnqueue),
+            { userId: admin.id, role: admin.role },
+            id,
+            reason,
+            ctx.now(),
+            {
+              keepCertificateReason: kept ?? null,
+            },
+          );
           ctx.io.err(`Purchase ${id} is ${done.purchase.status}.`);
           ctx.io.err(`Enrolment ended in course(s): ${done.unenrolledCourseIds.join(', ') || 'none'}.`);
           ctx.io.err(

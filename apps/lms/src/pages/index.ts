@@ -34,6 +34,8 @@ import creditPages from './learning/credits.js';
 import evaluationPages from './learning/evaluation.js';
 import verificationPage from './learning/verification.js';
 import { errorPage } from './view/layout.js';
+import accountNotificationPages from './notifications/account.js';
+import notificationAdminPages from './notifications/admin.js';
 
 export { explainSignInError } from './sign-in/index.js';
 
@@ -85,6 +87,7 @@ const dashboardScope: FastifyPluginAsyncZod = async (app) => {
   await app.register(schemesPage);
   await app.register(assetRoutes);
   await app.register(studioPages);
+  await app.register(notificationAdminPages);
 };
 
 /**
@@ -116,6 +119,14 @@ const pageRoutes: FastifyPluginAsyncZod = async (app) => {
       await scope.register(verificationPage);
     },
     { prefix: '/certificates' },
+  );
+  // Each person's own settings (notifications), with the same error pages.
+  await app.register(
+    async (scope) => {
+      pageErrors(scope);
+      await scope.register(accountNotificationPages);
+    },
+    { prefix: '/account' },
   );
 };
 

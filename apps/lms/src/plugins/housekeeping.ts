@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { purgeExpiredIdempotencyKeys } from '../domain/idempotency.js';
 import { expireOverduePurchases } from '../domain/learning/purchases.js';
 import { dropExpiredWaiting, purgeDeliveryLog } from '../domain/partner-events/delivery.js';
+import { purgeOldNotifications } from '../notifications/retention.js';
 import { purgeUsedTokenIds } from '../domain/partner-tokens.js';
 import { PURGE_BATCH_ROWS } from '../domain/purge.js';
 
@@ -23,6 +24,7 @@ export type PurgeResult =
    * expiredPurchases: purchases past their payment deadline, closed as expired. droppedDeliveries:
    * partner-event deliveries that waited for a disabled endpoint longer than the retention;
    * webhookLogRows: delivery attempts and finished events past the retention.
+   * notificationLogRows: notification rows past NOTIFICATION_LOG_RETENTION_DAYS.
    */
   | {
       ran: true;
@@ -31,6 +33,7 @@ export type PurgeResult =
       expiredPurchases: number;
       droppedDeliveries: number;
       webhookLogRows: number;
+      notificationLogRows: number;
       batches: number;
     }
   /** Another instance was purging: this one left it to that one. */
@@ -117,6 +120,10 @@ export default fp<HousekeepingOptions>(
           );
         }
         const webhookLog = closing ? { rows: 0, batches: 0 } : await inBatches((limit) => purgeDeliveryLog(app.db, eventsBefore, limit));
+        const notificationsBefore = new Date(now.getTime() - app.config.NOTIFICATION_LOG_RETENTION_DAYS * 86_400_000);
+        const notificationLog = closing
+          ? { rows: 0, batches: 0 }
+          : await inBatches((limit) => purgeOldNotifications(app.db, notificationsBefore, limit));
         return {
           ran: true as const,
           usedTokenIds: tokenIds.rows,
@@ -124,7 +131,8 @@ export default fp<HousekeepingOptions>(
           expiredPurchases: purchases.rows,
           droppedDeliveries: dropped.rows,
           webhookLogRows: webhookLog.rows,
-          batches: tokenIds.batches + keys.batches + purchases.batches + dropped.batches + webhookLog.batches,
+          notificationLogRows: notificationLog.rows,
+          batches: tokenIds.batches + keys.batches + purchases.batches + dropped.batches + webhookLog.batches + notificationLog.batches,
         };
       });
       if (!outcome.acquired) {
@@ -132,7 +140,15 @@ export default fp<HousekeepingOptions>(
         return { ran: false };
       }
       const result = outcome.result;
-      if (result.usedTokenIds + result.idempotencyKeys + result.expiredPurchases + result.droppedDeliveries + result.webhookLogRows > 0)
+      if (
+        result.usedTokenIds +
+          result.idempotencyKeys +
+          result.expiredPurchases +
+          result.droppedDeliveries +
+          result.webhookLogRows +
+          result.notificationLogRows >
+        0
+      )
         app.log.info(result, 'housekeeping: expired rows purged');
       return result;
     });

@@ -7,6 +7,7 @@ import { bySession, byPartner } from '../helpers/authoring.js';
 import { makeCourse } from '../helpers/catalog-fixtures.js';
 import { makeCourseCreator } from '../helpers/course-creation.js';
 import { apiKeyFor, makeInstitution, makeUser } from '../helpers/fixtures.js';
+import { recordedReceipts } from '../helpers/notifications.js';
 
 // Credit only from accreditations (issue 42): a teacher cannot give a course credit (the finding:
 // one chapter worth 999,999.99 SKP), another institution's admin and another partner cannot
@@ -119,7 +120,7 @@ t.test('credit only from an accreditation in force at issue', async (t) => {
     const learner = await makeUser(db, { role: 'student' });
     await db.insert(enrollments).values({ userId: learner.id, courseId: c.id });
     await db.insert(chapterCompletions).values({ userId: learner.id, chapterId: c.chapters[0]!.id, courseId: c.id });
-    const code = await issueCertificateIfEarned(db, learner.id, c.id, new Date(at));
+    const code = await issueCertificateIfEarned(db, recordedReceipts, learner.id, c.id, new Date(at));
     t.ok(code, `a certificate at ${at}`);
     const [k] = await db.select().from(certificates).where(eq(certificates.code, code!));
     return { kum: k!.kum, credits: await db.select().from(credits).where(eq(credits.certificateId, k!.id)) };
@@ -138,7 +139,7 @@ t.test('credit only from an accreditation in force at issue', async (t) => {
   const learner = await makeUser(db, { role: 'student' });
   await db.insert(enrollments).values({ userId: learner.id, courseId: bare.id });
   await db.insert(chapterCompletions).values({ userId: learner.id, chapterId: bare.chapters[0]!.id, courseId: bare.id });
-  t.ok(await issueCertificateIfEarned(db, learner.id, bare.id, new Date('2026-05-01T00:00:00Z')));
+  t.ok(await issueCertificateIfEarned(db, recordedReceipts, learner.id, bare.id, new Date('2026-05-01T00:00:00Z')));
   t.equal(await db.$count(credits, eq(credits.courseId, bare.id)), 0, 'a value without an accreditation earns nothing');
   const del = await as('DELETE', `/api/courses/${c.id}/accreditations/${made.body.accreditation.id}`);
   t.equal(del.status, 409, 'credit was earned under it: ended, not deleted');

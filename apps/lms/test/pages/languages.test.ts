@@ -439,8 +439,20 @@ t.test('the catalogs: no message left untranslated, none empty', async (t) => {
   const id = translation('id', 'UTC').t;
   const en = translation('en', 'UTC').t;
   // The same in both languages, on purpose (Indonesian accreditation papers write pre-test and post-test too;
-  // "format" is Indonesian as well, and the import formats are names).
-  const SAME = new Set(['Status', 'KUM', 'E-mail', '—', 'Pre-test', 'Post-test', 'Format', 'GIFT (Moodle)', 'Aiken', 'CSV (Excel)']);
+  // "format" is Indonesian as well, and the import formats and WhatsApp are names).
+  const SAME = new Set([
+    'Status',
+    'KUM',
+    'E-mail',
+    '—',
+    'Pre-test',
+    'Post-test',
+    'Format',
+    'GIFT (Moodle)',
+    'Aiken',
+    'CSV (Excel)',
+    'WhatsApp',
+  ]);
   const same: string[] = [];
   const walk = (a: unknown, b: unknown, path: string) => {
     if (typeof a === 'string') {

@@ -153,6 +153,8 @@ const PUBLIC_PAGES = [
   'GET /dashboard/assets/studio-editor.css',
   'GET /dashboard/assets/studio-editor.js',
   'GET /media/pictures/:name',
+  'GET /notifications/unsubscribe',
+  'POST /notifications/unsubscribe',
   'GET /sign-in',
   'GET /sso/verify',
   'POST /language',

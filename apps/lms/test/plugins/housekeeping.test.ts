@@ -43,7 +43,8 @@ t.test('rows past their time are deleted, the others kept', async (t) => {
     expiredPurchases: 0,
     droppedDeliveries: 0,
     webhookLogRows: 0,
-    batches: 5,
+    notificationLogRows: 0,
+    batches: 6,
   });
   t.same(await remaining(app), { jtis: ['live'], keys: ['recent'] });
   // An hour and a minute later, by the injected clock, the rest is due too.
@@ -55,7 +56,8 @@ t.test('rows past their time are deleted, the others kept', async (t) => {
     expiredPurchases: 0,
     droppedDeliveries: 0,
     webhookLogRows: 0,
-    batches: 5,
+    notificationLogRows: 0,
+    batches: 6,
   });
   t.same(await remaining(app), { jtis: [], keys: [] });
 });
@@ -89,9 +91,14 @@ t.test('a batch is at most batchRows rows; a full batch is followed by another',
     expiredPurchases: 0,
     droppedDeliveries: 0,
     webhookLogRows: 0,
-    batches: 7,
+    notificationLogRows: 0,
+    batches: 8,
   });
-  t.same(batches, [2, 2, 1, 0, 0, 0, 0], 'token ids 2 + 2 + 1, then the keys, the purchases and the partner events: none');
+  t.same(
+    batches,
+    [2, 2, 1, 0, 0, 0, 0, 0],
+    'token ids 2 + 2 + 1, then the keys, the purchases, the partner events and the notifications: none',
+  );
 });
 
 /** Instances of the LMS on one database: on PostgreSQL each with a pool of its own (as separate processes would), on PGlite sharing the one handle. */
@@ -184,8 +191,8 @@ t.test('a backlog of 600,000 rows and three instances: one purges in batches, th
   );
   t.equal(
     rowsPerBatch.length,
-    BACKLOG / PURGE_BATCH_ROWS + 1 + 1 + 1 + 1 + 1,
-    'the token ids in full batches, one empty batch, one batch of keys, one of purchases to expire, one of deliveries waiting too long, one of the delivery log',
+    BACKLOG / PURGE_BATCH_ROWS + 1 + 1 + 1 + 1 + 1 + 1,
+    'the token ids in full batches, one empty batch, one batch of keys, one of purchases to expire, one of deliveries waiting too long, one of the delivery log, one of the notification log',
   );
   const deletes = statements.flatMap((s) => s.statements).filter((text) => /^\s*delete/i.test(text));
   t.equal(

@@ -10,3 +10,4 @@ export * from './attempt-grants.js';
 export * from './partner-events.js';
 export * from './credentials.js';
 export * from './evidence.js';
+export * from './notifications.js';

@@ -14,6 +14,7 @@ import { isEnrolled, NotEnrolledError } from '../learning/access.js';
 import { assertManages } from '../learning/attempt-grants.js';
 import { issueCertificateIfEarned } from '../learning/certificates.js';
 import { STANDARD_EVALUATION_ITEMS } from './requirements.js';
+import type { Receipts } from '../../notifications/receipts.js';
 
 // The evaluation form (docs/authoring.md, "Pre-test, post-test and evaluation"): a Likert 1-5
 // answer per item and a free comment, once per learner, after every chapter. The answers are kept
@@ -117,6 +118,7 @@ export async function evaluationState(db: Db, userId: string, courseId: number, 
  */
 export async function submitEvaluation(
   db: Db,
+  receipts: Receipts,
   userId: string,
   courseId: number,
   body: unknown,
@@ -140,7 +142,7 @@ export async function submitEvaluation(
       .values({ courseId, answers: form.answers, comment: form.comment, submittedOn: at.toISOString().slice(0, 10) });
     await tx.insert(evidenceLog).values({ userId, courseId, kind: 'evaluation', detail: {}, sessionId, at });
   });
-  return { certificateCode: await issueCertificateIfEarned(db, userId, courseId, at) };
+  return { certificateCode: await issueCertificateIfEarned(db, receipts, userId, courseId, at) };
 }
 
 export interface EvaluationSummary {

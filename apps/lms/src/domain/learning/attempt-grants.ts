@@ -1,6 +1,7 @@
 import { courses, type Db, inTransaction, quizAttemptGrants, quizzes, type RawSelect, typedRows, type UserRole, type users } from '@lms/db';
 import { and, eq, sql } from 'drizzle-orm';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { attemptGranted, type Receipts } from '../../notifications/receipts.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
 import { isEnrolled } from './access.js';
 
@@ -50,6 +51,7 @@ export async function assertManages(db: Db, person: { userId: string; role: User
  */
 export async function grantAttempts(
   db: Db,
+  receipts: Receipts,
   granter: { userId: string; role: UserRole },
   grant: { courseId: number; quizId: number; userId: string; extra: number; reason: string },
   at: Date,
@@ -80,7 +82,15 @@ export async function grantAttempts(
       })
       .returning();
     // biome-ignore lint/style/noNonNullAssertion: an insert returns its row.
-    return row!;
+    const granted = row!;
+    await attemptGranted(tx, receipts, {
+      id: granted.id,
+      userId: grant.userId,
+      courseId: grant.courseId,
+      quizId: quiz.id,
+      quizTitle: quiz.name,
+    });
+    return granted;
   });
   return {
     id: r.id,

@@ -16,6 +16,7 @@ import { evidenceCondition, writeCertificateEvidence } from '../evidence/certifi
 import { courseRequirements } from '../evidence/requirements.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
+import { certificateIssued, type Receipts } from '../../notifications/receipts.js';
 
 /**
  * Issues the learner's certificate for the course if it is earned and not issued yet: every
@@ -27,7 +28,13 @@ import { managesCourseColumn } from '../rules/course-managers.js';
  * The same rule, for display, is catalog/learner-status.ts's `finishedCourse`: a change to what
  * earns a certificate changes both (here in SQL, so the check and the insert are one statement).
  */
-export async function issueCertificateIfEarned(db: Db, userId: string, courseId: number, at: Date): Promise<string | null> {
+export async function issueCertificateIfEarned(
+  db: Db,
+  receipts: Receipts,
+  userId: string,
+  courseId: number,
+  at: Date,
+): Promise<string | null> {
   // The certificate and its certificate.issued event commit together.
   return inTransaction(db, async (tx) => {
     const code = await insertCertificateIfEarned(tx, userId, courseId, at);
@@ -42,6 +49,7 @@ export async function issueCertificateIfEarned(db: Db, userId: string, courseId:
         // verificationUrl is added at delivery (PUBLIC_URL is the delivering instance's configuration).
         data: { certificate: { code, kum: cert?.kum ?? null, issuedAt: at.toISOString() } },
       });
+      await certificateIssued(tx, receipts, code);
     }
     return code;
   });

@@ -15,6 +15,7 @@ import {
   TimeNotMetError,
 } from '../evidence/chapter-time.js';
 import { courseRequirements } from '../evidence/requirements.js';
+import type { Receipts } from '../../notifications/receipts.js';
 
 export interface ChapterView {
   id: number;
@@ -102,6 +103,7 @@ export interface CompletionResult {
  */
 export async function completeChapter(
   db: Db,
+  receipts: Receipts,
   userId: string,
   chapterId: number,
   at: Date,
@@ -134,7 +136,7 @@ export async function completeChapter(
         data: { completedAt: at.toISOString() },
       });
     }
-    return { outcome, certificateCode: await issueCertificateIfEarned(tx, userId, chapter.courseId, at) };
+    return { outcome, certificateCode: await issueCertificateIfEarned(tx, receipts, userId, chapter.courseId, at) };
   });
   return { chapter: { ...chapter, completed: true }, created: outcome === 'recorded', certificateCode };
 }

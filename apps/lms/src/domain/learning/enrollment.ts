@@ -6,6 +6,7 @@ import { buyerVisible } from '../rules/buyer-visible.js';
 import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../rules/tier-prices.js';
 import { coursesManagedBy } from '../rules/course-managers.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import { enrolmentConfirmed, type Receipts } from '../../notifications/receipts.js';
 
 /** enrollment.created for a new enrolment (in the enrolment's transaction). */
 export function enqueueEnrollmentCreated(tx: Db, userId: string, courseId: number, at: Date): Promise<number> {
@@ -59,6 +60,7 @@ export function codesMatch(given: string, expected: string): boolean {
 
 async function insertEnrollment(
   db: Db,
+  receipts: Receipts,
   userId: string,
   courseId: number,
   at: Date,
@@ -70,7 +72,10 @@ async function insertEnrollment(
       .values({ userId, courseId, enrolledAt: at })
       .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
       .returning({ courseId: enrollments.courseId, enrolledAt: enrollments.enrolledAt });
-    if (row) await enqueueEnrollmentCreated(tx, userId, courseId, at);
+    if (row) {
+      await enqueueEnrollmentCreated(tx, userId, courseId, at);
+      await enrolmentConfirmed(tx, receipts, userId, courseId);
+    }
     return row;
   });
   if (inserted) return { created: true, enrollment: inserted };
@@ -105,6 +110,7 @@ export function paidPurchaseOf(userId: string, courseId: number): SQL {
  */
 export async function enrol(
   db: Db,
+  receipts: Receipts,
   userId: string,
   courseId: number,
   code: string | undefined,
@@ -132,12 +138,12 @@ export async function enrol(
   const amount = courseTierPrice(row, row.tier);
   if (row.isPurchasable && isPositiveAmount(amount)) {
     if (!row.paid) return { kind: 'payment-required', courseId, amount, currency: row.currency };
-    return { kind: 'enrolled', ...(await insertEnrollment(db, userId, courseId, at)) };
+    return { kind: 'enrolled', ...(await insertEnrollment(db, receipts, userId, courseId, at)) };
   }
 
   switch (row.enrollmentType) {
     case 'open':
-      return { kind: 'enrolled', ...(await insertEnrollment(db, userId, courseId, at)) };
+      return { kind: 'enrolled', ...(await insertEnrollment(db, receipts, userId, courseId, at)) };
     case 'code': {
       if (row.enrollmentCode === null || row.enrollmentCode === '') {
         throw new ForbiddenError('This course has no enrolment code yet; ask its teacher');
@@ -148,7 +154,7 @@ export async function enrol(
       const attempt = await limitCodeAttempt({ userId, courseId });
       if (!attempt.allowed) throw new TooManyWrongCodesError(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)));
       if (!codesMatch(code, row.enrollmentCode)) throw new BadRequestError(WRONG_CODE);
-      return { kind: 'enrolled', ...(await insertEnrollment(db, userId, courseId, at)) };
+      return { kind: 'enrolled', ...(await insertEnrollment(db, receipts, userId, courseId, at)) };
     }
     case 'approval': {
       const [created] = await db
@@ -165,7 +171,7 @@ export async function enrol(
         );
       if (pending) return { kind: 'requested', created: false, request: pending };
       // The pending one was decided between the two statements: ask again.
-      return enrol(db, userId, courseId, code, limitCodeAttempt, at);
+      return enrol(db, receipts, userId, courseId, code, limitCodeAttempt, at);
     }
   }
 }
@@ -183,6 +189,7 @@ export interface Decider {
  */
 export async function decideEnrollmentRequest(
   db: Db,
+  receipts: Receipts,
   decider: Decider,
   requestId: number,
   decision: 'approved' | 'rejected',
@@ -209,7 +216,8 @@ export async function decideEnrollmentRequest(
       .where(and(eq(enrollmentRequests.id, requestId), eq(enrollmentRequests.status, 'pending')))
       .returning();
     if (!request) throw new ConflictError('This request was already decided');
-    const enrollment = decision === 'approved' ? (await insertEnrollment(tx, request.userId, request.courseId, at)).enrollment : null;
+    const enrollment =
+      decision === 'approved' ? (await insertEnrollment(tx, receipts, request.userId, request.courseId, at)).enrollment : null;
     return { request, enrollment };
   });
 }

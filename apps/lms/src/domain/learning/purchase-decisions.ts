@@ -4,6 +4,7 @@ import { and, asc, count, eq, gt, inArray, or, type SQL, sql } from 'drizzle-orm
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import { purchaseDecided, type Receipts } from '../../notifications/receipts.js';
 import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificates.js';
 import { bundleFirst, findPurchase, item, purchaseColumns, type PurchaseView } from './purchases.js';
 
@@ -61,6 +62,7 @@ async function lockForDecision(tx: Db, decider: Decider, purchaseId: number) {
  */
 export async function confirmPurchase(
   db: Db,
+  receipts: Receipts,
   decider: Decider,
   purchaseId: number,
   at: Date,
@@ -106,6 +108,7 @@ export async function confirmPurchase(
       .returning({ courseId: enrollments.courseId });
     await enqueuePurchaseEvent(tx, { type: 'purchase.paid' }, purchaseId, at);
     for (const { courseId } of created) await enqueueEnrollmentCreated(tx, found.userId, courseId, at);
+    await purchaseDecided(tx, receipts, 'purchase.paid', await findPurchase(tx, purchaseId));
     return found.courseIds.map(Number);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
@@ -169,7 +172,14 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
  * the buyer sees: who may is who may confirm it; pending or expired → rejected. Paid, refunded,
  * cancelled or rejected already: 409.
  */
-export async function rejectPurchase(db: Db, decider: Decider, purchaseId: number, reason: string, at: Date): Promise<PurchaseView> {
+export async function rejectPurchase(
+  db: Db,
+  receipts: Receipts,
+  decider: Decider,
+  purchaseId: number,
+  reason: string,
+  at: Date,
+): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
     const found = await lockForDecision(tx, decider, purchaseId);
     if (found.status !== 'pending' && found.status !== 'expired') throw new ConflictError(`This purchase is already ${found.status}`);
@@ -177,6 +187,7 @@ export async function rejectPurchase(db: Db, decider: Decider, purchaseId: numbe
       .update(purchases)
       .set({ status: 'rejected', closedAt: at, closedBy: decider.userId, closeReason: reason })
       .where(eq(purchases.id, purchaseId));
+    await purchaseDecided(tx, receipts, 'purchase.rejected', await findPurchase(tx, purchaseId), reason);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -263,6 +274,7 @@ export const REFUND_REVOCATION_PREFIX = 'Refund: ';
  */
 export async function refundPurchase(
   db: Db,
+  receipts: Receipts,
   decider: Decider,
   purchaseId: number,
   reason: string,
@@ -313,6 +325,7 @@ export async function refundPurchase(
       purchaseId,
       at,
     );
+    await purchaseDecided(tx, receipts, 'purchase.refunded', await findPurchase(tx, purchaseId), reason);
     return { unenrolledCourseIds, revokedCertificates: revoked };
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.

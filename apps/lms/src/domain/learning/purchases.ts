@@ -7,6 +7,7 @@ import { buyerVisible } from '../rules/buyer-visible.js';
 import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../rules/tier-prices.js';
 import { endedCourseOf, findBundleOffers } from './bundle-offers.js';
 import type { PaymentInstructions, PaymentProvider } from './payment-provider.js';
+import { type Receipts, transferInstructions } from '../../notifications/receipts.js';
 
 // Purchases (docs/architecture.md, "Taking a course"): a purchasable course or a bundle is bought at the buyer's tier price; the purchase is
 // pending until the provider settles it (bank transfer: an admin's confirmation), which marks it
@@ -210,6 +211,7 @@ const MAX_REFERENCE_TRIES = 5;
  */
 export async function startPurchase(
   db: Db,
+  receipts: Receipts,
   provider: PaymentProvider,
   rules: PurchaseRules,
   userId: string,
@@ -267,11 +269,17 @@ export async function startPurchase(
           })
           .onConflictDoNothing({ target: [purchases.userId, target], where: pendingIndexPredicate })
           .returning({ id: purchases.id });
+        if (inserted) {
+          // The transfer instructions go to the buyer with the purchase (the same words as the page's).
+          // biome-ignore lint/style/noNonNullAssertion: inserted above in this transaction.
+          const view = (await findPurchase(tx, inserted.id))!;
+          await transferInstructions(tx, receipts, view, done(true, view).instructions);
+        }
         return inserted?.id ?? null;
       });
       const view = insertedId !== null ? await findPurchase(db, insertedId) : await findOpenPurchase(db, userId, what);
       // Nothing inserted and nothing open: the concurrent one was settled meanwhile; start again.
-      if (!view) return startPurchase(db, provider, rules, userId, what, at);
+      if (!view) return startPurchase(db, receipts, provider, rules, userId, what, at);
       return done(insertedId !== null, view);
     } catch (err) {
       // Two references alike (50 random bits): draw another.

@@ -17,6 +17,7 @@ import { loadCourseProgress } from '../rules/unlock.js';
 import { isEnrolled, lockedError, NotEnrolledError } from './access.js';
 import { issueCertificateIfEarned } from './certificates.js';
 import { drawAttemptQuestions } from './quiz-draw.js';
+import type { Receipts } from '../../notifications/receipts.js';
 
 /** Answers sent this long after expiresAt still count: the time the form took to travel. */
 export const SUBMISSION_GRACE_MS = 30_000;
@@ -315,6 +316,7 @@ export function scoreAnswers(
  */
 export async function submitAttempt(
   db: Db,
+  receipts: Receipts,
   userId: string,
   attemptId: number,
   answers: Record<string, string>,
@@ -346,7 +348,7 @@ export async function submitAttempt(
     select ${userId}, q.course_id, q.evidence_role, ${JSON.stringify({ attemptId, score })}::jsonb, ${now.toISOString()}::timestamptz
     from quizzes q where q.id = ${quiz.id} and q.evidence_role is not null`);
   // A failed attempt checks too: a post-test scored at the credit's minimum may be below no pass mark.
-  const certificateCode = await issueCertificateIfEarned(db, userId, quiz.courseId, now);
+  const certificateCode = await issueCertificateIfEarned(db, receipts, userId, quiz.courseId, now);
   const { rows: used } = await db.execute(
     sql`select count(*)::int as n from quiz_attempts where user_id = ${userId} and quiz_id = ${quiz.id}`,
   );

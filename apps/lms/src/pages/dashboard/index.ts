@@ -133,7 +133,8 @@ ${courseList}
 <dt>${t.dashboard.email}</dt><dd>${user.email}</dd>
 <dt>${t.dashboard.tier}</dt><dd>${tierText(ctx, user.tier)}</dd>
 <dt>${t.dashboard.membershipId}</dt><dd>${user.membershipId ?? t.common.none}</dd>
-</dl></div>
+</dl>
+<p><a href="${href('/account/notifications')}">${t.notifications.title}</a></p></div>
 </section>`;
 }
 
@@ -252,6 +253,7 @@ ${rows}
     own &&
     html`<section aria-labelledby="keys"><h2 id="keys">${t.layout.apiKeys}</h2><div class="card"><p>${t.dashboard.apiKeysText}</p></div></section>`;
   return html`<h1>${t.dashboard.welcome(user.name)}</h1>
+<p><a href="${href('/account/notifications')}">${t.notifications.title}</a></p>
 ${await staffLearningSections(app, ctx, session, query)}
 ${metricsSection(ctx, report, app.config.PLATFORM_CURRENCY)}
 <section aria-labelledby="courses">

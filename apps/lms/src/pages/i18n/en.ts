@@ -1,3 +1,4 @@
+import { notificationMessagesEn } from '../notifications/messages.js';
 import { apiKeysMessagesEn } from '../api-keys/messages.js';
 import { catalogMessagesEn } from '../catalog/messages.js';
 import { courseMessagesEn } from '../course/messages.js';
@@ -21,6 +22,7 @@ import type { Messages } from './id.js';
 export function en(f: Format): Messages {
   return {
     ...signInMessagesEn(),
+    ...notificationMessagesEn(),
     ...dashboardMessagesEn(f),
     ...catalogMessagesEn(f),
     ...courseMessagesEn(f),

@@ -1,3 +1,4 @@
+import { notificationMessagesId } from '../notifications/messages.js';
 import { apiKeysMessagesId } from '../api-keys/messages.js';
 import { catalogMessagesId } from '../catalog/messages.js';
 import { courseMessagesId } from '../course/messages.js';
@@ -34,6 +35,7 @@ import type { Format } from './format.js';
 export function id(f: Format) {
   return {
     ...signInMessagesId(),
+    ...notificationMessagesId(),
     ...dashboardMessagesId(f),
     ...catalogMessagesId(f),
     ...courseMessagesId(f),

@@ -95,7 +95,7 @@ ${(preview || done) && nextStepBox(ctx, path, step)}`;
   app.post('/chapters/:id/complete', formOptions({ params: ChapterIdParams }), async (request, reply) => {
     const session = await pageSession(app, request);
     try {
-      await completeChapter(app.db, session.caller.userId, request.params.id, app.clock(), session.caller.sessionTokenHash);
+      await completeChapter(app.db, app.receipts, session.caller.userId, request.params.id, app.clock(), session.caller.sessionTokenHash);
     } catch (err) {
       // Too early for the course's credit: back to the chapter, which says how long is left.
       if (err instanceof TimeNotMetError) return seeOther(reply, `/learn/chapters/${request.params.id}?early=1`);

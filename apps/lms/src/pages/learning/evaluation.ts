@@ -61,6 +61,7 @@ ${state.done ? html`<p class="success">${e.done}</p>` : state.open ? html`<p>${e
     try {
       await submitEvaluation(
         app.db,
+        app.receipts,
         session.caller.userId,
         id,
         { answers, comment: fields.comment ?? '' },

@@ -51,7 +51,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
   /** Starts the purchase: 'started', 'capped' (too many waiting: said on the page), or 'nothing' (any other conflict). */
   const buy = async (userId: string, what: PurchaseItem): Promise<'started' | 'capped' | 'nothing'> => {
     try {
-      await startPurchase(app.db, app.payments.provider, app.payments.rules, userId, what, app.clock());
+      await startPurchase(app.db, app.receipts, app.payments.provider, app.payments.rules, userId, what, app.clock());
       return 'started';
     } catch (err) {
       if (err instanceof TooManyPendingPurchasesError) return 'capped';
@@ -71,7 +71,15 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       let flash: EnrolFlash;
       try {
         const code = (request.body as z.infer<typeof EnrolForm> | null)?.code ?? undefined;
-        const outcome = await enrol(app.db, session.caller.userId, courseId, code, app.enrolmentCodeAttempts(request), app.clock());
+        const outcome = await enrol(
+          app.db,
+          app.receipts,
+          session.caller.userId,
+          courseId,
+          code,
+          app.enrolmentCodeAttempts(request),
+          app.clock(),
+        );
         flash = outcome.kind === 'enrolled' ? 'enrolled' : outcome.kind === 'requested' ? 'requested' : 'payment-required';
       } catch (err) {
         if (!(err instanceof BadRequestError)) throw err;
@@ -104,7 +112,10 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     app.post(`/enrollment-requests/:id/${action}`, formSchema(`${action} form of the dashboard`, EmptyForm), async (request, reply) => {
       const session = await pageSession(app, request);
       const id = (request.params as { id: number }).id;
-      const outcome = await unlessDecided(() => decideEnrollmentRequest(app.db, session.caller, id, decision, app.clock()), decision);
+      const outcome = await unlessDecided(
+        () => decideEnrollmentRequest(app.db, app.receipts, session.caller, id, decision, app.clock()),
+        decision,
+      );
       return seeOther(reply, `/dashboard?decided=${outcome}#requests`);
     });
   }
@@ -120,7 +131,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     const caller = await decider(request);
     const id = (request.params as { id: number }).id;
     try {
-      await confirmPurchase(app.db, caller, id, app.clock());
+      await confirmPurchase(app.db, app.receipts, caller, id, app.clock());
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       return seeOther(reply, '/dashboard/transfers?confirmed=already');
@@ -145,7 +156,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
       const given = (request.body as { reason?: unknown } | null)?.reason;
       const reason = RejectPurchaseBody.shape.reason.safeParse(given);
       if (!reason.success) return seeOther(reply, '/dashboard/transfers?confirmed=reason-required');
-      const outcome = await unlessDecided(() => decide(app.db, caller, id, reason.data, app.clock()), done);
+      const outcome = await unlessDecided(() => decide(app.db, app.receipts, caller, id, reason.data, app.clock()), done);
       return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
     });
   decideWithReason('/purchases/:id/reject', 'Reject-transfer form of the transfers list', rejectPurchase, 'rejected');
@@ -163,7 +174,7 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
     if (keeping && !keptReason.success) return seeOther(reply, '/dashboard/transfers?confirmed=keep-reason-required');
     const keepCertificateReason = keeping && keptReason.success ? keptReason.data : null;
     const outcome = await unlessDecided(
-      () => refundPurchase(app.db, caller, id, reason.data, app.clock(), { keepCertificateReason }),
+      () => refundPurchase(app.db, app.receipts, caller, id, reason.data, app.clock(), { keepCertificateReason }),
       'refunded',
     );
     return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);

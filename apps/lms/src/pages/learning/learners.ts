@@ -243,6 +243,7 @@ ${certificateSection(ctx, { courseId, userId, certificates: certs, mayRevoke: ma
     try {
       await grantAttempts(
         app.db,
+        app.receipts,
         session.caller,
         { courseId, userId, quizId: fields.data.quizId, extra: fields.data.extra, reason: fields.data.reason },
         app.clock(),

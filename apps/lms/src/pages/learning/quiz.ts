@@ -188,7 +188,7 @@ ${review}`;
       if (ticked) answers[ticked[1]] = answers[ticked[1]] ? `${answers[ticked[1]]},${ticked[2]}` : ticked[2];
     }
     try {
-      await submitAttempt(app.db, session.caller.userId, request.params.id, answers, app.clock());
+      await submitAttempt(app.db, app.receipts, session.caller.userId, request.params.id, answers, app.clock());
     } catch (err) {
       // Sent twice, or after the time limit: the attempt's page says how it ended.
       if (!(err instanceof ConflictError)) throw err;

@@ -64,7 +64,7 @@ const chapterRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const caller = sessionCaller(request);
-      const done = await completeChapter(app.db, caller.userId, request.params.id, app.clock(), caller.sessionTokenHash);
+      const done = await completeChapter(app.db, app.receipts, caller.userId, request.params.id, app.clock(), caller.sessionTokenHash);
       return reply
         .code(done.created ? 201 : 200)
         .send({ success: true as const, chapter: done.chapter, certificateCode: done.certificateCode });

@@ -87,7 +87,15 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const caller = sessionCaller(request);
       const courseId = request.params.id;
-      const outcome = await enrol(app.db, caller.userId, courseId, request.body?.code, app.enrolmentCodeAttempts(request), app.clock());
+      const outcome = await enrol(
+        app.db,
+        app.receipts,
+        caller.userId,
+        courseId,
+        request.body?.code,
+        app.enrolmentCodeAttempts(request),
+        app.clock(),
+      );
       switch (outcome.kind) {
         case 'enrolled':
           return reply.code(outcome.created ? 201 : 200).send({
@@ -166,7 +174,14 @@ const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       async (request) => {
         const caller = sessionCaller(request);
-        const { request: decided, enrollment } = await decideEnrollmentRequest(app.db, caller, request.params.id, decision, app.clock());
+        const { request: decided, enrollment } = await decideEnrollmentRequest(
+          app.db,
+          app.receipts,
+          caller,
+          request.params.id,
+          decision,
+          app.clock(),
+        );
         return {
           success: true as const,
           request: requestBody(decided),

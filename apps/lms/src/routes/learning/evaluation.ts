@@ -86,7 +86,15 @@ const evaluationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const caller = sessionCaller(request);
-      const done = await submitEvaluation(app.db, caller.userId, request.params.id, request.body, app.clock(), caller.sessionTokenHash);
+      const done = await submitEvaluation(
+        app.db,
+        app.receipts,
+        caller.userId,
+        request.params.id,
+        request.body,
+        app.clock(),
+        caller.sessionTokenHash,
+      );
       return reply.code(201).send({ success: true as const, certificateCode: done.certificateCode });
     },
   );

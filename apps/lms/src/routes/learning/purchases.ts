@@ -106,7 +106,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
       const caller = sessionCaller(request);
       const body = request.body;
       const what = 'courseId' in body ? { courseId: body.courseId } : { bundleId: body.bundleId };
-      const started = await startPurchase(app.db, provider, rules, caller.userId, what, app.clock());
+      const started = await startPurchase(app.db, app.receipts, provider, rules, caller.userId, what, app.clock());
       return reply
         .code(started.created ? 201 : 200)
         .send({ success: true as const, purchase: purchaseBody(started.purchase), instructions: started.instructions });
@@ -220,7 +220,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const purchase = await rejectPurchase(app.db, caller, request.params.id, request.body.reason, app.clock());
+      const purchase = await rejectPurchase(app.db, app.receipts, caller, request.params.id, request.body.reason, app.clock());
       return { success: true as const, purchase: purchaseBody(purchase) };
     },
   );
@@ -255,7 +255,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const done = await refundPurchase(app.db, caller, request.params.id, request.body.reason, app.clock(), {
+      const done = await refundPurchase(app.db, app.receipts, caller, request.params.id, request.body.reason, app.clock(), {
         keepCertificateReason: request.body.keepCertificateReason ?? null,
       });
       return {
@@ -300,7 +300,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const { purchase, enrolledCourseIds } = await confirmPurchase(app.db, caller, request.params.id, app.clock());
+      const { purchase, enrolledCourseIds } = await confirmPurchase(app.db, app.receipts, caller, request.params.id, app.clock());
       return { success: true as const, purchase: purchaseBody(purchase), enrolledCourseIds };
     },
   );

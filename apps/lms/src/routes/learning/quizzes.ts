@@ -84,7 +84,7 @@ const quizRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const r = await submitAttempt(app.db, sessionLearner(request), request.params.id, request.body.answers, app.clock());
+      const r = await submitAttempt(app.db, app.receipts, sessionLearner(request), request.params.id, request.body.answers, app.clock());
       return { success: true as const, ...r, submittedAt: r.submittedAt.toISOString() };
     },
   );
