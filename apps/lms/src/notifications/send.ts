@@ -47,7 +47,8 @@ export interface SendDeps {
   /** NOTIFICATIONS_DISABLED_KINDS. */
   disabledKinds: readonly NotificationKind[];
   render: RenderNotification;
-  email: EmailSender;
+  /** Null: SMTP_URL is unset; e-mail rows end skipped, saying so. */
+  email: EmailSender | null;
   whatsapp?: { sender: WhatsAppSender; render: RenderWhatsApp };
   now: () => Date;
   /** How long one send may hold the row before another may take it over (default 2 min). */
@@ -107,11 +108,13 @@ export async function sendNotification(id: number, deps: SendDeps): Promise<Send
         ? 'switched off by the institution'
         : !receipt && row.personOff
           ? 'switched off by the person'
-          : channel === 'whatsapp' && !(row.phone && row.phoneConfirmedAt && row.optIn)
-            ? 'no confirmed WhatsApp number with consent'
-            : channel === 'whatsapp' && !deps.whatsapp
-              ? 'WhatsApp is not configured'
-              : null;
+          : channel === 'email' && !deps.email
+            ? 'e-mail is not configured (SMTP_URL)'
+            : channel === 'whatsapp' && !(row.phone && row.phoneConfirmedAt && row.optIn)
+              ? 'no confirmed WhatsApp number with consent'
+              : channel === 'whatsapp' && !deps.whatsapp
+                ? 'WhatsApp is not configured'
+                : null;
   if (skipReason) {
     await db
       .update(notifications)
@@ -163,7 +166,7 @@ export async function sendNotification(id: number, deps: SendDeps): Promise<Send
   try {
     if (channel === 'email') {
       const message = await deps.render(kind, locale, data, links, timeZone);
-      result = await deps.email.send({
+      result = await (deps.email as EmailSender).send({
         to: row.email,
         toName: row.name,
         ...(row.fromAddress ? { from: row.fromAddress } : {}),
