@@ -17,6 +17,7 @@ import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugin
 import markdownPlugin, { type MarkdownOptions } from './plugins/markdown.js';
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
+import jobsPlugin, { type JobsOptions } from './plugins/jobs.js';
 import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
 import memberCheckPlugin, { type MemberCheckOptions } from './plugins/member-check.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   failedCredentials?: FailedCredentialsOptions;
   partnerAuth?: PartnerAuthOptions;
   housekeeping?: HousekeepingOptions;
+  /** The job queue's supervision interval and test queues (plugins/jobs.ts). */
+  jobs?: JobsOptions;
   partnerEvents?: PartnerEventsOptions;
   memberCheck?: MemberCheckOptions;
   /** The Markdown renderer's limits (tests shorten its time limit). */
@@ -104,6 +107,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(markdownPlugin, deps.markdown ?? {});
   await app.register(metricsPlugin);
+  // The job queue before everything that sends or works on it.
+  await app.register(jobsPlugin, deps.jobs ?? {});
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
   await app.register(partnerEventsPlugin, deps.partnerEvents ?? {});
   await app.register(memberCheckPlugin, deps.memberCheck ?? {});

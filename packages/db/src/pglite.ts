@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
+import { fromPglite } from 'pg-boss';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Db, DbHandle } from './client.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -63,6 +64,9 @@ export function createPglite(dataDir: string | undefined, snapshot: Blob | undef
     },
     async dumpDataDir() {
       return client.dumpDataDir('none');
+    },
+    jobsConnection() {
+      return { db: fromPglite(client), backend: 'pglite' };
     },
   };
 }
