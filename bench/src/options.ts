@@ -73,6 +73,7 @@ export const SCENARIO_GROUPS = [
   'participant-export',
   'purchases',
   'partner-events',
+  'jobs',
   'pglite',
 ] as const;
 

@@ -66,7 +66,10 @@ export function createPglite(dataDir: string | undefined, snapshot: Blob | undef
       return client.dumpDataDir('none');
     },
     jobsConnection() {
-      return { db: fromPglite(client), backend: 'pglite' };
+      // The client's own methods, taken now: what wraps `client.query` later (the tests' statement
+      // counter) sees the app's statements, not the queue's polls.
+      const own = { query: client.query.bind(client), exec: client.exec.bind(client), listen: client.listen.bind(client) };
+      return { db: fromPglite(own), backend: 'pglite' };
     },
   };
 }

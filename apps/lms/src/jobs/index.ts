@@ -40,9 +40,14 @@ export interface RunningJob<Q extends QueueName> {
 }
 
 export interface WorkOptions {
-  /** Jobs of this queue run at once on this instance (default 1). */
+  /**
+   * Jobs of this queue run at once on this instance (default 4): one fetch takes up to this many.
+   * 1 runs one job per poll (JOBS_POLL_SECONDS) at most.
+   */
   concurrency?: number;
 }
+
+const DEFAULT_CONCURRENCY = 4;
 
 /** Per queue: jobs waiting to run, the oldest one's age, failed jobs kept (see JOBS_DELETE_AFTER_DAYS). */
 export interface QueueDepth {
@@ -79,7 +84,8 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (err: unknown) => void): Jobs {
+/** `onError`: pg-boss's own trouble (no queue), or a run that threw (its queue). */
+export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (err: unknown, queue?: string) => void): Jobs {
   const boss = new PgBoss({
     ...handle.jobsConnection(),
     schema: JOBS_SCHEMA,
@@ -91,7 +97,7 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
     monitorIntervalSeconds: settings.superviseSeconds ?? 60,
     application_name: 'lms-jobs',
   });
-  boss.on('error', onError);
+  boss.on('error', (err) => onError(err));
   const definitions: Record<string, QueueDefinition> = { ...QUEUES, ...settings.extraQueues };
   const failed = new Map<string, number>();
   const stopping = new AbortController();
@@ -124,19 +130,30 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
     },
     async work(queue, options, handler) {
       if (!settings.workers) return;
+      const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
       await boss.work<JobData[typeof queue]>(
         queue,
-        { batchSize: 1, localConcurrency: options.concurrency ?? 1, pollingIntervalSeconds: settings.pollSeconds },
-        async (jobs) => {
-          for (const job of jobs) {
-            try {
-              await handler({ id: job.id, queue, data: job.data, retryCount: job.retryCount, signal: job.signal });
-            } catch (err) {
-              failed.set(queue, (failed.get(queue) ?? 0) + 1);
-              throw err;
-            }
-          }
+        {
+          // A fetch takes up to `concurrency` jobs, run at once and settled one by one; a full
+          // fetch is followed by the next at once (a backlog drains without waiting for the poll).
+          batchSize: concurrency,
+          burstWhenBatchFull: true,
+          perJobResults: true,
+          pollingIntervalSeconds: settings.pollSeconds,
         },
+        async (jobs) =>
+          Promise.all(
+            jobs.map(async (job) => {
+              try {
+                await handler({ id: job.id, queue, data: job.data, retryCount: job.retryCount, signal: job.signal });
+                return { id: job.id, status: 'completed' as const };
+              } catch (err) {
+                failed.set(queue, (failed.get(queue) ?? 0) + 1);
+                onError(err, queue);
+                return { id: job.id, status: 'failed' as const, output: { message: err instanceof Error ? err.message : String(err) } };
+              }
+            }),
+          ),
       );
     },
     async schedule(queue, cron) {

@@ -33,8 +33,12 @@ export default fp<JobsOptions>(
         stopSeconds: config.JOBS_STOP_SECONDS,
         ...opts,
       },
-      // pg-boss's own trouble (a failed poll, a lost connection): it tries again by itself.
-      (err) => app.log.warn({ err }, 'jobs: queue error; pg-boss retries'),
+      (err, queue) => {
+        // A run that threw is retried as its queue says; pg-boss's own trouble (a failed poll, a
+        // lost connection) it tries again by itself.
+        if (queue) app.log.warn({ err, queue }, `jobs: a run of ${queue} failed; retried while its retry limit allows`);
+        else app.log.warn({ err }, 'jobs: queue error; pg-boss tries again');
+      },
     );
     await jobs.start();
     app.decorate('jobs', jobs);
