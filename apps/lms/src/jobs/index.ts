@@ -58,16 +58,23 @@ export interface QueueDepth {
 }
 
 export interface Jobs {
-  /** Writes the job in the caller's transaction: it exists if and only if the transaction commits. Returns the job's id. */
+  /**
+   * Writes the job in the caller's transaction: it exists if and only if the transaction commits.
+   * Returns the job's id. Only once the app is ready (the queue started).
+   */
   sendInTransaction<Q extends QueueName>(tx: Db, queue: Q, data: JobData[Q], options?: SendOptions): Promise<string | null>;
   /** Writes the job now, outside any transaction (a schedule-like start, a test). */
   send<Q extends QueueName>(queue: Q, data: JobData[Q], options?: SendOptions): Promise<string | null>;
   /**
    * Runs the queue's jobs on this instance with `handler` (nothing on an instance with
-   * JOBS_WORKERS=off). A handler that throws fails the run: retried as the queue says.
+   * JOBS_WORKERS=off). A handler that throws fails the run: retried as the queue says. Called
+   * before start() is over: applied at its end.
    */
   work<Q extends QueueName>(queue: Q, options: WorkOptions, handler: (job: RunningJob<Q>) => Promise<void>): Promise<void>;
-  /** Sends a job of the queue on a cron schedule (UTC); one job per occurrence whatever the instances. Replaces an earlier one. */
+  /**
+   * Sends a job of the queue on a cron schedule (UTC); one job per occurrence whatever the
+   * instances. Replaces an earlier one. Called before start() is over: applied at its end.
+   */
   schedule(queue: QueueName, cron: string): Promise<void>;
   /** Whether this instance runs jobs (JOBS_WORKERS). */
   readonly workers: boolean;
@@ -79,6 +86,7 @@ export interface Jobs {
   depths(): Promise<QueueDepth[]>;
   /** The pg-boss instance, for what the API above does not cover (tests, the bench). */
   readonly boss: PgBoss;
+  /** Starts pg-boss and creates the queues, then applies the work() and schedule() calls made before (once; later calls share it). */
   start(): Promise<void>;
   /** Stops polling, waits up to stopSeconds for running jobs, then returns them to the queue. */
   stop(): Promise<void>;
@@ -101,12 +109,18 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
   const definitions: Record<string, QueueDefinition> = { ...QUEUES, ...settings.extraQueues };
   const failed = new Map<string, number>();
   const stopping = new AbortController();
+  // work() and schedule() called before the start is over are applied at its end: plugins declare
+  // their workers while they register, and the start runs in the app's onReady.
+  let started = false;
+  const pending: (() => Promise<unknown>)[] = [];
+  const whenStarted = async (apply: () => Promise<unknown>): Promise<void> => {
+    if (started) await apply();
+    else pending.push(apply);
+  };
+  let startup: Promise<void> | null = null;
 
-  return {
-    boss,
-    workers: settings.workers,
-    stopping: stopping.signal,
-    async start() {
+  const start = (): Promise<void> => {
+    startup ??= (async () => {
       await boss.start();
       // createQueue leaves an existing queue as it is: updateQueue applies a changed definition.
       const existing = new Set((await boss.getQueues()).map((q) => q.name));
@@ -117,47 +131,69 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
           await boss.updateQueue(name, changeable);
         } else await boss.createQueue(name, options);
       }
-    },
+      started = true;
+      for (const apply of pending.splice(0)) await apply();
+    })();
+    return startup;
+  };
+
+  return {
+    boss,
+    workers: settings.workers,
+    stopping: stopping.signal,
+    start,
     async stop() {
       stopping.abort();
-      await boss.stop({ graceful: true, timeout: settings.stopSeconds * 1000, close: true });
+      // A start still under way ends first (its failure was the app's start's to report); a queue
+      // that never started has nothing to stop.
+      const running = await (startup ?? Promise.reject()).then(
+        () => true,
+        () => false,
+      );
+      if (running) await boss.stop({ graceful: true, timeout: settings.stopSeconds * 1000, close: true });
     },
     async sendInTransaction(tx, queue, data, options) {
+      // Waiting for the start here could wait forever: on PGlite the caller's transaction holds
+      // the one connection the start needs. Requests come once the app is ready (started).
+      if (!started) throw new Error('jobs: the queue has not started yet; send in a transaction once the app is ready');
       return boss.send(queue, data, { ...options, db: fromDrizzle(tx, sql) });
     },
     async send(queue, data, options) {
+      await start();
       return boss.send(queue, data, options ?? {});
     },
     async work(queue, options, handler) {
       if (!settings.workers) return;
       const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-      await boss.work<JobData[typeof queue]>(
-        queue,
-        {
-          // A fetch takes up to `concurrency` jobs, run at once and settled one by one; a full
-          // fetch is followed by the next at once (a backlog drains without waiting for the poll).
-          batchSize: concurrency,
-          burstWhenBatchFull: true,
-          perJobResults: true,
-          pollingIntervalSeconds: settings.pollSeconds,
-        },
-        async (jobs) =>
-          Promise.all(
-            jobs.map(async (job) => {
-              try {
-                await handler({ id: job.id, queue, data: job.data, retryCount: job.retryCount, signal: job.signal });
-                return { id: job.id, status: 'completed' as const };
-              } catch (err) {
-                failed.set(queue, (failed.get(queue) ?? 0) + 1);
-                onError(err, queue);
-                return { id: job.id, status: 'failed' as const, output: { message: err instanceof Error ? err.message : String(err) } };
-              }
-            }),
-          ),
+      await whenStarted(() =>
+        boss.work<JobData[typeof queue]>(
+          queue,
+          {
+            // A fetch takes up to `concurrency` jobs, run at once and settled one by one; a full
+            // fetch is followed by the next at once (a backlog drains without waiting for the poll).
+            batchSize: concurrency,
+            burstWhenBatchFull: true,
+            perJobResults: true,
+            pollingIntervalSeconds: settings.pollSeconds,
+          },
+          async (jobs) =>
+            Promise.all(
+              jobs.map(async (job) => {
+                try {
+                  await handler({ id: job.id, queue, data: job.data, retryCount: job.retryCount, signal: job.signal });
+                  return { id: job.id, status: 'completed' as const };
+                } catch (err) {
+                  failed.set(queue, (failed.get(queue) ?? 0) + 1);
+                  onError(err, queue);
+                  return { id: job.id, status: 'failed' as const, output: { message: err instanceof Error ? err.message : String(err) } };
+                }
+              }),
+            ),
+        ),
       );
     },
     async schedule(queue, cron) {
-      await boss.schedule(queue, cron, {}, { tz: 'UTC' });
+      await whenStarted(() => boss.schedule(queue, cron, {}, { tz: 'UTC' }));
     },
     failedAttempts() {
       return failed;

@@ -15,8 +15,8 @@ declare module 'fastify' {
 export type JobsOptions = Pick<JobsSettings, 'superviseSeconds' | 'extraQueues'>;
 
 /**
- * Starts the job queue before the plugins that send or work (registered after the database) and
- * stops it when the app closes: no new job is taken, the running ones get JOBS_STOP_SECONDS to
+ * Starts the job queue before the plugins that send or work (registered after the database;
+ * the app is ready once it has started) and stops it when the app closes: no new job is taken, the running ones get JOBS_STOP_SECONDS to
  * finish, then pg-boss hands them back to the queue (another instance, or this one's next start,
  * runs them). The stop runs in preClose, before the database plugin's onClose ends the
  * connections it needs.
@@ -40,8 +40,12 @@ export default fp<JobsOptions>(
         else app.log.warn({ err }, 'jobs: queue error; pg-boss tries again');
       },
     );
-    await jobs.start();
     app.decorate('jobs', jobs);
+    // Started now, awaited when the app is ready (as the other plugins' database work): the
+    // plugins after this one declare their workers and schedules without waiting for it.
+    const startup = jobs.start();
+    startup.catch(() => {}); // reported by onReady
+    app.addHook('onReady', async () => startup);
     app.addHook('preClose', async () => {
       await jobs.stop();
     });

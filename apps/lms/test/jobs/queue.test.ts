@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createDb, usedTokenIds } from '@lms/db';
 import { createTestDb } from '@lms/db/testing';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/testing.js';
@@ -32,7 +32,15 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 }
 
 t.test('a job sent in a transaction exists with its change, or not at all', async (t) => {
+  const early = await buildTestApp(t);
+  await t.rejects(
+    early.app.db.transaction((tx) => early.app.jobs.sendInTransaction(tx, 'notification.send', { id: 1 })),
+    /not started yet/,
+    'before the app is ready: a clear error, not a wait on the connection the transaction holds',
+  );
+
   const { app, db } = await buildTestApp(t, { deps: { jobs: jobsDeps } });
+  await app.ready();
   await createRunsTable(db.db);
   await app.jobs.work('test.probe', {}, async (job) => {
     await recordRun(app.db, job.id, job.data.label, 'app', 'finished');
@@ -76,6 +84,7 @@ t.test('a job sent in a transaction exists with its change, or not at all', asyn
 
 t.test('an instance with JOBS_WORKERS=off only enqueues; an instance with workers runs its jobs', async (t) => {
   const { app: enqueuer, db } = await buildTestApp(t, { config: { JOBS_WORKERS: 'off' }, deps: { jobs: jobsDeps } });
+  await enqueuer.ready();
   await createRunsTable(db.db);
   let ranOnEnqueuer = 0;
   await enqueuer.jobs.work('test.probe', {}, async () => {
@@ -102,11 +111,51 @@ t.test('an instance with JOBS_WORKERS=off only enqueues; an instance with worker
   t.equal(ranOnEnqueuer, 0);
 });
 
+t.test('closing waits JOBS_STOP_SECONDS for a running job, then gives it back; another instance runs it', async (t) => {
+  const { app: stopping, db } = await buildTestApp(t, { config: { JOBS_STOP_SECONDS: 1 }, deps: { jobs: jobsDeps } });
+  await createRunsTable(db.db);
+  await stopping.jobs.work('test.probe', {}, async (job) => {
+    await recordRun(stopping.db, job.id, job.data.label, 'stopping', 'started');
+    await new Promise(() => {}); // never ends: only the stop's bound ends the close
+  });
+  await stopping.ready();
+  const id = await stopping.jobs.send('test.probe', { label: 'outlives its instance' });
+  await until(
+    () => runsOf(db.db),
+    (r) => r.length >= 1,
+    'the first instance to start the job',
+  );
+  await stopping.close();
+  t.pass('the close ended though the job never would');
+  const left = await db.db.execute<{ state: string }>(sql`select state::text from pgboss.job where id = ${id}::uuid`);
+  t.same(left.rows, [{ state: 'retry' }], 'given back: failed by the stop, to be retried');
+
+  const { app: next } = await buildTestApp(t, { db, deps: { jobs: jobsDeps } });
+  await next.jobs.work('test.probe', {}, async (job) => {
+    await recordRun(next.db, job.id, job.data.label, 'next', 'finished');
+  });
+  await next.ready();
+  await until(
+    () => runsOf(db.db),
+    (r) => r.some((x) => x.instance === 'next'),
+    'the next instance to run it',
+  );
+  t.same(
+    (await runsOf(db.db)).map((r) => [r.job_id, r.instance, r.stage]),
+    [
+      [id, 'stopping', 'started'],
+      [id, 'next', 'finished'],
+    ],
+    'given back on close, run to completion by the next instance',
+  );
+});
+
 /** A second LMS on the same PostgreSQL database, with a pool of its own (as another process would have). */
 async function secondInstance(t: Test, url: string) {
   const handle = createDb({ databaseUrl: url, poolMax: 3 });
   const app = await buildApp({ config: testConfig(), db: handle, ownsDb: true, logger: false, jobs: jobsDeps });
   t.teardown(() => app.close());
+  await app.ready();
   return app;
 }
 
@@ -114,6 +163,7 @@ async function secondInstance(t: Test, url: string) {
 if (testDatabaseUrl) {
   t.test('PostgreSQL: two instances share 40 jobs, each job runs once', async (t) => {
     const { app: a, db } = await buildTestApp(t, { deps: { jobs: jobsDeps } });
+    await a.ready();
     const b = await secondInstance(t, db.url!);
     await createRunsTable(db.db);
     for (const [name, app] of [
@@ -175,6 +225,7 @@ if (testDatabaseUrl) {
       jobs: jobsDeps,
     });
     t.teardown(() => enqueuer.close());
+    await enqueuer.ready();
     const id = await enqueuer.db.transaction((tx) => enqueuer.jobs.sendInTransaction(tx, 'test.probe', { label: 'survives', hang: true }));
     await until(
       async () => out,
