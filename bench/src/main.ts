@@ -25,6 +25,7 @@ import { participantExportScenario } from './scenarios/participant-export.js';
 import { authoringScenarios } from './scenarios/authoring.js';
 import { purchaseScenarios } from './scenarios/purchases.js';
 import { partnerEventScenarios } from './scenarios/partner-events.js';
+import { jobScenarios } from './scenarios/jobs.js';
 import { catalogScenarios } from './scenarios/catalog.js';
 import { type ScenarioContext, scenarioContext } from './scenarios/context.js';
 import { ownSqlScenarios } from './scenarios/own-sql.js';
@@ -79,6 +80,7 @@ async function main() {
       purchases: purchaseScenarios,
       'partner-events': partnerEventScenarios,
       reminders: reminderScenario,
+      jobs: jobScenarios,
       pglite: pgliteScenario,
     };
     for (const name of SCENARIO_GROUPS) {

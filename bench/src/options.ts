@@ -74,6 +74,7 @@ export const SCENARIO_GROUPS = [
   'purchases',
   'partner-events',
   'reminders',
+  'jobs',
   'pglite',
 ] as const;
 

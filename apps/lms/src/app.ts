@@ -17,6 +17,7 @@ import failedCredentialsPlugin, { type FailedCredentialsOptions } from './plugin
 import markdownPlugin, { type MarkdownOptions } from './plugins/markdown.js';
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
+import jobsPlugin, { type JobsOptions } from './plugins/jobs.js';
 import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
 import memberCheckPlugin, { type MemberCheckOptions } from './plugins/member-check.js';
 import openapiPlugin from './plugins/openapi.js';
@@ -46,7 +47,9 @@ import purchaseRoutes from './routes/learning/purchases.js';
 import whatsAppWebhookRoutes from './routes/webhooks/whatsapp.js';
 import type { OnWhatsAppStatus } from './notifications/whatsapp/webhook.js';
 import type { Notify, WhatsAppSender } from './notifications/contract.js';
-import { deploymentReceipts, type EnqueueNotification, recordOnlyEnqueue } from './notifications/notify.js';
+import { deploymentReceipts, type EnqueueNotification } from './notifications/notify.js';
+import { whatsAppSenderFromConfig } from './notifications/whatsapp/index.js';
+import notificationsPlugin, { type NotificationChannelsOptions } from './plugins/notifications.js';
 import type { Receipts } from './notifications/receipts.js';
 import unsubscribeRoutes from './pages/notifications/unsubscribe.js';
 
@@ -62,6 +65,8 @@ export interface AppDeps {
   failedCredentials?: FailedCredentialsOptions;
   partnerAuth?: PartnerAuthOptions;
   housekeeping?: HousekeepingOptions;
+  /** The job queue's supervision interval and test queues (plugins/jobs.ts). */
+  jobs?: JobsOptions;
   partnerEvents?: PartnerEventsOptions;
   memberCheck?: MemberCheckOptions;
   /** The Markdown renderer's limits (tests shorten its time limit). */
@@ -71,7 +76,9 @@ export interface AppDeps {
   /** Puts a recorded notification's sending on the job queue, in the recording transaction (default below). */
   enqueueNotification?: EnqueueNotification;
   /** Sends the WhatsApp number confirmation codes (notifications/whatsapp/); unset: numbers cannot be confirmed. */
-  notificationWhatsApp?: WhatsAppSender;
+  notificationWhatsApp?: WhatsAppSender | null;
+  /** The channels the send job uses (tests give a local SMTP server's); default: the configuration's. */
+  notifications?: NotificationChannelsOptions;
 }
 
 /** Builds the LMS. Only server.ts listens; tests call this and use `app.inject()`. */
@@ -101,13 +108,20 @@ export async function buildApp(deps: AppDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.decorate('clock', clock);
   app.decorate('config', config);
-  // Notifications (docs/notifications.md): the domain records receipts through app.receipts.
-  // TODO(merge): the job queue's `(tx, id) => app.jobs.sendInTransaction(tx, 'notification.send', { id })`
-  // replaces recordOnlyEnqueue, which records the rows (pending) and sends nothing.
-  const receipts = deploymentReceipts(config.PUBLIC_URL, deps.enqueueNotification ?? recordOnlyEnqueue);
+  // Notifications (docs/operations.md, "Notifications"): the domain records receipts through
+  // app.receipts; each recorded row's send is a job written in the same transaction.
+  const enqueue: EnqueueNotification =
+    deps.enqueueNotification ??
+    (async (tx, id) => {
+      await app.jobs.sendInTransaction(tx, 'notification.send', { id });
+    });
+  const receipts = deploymentReceipts(config.PUBLIC_URL, enqueue);
   app.decorate('receipts', receipts);
   app.decorate('notify', receipts.notify);
-  app.decorate('notificationWhatsApp', deps.notificationWhatsApp ?? null);
+  app.decorate(
+    'notificationWhatsApp',
+    deps.notificationWhatsApp !== undefined ? deps.notificationWhatsApp : whatsAppSenderFromConfig(config),
+  );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No answer of ours is meant to be content-sniffed (JSON, pages, the docs UI).
@@ -123,7 +137,10 @@ export async function buildApp(deps: AppDeps) {
   await app.register(databasePlugin, { handle: deps.db, ownsHandle: deps.ownsDb ?? false });
   await app.register(markdownPlugin, deps.markdown ?? {});
   await app.register(metricsPlugin);
+  // The job queue before everything that sends or works on it.
+  await app.register(jobsPlugin, deps.jobs ?? {});
   await app.register(housekeepingPlugin, deps.housekeeping ?? {});
+  await app.register(notificationsPlugin, deps.notifications ?? {});
   await app.register(partnerEventsPlugin, deps.partnerEvents ?? {});
   await app.register(memberCheckPlugin, deps.memberCheck ?? {});
   await app.register(cookie);
@@ -155,7 +172,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(purchaseRoutes);
   await app.register(learningRoutes);
   await app.register(credentialRoutes);
-  await app.register(whatsAppWebhookRoutes, { onStatus: deps.onWhatsAppStatus });
+  await app.register(whatsAppWebhookRoutes, { onStatus: deps.onWhatsAppStatus ?? ((update) => app.recordWhatsAppStatus(update)) });
   await app.register(unsubscribeRoutes);
 
   return app;

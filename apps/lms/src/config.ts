@@ -348,6 +348,19 @@ const Env = z.object({
    * GATEWAY_SECRET; with neither, messages carry no unsubscribe link and the link is refused.
    */
   NOTIFICATION_LINK_SECRET: optional(z.string().min(32)),
+  /**
+   * The job queue (docs/operations.md, "Jobs"): `off` makes this instance only enqueue (its
+   * requests' jobs are written, other instances run them); `on` (default) runs them too.
+   */
+  JOBS_WORKERS: optional(z.enum(['on', 'off'])).default('on'),
+  /** How often an idle worker asks the queue for a job (seconds). */
+  JOBS_POLL_SECONDS: optional(z.coerce.number().min(0.5).max(600)).default(2),
+  /** How long a finished job (completed, failed, cancelled) is kept before pg-boss deletes it (days). */
+  JOBS_DELETE_AFTER_DAYS: optional(z.coerce.number().min(1).max(365)).default(7),
+  /** How long a closing instance waits for its running jobs before it gives them back (seconds). */
+  JOBS_STOP_SECONDS: optional(z.coerce.number().min(1).max(600)).default(10),
+  /** How often expired rows are purged (minutes; the housekeeping job's cron schedule). */
+  HOUSEKEEPING_INTERVAL_MINUTES: optional(z.coerce.number().int().min(1).max(60)).default(5),
 });
 
 /** Every environment variable the LMS reads (tests check docker-compose.yml against it). */

@@ -26,6 +26,8 @@ export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
     DOCUMENT_RATE_LIMIT_PER_MINUTE: '1000000',
     // No partner-event worker polling in the background; tests that deliver turn it on or call deliverDueEvents().
     WEBHOOK_POLL_MS: '0',
+    // The job queue's workers poll often: a test waits for its job half a second at most.
+    JOBS_POLL_SECONDS: '0.5',
   };
   return { ...loadConfig(env), ...overrides };
 }

@@ -1,4 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { ConstructorOptions } from 'pg-boss';
 import { createPglite } from './pglite.js';
 import { createPostgres } from './postgres.js';
 import type * as schema from './schema/index.js';
@@ -91,7 +92,20 @@ export interface DbHandle {
   onAvailabilityChange(listener: AvailabilityListener): () => void;
   /** PGlite only: the whole data directory as an uncompressed tarball (a snapshot to start others from). */
   dumpDataDir?(): Promise<Blob>;
+  /**
+   * How the job queue (pg-boss) reaches this database. PGlite: its one client, through pg-boss's
+   * PGlite adapter (a second client of the same data directory would not see our writes).
+   * PostgreSQL: the connection string, so pg-boss keeps a small pool of its own, without our
+   * statement_timeout (its maintenance and long polls are not requests).
+   */
+  jobsConnection(): JobsConnection;
 }
+
+/** What `new PgBoss()` is given besides its schema and timings (see apps/lms/src/jobs/). */
+export type JobsConnection = Pick<ConstructorOptions, 'db' | 'backend' | 'connectionString' | 'max' | 'connectionTimeoutMillis'>;
+
+/** The PostgreSQL schema pg-boss's tables live in; created by migrate(). */
+export const JOBS_SCHEMA = 'pgboss';
 
 export function createDb(config: DbConfig): DbHandle {
   if (config.databaseUrl) return createPostgres(config.databaseUrl, config);

@@ -6,6 +6,8 @@ export {
   type Db,
   type DbConfig,
   type DbHandle,
+  type JobsConnection,
+  JOBS_SCHEMA,
   type QueryResultHKT,
   type AvailabilityListener,
   type DbStats,

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { sql } from 'drizzle-orm';
+import { fromPglite } from 'pg-boss';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Db, DbHandle } from './client.js';
 import { lockDataDir } from './data-dir-lock.js';
@@ -63,6 +64,12 @@ export function createPglite(dataDir: string | undefined, snapshot: Blob | undef
     },
     async dumpDataDir() {
       return client.dumpDataDir('none');
+    },
+    jobsConnection() {
+      // The client's own methods, taken now: what wraps `client.query` later (the tests' statement
+      // counter) sees the app's statements, not the queue's polls.
+      const own = { query: client.query.bind(client), exec: client.exec.bind(client), listen: client.listen.bind(client) };
+      return { db: fromPglite(own), backend: 'pglite' };
     },
   };
 }

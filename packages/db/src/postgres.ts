@@ -11,6 +11,9 @@ import { Availability, countingPool, type DbErrorCounts, observedClient } from '
 /** How much longer than statement_timeout the client waits before it gives a statement up. */
 const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
+/** The job queue's own pool (pg-boss's), beside ours. */
+const JOBS_POOL_MAX = 3;
+
 export function createPostgres(url: string, config: DbConfig): DbHandle {
   const statementTimeoutMs = config.statementTimeoutMs ?? 0;
   const connectionOptions: pg.ClientConfig = {
@@ -108,6 +111,10 @@ export function createPostgres(url: string, config: DbConfig): DbHandle {
     },
     onAvailabilityChange(listener) {
       return availability.subscribe(listener);
+    },
+    jobsConnection() {
+      // Three connections: a worker's fetch, a send outside a transaction and the maintenance.
+      return { connectionString: url, max: JOBS_POOL_MAX, connectionTimeoutMillis: connectionOptions.connectionTimeoutMillis ?? 5_000 };
     },
   };
 }

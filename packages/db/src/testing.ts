@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { sql } from 'drizzle-orm';
-import { createDb, type Db, type DbHandle } from './client.js';
+import { getConstructionPlans } from 'pg-boss';
+import { createDb, type Db, type DbHandle, JOBS_SCHEMA } from './client.js';
 import { migrate, migrationsFolder } from './migrate.js';
 
 export interface TestDb extends DbHandle {
@@ -233,6 +234,8 @@ async function migrationsHash(forPglite = true): Promise<string> {
     }
   };
   await walk(migrationsFolder);
+  // migrate() installs the job queue's schema too: another pg-boss, another snapshot.
+  hash.update(getConstructionPlans(JOBS_SCHEMA));
   return hash.digest('hex').slice(0, 16);
 }
 

@@ -15,7 +15,8 @@ import {
 } from '../domain/partner-events/endpoints.js';
 import { CliError, type CliContext, type CommandGroup, parse, required, table, UsageError, wholeNumber, wrapped } from './command.js';
 import { issuerOf } from './partner.js';
-import { deploymentReceipts, recordOnlyEnqueue } from '../notifications/notify.js';
+import { deploymentReceipts } from '../notifications/notify.js';
+import { withEnqueueOnlyJobs } from './jobs.js';
 
 function policyOf(ctx: CliContext) {
   return { allowHttp: ctx.config.WEBHOOK_ALLOW_HTTP, allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES };
@@ -215,7 +216,8 @@ export const purchaseCommands: CommandGroup = {
         if (badText(reason)) throw new UsageError('--reason: 1 to 500 characters, no NUL');
         const kept = values['keep-certificate']?.trim();
         if (kept !== undefined && badText(kept)) throw new UsageError('--keep-certificate: 1 to 500 characters, no NUL');
-        const db = ctx.openDb().db;
+        const handle = ctx.openDb();
+        const db = handle.db;
         const [admin] = await db
           .select({ id: users.id, role: users.role })
           .from(users)
@@ -223,16 +225,19 @@ export const purchaseCommands: CommandGroup = {
         if (!admin) throw new CliError(`no user ${values.by}`);
         if (!(await findPurchase(db, id))) throw new CliError(`no purchase ${id}`);
         try {
-          const done = await refundPurchase(
-            db,
-            deploymentReceipts(ctx.config.PUBLIC_URL, recordOnlyEnqueue),
-            { userId: admin.id, role: admin.role },
-            id,
-            reason,
-            ctx.now(),
-            {
-              keepCertificateReason: kept ?? null,
-            },
+          // The refund's receipt is sent by the instances' workers: its job is written here, with the refund.
+          const done = await withEnqueueOnlyJobs(handle, ctx.config, (enqueue) =>
+            refundPurchase(
+              db,
+              deploymentReceipts(ctx.config.PUBLIC_URL, enqueue),
+              { userId: admin.id, role: admin.role },
+              id,
+              reason,
+              ctx.now(),
+              {
+                keepCertificateReason: kept ?? null,
+              },
+            ),
           );
           ctx.io.err(`Purchase ${id} is ${done.purchase.status}.`);
           ctx.io.err(`Enrolment ended in course(s): ${done.unenrolledCourseIds.join(', ') || 'none'}.`);

@@ -8,8 +8,11 @@ import { purgeUsedTokenIds } from '../domain/partner-tokens.js';
 import { PURGE_BATCH_ROWS } from '../domain/purge.js';
 
 export interface HousekeepingOptions {
-  /** How often expired rows are purged (default 5 minutes). */
-  intervalMs?: number;
+  /**
+   * Schedule the purge (default true): a cron job every HOUSEKEEPING_INTERVAL_MINUTES. Tests that
+   * call purgeExpiredRows() themselves turn it off, so that no scheduled run meets theirs.
+   */
+  schedule?: boolean;
   /** Rows one delete statement removes at most (default PURGE_BATCH_ROWS). */
   batchRows?: number;
   /**
@@ -53,28 +56,33 @@ declare module 'fastify' {
 /** The advisory lock that lets one instance at a time purge (the demo seed's is 727_002, the migrations' 727_001). */
 export const HOUSEKEEPING_LOCK_ID = 727_003;
 
+/** The cron expression of a purge every `minutes` minutes (1 to 60; 60 is hourly). */
+export function housekeepingCron(minutes: number): string {
+  return minutes >= 60 ? '0 * * * *' : `*/${minutes} * * * *`;
+}
+
 /**
  * Periodic deletion of what the database keeps only for a while, so those tables do not grow
  * without bound: spent token ids (needed until the token's exp + tolerance), Idempotency-Key
  * answers (24 h), the partner-event delivery log and finished events, and deliveries that waited
  * for a disabled endpoint (WEBHOOK_LOG_RETENTION_DAYS; those dropped are counted in the log and in
  * lms_webhook_dropped_total); and purchases past their payment deadline are closed as expired.
- * Times come from the injected clock.
+ * Times come from the injected clock. (Finished jobs of the queue are pg-boss's to delete:
+ * JOBS_DELETE_AFTER_DAYS.)
  *
- * Every instance has the timer, and one at a time purges: the run holds a PostgreSQL advisory
- * lock, and an instance that finds it taken skips its turn (N instances deleting the same rows at
- * once only made each other's statements wait and time out). The rows go in statements of at most
- * `batchRows`, without RETURNING, with a turn of the event loop between two: after an outage of
- * the timer a backlog of hundreds of thousands of rows is many short statements, not one that
- * runs past the statement timeout and sends every deleted row back to be parsed while requests
- * and health checks wait. The timer does not keep the process alive; on close the run stops after
- * its current batch and is awaited.
+ * The purge is a job of the queue (jobs/, 'housekeeping.purge') sent by a cron schedule every
+ * HOUSEKEEPING_INTERVAL_MINUTES (default 5): one job per occurrence whatever the number of
+ * instances, run by one instance with workers. The run still holds a PostgreSQL advisory lock, so
+ * a purge asked for directly (purgeExpiredRows(), the tests, a queue that gave a lost run to
+ * another instance) never meets another: the second skips its turn. The rows go in statements of
+ * at most `batchRows`, without RETURNING, with a turn of the event loop between two: after an
+ * outage a backlog of hundreds of thousands of rows is many short statements, not one that runs
+ * past the statement timeout and sends every deleted row back to be parsed while requests and
+ * health checks wait. On close the run stops after its current batch and the queue waits for it.
  */
 export default fp<HousekeepingOptions>(
   async (app, opts) => {
-    const intervalMs = opts.intervalMs ?? 5 * 60_000;
     const batchRows = opts.batchRows ?? PURGE_BATCH_ROWS;
-    let running: Promise<unknown> | null = null;
     let closing = false;
 
     /** Deletes batch after batch until a batch comes back short (nothing left) or the app closes. */
@@ -86,6 +94,7 @@ export default fp<HousekeepingOptions>(
         rows += deleted;
         batches += 1;
         await opts.onBatch?.(deleted);
+        if (app.jobs.stopping.aborted) closing = true;
         if (deleted < batchRows || closing) return { rows, batches };
         // Requests and health checks waiting for the event loop go first.
         await nextTurn();
@@ -153,23 +162,15 @@ export default fp<HousekeepingOptions>(
       return result;
     });
 
-    const timer = setInterval(() => {
-      if (running) return;
-      running = app
-        .purgeExpiredRows()
-        .catch((err: unknown) => app.log.warn({ err }, 'housekeeping: purge failed; the next run tries again'))
-        .finally(() => {
-          running = null;
-        });
-    }, intervalMs);
-    timer.unref();
+    await app.jobs.work('housekeeping.purge', {}, async () => {
+      await app.purgeExpiredRows();
+    });
+    if (opts.schedule ?? true) await app.jobs.schedule('housekeeping.purge', housekeepingCron(app.config.HOUSEKEEPING_INTERVAL_MINUTES));
 
     // preClose: before the database plugin's onClose ends the connections.
     app.addHook('preClose', async () => {
       closing = true;
-      clearInterval(timer);
-      await running;
     });
   },
-  { name: 'housekeeping', dependencies: ['database', 'metrics'] },
+  { name: 'housekeeping', dependencies: ['database', 'metrics', 'jobs'] },
 );

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import { Counter, Gauge } from 'prom-client';
 import { ssoReasonLabel } from '../metrics/sso-reasons.js';
 import { type QueueStats, queueStats } from '../domain/partner-events/delivery.js';
+import { registerJobMetrics } from '../jobs/metrics.js';
 import type { RateLimitStats } from './rate-limit.js';
 
 export type Limiter = 'api_key' | 'session' | 'authoring' | 'documents' | 'address' | 'failed_credentials';
@@ -233,6 +234,9 @@ export default fp(
         this.set((await readQueue().catch(() => ({ oldestAgeSeconds: 0 }))).oldestAgeSeconds);
       },
     });
+
+    // The job queue (jobs/): waiting, oldest waiting age, failed.
+    registerJobMetrics(app, registers);
 
     // Chapters' Markdown (lib/markdown/renderer.ts), read at scrape time.
     new Counter({

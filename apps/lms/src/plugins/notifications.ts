@@ -1,5 +1,5 @@
 import { notifications } from '@lms/db';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import fp from 'fastify-plugin';
 import { emailSenderOptions } from '../config.js';
 import { QUEUES, SCHEDULES } from '../jobs/index.js';
@@ -9,7 +9,7 @@ import { createEmailSender } from '../notifications/mail/sender.js';
 import { reminderSettings, scanAdminDigest, scanReminders, scanTeacherDigest } from '../notifications/reminders/index.js';
 import { markFailed, type RenderWhatsApp, type SendDeps, sendNotification } from '../notifications/send.js';
 import { renderNotification } from '../notifications/templates/index.js';
-import { type WhatsAppStatusUpdate, whatsAppSenderFromConfig, whatsAppTemplate } from '../notifications/whatsapp/index.js';
+import { type WhatsAppStatusUpdate, whatsAppTemplate } from '../notifications/whatsapp/index.js';
 
 // The notifications' moving parts joined on the job queue (docs/operations.md, "Notifications"):
 // a recorded notification's `notification.send` job (written in the recording transaction by
@@ -37,6 +37,10 @@ declare module 'fastify' {
   }
 }
 
+/** A pending row this old with no send under way has lost its job (or never had one). */
+const STRAY_AFTER_MS = 6 * 3_600_000;
+const STRAY_BATCH = 500;
+
 const renderWhatsApp: RenderWhatsApp = (kind, locale, data, _links, timeZone) => whatsAppTemplate(kind, data, locale, timeZone);
 
 export default fp<NotificationChannelsOptions>(
@@ -44,7 +48,7 @@ export default fp<NotificationChannelsOptions>(
     const config = app.config;
     const mailOptions = emailSenderOptions(config);
     const email = opts.email !== undefined ? opts.email : mailOptions ? createEmailSender(mailOptions) : null;
-    const whatsapp = opts.whatsapp !== undefined ? opts.whatsapp : whatsAppSenderFromConfig(config);
+    const whatsapp = opts.whatsapp !== undefined ? opts.whatsapp : app.notificationWhatsApp;
     app.decorate('notificationChannels', { email, whatsapp });
     const deps: SendDeps = {
       db: app.db,
@@ -74,6 +78,23 @@ export default fp<NotificationChannelsOptions>(
 
     const settings = reminderSettings(config);
     app.decorate('scanReminders', async () => {
+      // Rows recorded without a job (by the admin CLI, which has no queue of its own), or whose
+      // job was lost: put on the queue again. The send's lease and state keep a row sent once.
+      const now = app.clock();
+      const stray = await app.db
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(
+          and(
+            eq(notifications.state, 'pending'),
+            lt(notifications.createdAt, new Date(now.getTime() - STRAY_AFTER_MS)),
+            or(isNull(notifications.sendAfter), lt(notifications.sendAfter, now)),
+            or(isNull(notifications.lockedUntil), lt(notifications.lockedUntil, now)),
+          ),
+        )
+        .limit(STRAY_BATCH);
+      for (const { id } of stray) await app.jobs.send('notification.send', { id });
+      if (stray.length > 0) app.log.info({ rows: stray.length }, 'notifications: pending rows without a run put on the queue again');
       const report = await scanReminders(app.db, app.clock(), app.notify, settings);
       if (report.created > 0) app.log.info(report, 'reminders recorded');
     });

@@ -4,13 +4,15 @@ import { sql } from 'drizzle-orm';
 import t, { type Test } from 'tap';
 import { type AppDeps, buildApp } from '../../src/app.js';
 import { PURGE_BATCH_ROWS } from '../../src/domain/purge.js';
+import { housekeepingCron } from '../../src/plugins/housekeeping.js';
 import { testConfig } from '../../src/testing.js';
 import { buildTestApp } from '../helpers/app.js';
 import { manualClock } from '../helpers/clock.js';
 import { countQueries } from '../helpers/query-counter.js';
 
 // Spent token ids and Idempotency-Key answers are kept only for a while; the housekeeping
-// plugin deletes them once their time is over, on a timer, by the injected clock.
+// plugin deletes them once their time is over, in a job of the queue sent by a cron schedule, by
+// the injected clock.
 
 const HOUR = 3_600_000;
 
@@ -34,7 +36,7 @@ const remaining = async (app: Awaited<ReturnType<typeof buildTestApp>>['app']) =
 
 t.test('rows past their time are deleted, the others kept', async (t) => {
   const time = manualClock();
-  const { app } = await buildTestApp(t, { deps: { clock: time.clock, housekeeping: { intervalMs: 3_600_000 } } });
+  const { app } = await buildTestApp(t, { deps: { clock: time.clock, housekeeping: { schedule: false } } });
   await seedRows(app, time.ms);
   t.same(await app.purgeExpiredRows(), {
     ran: true,
@@ -62,24 +64,35 @@ t.test('rows past their time are deleted, the others kept', async (t) => {
   t.same(await remaining(app), { jtis: [], keys: [] });
 });
 
-t.test('the timer runs the purge by itself', async (t) => {
+t.test('the purge is scheduled every HOUSEKEEPING_INTERVAL_MINUTES, and its job purges without being asked', async (t) => {
   const time = manualClock();
-  const { app } = await buildTestApp(t, { deps: { clock: time.clock, housekeeping: { intervalMs: 20 } } });
+  const { app } = await buildTestApp(t, { config: { HOUSEKEEPING_INTERVAL_MINUTES: 7 }, deps: { clock: time.clock } });
   await app.ready();
+  t.match(await app.jobs.boss.getSchedule('housekeeping.purge'), { cron: '*/7 * * * *', timezone: 'UTC' }, 'one schedule, every 7 minutes');
+  t.equal(housekeepingCron(5), '*/5 * * * *');
+  t.equal(housekeepingCron(60), '0 * * * *', 'an interval of an hour is hourly');
   await seedRows(app, time.ms);
+  // What the cron sends at each occurrence: a job of the queue, run by this instance's worker.
+  const id = await app.jobs.send('housekeeping.purge', {});
   let left = await remaining(app);
   for (let i = 0; i < 400 && (left.jtis.length > 1 || left.keys.length > 1); i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 25));
     left = await remaining(app);
   }
-  t.same(left, { jtis: ['live'], keys: ['recent'] }, 'purged without being asked');
+  t.same(left, { jtis: ['live'], keys: ['recent'] }, 'purged by the job');
+  let job = await app.jobs.boss.findJobs('housekeeping.purge', { id: id ?? '' });
+  for (let i = 0; i < 200 && job[0]?.state !== 'completed'; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    job = await app.jobs.boss.findJobs('housekeeping.purge', { id: id ?? '' });
+  }
+  t.equal(job[0]?.state, 'completed', 'the job completed');
 });
 
 t.test('a batch is at most batchRows rows; a full batch is followed by another', async (t) => {
   const time = manualClock();
   const batches: number[] = [];
   const { app } = await buildTestApp(t, {
-    deps: { clock: time.clock, housekeeping: { intervalMs: HOUR, batchRows: 2, onBatch: (rows) => void batches.push(rows) } },
+    deps: { clock: time.clock, housekeeping: { schedule: false, batchRows: 2, onBatch: (rows) => void batches.push(rows) } },
   });
   await app.db
     .insert(usedTokenIds)
@@ -126,7 +139,7 @@ t.test('a backlog of 600,000 rows and three instances: one purges in batches, th
   const { apps, db } = await instancesOn(t, 3, {
     clock: time.clock,
     housekeeping: {
-      intervalMs: HOUR,
+      schedule: false,
       onBatch: (rows) => {
         batchesDone += 1;
         rowsPerBatch.push(rows);

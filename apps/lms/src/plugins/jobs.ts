@@ -1,0 +1,54 @@
+import fp from 'fastify-plugin';
+import { createJobs, type Jobs, type JobsSettings } from '../jobs/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The job queue (jobs/index.ts): `sendInTransaction(tx, queue, data)` writes a job with the
+     * caller's change; `work(queue, options, handler)` runs a queue's jobs here; `schedule(queue, cron)`.
+     */
+    jobs: Jobs;
+  }
+}
+
+/** What tests change: pg-boss's supervision interval, queues of their own. */
+export type JobsOptions = Pick<JobsSettings, 'superviseSeconds' | 'extraQueues'>;
+
+/**
+ * Starts the job queue before the plugins that send or work (registered after the database;
+ * the app is ready once it has started) and stops it when the app closes: no new job is taken, the running ones get JOBS_STOP_SECONDS to
+ * finish, then pg-boss hands them back to the queue (another instance, or this one's next start,
+ * runs them). The stop runs in preClose, before the database plugin's onClose ends the
+ * connections it needs.
+ */
+export default fp<JobsOptions>(
+  async (app, opts) => {
+    const config = app.config;
+    const jobs = createJobs(
+      app.dbHandle,
+      {
+        workers: config.JOBS_WORKERS === 'on',
+        pollSeconds: config.JOBS_POLL_SECONDS,
+        deleteAfterSeconds: Math.round(config.JOBS_DELETE_AFTER_DAYS * 86_400),
+        stopSeconds: config.JOBS_STOP_SECONDS,
+        ...opts,
+      },
+      (err, queue) => {
+        // A run that threw is retried as its queue says; pg-boss's own trouble (a failed poll, a
+        // lost connection) it tries again by itself.
+        if (queue) app.log.warn({ err, queue }, `jobs: a run of ${queue} failed; retried while its retry limit allows`);
+        else app.log.warn({ err }, 'jobs: queue error; pg-boss tries again');
+      },
+    );
+    app.decorate('jobs', jobs);
+    // Started now, awaited when the app is ready (as the other plugins' database work): the
+    // plugins after this one declare their workers and schedules without waiting for it.
+    const startup = jobs.start();
+    startup.catch(() => {}); // reported by onReady
+    app.addHook('onReady', async () => startup);
+    app.addHook('preClose', async () => {
+      await jobs.stop();
+    });
+  },
+  { name: 'jobs', dependencies: ['database'] },
+);
