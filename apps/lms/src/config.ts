@@ -320,7 +320,7 @@ const Env = z.object({
   DKIM_PRIVATE_KEY_FILE: optional(z.string()),
   /**
    * Notification kinds no one in this deployment receives (comma-separated, e.g.
-   * `course.inactive,digest.teacher`). Receipts (docs/notifications.md) cannot be switched off.
+   * `course.inactive,digest.teacher`). Receipts (docs/operations.md, "Notifications") cannot be switched off.
    */
   NOTIFICATIONS_DISABLED_KINDS: optional(z.string())
     .default('')

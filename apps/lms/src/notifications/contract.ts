@@ -1,6 +1,6 @@
 import type { Db } from '@lms/db';
 
-// What the parts of notifications agree on (docs/notifications.md): the kinds, what each kind's
+// What the parts of notifications agree on (docs/operations.md, "Notifications"): the kinds, what each kind's
 // template is given, and the channels' interface. The parts: the queue (jobs/), the record and
 // the send job (notifications/notify.ts, send.ts), the words (notifications/templates/), the
 // channels (notifications/mail/, notifications/whatsapp/), and what decides to send (the domain's

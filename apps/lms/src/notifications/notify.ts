@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { NotificationChannel, Notify } from './contract.js';
 import type { Receipts } from './receipts.js';
 
-// Recording a notification (docs/notifications.md): in the transaction of what caused it, one row
+// Recording a notification (docs/operations.md, "Notifications"): in the transaction of what caused it, one row
 // per channel the person gets, once per key; its sending is enqueued in that same transaction, so
 // a rolled-back change sends nothing and a committed one is always sent.
 

@@ -4,7 +4,7 @@ import type { PaymentInstructions } from '../domain/learning/payment-provider.js
 import type { PurchaseView } from '../domain/learning/purchases.js';
 import type { Notify } from './contract.js';
 
-// The receipts (docs/notifications.md), recorded by the domain's transactions through the app's
+// The receipts (docs/operations.md, "Notifications"), recorded by the domain's transactions through the app's
 // Notify: each is written with the change it tells of, or not at all. Subjects name the record
 // (an enrolment is its learner and course), so that repeating an action records nothing more.
 

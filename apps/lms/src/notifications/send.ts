@@ -17,7 +17,7 @@ import {
 } from './contract.js';
 import { quietHoursEnd, unsubscribeUrl } from './links.js';
 
-// The send job (docs/notifications.md): one notification row, sent once. The queue runs it and
+// The send job (docs/operations.md, "Notifications"): one notification row, sent once. The queue runs it and
 // retries it on a thrown error with backoff; after its last retry the queue calls markFailed.
 // A lease on the row (locked_until) keeps a second instance, or the same job run twice, from
 // sending while one send is under way; a row recorded as sent is never sent again.

@@ -16,7 +16,7 @@ import { sendPage } from '../send.js';
 import { attr, type Html, href, html } from '../view/html.js';
 import { page } from '../view/layout.js';
 
-// /account/notifications: each person's own notification settings (docs/notifications.md): what
+// /account/notifications: each person's own notification settings (docs/operations.md, "Notifications"): what
 // they are told on which channel (receipts shown, always on), the language and time zone of the
 // messages, quiet hours, and a WhatsApp number confirmed by a code sent to it. Plain forms
 // (csrf: 'form'); a wrong value is a 422 page naming each field's problem beside it.

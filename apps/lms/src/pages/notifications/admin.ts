@@ -15,7 +15,7 @@ import type { PageSession } from '../session.js';
 import { attr, type Html, href, html } from '../view/html.js';
 import { INSTITUTION_PATH, page } from '../view/layout.js';
 
-// The staff's side of notifications (docs/notifications.md): a person's delivery log (what was
+// The staff's side of notifications (docs/operations.md, "Notifications"): a person's delivery log (what was
 // sent, when, on which channel, with what result and why) and an institution's settings (kinds
 // switched off for all its members, the e-mails' from-address). Who: an admin for the people and
 // the institution they belong to, a super_admin for any; everyone else is refused before any
