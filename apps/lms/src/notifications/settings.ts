@@ -1,5 +1,5 @@
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
-import { type Db, institutionNotificationSettings, notificationPreferences, notificationSettings, notifications } from '@lms/db';
+import { type Db, institutionNotificationSettings, notificationPreferences, notificationSettings, notifications, users } from '@lms/db';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { NotificationChannel, NotificationKind, NotificationLocale, WhatsAppSender } from './contract.js';
 import { RECEIPT_KINDS } from './contract.js';
@@ -203,4 +203,13 @@ export async function deliveryLog(db: Db, userId: string, limit = 200): Promise<
     .where(eq(notifications.userId, userId))
     .orderBy(desc(notifications.createdAt), desc(notifications.id))
     .limit(limit);
+}
+
+/** Whose delivery log an admin asks for: the person's name and institution, or null when there is no such account. */
+export async function logSubject(db: Db, userId: string): Promise<{ id: string; name: string; institutionId: number | null } | null> {
+  const [who] = await db
+    .select({ id: users.id, name: users.name, institutionId: users.institutionId })
+    .from(users)
+    .where(eq(users.id, userId));
+  return who ?? null;
 }

@@ -1,13 +1,16 @@
 import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
-import { users } from '@lms/db';
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type InstitutionKeeper, keeperOf, keepsInstitution, readInstitutionSettings } from '../../domain/institutions/transfer-account.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { NOTIFICATION_KINDS, type NotificationKind, RECEIPT_KINDS } from '../../notifications/contract.js';
-import { deliveryLog, readInstitutionNotificationSettings, writeInstitutionNotificationSettings } from '../../notifications/settings.js';
+import {
+  deliveryLog,
+  logSubject,
+  readInstitutionNotificationSettings,
+  writeInstitutionNotificationSettings,
+} from '../../notifications/settings.js';
 import type { PageContext } from '../i18n/index.js';
 import { formScope, PAGE, seeOther, signedIn } from '../page-route.js';
 import { sendPage } from '../send.js';
@@ -71,10 +74,7 @@ const notificationAdminPages: FastifyPluginAsyncZod = async (app) => {
     { config: { auth: true }, schema: { ...PAGE, querystring: LogQuery, response: { 200: HtmlPage, 302: RedirectResponse } } },
     async (request, reply) => {
       const { session, ctx, person } = await staff(app, request);
-      const [who] = await app.db
-        .select({ id: users.id, name: users.name, institutionId: users.institutionId })
-        .from(users)
-        .where(eq(users.id, request.query.user));
+      const who = await logSubject(app.db, request.query.user);
       // An admin sees the people of their institution only; anyone else is "not found" to them.
       if (!who || (person.role !== 'super_admin' && (who.institutionId === null || !keepsInstitution(person, who.institutionId)))) {
         throw new NotFoundError('Person not found');

@@ -1,11 +1,9 @@
-import { users } from '@lms/db';
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { linkSecret, type UnsubscribeTarget, verifyUnsubscribeToken } from '../../notifications/links.js';
-import { readPersonSettings, setPreference } from '../../notifications/settings.js';
+import { logSubject, readPersonSettings, setPreference } from '../../notifications/settings.js';
 import { acceptFormBodies } from '../form-body.js';
 import { translation } from '../i18n/index.js';
 import { PAGE } from '../page-route.js';
@@ -28,8 +26,7 @@ async function target(app: FastifyInstance, token: string): Promise<UnsubscribeT
   const secret = linkSecret(app.config);
   const found = secret ? verifyUnsubscribeToken(secret, token) : null;
   if (!found) throw new BadRequestError(INVALID);
-  const [person] = await app.db.select({ id: users.id }).from(users).where(eq(users.id, found.userId));
-  if (!person) throw new NotFoundError('The person this link was sent to no longer has an account');
+  if (!(await logSubject(app.db, found.userId))) throw new NotFoundError('The person this link was sent to no longer has an account');
   return found;
 }
 
