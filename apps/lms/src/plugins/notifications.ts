@@ -22,6 +22,12 @@ export interface NotificationChannelsOptions {
   email?: EmailSender | null;
   /** The WhatsApp channel; default: the Cloud API's when configured. */
   whatsapp?: WhatsAppSender | null;
+  /**
+   * How long one send holds its row before another instance may take it over (send.ts, default
+   * 2 min). Tests that kill a worker mid-send shorten it with the queue's expireInSeconds
+   * (plugins/jobs.ts extraQueues) so that the recovery is seconds, not minutes.
+   */
+  leaseMs?: number;
 }
 
 declare module 'fastify' {
@@ -59,6 +65,7 @@ export default fp<NotificationChannelsOptions>(
       email,
       ...(whatsapp ? { whatsapp: { sender: whatsapp, render: renderWhatsApp } } : {}),
       now: () => app.clock(),
+      ...(opts.leaseMs !== undefined ? { leaseMs: opts.leaseMs } : {}),
     };
     const retryLimit = QUEUES['notification.send'].retryLimit;
 

@@ -13,16 +13,29 @@ export interface Received {
   data: string;
 }
 
+export interface SmtpServerOptions {
+  /** Listen on this port (a server closed to simulate an outage, opened again on the same port). */
+  port?: number;
+  /**
+   * Called as a message's DATA begins: true holds the message there, never answering the end of
+   * DATA (a server that stalls mid-send); it is not received. `dataStarted` counts these starts.
+   */
+  stallData?: () => boolean;
+}
+
 /**
  * An SMTP server that keeps what it receives; `refuse` decides, per message, to answer a 4xx
  * (temporary) or 5xx (permanent) to RCPT TO instead of taking it.
  */
-export async function smtpServer(refuse: () => 'temporary' | 'permanent' | null = () => null) {
+export async function smtpServer(refuse: () => 'temporary' | 'permanent' | null = () => null, options: SmtpServerOptions = {}) {
   const received: Received[] = [];
+  const counts = { dataStarted: 0, stalled: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    // A stalled connection does not hold the close for smtp-server's default 30 s.
+    closeTimeout: 200,
     onRcptTo(_address, _session, callback) {
       const how = refuse();
       if (how === 'temporary') return callback(Object.assign(new Error('Mailbox busy, try later'), { responseCode: 451 }));
@@ -30,6 +43,13 @@ export async function smtpServer(refuse: () => 'temporary' | 'permanent' | null 
       callback();
     },
     onData(stream, session, callback) {
+      counts.dataStarted += 1;
+      if (options.stallData?.()) {
+        // Read what comes and never answer: the client waits for the 250 that does not come.
+        counts.stalled += 1;
+        stream.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
@@ -42,10 +62,10 @@ export async function smtpServer(refuse: () => 'temporary' | 'permanent' | null 
       });
     },
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(options.port ?? 0, '127.0.0.1');
   await once(server.server, 'listening');
   const port = (server.server.address() as AddressInfo).port;
-  return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { received, port, counts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** Reads SMTP replies line by line; a reply is done at a line whose 4th character is a space. */
