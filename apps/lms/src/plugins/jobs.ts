@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '@lms/db';
 import fp from 'fastify-plugin';
 import { createJobs, type Jobs, type JobsSettings } from '../jobs/index.js';
 
@@ -36,7 +37,10 @@ export default fp<JobsOptions>(
       (err, queue) => {
         // A run that threw is retried as its queue says; pg-boss's own trouble (a failed poll, a
         // lost connection) it tries again by itself.
-        if (queue) app.log.warn({ err, queue }, `jobs: a run of ${queue} failed; retried while its retry limit allows`);
+        // A database that stopped answering is said once, by the database plugin: the polls that
+        // fail meanwhile (every few seconds, per queue) would only flood the log.
+        if (isDatabaseUnavailable(err)) app.log.debug({ err, queue }, 'jobs: the database does not answer; pg-boss tries again');
+        else if (queue) app.log.warn({ err, queue }, `jobs: a run of ${queue} failed; retried while its retry limit allows`);
         else app.log.warn({ err }, 'jobs: queue error; pg-boss tries again');
       },
     );
