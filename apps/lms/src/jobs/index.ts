@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { fromDrizzle, PgBoss, type SendOptions } from 'pg-boss';
 import type { JobData, QueueDefinition, QueueName } from './queues.js';
 import { QUEUES } from './queues.js';
+import { UnavailableError } from '../errors.js';
 
 export type { JobData, QueueName } from './queues.js';
 export { QUEUES, SCHEDULES } from './queues.js';
@@ -48,6 +49,8 @@ export interface WorkOptions {
 }
 
 const DEFAULT_CONCURRENCY = 4;
+/** pg-boss's start tries (backing off to 30 s between two): as good as for ever. */
+const START_ATTEMPTS = 1_000_000;
 
 /** Per queue: jobs waiting to run, the oldest one's age, failed jobs kept (see JOBS_DELETE_AFTER_DAYS). */
 export interface QueueDepth {
@@ -88,6 +91,11 @@ export interface Jobs {
   readonly boss: PgBoss;
   /** Starts pg-boss and creates the queues, then applies the work() and schedule() calls made before (once; later calls share it). */
   start(): Promise<void>;
+  /**
+   * Starts, and resolves once started or once the first try failed because the database does not
+   * answer (the start goes on in the background); rejects when the start failed for another reason.
+   */
+  ready(): Promise<void>;
   /** Stops polling, waits up to stopSeconds for running jobs, then returns them to the queue. */
   stop(): Promise<void>;
 }
@@ -119,9 +127,23 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
   };
   let startup: Promise<void> | null = null;
 
+  // Whether the first try to start is over (started, or failed and trying again in the background).
+  let firstTry: (() => void) | null = null;
+  const firstTryOver = new Promise<void>((resolve) => {
+    firstTry = resolve;
+  });
+  boss.on('warning', (warning: { message?: string; data?: { type?: string } }) => {
+    if (warning?.data?.type !== 'start_retry') return;
+    onError(new Error(`jobs: ${warning.message ?? 'start failed; trying again'}`));
+    firstTry?.();
+  });
+
   const start = (): Promise<void> => {
     startup ??= (async () => {
-      await boss.start();
+      // A database that does not answer yet (an outage at start) is tried again, backing off to
+      // 30 s, for as long as it takes: the app is ready without the queue meanwhile (ready()), its
+      // writes that need a job answer 503, and the queue starts when the database is back.
+      await boss.start({ attempts: START_ATTEMPTS });
       // createQueue leaves an existing queue as it is: updateQueue applies a changed definition.
       const existing = new Set((await boss.getQueues()).map((q) => q.name));
       for (const [name, def] of Object.entries(definitions)) {
@@ -134,6 +156,10 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
       started = true;
       for (const apply of pending.splice(0)) await apply();
     })();
+    startup.then(
+      () => firstTry?.(),
+      () => firstTry?.(),
+    );
     return startup;
   };
 
@@ -142,20 +168,29 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
     workers: settings.workers,
     stopping: stopping.signal,
     start,
+    async ready() {
+      start().catch(() => {});
+      await firstTryOver;
+      // A start that failed for another reason than an unreachable database is the app's to report.
+      if (!started) await Promise.race([startup, new Promise((resolve) => setTimeout(resolve, 0))]);
+    },
     async stop() {
       stopping.abort();
-      // A start still under way ends first (its failure was the app's start's to report); a queue
-      // that never started has nothing to stop.
-      const running = await (startup ?? Promise.reject()).then(
-        () => true,
-        () => false,
-      );
-      if (running) await boss.stop({ graceful: true, timeout: settings.stopSeconds * 1000, close: true });
+      if (!startup) return;
+      // A start still trying (the database did not answer) is cancelled by pg-boss's stop, which
+      // waits for the try under way (bounded by the connection timeout); a started queue hands its
+      // running jobs back after JOBS_STOP_SECONDS.
+      if (!started) {
+        await boss.stop({ graceful: false, close: true }).catch(() => {});
+        await startup.catch(() => {});
+        return;
+      }
+      await boss.stop({ graceful: true, timeout: settings.stopSeconds * 1000, close: true });
     },
     async sendInTransaction(tx, queue, data, options) {
       // Waiting for the start here could wait forever: on PGlite the caller's transaction holds
       // the one connection the start needs. Requests come once the app is ready (started).
-      if (!started) throw new Error('jobs: the queue has not started yet; send in a transaction once the app is ready');
+      if (!started) throw new UnavailableError('The job queue is not running yet (its database did not answer); retry the request', 5);
       return boss.send(queue, data, { ...options, db: fromDrizzle(tx, sql) });
     },
     async send(queue, data, options) {

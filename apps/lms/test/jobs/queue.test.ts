@@ -35,7 +35,7 @@ t.test('a job sent in a transaction exists with its change, or not at all', asyn
   const early = await buildTestApp(t);
   await t.rejects(
     early.app.db.transaction((tx) => early.app.jobs.sendInTransaction(tx, 'notification.send', { id: 1 })),
-    /not started yet/,
+    /not running yet/,
     'before the app is ready: a clear error, not a wait on the connection the transaction holds',
   );
 
