@@ -5,7 +5,7 @@ import { createMailCatcher } from '@lms/example-mail-catcher';
 import { DEMO_INSTITUTION } from '@lms/db/seed';
 import { and, eq } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { launchBrowser } from '../helpers/browser.js';
 import { screenshotDir, signedIn, signInThroughPartner } from '../helpers/pages.js';
 import { startSeededDemo } from '../helpers/services.js';
@@ -23,8 +23,6 @@ import { startSeededDemo } from '../helpers/services.js';
 // skipped and the catcher gets nothing. Screenshots at 1280 and 390 px, none wider than the screen.
 
 t.setTimeout(600_000);
-
-type Test = typeof t;
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -102,10 +100,7 @@ const RUNS = [
 
 for (const run of RUNS) {
   await t.test(`the e-mails of a purchase and a reminder, in ${run.lang}`, async (t) => {
-    const [course] = await db
-      .select({ id: courses.id, name: courses.name })
-      .from(courses)
-      .where(eq(courses.courseCode, run.course));
+    const [course] = await db.select({ id: courses.id, name: courses.name }).from(courses).where(eq(courses.courseCode, run.course));
     const courseUrl = `${lmsUrl}/dashboard/courses/${course!.id}`;
 
     // The member, signed in through the demo partner, in the run's language.
@@ -143,7 +138,11 @@ for (const run of RUNS) {
     t.equal(purchase?.status, 'pending', 'the purchase waits for the transfer');
     const instructions = member.locator('dl.transfer');
     const shown = await instructions.locator('dd code').allInnerTexts();
-    t.same(shown, [DEMO_INSTITUTION.transferAccountNumber, purchase!.reference], 'the transfer instructions name the account and the reference');
+    t.same(
+      shown,
+      [DEMO_INSTITUTION.transferAccountNumber, purchase!.reference],
+      'the transfer instructions name the account and the reference',
+    );
 
     // An admin of the demo institution confirms it on the transfers page.
     const adminPage = await signedIn(browser, lmsUrl, lms.app.sessionCookieName, db, admin!.id, run.lang);

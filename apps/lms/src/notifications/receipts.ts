@@ -28,8 +28,7 @@ async function courseOf(tx: Db, courseId: number): Promise<{ title: string; inst
 // course page is under /dashboard; a purchase has no page of its own, its course's enrol section
 // shows where it stands (a bundle's: the dashboard's "waiting for payment" section).
 const coursePage = (courseId: number) => `/dashboard/courses/${courseId}`;
-const purchasePage = (p: PurchaseView) =>
-  p.bundleId === null && p.courseId !== null ? `${coursePage(p.courseId)}#enrol` : '/dashboard';
+const purchasePage = (p: PurchaseView) => (p.bundleId === null && p.courseId !== null ? `${coursePage(p.courseId)}#enrol` : '/dashboard');
 
 /** enrolment.confirmed, once per (learner, course). */
 export async function enrolmentConfirmed(tx: Db, r: Receipts, userId: string, courseId: number): Promise<void> {

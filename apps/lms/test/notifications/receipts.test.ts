@@ -129,6 +129,10 @@ t.test('receipts are recorded once each, in the transaction of the change', asyn
     const granted = await rows('attempt.granted');
     t.equal(granted.length, 2, 'two grants: two receipts, one each');
     t.not(granted[0]!.key, granted[1]!.key);
-    t.match(granted[0]!.data, { courseTitle: 'Quiz course', quizTitle: quiz!.name, quizUrl: `http://localhost:3000/learn/quizzes/${quiz!.id}` });
+    t.match(granted[0]!.data, {
+      courseTitle: 'Quiz course',
+      quizTitle: quiz!.name,
+      quizUrl: `http://localhost:3000/learn/quizzes/${quiz!.id}`,
+    });
   });
 });
