@@ -54,7 +54,17 @@ if (!env.GATEWAY_SECRET) {
   env.GATEWAY_SECRET = randomBytes(32).toString('base64url');
   note('GATEWAY_SECRET is not set: the LMS and the gateway share a fresh random one for this run.');
 }
-const port = (name, fallback) => env[name] || String(fallback);
+// A server's port, known before it listens: the banner and the other servers' settings name it,
+// and the start waits on it. So no 0 (a free port the start could not know), except for a metrics
+// port, where 0 means no listener.
+const port = (name, fallback, zero = false) => {
+  const value = env[name] || String(fallback);
+  if (!/^\d{1,5}$/.test(value) || Number(value) < (zero ? 0 : 1) || Number(value) > 65535)
+    fail(
+      `${name} must be a port from ${zero ? 0 : 1} to 65535 (the start names it before the server listens), not ${JSON.stringify(value)}`,
+    );
+  return value;
+};
 const lmsPort = port('LMS_PORT', 3000);
 const gatewayPort = port('GATEWAY_PORT', 3001);
 const partnerPort = port('PARTNER_PORT', 3002);
@@ -112,7 +122,7 @@ const servers = [
     env: {
       PORT: lmsPort,
       PUBLIC_URL: lmsUrl,
-      METRICS_PORT: port('LMS_METRICS_PORT', 9464),
+      METRICS_PORT: port('LMS_METRICS_PORT', 9464, true),
       SHUTDOWN_DRAIN_MS: drain,
       DEMO_PARTNER_JWKS_URL: demoPartnerJwksUrl,
       DEMO_PARTNER_WEBHOOK_URL: `${partnerUrl}/webhooks`,
@@ -131,7 +141,7 @@ const servers = [
     env: {
       PORT: gatewayPort,
       PUBLIC_URL: gatewayUrl,
-      METRICS_PORT: port('GATEWAY_METRICS_PORT', 9465),
+      METRICS_PORT: port('GATEWAY_METRICS_PORT', 9465, true),
       PARTNERS_FILE: partnersFile,
       SHUTDOWN_DRAIN_MS: drain,
     },

@@ -264,3 +264,28 @@ t.test(
     }
   },
 );
+
+t.test('a port the start cannot name (0, not a number) stops it at once, saying which', async (t) => {
+  // The start prints every URL and waits on each server's: MAIL_CATCHER_PORT=0 once hung waiting
+  // on port 0. A metrics port may be 0 (no listener), but not beyond 65535.
+  for (const [name, value] of [
+    ['MAIL_CATCHER_PORT', '0'],
+    ['LMS_PORT', 'abc'],
+    ['GATEWAY_METRICS_PORT', '70000'],
+  ] as const) {
+    const child = spawn(process.execPath, [START, '--no-build'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, [name]: value },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.teardown(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let out = '';
+    child.stdout!.on('data', (d) => (out += d));
+    child.stderr!.on('data', (d) => (out += d));
+    const code = await new Promise((resolve) => child.on('close', (c, signal) => resolve(c ?? signal)));
+    t.equal(code, 1, `${name}=${value}: exit 1`);
+    t.match(out, `${name} must be a port from`, `${name}=${value}: the message names the variable`);
+    t.notMatch(out, 'Server listening', `${name}=${value}: no server started`);
+  }
+});

@@ -146,12 +146,13 @@ export async function makeTeacher(db: Db): Promise<{ institutionId: number; teac
 
 /**
  * The LMS on a free port with the demo data (seedDemo at `now`) and the demo partner in front of it,
- * as the README's walk-through has them: what the browser tests of the demo start from.
+ * as the README's walk-through has them: what the browser tests of the demo start from. `config`
+ * adds to the LMS's (SMTP_URL for a test that reads the e-mails it sends).
  */
-export async function startSeededDemo(t: Test, now = new Date()) {
+export async function startSeededDemo(t: Test, now = new Date(), config: Partial<LmsConfig> = {}) {
   const port = await freePort();
   const lmsUrl = `http://127.0.0.1:${port}`;
-  const lms = await startLms(t, { PUBLIC_URL: lmsUrl }, port);
+  const lms = await startLms(t, { ...config, PUBLIC_URL: lmsUrl }, port);
   const db = lms.db.db;
   await seedDemo(db, { now });
   // The seed registers the demo partner (JWKS on :3002 by default): point it at this run's partner.

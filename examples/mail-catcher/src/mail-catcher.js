@@ -113,11 +113,16 @@ export async function createMailCatcher({ host = '127.0.0.1', smtpPort = 1025, h
   };
 }
 
-const STYLE = `<style>
+// A phone's 390 px: long addresses, URLs and header lines break anywhere rather than widen the
+// page, and the list's rows stack (subject, then to and time) instead of three narrow columns.
+const STYLE = `<meta name="viewport" content="width=device-width, initial-scale=1"><style>
 body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1f2933}
+h1{overflow-wrap:anywhere}p,td{overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem .6rem;border-bottom:1px solid #d9e2ec}
-pre{white-space:pre-wrap;background:#f5f7fa;padding:1rem;border-radius:6px}
-iframe{width:100%;height:32rem;border:1px solid #d9e2ec;border-radius:6px}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f5f7fa;padding:1rem;border-radius:6px}
+iframe{width:100%;height:32rem;border:1px solid #d9e2ec;border-radius:6px;box-sizing:border-box}
+@media (max-width:40rem){body{margin:1rem auto}thead{display:none}tr,td{display:block}
+td{border:0;padding:.1rem 0}tr{padding:.6rem 0;border-bottom:1px solid #d9e2ec}td:first-child{font-weight:600}}
 </style>`;
 
 function listPage(messages) {

@@ -24,6 +24,12 @@ async function courseOf(tx: Db, courseId: number): Promise<{ title: string; inst
   return { title: row?.title ?? '', institutionId: row?.institutionId ?? null };
 }
 
+// The pages a receipt links to, as the reminders link them (reminders/settings.ts pageUrls): the
+// course page is under /dashboard; a purchase has no page of its own, its course's enrol section
+// shows where it stands (a bundle's: the dashboard's "waiting for payment" section).
+const coursePage = (courseId: number) => `/dashboard/courses/${courseId}`;
+const purchasePage = (p: PurchaseView) => (p.bundleId === null && p.courseId !== null ? `${coursePage(p.courseId)}#enrol` : '/dashboard');
+
 /** enrolment.confirmed, once per (learner, course). */
 export async function enrolmentConfirmed(tx: Db, r: Receipts, userId: string, courseId: number): Promise<void> {
   const course = await courseOf(tx, courseId);
@@ -32,7 +38,7 @@ export async function enrolmentConfirmed(tx: Db, r: Receipts, userId: string, co
     userId,
     institutionId: course.institutionId,
     subject: `enrollment:${userId}:${courseId}`,
-    data: { courseTitle: course.title, courseUrl: url(r, `/courses/${courseId}`) },
+    data: { courseTitle: course.title, courseUrl: url(r, coursePage(courseId)) },
   });
 }
 
@@ -66,7 +72,7 @@ export async function transferInstructions(tx: Db, r: Receipts, purchase: Purcha
       accountNumber: instructions.accountNumber ?? '',
       accountName: instructions.accountName ?? '',
       payBefore: (purchase.expiresAt ?? purchase.createdAt).toISOString(),
-      purchaseUrl: url(r, '/dashboard/purchases'),
+      purchaseUrl: url(r, purchasePage(purchase)),
     },
   });
 }
@@ -89,10 +95,11 @@ export async function purchaseDecided(
   const base = { userId: purchase.userId, institutionId, subject: `purchase:${purchase.id}` };
   const item = { itemTitle: purchase.itemName, amount: wholeAmount(purchase.amount) };
   if (kind === 'purchase.paid') {
-    const courseUrl = url(r, purchase.courseId !== null ? `/courses/${purchase.courseId}` : '/learn/courses');
+    // A bundle opens several courses: its page (the bundles list) names them.
+    const courseUrl = url(r, purchase.courseId !== null ? coursePage(purchase.courseId) : '/dashboard/bundles');
     await r.notify(tx, { ...base, kind, data: { ...item, courseUrl } });
   } else {
-    await r.notify(tx, { ...base, kind, data: { ...item, reason, purchaseUrl: url(r, '/dashboard/purchases') } });
+    await r.notify(tx, { ...base, kind, data: { ...item, reason, purchaseUrl: url(r, purchasePage(purchase)) } });
   }
 }
 
@@ -130,6 +137,6 @@ export async function attemptGranted(
     userId: grant.userId,
     institutionId: course.institutionId,
     subject: `grant:${grant.id}`,
-    data: { courseTitle: course.title, quizTitle: grant.quizTitle, quizUrl: url(r, `/quizzes/${grant.quizId}`) },
+    data: { courseTitle: course.title, quizTitle: grant.quizTitle, quizUrl: url(r, `/learn/quizzes/${grant.quizId}`) },
   });
 }

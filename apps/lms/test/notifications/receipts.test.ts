@@ -38,7 +38,7 @@ t.test('receipts are recorded once each, in the transaction of the change', asyn
       channel: 'email',
       state: 'pending',
       attempts: 0,
-      data: { courseTitle: 'Open course', courseUrl: `http://localhost:3000/courses/${course.id}` },
+      data: { courseTitle: 'Open course', courseUrl: `http://localhost:3000/dashboard/courses/${course.id}` },
     });
   });
 
@@ -72,7 +72,7 @@ t.test('receipts are recorded once each, in the transaction of the change', asyn
     t.match(paid[0], {
       userId: learner.id,
       key: `purchase.paid:purchase:${id}:`,
-      data: { amount: 150000, courseUrl: `http://localhost:3000/courses/${course.id}` },
+      data: { amount: 150000, courseUrl: `http://localhost:3000/dashboard/courses/${course.id}` },
     });
     t.equal(
       (await rows('enrolment.confirmed')).filter((r) => r.userId === learner.id).length,
@@ -129,6 +129,10 @@ t.test('receipts are recorded once each, in the transaction of the change', asyn
     const granted = await rows('attempt.granted');
     t.equal(granted.length, 2, 'two grants: two receipts, one each');
     t.not(granted[0]!.key, granted[1]!.key);
-    t.match(granted[0]!.data, { courseTitle: 'Quiz course', quizTitle: quiz!.name, quizUrl: `http://localhost:3000/quizzes/${quiz!.id}` });
+    t.match(granted[0]!.data, {
+      courseTitle: 'Quiz course',
+      quizTitle: quiz!.name,
+      quizUrl: `http://localhost:3000/learn/quizzes/${quiz!.id}`,
+    });
   });
 });

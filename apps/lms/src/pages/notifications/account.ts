@@ -77,7 +77,7 @@ function view(ctx: PageContext, s: PersonSettings, values: Values, problems: Pro
     const cells = NOTIFICATION_CHANNELS.map((channel) => {
       const name = `on:${kind}:${channel}`;
       if (RECEIPT_KINDS.has(kind))
-        return html`<td><input type="checkbox" checked disabled aria-label="${w.kinds[kind]}, ${w[channel]}"> <span class="muted">${w.locked}</span></td>`;
+        return html`<td><input type="checkbox" checked disabled aria-label="${w.kinds[kind]}, ${w[channel]}"> <span class="muted locked-note">${w.locked}</span></td>`;
       return html`<td><input type="checkbox" name="${name}" value="1"${attr('checked', values.on.has(`${kind} ${channel}`))} aria-label="${w.kinds[kind]}, ${w[channel]}"></td>`;
     });
     return html`<tr><th scope="row">${w.kinds[kind]}</th>${cells}</tr>`;
