@@ -72,12 +72,13 @@ export async function jobScenarios(ctx: ScenarioContext) {
     await inTransaction(db, async (tx) => {
       await tx.insert(enrollments).values({ userId: member.id, courseId }).onConflictDoNothing();
       // The receipt as the domain records it: its notification row and its send job, in the enrolment's transaction.
+      written += 1;
       if (withJob)
         await notify(tx, {
           kind: 'enrolment.confirmed',
           userId: member.id,
           institutionId: null,
-          subject: `bench-enrolment:${(written += 1)}`,
+          subject: `bench-enrolment:${written}`,
           data: { courseTitle: 'Bench', courseUrl: 'http://127.0.0.1/bench' },
         });
     });
