@@ -111,7 +111,7 @@ t.test('purchase receipts by e-mail: once each, in the person language, with abs
     t.equal((await post(`/api/learning/purchases/${purchase.id}/confirm`, admin.cookie)).statusCode, 409, 'confirmed twice: refused');
     const paid = await sentMail('purchase.paid', learner.id);
     t.match(paid.mail.html, /<html lang="en"/);
-    t.match(paid.mail.text, `${PUBLIC_URL}/courses/${course.id}`, 'the course link, absolute under PUBLIC_URL');
+    t.match(paid.mail.text, `${PUBLIC_URL}/dashboard/courses/${course.id}`, 'the course link, absolute under PUBLIC_URL');
     t.notOk(paid.mail.headerLines.some((h) => h.key === 'list-unsubscribe'));
     for (const link of [...(paid.mail.html || '').matchAll(/href="([^"]+)"/g)].map((m) => m[1]!))
       t.match(link, /^(https:\/\/lms\.example\.ac\.id\/|mailto:)/, `an absolute link: ${link}`);
