@@ -10,6 +10,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
 import { envWith } from '../helpers/processes.js';
 import { createRunsTable, PROBE_QUEUES, recordRun, runsOf } from './probe-queue.js';
+import { until } from '../helpers/until.js';
 
 // The job queue (src/jobs/, plugins/jobs.ts) on the app's database: a job written in a
 // transaction exists exactly when the transaction commits; an enqueue-only instance
@@ -20,16 +21,6 @@ import { createRunsTable, PROBE_QUEUES, recordRun, runsOf } from './probe-queue.
 t.setTimeout(300_000);
 
 const jobsDeps = { superviseSeconds: 1, extraQueues: PROBE_QUEUES };
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, tries = 600): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < tries && !done(value); i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-  return value;
-}
 
 t.test('a job sent in a transaction exists with its change, or not at all', async (t) => {
   const early = await buildTestApp(t);

@@ -2,6 +2,9 @@ import type { Db } from '@lms/db';
 import type { LmsApp } from '../../src/app.js';
 import type { QueueDefinition } from '../../src/jobs/queues.js';
 import { makeUser } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
+
+export { until };
 
 // What the end-to-end delivery tests share: a send queue that retries every second and gives a
 // killed worker's run away after 3 s, a lease as short, and notifications recorded as the domain
@@ -15,16 +18,6 @@ export const FAST_SEND = {
   /** The row's lease: as short as the queue's expiry, so a killed send's row is free once its job is. */
   leaseMs: 3_000,
 } as const;
-
-export async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, tries = 1200): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < tries && !done(value); i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-  return value;
-}
 
 /** `count` people, each with one enrolment receipt recorded (and its send job written) in its own transaction. */
 export async function recordReceipts(app: LmsApp, db: Db, count: number, label = 'Kursus'): Promise<{ id: number; key: string }[]> {

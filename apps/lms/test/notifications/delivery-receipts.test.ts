@@ -9,6 +9,7 @@ import { writePersonSettings } from '../../src/notifications/settings.js';
 import { buildTestApp } from '../helpers/app.js';
 import { smtpServer } from '../helpers/smtp.js';
 import { asSession, makeCast, makeCourse } from '../learning/enrolment-fixtures.js';
+import { until } from '../helpers/until.js';
 
 // End to end, receipts: a purchase by transfer through HTTP, the real queue's send job, the
 // e-mail channel over SMTP to a real server on port 0, signed with DKIM. Each receipt arrives
@@ -21,16 +22,6 @@ const PUBLIC_URL = 'https://lms.example.ac.id';
 const DOMAIN = 'lms.example.ac.id';
 const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicKey = keys.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, tries = 600): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < tries && !done(value); i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-  return value;
-}
 
 t.test('purchase receipts by e-mail: once each, in the person language, with absolute links, DKIM-signed', async (t) => {
   const smtp = await smtpServer();

@@ -7,6 +7,7 @@ import { buildTestApp } from '../helpers/app.js';
 import { manualClock } from '../helpers/clock.js';
 import { smtpServer } from '../helpers/smtp.js';
 import { asSession, makeCast, makeCourse } from '../learning/enrolment-fixtures.js';
+import { until } from '../helpers/until.js';
 
 // End to end, a reminder and its one-click unsubscribe (RFC 8058): the hourly scan records
 // course.ending 7 days before the end, the queue's send job mails it over SMTP with
@@ -18,16 +19,6 @@ t.setTimeout(180_000);
 
 const PUBLIC_URL = 'https://lms.example.ac.id';
 const DAY = 86_400_000;
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, tries = 600): Promise<T> {
-  let value = await read();
-  for (let i = 0; i < tries && !done(value); i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
-  if (!done(value)) throw new Error(`gave up waiting for ${what}: ${JSON.stringify(value)}`);
-  return value;
-}
 
 t.test('a reminder carries one-click unsubscribe; after it, the next reminder of the kind is skipped, not mailed', async (t) => {
   const smtp = await smtpServer();
