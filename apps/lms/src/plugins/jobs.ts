@@ -45,14 +45,13 @@ export default fp<JobsOptions>(
       },
     );
     app.decorate('jobs', jobs);
-    // Started now, awaited when the app is ready (as the other plugins' database work): the
-    // plugins after this one declare their workers and schedules without waiting for it.
-    const startup = jobs.ready();
-    startup.catch(() => {}); // reported by onReady
-    // Ready once started, or once the first try found the database down (the start goes on in the
-    // background, and a write that needs a job answers 503 until it is over): an LMS started
-    // during a database outage serves its 503s and recovers, as it did before the queue.
-    app.addHook('onReady', async () => startup);
+    // Started when the app gets ready, after every plugin registered (their work() and schedule()
+    // calls wait for it): an app whose start fails before that (a configuration refused by a
+    // later plugin) leaves no queue running behind it. Ready once started, or once the first try
+    // found the database down (the start goes on in the background, and a write that needs a job
+    // answers 503 until it is over): an LMS started during a database outage serves its 503s and
+    // recovers, as it did before the queue.
+    app.addHook('onReady', async () => jobs.ready());
     app.addHook('preClose', async () => {
       await jobs.stop();
     });

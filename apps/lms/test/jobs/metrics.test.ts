@@ -28,6 +28,8 @@ t.test('waiting jobs and the oldest one’s age; a job that fails every run coun
 
   // A worker instance whose handler throws: 1 run + 3 retries, then the job is failed for good.
   const { app: worker } = await buildTestApp(t, { db, deps: { jobs: jobsDeps } });
+  // The queue starts when the app gets ready (as a server's does before it listens).
+  await worker.ready();
   await enqueuer.jobs.boss.deleteQueuedJobs('test.probe');
   const id = await enqueuer.jobs.send('test.probe', { label: 'fails' });
   await worker.jobs.work('test.probe', {}, async () => {

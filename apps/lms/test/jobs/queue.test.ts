@@ -90,6 +90,8 @@ t.test('an instance with JOBS_WORKERS=off only enqueues; an instance with worker
   await worker.jobs.work('test.probe', {}, async (job) => {
     await recordRun(worker.db, job.id, job.data.label, 'worker', 'finished');
   });
+  // The queue starts when the app gets ready (as a server's does before it listens).
+  await worker.ready();
   const runs = await until(
     () => runsOf(db.db),
     (r) => r.length >= 1,
