@@ -109,10 +109,11 @@ t.test('purchase receipts by e-mail: once each, in the person language, with abs
     t.comment(`paid: ${paid.mail.subject}`);
 
     // The send job of a sent row run again (a repeated job): nothing more is mailed.
-    await app.jobs.send('notification.send', { id: paid.row.id });
+    const again = await app.jobs.send('notification.send', { id: paid.row.id });
+    t.ok(again, 'the repeated job is queued');
     await until(
-      async () => (await app.jobs.boss.findJobs('notification.send', { data: { id: paid.row.id } })).map((j) => j.state),
-      (states) => states.length === 2 && states.every((s) => s === 'completed'),
+      async () => (await app.jobs.boss.findJobs('notification.send', { id: again ?? '' })).map((j) => j.state),
+      (states) => states.length === 1 && states[0] === 'completed',
       'the repeated job to finish',
     );
     t.equal((await mailsFor(paid.row.key)).length, 1, 'a repeated job: still one mail');
