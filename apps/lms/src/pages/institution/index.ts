@@ -37,7 +37,8 @@ const FlashQuery = z.object({ done: z.unknown().optional() });
 type Values = Record<TransferAccountField, string>;
 type Problems = Partial<Record<TransferAccountField, TransferAccountProblem>>;
 
-async function keeper(
+/** The signed-in staff member who may keep an institution (admin, super_admin); others are refused (403). */
+export async function keeper(
   app: FastifyInstance,
   request: FastifyRequest,
 ): Promise<{ session: PageSession; ctx: PageContext; person: InstitutionKeeper }> {

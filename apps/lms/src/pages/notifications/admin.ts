@@ -1,9 +1,8 @@
 import { HtmlPage, LearningIdParams, RedirectResponse } from '@lms/contracts';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { type InstitutionKeeper, keeperOf, keepsInstitution, readInstitutionSettings } from '../../domain/institutions/transfer-account.js';
-import { ForbiddenError, NotFoundError } from '../../errors.js';
+import { keepsInstitution, readInstitutionSettings } from '../../domain/institutions/transfer-account.js';
+import { NotFoundError } from '../../errors.js';
 import { NOTIFICATION_KINDS, type NotificationKind, RECEIPT_KINDS } from '../../notifications/contract.js';
 import {
   deliveryLog,
@@ -12,11 +11,11 @@ import {
   writeInstitutionNotificationSettings,
 } from '../../notifications/settings.js';
 import type { PageContext } from '../i18n/index.js';
-import { formScope, PAGE, seeOther, signedIn } from '../page-route.js';
+import { formScope, PAGE, seeOther } from '../page-route.js';
 import { sendPage } from '../send.js';
-import type { PageSession } from '../session.js';
 import { attr, type Html, href, html } from '../view/html.js';
 import { INSTITUTION_PATH, page } from '../view/layout.js';
+import { keeper } from '../institution/index.js';
 
 // The staff's side of notifications (docs/operations.md, "Notifications"): a person's delivery log (what was
 // sent, when, on which channel, with what result and why) and an institution's settings (kinds
@@ -29,16 +28,6 @@ const Loose = z.object({}).passthrough().nullish();
 const Flash = z.object({ done: z.string().max(20).optional() });
 const ADDRESS =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
-
-async function staff(
-  app: FastifyInstance,
-  request: FastifyRequest,
-): Promise<{ session: PageSession; ctx: PageContext; person: InstitutionKeeper }> {
-  const { session, ctx } = await signedIn(app, request);
-  const person = await keeperOf(app.db, session.caller.userId);
-  if (!person || (person.role !== 'admin' && person.role !== 'super_admin')) throw new ForbiddenError(ctx.t.enrol.forbidden.notAllowed);
-  return { session, ctx, person };
-}
 
 function settingsView(
   ctx: PageContext,
@@ -73,7 +62,7 @@ const notificationAdminPages: FastifyPluginAsyncZod = async (app) => {
     '/institution/notifications',
     { config: { auth: true }, schema: { ...PAGE, querystring: LogQuery, response: { 200: HtmlPage, 302: RedirectResponse } } },
     async (request, reply) => {
-      const { session, ctx, person } = await staff(app, request);
+      const { session, ctx, person } = await keeper(app, request);
       const who = await logSubject(app.db, request.query.user);
       // An admin sees the people of their institution only; anyone else is "not found" to them.
       if (!who || (person.role !== 'super_admin' && (who.institutionId === null || !keepsInstitution(person, who.institutionId)))) {
@@ -105,7 +94,7 @@ ${
       schema: { ...PAGE, params: LearningIdParams, querystring: Flash, response: { 200: HtmlPage, 302: RedirectResponse } },
     },
     async (request, reply) => {
-      const { session, ctx, person } = await staff(app, request);
+      const { session, ctx, person } = await keeper(app, request);
       const institution = await readInstitutionSettings(app.db, person, request.params.id);
       const s = await readInstitutionNotificationSettings(app.db, institution.id);
       const notice = request.query.done === 'saved' && html`<p class="notice" role="status">${ctx.t.notifications.saved}</p>`;
@@ -124,7 +113,7 @@ ${
       schema: { ...PAGE, params: LearningIdParams, body: Loose, response: { 303: RedirectResponse, 422: HtmlPage } },
     },
     async (request, reply) => {
-      const { session, ctx, person } = await staff(app, request);
+      const { session, ctx, person } = await keeper(app, request);
       const institution = await readInstitutionSettings(app.db, person, request.params.id);
       const form = (request.body ?? {}) as Record<string, unknown>;
       const kindsOff = NOTIFICATION_KINDS.filter((k) => !RECEIPT_KINDS.has(k) && form[`off:${k}`] === '1');
