@@ -139,6 +139,8 @@ t.test('SIGKILL between commit and delivery: delivered after the restart, same w
     // The lease a killed instance leaves behind is 2 × timeout + 5 s.
     WEBHOOK_TIMEOUT_MS: '1000',
     WEBHOOK_POLL_MS: String(pollMs),
+    // A run lost with its process is noticed within a second (default 60 s), once its expiry is over.
+    JOBS_SUPERVISE_SECONDS: '1',
   });
   const enrol = async (courseId: number) => {
     const res = await fetch(`http://127.0.0.1:${port}/api/learning/courses/${courseId}/enrollment`, {

@@ -18,7 +18,8 @@ import markdownPlugin, { type MarkdownOptions } from './plugins/markdown.js';
 import metricsPlugin from './plugins/metrics.js';
 import housekeepingPlugin, { type HousekeepingOptions } from './plugins/housekeeping.js';
 import jobsPlugin, { type JobsOptions } from './plugins/jobs.js';
-import partnerEventsPlugin, { type PartnerEventsOptions } from './plugins/partner-events.js';
+import partnerEventsPlugin, { deliveryJobs, type PartnerEventsOptions } from './plugins/partner-events.js';
+import type { SendDeliveries } from './domain/partner-events/queue.js';
 import memberCheckPlugin, { type MemberCheckOptions } from './plugins/member-check.js';
 import openapiPlugin from './plugins/openapi.js';
 import paymentsPlugin from './plugins/payments.js';
@@ -68,6 +69,8 @@ export interface AppDeps {
   /** The job queue's supervision interval and test queues (plugins/jobs.ts). */
   jobs?: JobsOptions;
   partnerEvents?: PartnerEventsOptions;
+  /** How deliveries made due get their jobs (default: the job queue's partner-events.deliver). */
+  sendDeliveries?: SendDeliveries;
   memberCheck?: MemberCheckOptions;
   /** The Markdown renderer's limits (tests shorten its time limit). */
   markdown?: MarkdownOptions;
@@ -115,7 +118,7 @@ export async function buildApp(deps: AppDeps) {
     (async (tx, id) => {
       await app.jobs.sendInTransaction(tx, 'notification.send', { id });
     });
-  const receipts = deploymentReceipts(config.PUBLIC_URL, enqueue);
+  const receipts = deploymentReceipts(config.PUBLIC_URL, enqueue, deps.sendDeliveries ?? deliveryJobs(() => app.jobs));
   app.decorate('receipts', receipts);
   app.decorate('notify', receipts.notify);
   app.decorate(

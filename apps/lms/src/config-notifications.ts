@@ -110,6 +110,11 @@ export const notificationEnv = {
   JOBS_DELETE_AFTER_DAYS: optional(z.coerce.number().min(1).max(365)).default(7),
   /** How long a closing instance waits for its running jobs before it gives them back (seconds). */
   JOBS_STOP_SECONDS: optional(z.coerce.number().min(1).max(600)).default(10),
+  /**
+   * How often the queue looks for runs past their expiry (a process killed mid-job) and gives
+   * them to an instance again (seconds). A lost run waits for its queue's expiry, then this.
+   */
+  JOBS_SUPERVISE_SECONDS: optional(z.coerce.number().int().min(1).max(600)).default(60),
   /** How often expired rows are purged (minutes; the housekeeping job's cron schedule). */
   HOUSEKEEPING_INTERVAL_MINUTES: optional(z.coerce.number().int().min(1).max(60)).default(5),
 };

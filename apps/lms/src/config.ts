@@ -226,7 +226,10 @@ const Env = z.object({
    * machine, the demo or the tests.
    */
   NODE_ENV: optional(z.string().max(40)),
-  /** How often an instance looks for due deliveries (ms); 0 turns the delivery worker off. */
+  /**
+   * How often an idle delivery worker asks the job queue for a due delivery (ms, at least 500);
+   * 0: this instance runs no partner-event delivery (others do; JOBS_WORKERS=off stops every job).
+   */
   WEBHOOK_POLL_MS: optional(z.coerce.number().int().min(0).max(600_000)).default(1_000),
   /** Deliveries one instance sends at once (they wait on the network, not the CPU). */
   WEBHOOK_CONCURRENCY: optional(z.coerce.number().int().min(1).max(256)).default(16),

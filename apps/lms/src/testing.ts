@@ -1,6 +1,7 @@
 import { type LmsConfig, loadConfig } from './config.js';
 import { deploymentReceipts, recordOnlyEnqueue } from './notifications/notify.js';
 import type { Receipts } from './notifications/receipts.js';
+import { outboxOnly } from './domain/partner-events/queue.js';
 
 // What tests (this package's, e2e) and the bench build the LMS with: exported as @lms/lms/testing,
 // apart from config.ts, so that nothing a deployment loads holds a known secret.
@@ -34,8 +35,8 @@ export function testConfig(overrides: Partial<LmsConfig> = {}): LmsConfig {
 
 /**
  * Receipts for domain calls made outside an app (tests, the bench): recorded in the database,
- * put on no queue (notifications/notify.ts recordOnlyEnqueue).
+ * put on no queue (notifications/notify.ts recordOnlyEnqueue; partner-event deliveries: outboxOnly).
  */
 export function recordedReceipts(publicUrl = 'http://localhost:3000'): Receipts {
-  return deploymentReceipts(publicUrl, recordOnlyEnqueue);
+  return deploymentReceipts(publicUrl, recordOnlyEnqueue, outboxOnly);
 }

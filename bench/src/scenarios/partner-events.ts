@@ -7,6 +7,7 @@ import {
   type DeliverySettings,
   enqueuePartnerEvent,
   newWebhookSecret,
+  outboxOnly,
   signatureHeader,
 } from '@lms/lms/partner-events';
 import { and, eq, sql } from 'drizzle-orm';
@@ -59,7 +60,7 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
     await inTransaction(db, async (tx) => {
       await tx.insert(enrollments).values({ userId, courseId }).onConflictDoNothing();
       const at = new Date();
-      await enqueuePartnerEvent(tx, {
+      await enqueuePartnerEvent(tx, outboxOnly, {
         type: 'enrollment.created',
         userId,
         occurredAt: at,
@@ -107,7 +108,7 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
           await inTransaction(db, async (tx) => {
             for (let i = 0; i < BATCH; i++) {
               const at = new Date();
-              await enqueuePartnerEvent(tx, {
+              await enqueuePartnerEvent(tx, outboxOnly, {
                 type: 'enrollment.created',
                 userId: member.id,
                 occurredAt: at,
@@ -117,7 +118,7 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
             }
           });
           const claimed = await claimDue(db, new Date(), BATCH, settings.leaseMs);
-          await Promise.all(claimed.map((c) => attemptDelivery(db, c, settings, () => new Date())));
+          await Promise.all(claimed.map((c) => attemptDelivery(db, c, settings, () => new Date(), outboxOnly)));
         },
         2,
       ),

@@ -51,7 +51,7 @@ export async function purchaseScenarios(ctx: ScenarioContext) {
   const direct = async () => {
     await findSession(db, session.tokenHash, new Date());
     if (next() === 'confirm') await confirmPurchase(db, receipts, decider, purchase.id, new Date());
-    else await undoConfirmation(db, decider, purchase.id, new Date());
+    else await undoConfirmation(db, receipts.deliveries, decider, purchase.id, new Date());
   };
   const directSide: PairSide = {
     key: 'its SQL: confirmPurchase() / undoConfirmation() called directly',

@@ -1,5 +1,6 @@
 import { MAX_REVOCATION_REASON, reissueCertificate, revokeCertificate } from '../domain/learning/certificates.js';
 import { CliError, type CommandGroup, parse, required, UsageError } from './command.js';
+import { withEnqueueOnlyJobs } from './jobs.js';
 
 /** The operators' certificate acts; the same domain code as the admins' forms on the course's learner page. */
 export const certificateCommands: CommandGroup = {
@@ -18,7 +19,10 @@ export const certificateCommands: CommandGroup = {
         if (reason === '') throw new UsageError('--reason must not be blank');
         if (reason.length > MAX_REVOCATION_REASON) throw new UsageError(`--reason is at most ${MAX_REVOCATION_REASON} characters`);
         if (reason.includes('\u0000')) throw new UsageError('--reason must not contain NUL');
-        const result = await revokeCertificate(ctx.openDb().db, positionals[0], reason, ctx.now());
+        const handle = ctx.openDb();
+        const result = await withEnqueueOnlyJobs(handle, ctx.config, (receipts) =>
+          revokeCertificate(handle.db, receipts.deliveries, positionals[0], reason, ctx.now()),
+        );
         if (result.outcome === 'unknown') throw new CliError(`no certificate with code ${positionals[0]}`);
         if (result.outcome === 'already') throw new CliError(`already revoked on ${result.revokedAt.toISOString()}`);
         ctx.io.err(`Certificate ${positionals[0]} revoked.`);
@@ -35,7 +39,10 @@ export const certificateCommands: CommandGroup = {
       async run(args, ctx) {
         const { positionals } = parse(args, {}, true);
         if (positionals.length !== 1) throw new UsageError('give the code of the revoked certificate');
-        const result = await reissueCertificate(ctx.openDb().db, positionals[0], ctx.now());
+        const handle = ctx.openDb();
+        const result = await withEnqueueOnlyJobs(handle, ctx.config, (receipts) =>
+          reissueCertificate(handle.db, receipts.deliveries, positionals[0], ctx.now()),
+        );
         if (result.outcome === 'unknown') throw new CliError(`no certificate with code ${positionals[0]}`);
         if (result.outcome === 'not_revoked') throw new CliError('this certificate is in force: revoke it first');
         if (result.outcome === 'exists') throw new CliError(`the learner already holds certificate ${result.code} for this course`);

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import { findPurchase } from '../domain/learning/purchases.js';
 import { refundPurchase } from '../domain/learning/purchase-decisions.js';
 import { replay } from '../domain/partner-events/delivery.js';
+import { outboxOnly } from '../domain/partner-events/queue.js';
 import { PARTNER_EVENT_TYPES } from '../domain/partner-events/enqueue.js';
 import {
   addEndpoint,
@@ -15,7 +16,6 @@ import {
 } from '../domain/partner-events/endpoints.js';
 import { CliError, type CliContext, type CommandGroup, parse, required, table, UsageError, wholeNumber, wrapped } from './command.js';
 import { issuerOf } from './partner.js';
-import { deploymentReceipts } from '../notifications/notify.js';
 import { withEnqueueOnlyJobs } from './jobs.js';
 
 function policyOf(ctx: CliContext) {
@@ -121,7 +121,8 @@ export const webhookCommands: CommandGroup = {
       async run(args, ctx) {
         const { values, positionals } = parse(args, { reason: { type: 'string' } }, true);
         const id = endpointId(positionals);
-        if (!(await setEndpointStatus(ctx.openDb().db, id, false, values.reason ?? 'disabled by an operator', ctx.now())))
+        // Disabling writes no job (its deliveries' jobs, found it disabled, end without sending).
+        if (!(await setEndpointStatus(ctx.openDb().db, outboxOnly, id, false, values.reason ?? 'disabled by an operator', ctx.now())))
           throw new CliError(`no endpoint ${id}`);
         ctx.io.err(`Endpoint ${id} disabled.`);
       },
@@ -134,7 +135,11 @@ export const webhookCommands: CommandGroup = {
       async run(args, ctx) {
         const { positionals } = parse(args, {}, true);
         const id = endpointId(positionals);
-        if (!(await setEndpointStatus(ctx.openDb().db, id, true, '', ctx.now()))) throw new CliError(`no endpoint ${id}`);
+        const handle = ctx.openDb();
+        const found = await withEnqueueOnlyJobs(handle, ctx.config, (receipts) =>
+          setEndpointStatus(handle.db, receipts.deliveries, id, true, '', ctx.now()),
+        );
+        if (!found) throw new CliError(`no endpoint ${id}`);
         ctx.io.err(`Endpoint ${id} enabled.`);
       },
     },
@@ -149,14 +154,17 @@ export const webhookCommands: CommandGroup = {
       ].join('\n'),
       async run(args, ctx) {
         const { values, positionals } = parse(args, { event: { type: 'string' }, since: { type: 'string' } }, true);
-        const db = ctx.openDb().db;
+        const handle = ctx.openDb();
+        const db = handle.db;
+        const replayed = (target: Parameters<typeof replay>[2]) =>
+          withEnqueueOnlyJobs(handle, ctx.config, (receipts) => replay(db, receipts.deliveries, target, ctx.now()));
         let n: number;
         if (values.event !== undefined) {
           if (positionals.length > 0 || values.since !== undefined) throw new UsageError('--event goes alone');
-          n = await replay(db, { eventId: values.event }, ctx.now());
+          n = await replayed({ eventId: values.event });
         } else {
           const id = endpointId(positionals);
-          n = await replay(db, { endpointId: id, since: dateOf(required(values, 'since'), 'since') }, ctx.now());
+          n = await replayed({ endpointId: id, since: dateOf(required(values, 'since'), 'since') });
           const [endpoint] = await listEndpoints(db, undefined, id);
           if (endpoint && endpoint.status !== 'active') ctx.io.err(`Endpoint ${id} is disabled: they go out when it is enabled.`);
         }
@@ -226,18 +234,10 @@ export const purchaseCommands: CommandGroup = {
         if (!(await findPurchase(db, id))) throw new CliError(`no purchase ${id}`);
         try {
           // The refund's receipt is sent by the instances' workers: its job is written here, with the refund.
-          const done = await withEnqueueOnlyJobs(handle, ctx.config, (enqueue) =>
-            refundPurchase(
-              db,
-              deploymentReceipts(ctx.config.PUBLIC_URL, enqueue),
-              { userId: admin.id, role: admin.role },
-              id,
-              reason,
-              ctx.now(),
-              {
-                keepCertificateReason: kept ?? null,
-              },
-            ),
+          const done = await withEnqueueOnlyJobs(handle, ctx.config, (receipts) =>
+            refundPurchase(db, receipts, { userId: admin.id, role: admin.role }, id, reason, ctx.now(), {
+              keepCertificateReason: kept ?? null,
+            }),
           );
           ctx.io.err(`Purchase ${id} is ${done.purchase.status}.`);
           ctx.io.err(`Enrolment ended in course(s): ${done.unenrolledCourseIds.join(', ') || 'none'}.`);

@@ -27,6 +27,8 @@ export interface JobsSettings {
   superviseSeconds?: number;
   /** Queues besides QUEUES (tests), created on start like them. */
   extraQueues?: Record<string, QueueDefinition>;
+  /** Changes to QUEUES' definitions taken from configuration (a run's expiry from a timeout). */
+  queueOverrides?: Partial<Record<QueueName, Partial<QueueDefinition>>>;
 }
 
 /** A job as a handler sees it. */
@@ -46,6 +48,24 @@ export interface WorkOptions {
    * 1 runs one job per poll (JOBS_POLL_SECONDS) at most.
    */
   concurrency?: number;
+  /**
+   * Jobs of one group (a job's `group.id`) run at once on this instance, at most. With it the
+   * `concurrency` jobs are taken one at a time by as many workers, each free again when its own
+   * job ends: a job that hangs holds its worker, never the others' (partner-event deliveries).
+   */
+  perGroup?: number;
+  /** An idle worker's poll, in seconds, when this queue needs another than JOBS_POLL_SECONDS (at least 0.5). */
+  pollSeconds?: number;
+}
+
+/** One job of a batch written by insertInTransaction. */
+export interface JobToInsert<Q extends QueueName> {
+  data: JobData[Q];
+  /** A fixed id (a uuid): a job whose id exists already is not written again. */
+  id?: string;
+  startAfter?: Date;
+  /** The group it counts against (WorkOptions.perGroup). */
+  group?: string;
 }
 
 const DEFAULT_CONCURRENCY = 4;
@@ -66,6 +86,8 @@ export interface Jobs {
    * Returns the job's id. Only once the app is ready (the queue started).
    */
   sendInTransaction<Q extends QueueName>(tx: Db, queue: Q, data: JobData[Q], options?: SendOptions): Promise<string | null>;
+  /** Writes several jobs of one queue in the caller's transaction, in one statement (no-op for none). */
+  insertInTransaction<Q extends QueueName>(tx: Db, queue: Q, jobs: JobToInsert<Q>[]): Promise<void>;
   /** Writes the job now, outside any transaction (a schedule-like start, a test). */
   send<Q extends QueueName>(queue: Q, data: JobData[Q], options?: SendOptions): Promise<string | null>;
   /**
@@ -115,6 +137,7 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
   });
   boss.on('error', (err) => onError(err));
   const definitions: Record<string, QueueDefinition> = { ...QUEUES, ...settings.extraQueues };
+  for (const [name, change] of Object.entries(settings.queueOverrides ?? {})) definitions[name] = { ...definitions[name], ...change };
   const failed = new Map<string, number>();
   const stopping = new AbortController();
   // work() and schedule() called before the start is over are applied at its end: plugins declare
@@ -154,6 +177,8 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
         } else await boss.createQueue(name, options);
       }
       started = true;
+      // A worker or schedule refused (an option pg-boss does not take) fails the start: the app
+      // does not get ready without it.
       for (const apply of pending.splice(0)) await apply();
     })();
     startup.then(
@@ -171,8 +196,9 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
     async ready() {
       start().catch(() => {});
       await firstTryOver;
-      // A start that failed for another reason than an unreachable database is the app's to report.
-      if (!started) await Promise.race([startup, new Promise((resolve) => setTimeout(resolve, 0))]);
+      // A start that failed for another reason than an unreachable database (or a worker refused)
+      // is the app's to report.
+      await Promise.race([startup, new Promise((resolve) => setTimeout(resolve, 0))]);
     },
     async stop() {
       stopping.abort();
@@ -193,6 +219,20 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
       if (!started) throw new UnavailableError('The job queue is not running yet (its database did not answer); retry the request', 5);
       return boss.send(queue, data, { ...options, db: fromDrizzle(tx, sql) });
     },
+    async insertInTransaction(tx, queue, jobs) {
+      if (jobs.length === 0) return;
+      if (!started) throw new UnavailableError('The job queue is not running yet (its database did not answer); retry the request', 5);
+      await boss.insert(
+        queue,
+        jobs.map((j) => ({
+          data: j.data,
+          ...(j.id ? { id: j.id } : {}),
+          ...(j.startAfter ? { startAfter: j.startAfter } : {}),
+          ...(j.group ? { group: { id: j.group } } : {}),
+        })),
+        { db: fromDrizzle(tx, sql) },
+      );
+    },
     async send(queue, data, options) {
       await start();
       return boss.send(queue, data, options ?? {});
@@ -200,17 +240,31 @@ export function createJobs(handle: DbHandle, settings: JobsSettings, onError: (e
     async work(queue, options, handler) {
       if (!settings.workers) return;
       const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+      const pollingIntervalSeconds = Math.max(0.5, options.pollSeconds ?? settings.pollSeconds);
       await whenStarted(() =>
         boss.work<JobData[typeof queue]>(
           queue,
-          {
-            // A fetch takes up to `concurrency` jobs, run at once and settled one by one; a full
-            // fetch is followed by the next at once (a backlog drains without waiting for the poll).
-            batchSize: concurrency,
-            burstWhenBatchFull: true,
-            perJobResults: true,
-            pollingIntervalSeconds: settings.pollSeconds,
-          },
+          options.perGroup === undefined
+            ? {
+                // A fetch takes up to `concurrency` jobs, run at once and settled one by one; a full
+                // fetch is followed by the next at once (a backlog drains without waiting for the poll).
+                batchSize: concurrency,
+                burstWhenBatchFull: true,
+                perJobResults: true,
+                pollingIntervalSeconds,
+              }
+            : {
+                // `concurrency` workers of one job each; a worker that found a job looks again at once
+                // while more are ready; a group at its share is left to the other workers.
+                batchSize: 1,
+                localConcurrency: concurrency,
+                localGroupConcurrency: options.perGroup,
+                // A backlog (more than one job ready, as pg-boss's queue statistics last said) is
+                // fetched without waiting between two.
+                burstWhenReadyExceeds: 1,
+                perJobResults: true,
+                pollingIntervalSeconds,
+              },
           async (jobs) =>
             Promise.all(
               jobs.map(async (job) => {

@@ -19,6 +19,13 @@ export interface JobData {
   'digests.admin': Record<string, never>;
   /** The teachers' weekly digest. */
   'digests.teacher': Record<string, never>;
+  /**
+   * One attempt of one partner-event delivery (domain/partner-events/): its webhook_deliveries.id.
+   * Written with the change that made the delivery due (the event, a retry, an enable, a replay).
+   */
+  'partner-events.deliver': { deliveryId: number };
+  /** Gives a job to every due delivery that has none (an upgrade, a job that failed for good); every minute. */
+  'partner-events.sweep': Record<string, never>;
 }
 
 export type QueueName = keyof JobData;
@@ -64,6 +71,13 @@ export const QUEUES = {
     expireInSeconds: 15 * 60,
     policy: 'singleton',
   },
+  // Our own schedule (the webhook_deliveries row: backoff with jitter, Retry-After) decides when a
+  // delivery is tried again: each attempt is a job of its own, sent with the attempt's record.
+  // pg-boss's retries are for a run that could not record (the database did not answer) or was
+  // lost (its process died): tried again after 5 s, 10 s, … up to 10 min. expireInSeconds is
+  // set from WEBHOOK_TIMEOUT_MS when the queue is created (plugins/jobs.ts).
+  'partner-events.deliver': { retryLimit: 20, retryDelay: 5, retryBackoff: true, retryDelayMax: 600, expireInSeconds: 30 },
+  'partner-events.sweep': { retryLimit: 0, expireInSeconds: 5 * 60, policy: 'singleton' },
 } satisfies Partial<Record<QueueName, QueueDefinition>>;
 
 /**
@@ -75,4 +89,5 @@ export const SCHEDULES = {
   'reminders.scan': '0 * * * *',
   'digests.admin': '0 1 * * *',
   'digests.teacher': '0 1 * * 1',
+  'partner-events.sweep': '* * * * *',
 } as const satisfies Partial<Record<QueueName, string>>;

@@ -2,6 +2,7 @@ import { type Db, notificationSettings, notifications, typedRows, users } from '
 import { and, eq, sql } from 'drizzle-orm';
 import type { NotificationChannel, Notify } from './contract.js';
 import type { Receipts } from './receipts.js';
+import type { SendDeliveries } from '../domain/partner-events/queue.js';
 
 // Recording a notification (docs/operations.md, "Notifications"): in the transaction of what caused it, one row
 // per channel the person gets, once per key; its sending is enqueued in that same transaction, so
@@ -56,15 +57,12 @@ export function createNotify(deps: { enqueue: EnqueueNotification }): Notify {
 }
 
 /**
- * The enqueue until the job queue is wired (app.ts): the row is recorded, pending, and nothing is
- * put on a queue. The merger replaces it with `(tx, id) => app.jobs.sendInTransaction(tx, 'notification.send', { id })`.
+ * An enqueue for domain calls made outside an app (tests, the bench): the row is recorded,
+ * pending, and nothing is put on a queue. The app's is `(tx, id) => app.jobs.sendInTransaction(tx, 'notification.send', { id })`.
  */
 export const recordOnlyEnqueue: EnqueueNotification = async () => {};
 
-/**
- * The receipts of a deployment: its Notify with the queue's enqueue, and its PUBLIC_URL. Until the
- * job queue lands, app.ts and the admin CLI pass recordOnlyEnqueue (rows recorded, pending).
- */
-export function deploymentReceipts(publicUrl: string, enqueue: EnqueueNotification): Receipts {
-  return { notify: createNotify({ enqueue }), publicUrl };
+/** The receipts of a deployment: its Notify with the queue's enqueue, its PUBLIC_URL, its deliveries' jobs. */
+export function deploymentReceipts(publicUrl: string, enqueue: EnqueueNotification, deliveries: SendDeliveries): Receipts {
+  return { notify: createNotify({ enqueue }), publicUrl, deliveries };
 }

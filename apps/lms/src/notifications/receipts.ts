@@ -2,16 +2,22 @@ import { bundles, certificates, courses, type Db } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import type { PaymentInstructions } from '../domain/learning/payment-provider.js';
 import type { PurchaseView } from '../domain/learning/purchases.js';
+import type { SendDeliveries } from '../domain/partner-events/queue.js';
 import type { Notify } from './contract.js';
 
 // The receipts (docs/operations.md, "Notifications"), recorded by the domain's transactions through the app's
 // Notify: each is written with the change it tells of, or not at all. Subjects name the record
 // (an enrolment is its learner and course), so that repeating an action records nothing more.
 
-/** What the domain records receipts with: the app's Notify and the deployment's PUBLIC_URL for the links. */
+/**
+ * What the domain records beside a change, in its transaction: people's receipts (the app's
+ * Notify, the deployment's PUBLIC_URL for the links) and the jobs of the partner-event deliveries
+ * it made due (domain/partner-events/queue.ts).
+ */
 export interface Receipts {
   notify: Notify;
   publicUrl: string;
+  deliveries: SendDeliveries;
 }
 
 const url = (r: Receipts, path: string) => new URL(path, r.publicUrl).toString();

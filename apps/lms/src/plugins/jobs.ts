@@ -32,6 +32,10 @@ export default fp<JobsOptions>(
         pollSeconds: config.JOBS_POLL_SECONDS,
         deleteAfterSeconds: Math.round(config.JOBS_DELETE_AFTER_DAYS * 86_400),
         stopSeconds: config.JOBS_STOP_SECONDS,
+        superviseSeconds: config.JOBS_SUPERVISE_SECONDS,
+        // A delivery's run: its send (WEBHOOK_TIMEOUT_MS), its record, with room: the lease its
+        // delivery row is held by (plugins/partner-events.ts).
+        queueOverrides: { 'partner-events.deliver': { expireInSeconds: Math.ceil((config.WEBHOOK_TIMEOUT_MS * 2 + 5_000) / 1000) } },
         ...opts,
       },
       (err, queue) => {

@@ -12,6 +12,7 @@ import { runCli } from '../../src/cli/run.js';
 import { testConfig } from '../../src/testing.js';
 import { as } from '../learning/world.js';
 import { download, earnCertificate, listeningWorld, parts } from './world.js';
+import { outboxOnly } from '../../src/domain/partner-events/queue.js';
 
 const w = await listeningWorld(t);
 const now = () => w.time.clock();
@@ -85,7 +86,7 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
     'an unchanged list is served as it was signed (a verifier costs a read, not an RSA signature)',
   );
 
-  t.equal((await revokeCertificate(w.db, code, 'Plagiarism', now())).outcome, 'revoked');
+  t.equal((await revokeCertificate(w.db, outboxOnly, code, 'Plagiarism', now())).outcome, 'revoked');
   t.not(await (await fetch(`${w.base}/credentials/status/1`)).text(), listBefore, 'a revocation changes the next answer');
   t.match(await verifyCredential(jwt, { issuer, now: now() }), { status: 'revoked' }, 'the same file now says revoked');
   const again = await download(w, w.learner.cookie, code);
@@ -109,7 +110,7 @@ t.test('a member finishes the course, downloads the credential, and it verifies 
   );
 
   // A reissue is a new certificate with its own entry: the new one valid, the old one still revoked.
-  const reissued = await reissueCertificate(w.db, code, now());
+  const reissued = await reissueCertificate(w.db, outboxOnly, code, now());
   if (reissued.outcome !== 'reissued') throw new Error(reissued.outcome);
   const fresh = (await download(w, w.learner.cookie, reissued.code)).body;
   t.match(await verifyCredential(fresh, { issuer, now: now() }), { status: 'valid' }, 'the reissued certificate verifies');
@@ -179,7 +180,7 @@ t.test('lms-admin credential verify FILE: 0 valid, 1 not valid, 2 could not chec
   t.match(ok.out, /^VALID: /);
   t.match(ok.out, `${w.base}/credentials/issuer`);
 
-  await revokeCertificate(w.db, code, 'Wrong person', now());
+  await revokeCertificate(w.db, outboxOnly, code, 'Wrong person', now());
   const revoked = await run('credential', 'verify', file);
   t.equal(revoked.exit, 1);
   t.match(revoked.out, /^REVOKED: /);

@@ -10,6 +10,7 @@ import { apiKeyFor, makeInstitution, makeUser, sessionCookieFor } from '../helpe
 import { pdfText } from '../helpers/pdf.js';
 import { countQueries } from '../helpers/query-counter.js';
 import { registerPartner } from '../helpers/sso.js';
+import { outboxOnly } from '../../src/domain/partner-events/queue.js';
 
 // A member's credit record: records written at chosen dates (straight into the database, as
 // issuance writes them), totals per calendar year in the pages' zone (Asia/Jakarta, UTC+7) and
@@ -188,7 +189,7 @@ t.test('PDF: a PDF holding the name, the membership number and the totals', asyn
 });
 
 t.test('a revoked certificate is voided (shown, not counted); a reissue counts again', async (t) => {
-  t.equal((await revokeCertificate(db, newYear.code, 'Plagiarisme', time.clock())).outcome, 'revoked');
+  t.equal((await revokeCertificate(db, outboxOnly, newYear.code, 'Plagiarisme', time.clock())).outcome, 'revoked');
   let body = (await get('/api/learning/credits')).json();
   const voided = body.records.find((r: { certificateCode: string }) => r.certificateCode === newYear.code);
   t.match(voided, { voided: true, certificateStatus: 'revoked', voidedAt: '2026-06-15T05:00:00.000Z' });
@@ -206,7 +207,7 @@ t.test('a revoked certificate is voided (shown, not counted); a reissue counts a
   const csv = await get('/learn/credits.csv', { cookie: `${cookie}; lms_lang=en` });
   t.match(csv.body, /"Audit Lanjutan","SKP",10,"[0-9a-f]{32}","Voided/);
 
-  const reissued = await reissueCertificate(db, newYear.code, time.clock());
+  const reissued = await reissueCertificate(db, outboxOnly, newYear.code, time.clock());
   t.equal(reissued.outcome, 'reissued');
   body = (await get('/api/learning/credits')).json();
   t.equal(body.records.length, 5, 'the voided record stays, the new one is counted');

@@ -4,6 +4,7 @@ import t from 'tap';
 import { enqueuePartnerEvent, PARTNER_EVENT_TYPES, type PartnerEventInput } from '../../src/domain/partner-events/enqueue.js';
 import { cliFor } from '../helpers/cli.js';
 import { eventsWorld } from './fixtures.js';
+import { outboxOnly } from '../../src/domain/partner-events/queue.js';
 
 // Issue 40 (low): an endpoint registered for `all` stored the list of types known that day, so it
 // missed every type added later (purchase.unconfirmed was added after the first six). `all` is
@@ -39,12 +40,12 @@ t.test("an endpoint registered for 'all' stores 'all' and hears of types added l
 
   // A type a later version adds: the 'all' endpoint gets it, the one that chose its types does not.
   const future = { type: 'member.renewed', userId: w.cast.learner.id, occurredAt: new Date(), data: {} };
-  const queued = await enqueuePartnerEvent(w.db.db, future as unknown as PartnerEventInput);
+  const queued = await enqueuePartnerEvent(w.db.db, outboxOnly, future as unknown as PartnerEventInput);
   t.equal(queued, 1);
   const [d] = await w.db.db.select().from(webhookDeliveries);
   t.equal(d!.endpointId, rows[0]!.id, "queued for the 'all' endpoint only");
   t.equal(
-    await enqueuePartnerEvent(w.db.db, {
+    await enqueuePartnerEvent(w.db.db, outboxOnly, {
       type: 'enrollment.created',
       userId: w.cast.learner.id,
       occurredAt: new Date(),

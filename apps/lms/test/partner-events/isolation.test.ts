@@ -9,7 +9,8 @@ import { addEndpointRow, eventsWorld, receiver } from './fixtures.js';
 // hangs delayed every other partner's events by the whole timeout (2.6 s seen after a commit) and
 // capped an instance at its concurrency per timeout (about 8 deliveries per 10 s for everyone).
 // Now sends are not awaited as a round, one endpoint holds at most WEBHOOK_ENDPOINT_CONCURRENCY
-// slots, and each send has its own deadline. Real receivers on port 0; the worker polls by itself.
+// slots, and each send has its own deadline. Real receivers on port 0; the deliveries are jobs of
+// the queue, run by the instance's delivery workers.
 
 /** Waits until `done()` or `limitMs`; the caller asserts what it needs afterwards. */
 async function until(done: () => boolean | Promise<boolean>, limitMs: number): Promise<void> {
@@ -72,11 +73,12 @@ t.test('an endpoint that hangs holds its share of the slots, never the instance'
   const b = await receiver(t);
   const endA = await addEndpointRow(w.db.db, w.partnerA, a.url);
   await addEndpointRow(w.db.db, w.partnerB, b.url);
-  // A backlog for the hanging endpoint first (the oldest due, so claimed first), then 40 for B.
+  await w.app.ready(); // the delivery workers start; each event's job is written with it
+  // A backlog for the hanging endpoint first (the oldest due, so taken first), then 40 for B.
   const t0 = Date.now();
   const enrolled = () => ({ enrolledAt: new Date(t0).toISOString() });
   for (let i = 0; i < 10; i++) {
-    await enqueuePartnerEvent(w.db.db, {
+    await enqueuePartnerEvent(w.db.db, w.app.receipts.deliveries, {
       type: 'enrollment.created',
       userId: w.cast.learner.id,
       occurredAt: new Date(t0 + i),
@@ -84,14 +86,13 @@ t.test('an endpoint that hangs holds its share of the slots, never the instance'
     });
   }
   for (let i = 0; i < 40; i++) {
-    await enqueuePartnerEvent(w.db.db, {
+    await enqueuePartnerEvent(w.db.db, w.app.receipts.deliveries, {
       type: 'enrollment.created',
       userId: w.cast.otherLearner.id,
       occurredAt: new Date(t0 + 100 + i),
       data: enrolled(),
     });
   }
-  await w.app.ready(); // the worker starts
 
   const attemptsOfA = async () => (await w.db.db.select().from(webhookAttempts).where(eq(webhookAttempts.endpointId, endA.id))).length;
   // Until B has all 40, or one of A's hanging sends reached its deadline (10 s): whichever first.

@@ -5,6 +5,7 @@ import { enqueuePartnerEvent } from '../../src/domain/partner-events/enqueue.js'
 import { manualClock } from '../helpers/clock.js';
 import { scrape } from '../helpers/metrics.js';
 import { addEndpointRow, eventsWorld, receiver } from './fixtures.js';
+import { outboxOnly } from '../../src/domain/partner-events/queue.js';
 
 // Issue 40, finding 7: what waits for a disabled endpoint must not grow without bound. A delivery
 // still waiting when its event is older than WEBHOOK_LOG_RETENTION_DAYS is dropped by
@@ -26,7 +27,7 @@ t.test('retention: what waits for a disabled endpoint is dropped after WEBHOOK_L
   await addEndpointRow(w.db.db, w.partnerB, b.url);
   await w.db.db.update(webhookEndpoints).set({ status: 'disabled', disabledReason: 'test' }).where(eq(webhookEndpoints.id, endA.id));
   const event = (userId: string) =>
-    enqueuePartnerEvent(w.db.db, {
+    enqueuePartnerEvent(w.db.db, outboxOnly, {
       type: 'enrollment.created',
       userId,
       occurredAt: time.clock(),

@@ -15,6 +15,7 @@ import { ForbiddenError, NotFoundError } from '../../errors.js';
 import { evidenceCondition, writeCertificateEvidence } from '../evidence/certificate-evidence.js';
 import { courseRequirements } from '../evidence/requirements.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import type { SendDeliveries } from '../partner-events/queue.js';
 import { managesCourseColumn } from '../rules/course-managers.js';
 import { certificateIssued, type Receipts } from '../../notifications/receipts.js';
 
@@ -41,7 +42,7 @@ export async function issueCertificateIfEarned(
     if (code !== null) {
       await writeCertificateEvidence(tx, code, userId, courseId, at);
       const [cert] = await tx.select({ kum: certificates.kum }).from(certificates).where(eq(certificates.code, code));
-      await enqueuePartnerEvent(tx, {
+      await enqueuePartnerEvent(tx, receipts.deliveries, {
         type: 'certificate.issued',
         userId,
         occurredAt: at,
@@ -245,7 +246,7 @@ export type RevokeResult = { outcome: 'revoked'; courseId: number } | { outcome:
  * revoked from then on, and the holder's partners hear certificate.revoked in the same transaction.
  * A second revocation changes nothing.
  */
-export async function revokeCertificate(db: Db, code: string, reason: string, at: Date): Promise<RevokeResult> {
+export async function revokeCertificate(db: Db, send: SendDeliveries, code: string, reason: string, at: Date): Promise<RevokeResult> {
   return inTransaction(db, async (tx) => {
     const [row] = await tx
       .update(certificates)
@@ -257,7 +258,7 @@ export async function revokeCertificate(db: Db, code: string, reason: string, at
       const [found] = await tx.select({ revokedAt: certificates.revokedAt }).from(certificates).where(eq(certificates.code, code));
       return found?.revokedAt ? { outcome: 'already', revokedAt: found.revokedAt } : { outcome: 'unknown' };
     }
-    await enqueueRevoked(tx, { code, ...row }, reason, at);
+    await enqueueRevoked(tx, send, { code, ...row }, reason, at);
     return { outcome: 'revoked', courseId: row.courseId };
   });
 }
@@ -265,11 +266,12 @@ export async function revokeCertificate(db: Db, code: string, reason: string, at
 /** certificate.revoked for the holder's partners, in the transaction that revoked it. */
 async function enqueueRevoked(
   tx: Db,
+  send: SendDeliveries,
   cert: { code: string; userId: string; courseId: number; kum: number | null },
   reason: string,
   at: Date,
 ): Promise<void> {
-  await enqueuePartnerEvent(tx, {
+  await enqueuePartnerEvent(tx, send, {
     type: 'certificate.revoked',
     userId: cert.userId,
     occurredAt: at,
@@ -286,6 +288,7 @@ async function enqueueRevoked(
  */
 export async function revokeCertificatesIn(
   tx: Db,
+  send: SendDeliveries,
   userId: string,
   courseIds: readonly number[],
   reason: string,
@@ -305,7 +308,7 @@ export async function revokeCertificatesIn(
     });
   for (const row of revoked) {
     await tx.update(credits).set({ voidedAt: at }).where(eq(credits.certificateId, row.id));
-    await enqueueRevoked(tx, row, reason, at);
+    await enqueueRevoked(tx, send, row, reason, at);
   }
   return revoked.map((r) => ({ code: r.code, courseId: r.courseId }));
 }
@@ -325,7 +328,7 @@ export type ReissueResult =
  * credit record moves to the new certificate with its original date (the learning happened then),
  * and so does the holder's privacy choice. The holder's partners hear certificate.issued.
  */
-export async function reissueCertificate(db: Db, code: string, at: Date): Promise<ReissueResult> {
+export async function reissueCertificate(db: Db, send: SendDeliveries, code: string, at: Date): Promise<ReissueResult> {
   if (!CERTIFICATE_CODE.test(code)) return { outcome: 'unknown' };
   return inTransaction(db, async (tx) => {
     const { rows } = await tx.execute(sql`
@@ -375,7 +378,7 @@ export async function reissueCertificate(db: Db, code: string, at: Date): Promis
       insert into credits (user_id, course_id, certificate_id, scheme, amount, earned_at, accreditation_id)
       select user_id, course_id, ${fresh.id}, scheme, amount, earned_at, accreditation_id
       from credits where certificate_id = ${old.id}`);
-    await enqueuePartnerEvent(tx, {
+    await enqueuePartnerEvent(tx, send, {
       type: 'certificate.issued',
       userId: old.userId,
       occurredAt: at,

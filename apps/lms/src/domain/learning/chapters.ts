@@ -128,7 +128,7 @@ export async function completeChapter(
           ${sessionTokenHash}, ${at.toISOString()}::timestamptz)`);
     }
     if (outcome === 'recorded' && (await allChaptersDone(tx, userId, chapter.courseId))) {
-      await enqueuePartnerEvent(tx, {
+      await enqueuePartnerEvent(tx, receipts.deliveries, {
         type: 'enrollment.completed',
         userId,
         occurredAt: at,

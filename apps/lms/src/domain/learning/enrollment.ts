@@ -6,11 +6,18 @@ import { buyerVisible } from '../rules/buyer-visible.js';
 import { courseEndedMessage, coursePriceForBuyerColumns, courseTierPrice, isPositiveAmount, salesEnded } from '../rules/tier-prices.js';
 import { coursesManagedBy } from '../rules/course-managers.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
+import type { SendDeliveries } from '../partner-events/queue.js';
 import { enrolmentConfirmed, type Receipts } from '../../notifications/receipts.js';
 
 /** enrollment.created for a new enrolment (in the enrolment's transaction). */
-export function enqueueEnrollmentCreated(tx: Db, userId: string, courseId: number, at: Date): Promise<number> {
-  return enqueuePartnerEvent(tx, { type: 'enrollment.created', userId, occurredAt: at, courseId, data: { enrolledAt: at.toISOString() } });
+export function enqueueEnrollmentCreated(tx: Db, send: SendDeliveries, userId: string, courseId: number, at: Date): Promise<number> {
+  return enqueuePartnerEvent(tx, send, {
+    type: 'enrollment.created',
+    userId,
+    occurredAt: at,
+    courseId,
+    data: { enrolledAt: at.toISOString() },
+  });
 }
 
 // Enrolment (docs/architecture.md, "Taking a course"): open courses at once, code courses with the
@@ -73,7 +80,7 @@ async function insertEnrollment(
       .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
       .returning({ courseId: enrollments.courseId, enrolledAt: enrollments.enrolledAt });
     if (row) {
-      await enqueueEnrollmentCreated(tx, userId, courseId, at);
+      await enqueueEnrollmentCreated(tx, receipts.deliveries, userId, courseId, at);
       await enrolmentConfirmed(tx, receipts, userId, courseId);
     }
     return row;

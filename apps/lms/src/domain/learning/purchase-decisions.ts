@@ -5,6 +5,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { purchaseDecided, type Receipts } from '../../notifications/receipts.js';
+import type { SendDeliveries } from '../partner-events/queue.js';
 import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificates.js';
 import { bundleFirst, findPurchase, item, purchaseColumns, type PurchaseView } from './purchases.js';
 
@@ -106,8 +107,8 @@ export async function confirmPurchase(
       .values(inLockOrder.map((courseId) => ({ userId: found.userId, courseId, enrolledAt: at })))
       .onConflictDoNothing({ target: [enrollments.userId, enrollments.courseId] })
       .returning({ courseId: enrollments.courseId });
-    await enqueuePurchaseEvent(tx, { type: 'purchase.paid' }, purchaseId, at);
-    for (const { courseId } of created) await enqueueEnrollmentCreated(tx, found.userId, courseId, at);
+    await enqueuePurchaseEvent(tx, receipts.deliveries, { type: 'purchase.paid' }, purchaseId, at);
+    for (const { courseId } of created) await enqueueEnrollmentCreated(tx, receipts.deliveries, found.userId, courseId, at);
     await purchaseDecided(tx, receipts, 'purchase.paid', await findPurchase(tx, purchaseId));
     return found.courseIds.map(Number);
   });
@@ -126,7 +127,13 @@ export const CONFIRMATION_UNDO_MS = 15 * 60_000;
  * (its reference and expiry unchanged), the enrolments its confirmation made are removed (the
  * counters follow by trigger), and the undo is recorded (confirmation_undone_at/_by). 409 otherwise.
  */
-export async function undoConfirmation(db: Db, decider: Decider, purchaseId: number, at: Date): Promise<PurchaseView> {
+export async function undoConfirmation(
+  db: Db,
+  send: SendDeliveries,
+  decider: Decider,
+  purchaseId: number,
+  at: Date,
+): Promise<PurchaseView> {
   await inTransaction(db, async (tx) => {
     const found = await lockForDecision(tx, decider, purchaseId);
     const [row] = await tx
@@ -161,7 +168,7 @@ export async function undoConfirmation(db: Db, decider: Decider, purchaseId: num
       await tx.delete(enrollments).where(and(eq(enrollments.userId, found.userId), inArray(enrollments.courseId, ids)));
     }
     // The partners heard purchase.paid and enrollment.created: they hear that both were taken back.
-    await enqueuePurchaseEvent(tx, { type: 'purchase.unconfirmed', unenrolledCourseIds: ids }, purchaseId, at);
+    await enqueuePurchaseEvent(tx, send, { type: 'purchase.unconfirmed', unenrolledCourseIds: ids }, purchaseId, at);
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return (await findPurchase(db, purchaseId))!;
@@ -207,7 +214,7 @@ type PurchaseEvent =
  * mistake: the purchase waits for payment again, its enrolments are gone) for the buyer's partners,
  * in the transaction that changed it.
  */
-async function enqueuePurchaseEvent(tx: Db, event: PurchaseEvent, purchaseId: number, at: Date): Promise<void> {
+async function enqueuePurchaseEvent(tx: Db, send: SendDeliveries, event: PurchaseEvent, purchaseId: number, at: Date): Promise<void> {
   const [p] = await tx
     .select({
       userId: purchases.userId,
@@ -233,17 +240,17 @@ async function enqueuePurchaseEvent(tx: Db, event: PurchaseEvent, purchaseId: nu
   };
   const about = { userId: p.userId, occurredAt: at, courseId: p.courseId };
   if (event.type === 'purchase.paid') {
-    await enqueuePartnerEvent(tx, { ...about, type: event.type, data: { purchase } });
+    await enqueuePartnerEvent(tx, send, { ...about, type: event.type, data: { purchase } });
   } else if (event.type === 'purchase.refunded') {
     const { type, ...extra } = event;
-    await enqueuePartnerEvent(tx, {
+    await enqueuePartnerEvent(tx, send, {
       ...about,
       type,
       data: { purchase: { ...purchase, refundedAt: at.toISOString(), reason: p.closeReason, ...extra } },
     });
   } else {
     const { type, ...extra } = event;
-    await enqueuePartnerEvent(tx, { ...about, type, data: { purchase: { ...purchase, unconfirmedAt: at.toISOString(), ...extra } } });
+    await enqueuePartnerEvent(tx, send, { ...about, type, data: { purchase: { ...purchase, unconfirmedAt: at.toISOString(), ...extra } } });
   }
 }
 
@@ -316,11 +323,19 @@ export async function refundPurchase(
             .returning({ courseId: enrollments.courseId });
     const revoked =
       kept === null
-        ? await revokeCertificatesIn(tx, found.userId, ending, `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON), at)
+        ? await revokeCertificatesIn(
+            tx,
+            receipts.deliveries,
+            found.userId,
+            ending,
+            `${REFUND_REVOCATION_PREFIX}${reason}`.slice(0, MAX_REVOCATION_REASON),
+            at,
+          )
         : [];
     const unenrolledCourseIds = removed.map((r) => r.courseId).sort((x, y) => x - y);
     await enqueuePurchaseEvent(
       tx,
+      receipts.deliveries,
       { type: 'purchase.refunded', unenrolledCourseIds, revokedCertificateCodes: revoked.map((r) => r.code), certificateKeptReason: kept },
       purchaseId,
       at,

@@ -1,23 +1,14 @@
-import {
-  affectedRows,
-  type Db,
-  type partnerEvents,
-  type RawSelect,
-  typedRows,
-  type webhookDeliveries,
-  type webhookEndpoints,
-} from '@lms/db';
+import { affectedRows, type Db, type RawSelect, typedRows, type webhookDeliveries } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { BlockedUrlError, type OutboundPolicy, postBounded } from './outbound.js';
+import { type Claimed, dueDeliveries, type SendDeliveries } from './queue.js';
 import { signatureHeader } from './signing.js';
 
-// The delivery side of partner events (docs/architecture.md, "Partner events"): claim due
-// deliveries under a lease (FOR UPDATE SKIP LOCKED, then locked_until), send them signed, log
-// each attempt, and decide what comes next: delivered, retry later (backoff with jitter, at least
-// Retry-After), stopped (410: the endpoint is disabled), failed (the schedule ran out), or blocked
-// (our outbound rules refuse the URL: the endpoint is disabled at once and its deliveries wait).
-// One claimed delivery is one job: attemptDelivery neither knows nor cares who claimed it
-// (worker.ts today, a job queue later).
+// The delivery side of partner events (docs/architecture.md, "Partner events"): send a claimed
+// delivery (queue.ts) signed, log the attempt, and decide what comes next: delivered, retry later
+// (backoff with jitter, at least Retry-After: the next attempt's job is written with the record),
+// stopped (410: the endpoint is disabled), failed (the schedule ran out), or blocked (our outbound
+// rules refuse the URL: the endpoint is disabled at once and its deliveries wait).
 
 export interface DeliverySettings {
   /** Waits before each retry, in ms (the first attempt is immediate); its length is the number of retries. */
@@ -43,71 +34,6 @@ export const DEFAULT_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 
 const EXCERPT_CHARS = 500;
 
 export type AttemptResult = 'delivered' | 'retry' | 'gone' | 'failed' | 'blocked';
-
-/** A claimed delivery as claimDue's statement reads it (raw: a lateral, SKIP LOCKED claim in one round trip). */
-type ClaimedRow = Pick<RawSelect<typeof webhookDeliveries>, 'attempts'> & {
-  deliveryId: RawSelect<typeof webhookDeliveries>['id'];
-  eventId: RawSelect<typeof partnerEvents>['id'];
-  endpointId: RawSelect<typeof webhookEndpoints>['id'];
-  /** The payload's `data` (the column is jsonb of any shape; enqueue writes an object). */
-  data: Record<string, unknown>;
-} & Pick<RawSelect<typeof partnerEvents>, 'seq' | 'type' | 'occurredAt'> &
-  Pick<RawSelect<typeof webhookEndpoints>, 'url' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'failingSince'>;
-type Claimed = Omit<ClaimedRow, 'deliveryId' | 'seq'> & { deliveryId: number; seq: number };
-
-export interface EndpointShare {
-  /** Deliveries of one endpoint a claimer sends at once, at most. */
-  max: number;
-  /** The claimer's sends in flight, by endpoint id: those count against `max`. */
-  busy?: ReadonlyMap<number, number>;
-}
-
-/**
- * Claims up to `limit` due deliveries of active endpoints for `leaseMs`, at most `share.max` per
- * endpoint counting the claimer's sends in flight (docs/architecture.md, "One slow partner
- * delays nobody"): an endpoint that hangs holds its share, never the others'. Oldest due first
- * across endpoints. Rows another worker holds are skipped (SKIP LOCKED while claiming, then the
- * lease), so two instances never send one delivery at once; a killed instance's lease runs out and
- * the delivery is due again. Each active endpoint's due rows are read through its own index range
- * (endpoint, next attempt): a disabled endpoint's waiting deliveries are never scanned.
- */
-export async function claimDue(db: Db, now: Date, limit: number, leaseMs: number, share?: EndpointShare): Promise<Claimed[]> {
-  const nowIso = now.toISOString();
-  const until = new Date(now.getTime() + leaseMs).toISOString();
-  const max = share?.max ?? limit;
-  const busy = JSON.stringify(Object.fromEntries(share?.busy ?? []));
-  const rows = await typedRows<ClaimedRow>(
-    db,
-    sql`
-    with due as (
-      select d.id, d.next_attempt_at from webhook_endpoints w
-      cross join lateral (
-        select d.id, d.next_attempt_at from webhook_deliveries d
-        where d.endpoint_id = w.id and d.status = 'pending' and d.next_attempt_at <= ${nowIso}::timestamptz
-          and (d.locked_until is null or d.locked_until <= ${nowIso}::timestamptz)
-        order by d.next_attempt_at, d.id
-        limit greatest(0, ${max}::int - coalesce((${busy}::jsonb ->> w.id::text)::int, 0))
-        for update of d skip locked
-      ) d
-      where w.status = 'active'
-      order by d.next_attempt_at, d.id
-      limit ${limit}
-    ), claimed as (
-      update webhook_deliveries d set locked_until = ${until}::timestamptz from due where d.id = due.id
-      returning d.id, d.attempts, d.event_id, d.endpoint_id
-    )
-    select c.id as "deliveryId", c.attempts, e.id as "eventId", e.seq, e.type, e.data, e.occurred_at as "occurredAt",
-      w.id as "endpointId", w.url, w.secret, w.previous_secret as "previousSecret",
-      w.previous_secret_until as "previousSecretUntil", w.failing_since as "failingSince"
-    from claimed c join partner_events e on e.id = c.event_id join webhook_endpoints w on w.id = c.endpoint_id`,
-  );
-  return rows.map((r) => ({
-    ...r,
-    deliveryId: Number(r.deliveryId),
-    seq: Number(r.seq),
-    attempts: Number(r.attempts),
-  }));
-}
 
 /** The body a receiver gets: Standard Webhooks' {type, timestamp, data}, plus how to order and deduplicate. */
 export function eventBody(c: Pick<Claimed, 'eventId' | 'seq' | 'type' | 'data' | 'occurredAt'>, publicUrl: string): string {
@@ -140,8 +66,14 @@ export interface AttemptOutcome {
   latencyMs: number;
 }
 
-/** Sends one claimed delivery and records the attempt and what follows. */
-export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySettings, clock: () => Date): Promise<AttemptOutcome> {
+/** Sends one claimed delivery and records the attempt and what follows (a retry: its job, through `send`). */
+export async function attemptDelivery(
+  db: Db,
+  c: Claimed,
+  settings: DeliverySettings,
+  clock: () => Date,
+  send: SendDeliveries,
+): Promise<AttemptOutcome> {
   const started = clock();
   const body = eventBody(c, settings.publicUrl);
   const secrets = [c.secret];
@@ -219,9 +151,10 @@ export async function attemptDelivery(db: Db, c: Claimed, settings: DeliverySett
       const base = settings.retryScheduleMs[attempts - 1];
       const jittered = base * (1 - settings.jitter + Math.random() * 2 * settings.jitter);
       const delay = Math.max(jittered, Math.min(wait ?? 0, settings.maxRetryAfterMs));
-      const next = new Date(now.getTime() + delay).toISOString();
+      const next = new Date(Math.ceil(now.getTime() + delay));
       await tx.execute(sql`update webhook_deliveries set attempts = ${attempts}, last_status_code = ${statusCode},
-        next_attempt_at = ${next}::timestamptz, locked_until = null where id = ${c.deliveryId}`);
+        next_attempt_at = ${next.toISOString()}::timestamptz, locked_until = null where id = ${c.deliveryId}`);
+      await send(tx, [{ id: c.deliveryId, endpointId: c.endpointId, attempts, nextAttemptAt: next }]);
     }
     // Failing since the first failure after a success; disabled once that is older than disableAfterMs.
     const failingSince = c.failingSince ? new Date(c.failingSince) : started;
@@ -299,13 +232,21 @@ export async function queueStats(db: Db, now: Date): Promise<QueueStats> {
  * event kept in the outbox; one in flight keeps its lease. Deliveries of a disabled endpoint wait
  * for it to be enabled. Returns how many deliveries are due (or waiting) again.
  */
-export async function replay(db: Db, target: { eventId: string } | { endpointId: number; since: Date }, now: Date): Promise<number> {
+export async function replay(
+  db: Db,
+  send: SendDeliveries,
+  target: { eventId: string } | { endpointId: number; since: Date },
+  now: Date,
+): Promise<number> {
   const nowIso = now.toISOString();
   const which =
     'eventId' in target
       ? sql`e.id = ${target.eventId}`
       : sql`w.id = ${target.endpointId} and e.occurred_at >= ${target.since.toISOString()}::timestamptz`;
-  const { rows } = await db.execute(sql`
+  return db.transaction(async (tx) => {
+    const rows = await typedRows<{ id: number; endpointId: number; attempts: number; nextAttemptAt: string; active: boolean }>(
+      tx,
+      sql`
     with targets as (
       select e.id as event_id, w.id as endpoint_id, e.occurred_at from partner_events e
       join webhook_endpoints w on w.partner_id = e.partner_id
@@ -313,15 +254,20 @@ export async function replay(db: Db, target: { eventId: string } | { endpointId:
     ), again as (
       update webhook_deliveries d set status = 'pending', attempts = 0, next_attempt_at = ${nowIso}::timestamptz, delivered_at = null
       from targets t where d.event_id = t.event_id and d.endpoint_id = t.endpoint_id
-      returning 1
+      returning d.id, d.endpoint_id, d.attempts, d.next_attempt_at
     ), made as (
       insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
       select t.event_id, t.endpoint_id, ${nowIso}::timestamptz, t.occurred_at from targets t
       join partner_events e on e.id = t.event_id join webhook_endpoints w on w.id = t.endpoint_id
       where w.event_types && array[e.type, 'all']::text[]
       on conflict (event_id, endpoint_id) do nothing
-      returning 1
-    )
-    select (select count(*) from again)::int + (select count(*) from made)::int as n`);
-  return (rows[0] as { n: number }).n;
+      returning id, endpoint_id, attempts, next_attempt_at
+    ), due as (select * from again union all select * from made)
+    select due.id, due.endpoint_id as "endpointId", due.attempts, due.next_attempt_at as "nextAttemptAt", w.status = 'active' as active
+    from due join webhook_endpoints w on w.id = due.endpoint_id`,
+    );
+    // A disabled endpoint's deliveries wait: their jobs are written when it is enabled.
+    await send(tx, dueDeliveries(rows.filter((r) => r.active)));
+    return rows.length;
+  });
 }

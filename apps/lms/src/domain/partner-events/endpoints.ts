@@ -11,6 +11,7 @@ import {
 import { and, eq, sql } from 'drizzle-orm';
 import { BlockedUrlError, checkUrl, type OutboundPolicy } from './outbound.js';
 import { type EventSubscription, PARTNER_EVENT_TYPES, type PartnerEventType } from './enqueue.js';
+import { dueDeliveries, type SendDeliveries } from './queue.js';
 import { newWebhookSecret } from './signing.js';
 
 // Operators' side of partner events: endpoints (add, list, rotate, disable, enable), the delivery
@@ -115,7 +116,14 @@ export async function rotateSecret(db: Db, endpointId: number, overlapMs: number
  * makes every waiting one due now on a fresh retry schedule (docs/architecture.md, "Events wait
  * for a disabled endpoint"). Returns whether the endpoint exists.
  */
-export async function setEndpointStatus(db: Db, endpointId: number, active: boolean, reason: string, now: Date): Promise<boolean> {
+export async function setEndpointStatus(
+  db: Db,
+  send: SendDeliveries,
+  endpointId: number,
+  active: boolean,
+  reason: string,
+  now: Date,
+): Promise<boolean> {
   return inTransaction(db, async (tx) => {
     const [row] = await tx
       .update(webhookEndpoints)
@@ -127,8 +135,13 @@ export async function setEndpointStatus(db: Db, endpointId: number, active: bool
       .where(eq(webhookEndpoints.id, endpointId))
       .returning({ id: webhookEndpoints.id });
     if (row && active) {
-      await tx.execute(sql`update webhook_deliveries set attempts = 0, next_attempt_at = ${now.toISOString()}::timestamptz
-        where endpoint_id = ${endpointId} and status = 'pending'`);
+      const due = await typedRows<{ id: number; endpointId: number; attempts: number; nextAttemptAt: string }>(
+        tx,
+        sql`update webhook_deliveries set attempts = 0, next_attempt_at = ${now.toISOString()}::timestamptz
+          where endpoint_id = ${endpointId} and status = 'pending'
+          returning id, endpoint_id as "endpointId", attempts, next_attempt_at as "nextAttemptAt"`,
+      );
+      await send(tx, dueDeliveries(due));
     }
     return row !== undefined;
   });

@@ -1,6 +1,7 @@
 import type { PartnerEventPayload, PartnerEventType } from '@lms/contracts';
 import type { Db } from '@lms/db';
 import { sql } from 'drizzle-orm';
+import { dueDeliveries, type SendDeliveries } from './queue.js';
 
 // The outbox side of partner events (docs/architecture.md, "Partner events"). Every write path
 // that changes what a partner may hear about calls enqueuePartnerEvent inside its own transaction,
@@ -33,10 +34,11 @@ export type PartnerEventInput = { [T in PartnerEventType]: EventOf<T> }[PartnerE
  * such endpoint, active or disabled: a disabled endpoint's deliveries wait until it is enabled
  * (docs/architecture.md, "Events wait for a disabled endpoint"). An endpoint stored with `all`
  * wants every type, those added later too. One statement; nothing at all when no endpoint wants
- * it, so the write that causes an event costs one indexed lookup more when nobody listens.
+ * it, so the write that causes an event costs one indexed lookup more when nobody listens. The
+ * deliveries of active endpoints get their job through `send`, in the same transaction (queue.ts).
  * Returns how many deliveries it queued.
  */
-export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Promise<number> {
+export async function enqueuePartnerEvent(tx: Db, send: SendDeliveries, event: PartnerEventInput): Promise<number> {
   const at = event.occurredAt.toISOString();
   const wants = sql`array[${event.type}, 'all']::text[]`;
   const { rows } = await tx.execute(sql`
@@ -59,8 +61,11 @@ export async function enqueuePartnerEvent(tx: Db, event: PartnerEventInput): Pro
       insert into webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
       select ev.id, w.id, ${at}::timestamptz, ${at}::timestamptz
       from ev join webhook_endpoints w on w.partner_id = ev.partner_id and w.event_types && ${wants}
-      returning 1
+      returning id, endpoint_id
     )
-    select count(*)::int as n from queued`);
-  return (rows[0] as { n: number }).n;
+    select q.id, q.endpoint_id as "endpointId", 0 as attempts, ${at}::timestamptz as "nextAttemptAt", w.status = 'active' as active
+    from queued q join webhook_endpoints w on w.id = q.endpoint_id`);
+  const queued = rows as Array<{ id: number; endpointId: number; attempts: number; nextAttemptAt: string; active: boolean }>;
+  if (queued.length > 0) await send(tx, dueDeliveries(queued.filter((r) => r.active)));
+  return queued.length;
 }

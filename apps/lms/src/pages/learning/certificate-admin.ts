@@ -134,11 +134,11 @@ const certificateAdminForms: FastifyPluginAsyncZod = async (app) => {
     revoke: async (code, form) => {
       const fields = RevokeFields.safeParse(form ?? {});
       if (!fields.success) return 'reason-invalid';
-      const result = await revokeCertificate(app.db, code, fields.data.reason, app.clock());
+      const result = await revokeCertificate(app.db, app.receipts.deliveries, code, fields.data.reason, app.clock());
       return result.outcome === 'revoked' ? 'revoked' : 'already';
     },
     reissue: async (code) => {
-      const result = await reissueCertificate(app.db, code, app.clock());
+      const result = await reissueCertificate(app.db, app.receipts.deliveries, code, app.clock());
       if (result.outcome === 'unknown') throw new NotFoundError('Certificate not found');
       return result.outcome === 'reissued' ? 'reissued' : result.outcome === 'not_revoked' ? 'not-revoked' : 'exists';
     },

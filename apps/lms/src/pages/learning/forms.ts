@@ -143,7 +143,11 @@ const learningForms: FastifyPluginAsyncZod = async (app) => {
   app.post('/purchases/:id/undo', formSchema('Undo form of a confirmed transfer', EmptyForm), async (request, reply) => {
     const caller = await decider(request);
     const id = (request.params as { id: number }).id;
-    const outcome = await unlessDecided(() => undoConfirmation(app.db, caller, id, app.clock()), 'undone', 'undo-refused');
+    const outcome = await unlessDecided(
+      () => undoConfirmation(app.db, app.receipts.deliveries, caller, id, app.clock()),
+      'undone',
+      'undo-refused',
+    );
     return seeOther(reply, `/dashboard/transfers?confirmed=${outcome}`);
   });
 

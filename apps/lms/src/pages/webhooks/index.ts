@@ -133,7 +133,14 @@ ${body}</tbody></table></div>`
       const id = idOf(request);
       const now = app.clock();
       if (action !== 'rotate') {
-        const ok = await endpoints.setEndpointStatus(app.db, id, action === 'enable', `disabled by ${session.user.name}`, now);
+        const ok = await endpoints.setEndpointStatus(
+          app.db,
+          app.receipts.deliveries,
+          id,
+          action === 'enable',
+          `disabled by ${session.user.name}`,
+          now,
+        );
         if (!ok) throw new NotFoundError('No such endpoint');
         return seeOther(reply, `/dashboard/webhooks?done=${done}`);
       }
@@ -153,13 +160,13 @@ ${body}</tbody></table></div>`
     const event = typeof form.event === 'string' ? form.event : undefined;
     if (event !== undefined) {
       if (!/^msg_[0-9a-f]{32}$/.test(event)) return seeOther(reply, '/dashboard/webhooks?done=invalid');
-      await replay(app.db, { eventId: event }, app.clock());
+      await replay(app.db, app.receipts.deliveries, { eventId: event }, app.clock());
       return seeOther(reply, `${href('/dashboard/webhooks', idOf(request))}?done=replayed`);
     }
     // datetime-local is the page's time zone's wall time; read as UTC when it carries no zone.
     const since = typeof form.since === 'string' ? new Date(/[zZ]|[+-]\d\d:\d\d$/.test(form.since) ? form.since : `${form.since}Z`) : null;
     if (!since || Number.isNaN(since.getTime())) return seeOther(reply, '/dashboard/webhooks?done=invalid');
-    await replay(app.db, { endpointId: idOf(request), since }, app.clock());
+    await replay(app.db, app.receipts.deliveries, { endpointId: idOf(request), since }, app.clock());
     return seeOther(reply, '/dashboard/webhooks?done=replayed');
   });
 

@@ -333,7 +333,7 @@ const purchaseRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const caller = sessionCaller(request);
-      const purchase = await undoConfirmation(app.db, caller, request.params.id, app.clock());
+      const purchase = await undoConfirmation(app.db, app.receipts.deliveries, caller, request.params.id, app.clock());
       return { success: true as const, purchase: purchaseBody(purchase) };
     },
   );
