@@ -3,7 +3,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_VARIABLES as GATEWAY_VARIABLES, DEPLOYMENT_VARIABLES as GATEWAY_REQUIRED } from '@lms/gateway/config';
-import { CONFIG_VARIABLES as LMS_VARIABLES, DEPLOYMENT_VARIABLES as LMS_REQUIRED } from '@lms/lms/config';
+import {
+  CONFIG_VARIABLES as LMS_VARIABLES,
+  DEPLOYMENT_VARIABLES as LMS_REQUIRED,
+  SECRET_VARIABLES as LMS_SECRETS,
+  NOTIFICATION_SECRET_VARIABLES,
+} from '@lms/lms/config';
 import t from 'tap';
 import { parse } from 'yaml';
 import { CLOSE_TIMEOUT_MS } from '@lms/server-kit';
@@ -97,6 +102,35 @@ t.test('the long-running services pass every variable a deployment must set; mig
     t.ok(probes.length > 0, `${name}: has an HTTP healthcheck`);
     for (const probe of probes) t.equal(probe.port, port, `${name}: the healthcheck asks the PORT the app listens on`);
   }
+});
+
+t.test('secrets come from the environment (.env), never a value written in the file; the notifications pass theirs', async (t) => {
+  // ${NAME:-} (empty: unset, the config's default) or ${NAME:?message} (required): no default a secret could hide in.
+  const fromEnvironment = /^\$\{\w+(?::-|:\?[^}]*)?\}$/;
+  for (const [name, service] of appServices) {
+    for (const [variable, value] of Object.entries(service.environment ?? {}).filter(([v]) => LMS_SECRETS.includes(v))) {
+      if (variable === 'DATABASE_URL') {
+        // The bundled PostgreSQL's: its password is POSTGRES_PASSWORD, which the postgres service
+        // is started with (the default of both suits a machine of one's own only).
+        const password = /^postgres:\/\/\$\{[^}]+\}:(\$\{POSTGRES_PASSWORD\b[^}]*\})@postgres:/.exec(value)?.[1];
+        t.ok(password, `${name} DATABASE_URL: its password is \${POSTGRES_PASSWORD}`);
+        t.equal(password, compose.services.postgres!.environment!.POSTGRES_PASSWORD, `${name} DATABASE_URL: the postgres service's`);
+        continue;
+      }
+      t.match(value, fromEnvironment, `${name} ${variable}: from the environment (${value})`);
+    }
+  }
+  const lms = compose.services.lms!.environment!;
+  t.same(
+    NOTIFICATION_SECRET_VARIABLES.filter((v) => !(v in lms)),
+    [],
+    'the LMS is passed every notification secret',
+  );
+  t.same(
+    NOTIFICATION_SECRET_VARIABLES.filter((v) => defaults('lms')[v] !== ''),
+    [],
+    'each empty unless .env sets it (optional: that channel stays off)',
+  );
 });
 
 t.test('every healthcheck path (compose and Dockerfiles) is a route that answers 200 on a running app', async (t) => {
@@ -278,6 +312,11 @@ t.test('the health checks take a stopping replica out within its drain; compose 
       `${service}: out after ${inter * fall + checkTimeout} ms at most (inter x fall + timeout check), under SHUTDOWN_DRAIN_MS ${drainMs(service)}`,
     );
     const grace = haproxyMs(resolved.services[service]!.stop_grace_period!);
+    if (service === 'lms') {
+      const jobsStopMs = Number(defaults('lms').JOBS_STOP_SECONDS) * 1000;
+      t.ok(jobsStopMs < CLOSE_TIMEOUT_MS, `lms: JOBS_STOP_SECONDS ${jobsStopMs} ms < the ${CLOSE_TIMEOUT_MS} ms its close may take`);
+      t.equal(defaults('lms').JOBS_WORKERS, 'on', 'lms: every replica runs the job queue');
+    }
     t.ok(
       grace > drainMs(service) + CLOSE_TIMEOUT_MS,
       `${service}: stop_grace_period ${grace} ms > the drain + ${CLOSE_TIMEOUT_MS} ms for requests in flight`,

@@ -7,7 +7,13 @@ import {
   DEPLOYMENT_VARIABLES as GATEWAY_REQUIRED,
   loadConfig as loadGatewayConfig,
 } from '@lms/gateway/config';
-import { CONFIG_VARIABLES as LMS_VARIABLES, DEPLOYMENT_VARIABLES as LMS_REQUIRED, loadConfig as loadLmsConfig } from '@lms/lms/config';
+import {
+  CONFIG_VARIABLES as LMS_VARIABLES,
+  DEPLOYMENT_VARIABLES as LMS_REQUIRED,
+  SECRET_VARIABLES as LMS_SECRETS,
+  loadConfig as loadLmsConfig,
+  NOTIFICATION_SECRET_VARIABLES,
+} from '@lms/lms/config';
 import { CLOSE_TIMEOUT_MS } from '@lms/server-kit';
 import t from 'tap';
 import { parseAllDocuments } from 'yaml';
@@ -25,7 +31,7 @@ const DIR = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url));
 interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string }; configMapKeyRef?: { name: string; key: string } };
+  valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string } };
 }
 interface Probe {
   httpGet: { path: string; port: string | number };
@@ -68,14 +74,21 @@ interface Manifest {
 }
 
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
-const manifests: Manifest[] = files.flatMap((file) =>
-  parseAllDocuments(readFileSync(join(DIR, file), 'utf8')).map((doc) => {
-    if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
-    return doc.toJS() as Manifest;
-  }),
-);
-const find = (kind: string, name: string) => {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
+/** `# NAME: value` in a manifest: an optional setting, commented out; `uncommented` switches each on. */
+const COMMENTED_SETTING = /^(\s*)# (?=[A-Z][A-Z0-9_]*: )/gm;
+const load = (uncommented: boolean): Manifest[] =>
+  files.flatMap((file) => {
+    const text = readFileSync(join(DIR, file), 'utf8');
+    return parseAllDocuments(uncommented ? text.replace(COMMENTED_SETTING, '$1') : text).map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
+      return doc.toJS() as Manifest;
+    });
+  });
+const manifests = load(false);
+/** The same, with every optional setting of the ConfigMaps uncommented. */
+const withOptional = load(true);
+const find = (kind: string, name: string, from = manifests) => {
+  const found = from.find((m) => m.kind === kind && m.metadata.name === name);
   if (!found) throw new Error(`deploy/kubernetes has no ${kind} ${name}`);
   return found;
 };
@@ -87,15 +100,20 @@ const APPS = {
 } as const;
 const appOf = (container: Container) => APPS[container.image.replace(/:[^/]*$/, '') as keyof typeof APPS];
 
-/** A container's environment as the pod gets it: the ConfigMaps of envFrom, then env (secrets as a placeholder). */
-function environment(container: Container): Record<string, string> {
+/**
+ * A container's environment as the pod gets it: the ConfigMaps of envFrom, then env (secrets as a
+ * placeholder). The Secret holds the keys a pod cannot start without; `full`: every optional key too
+ * (a key the Secret lacks leaves an `optional: true` reference's variable unset).
+ */
+function environment(container: Container, { full = false, from = manifests } = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const from of container.envFrom ?? []) {
-    if (from.secretRef) throw new Error(`${container.name}: envFrom a Secret hides which variables it sets; name them in env`);
-    Object.assign(env, find('ConfigMap', from.configMapRef!.name).data);
+  for (const source of container.envFrom ?? []) {
+    if (source.secretRef) throw new Error(`${container.name}: envFrom a Secret hides which variables it sets; name them in env`);
+    Object.assign(env, find('ConfigMap', source.configMapRef!.name, from).data);
   }
   for (const variable of container.env ?? []) {
     const secret = variable.valueFrom?.secretKeyRef;
+    if (secret?.optional && !full) continue;
     env[variable.name] = variable.value ?? (secret ? placeholderSecret(secret.key) : '');
   }
   return env;
@@ -108,6 +126,13 @@ const placeholderSecret = (key: string) =>
       DATABASE_URL: 'postgres://lms:secret@postgres:5432/lms',
       GATEWAY_SECRET: 'a-shared-secret-of-32-characters',
       CREDENTIAL_ISSUER_KEY: issuerKeyPem,
+      SMTP_URL: 'smtps://lms%40example.org:secret@smtp.example.org:465',
+      DKIM_PRIVATE_KEY: issuerKeyPem,
+      WHATSAPP_PHONE_NUMBER_ID: '106540352242922',
+      WHATSAPP_ACCESS_TOKEN: 'EAAG-a-system-user-token-0123456789',
+      WHATSAPP_APP_SECRET: 'the-meta-app-secret-0123456789',
+      WHATSAPP_VERIFY_TOKEN: 'the-webhook-verify-token-0123',
+      NOTIFICATION_LINK_SECRET: 'an-unsubscribe-link-key-of-32-characters',
     }) as Record<string, string>
   )[key] ?? `placeholder-${key}`;
 
@@ -141,6 +166,16 @@ t.test('each app gets only variables its config reads, every one a deployment mu
       `${deployment.metadata.name}: sets ${app.required.join(', ')}`,
     );
     t.doesNotThrow(() => app.load(env), `${deployment.metadata.name}: the ${app.name} config accepts the values`);
+    const full = environment(find('Deployment', deployment.metadata.name, withOptional).spec!.template!.spec.containers[0]!, {
+      full: true,
+      from: withOptional,
+    });
+    t.same(
+      Object.keys(full).filter((v) => !app.variables.includes(v)),
+      [],
+      `${deployment.metadata.name}: so is every optional one (commented settings, optional Secret keys)`,
+    );
+    t.doesNotThrow(() => app.load(full), `${deployment.metadata.name}: and accepts them all set`);
     t.equal(
       String(container.ports?.find((p) => p.name === 'http')?.containerPort),
       env.PORT,
@@ -154,6 +189,46 @@ t.test('each app gets only variables its config reads, every one a deployment mu
     t.equal(env.METRICS_HOST, '0.0.0.0', `${deployment.metadata.name}: metrics on the pod's address, for Prometheus`);
   }
   t.equal(environment(containerOf('lms')).MIGRATE_ON_START, 'false', 'the LMS pods do not migrate: the Job does, once');
+  t.equal(environment(containerOf('lms')).JOBS_WORKERS, 'on', 'the LMS pods run the job queue (some instance must)');
+});
+
+t.test('secrets come from the Secret, never a literal or a ConfigMap; the notifications carry theirs, optional', async (t) => {
+  const secret = (variable: EnvVar) => variable.valueFrom?.secretKeyRef;
+  for (const from of [manifests, withOptional]) {
+    for (const map of from.filter((m) => m.kind === 'ConfigMap')) {
+      const keys = Object.keys(map.data ?? {});
+      t.same(
+        keys.filter((k) => LMS_SECRETS.includes(k)),
+        [],
+        `ConfigMap ${map.metadata.name}${from === withOptional ? ' (its commented settings too)' : ''}: no secret`,
+      );
+    }
+  }
+  const containers = manifests.flatMap((m) => m.spec?.template?.spec.containers ?? []);
+  for (const container of containers) {
+    for (const variable of (container.env ?? []).filter((v) => LMS_SECRETS.includes(v.name))) {
+      t.equal(variable.value, undefined, `${container.name} ${variable.name}: no literal value`);
+      t.equal(secret(variable)?.key, variable.name, `${container.name} ${variable.name}: from the Secret's key of that name`);
+    }
+  }
+  const lms = containerOf('lms').env ?? [];
+  const optionalKeys = lms.filter((v) => secret(v)?.optional).map((v) => v.name);
+  t.same(
+    NOTIFICATION_SECRET_VARIABLES.filter((name) => !lms.some((v) => v.name === name && secret(v))),
+    [],
+    'the LMS pods get every notification secret from the Secret',
+  );
+  t.same(
+    optionalKeys.filter((name) => LMS_REQUIRED.includes(name) || name === 'CREDENTIAL_ISSUER_KEY'),
+    [],
+    'what a deployment must set is never optional',
+  );
+  t.same(
+    NOTIFICATION_SECRET_VARIABLES.filter((name) => !optionalKeys.includes(name)),
+    [],
+    'the notification secrets are optional: a Secret without them starts the pods, with those channels off',
+  );
+  t.ok(optionalKeys.includes('WHATSAPP_PHONE_NUMBER_ID'), "WhatsApp's number id beside its token (both or neither)");
 });
 
 t.test('probes: readiness on /readyz, liveness on /healthz, on the http port, answered by the running apps', async (t) => {
@@ -197,6 +272,13 @@ t.test('a stopping pod: out of the endpoints within its drain, and never killed 
     const preStopMs = Number(preStop?.[1]) * 1000;
     t.ok(preStopMs > 0 && preStopMs < drainMs, `${name}: preStop ${preStopMs} ms, shorter than the drain that follows it`);
     const graceMs = (pod.terminationGracePeriodSeconds ?? 30) * 1000;
+    if (appOf(container).name === 'lms') {
+      const jobsStopMs = Number(environment(container).JOBS_STOP_SECONDS) * 1000;
+      t.ok(
+        jobsStopMs < CLOSE_TIMEOUT_MS,
+        `${name}: JOBS_STOP_SECONDS ${jobsStopMs} ms < the ${CLOSE_TIMEOUT_MS} ms its close may take (the jobs are handed back)`,
+      );
+    }
     t.ok(
       graceMs > preStopMs + drainMs + CLOSE_TIMEOUT_MS,
       `${name}: terminationGracePeriodSeconds ${graceMs} ms > preStop + drain + ${CLOSE_TIMEOUT_MS} ms for requests in flight`,

@@ -119,6 +119,20 @@ export const notificationEnv = {
   HOUSEKEEPING_INTERVAL_MINUTES: optional(z.coerce.number().int().min(1).max(60)).default(5),
 };
 
+/**
+ * The notification settings that are secrets (a password in a URL, keys, tokens): a deployment
+ * keeps them in its secret store, never in a file of settings. deploy/kubernetes takes each from
+ * the Secret lms-secrets, docker-compose.yml from the environment (e2e tests hold them to it).
+ */
+export const NOTIFICATION_SECRET_VARIABLES = [
+  'SMTP_URL',
+  'DKIM_PRIVATE_KEY',
+  'WHATSAPP_ACCESS_TOKEN',
+  'WHATSAPP_APP_SECRET',
+  'WHATSAPP_VERIFY_TOKEN',
+  'NOTIFICATION_LINK_SECRET',
+] as const satisfies readonly (keyof typeof notificationEnv)[];
+
 /** One of the sending number's id and the token without the other is a mistake, not "channel off". */
 export function checkWhatsAppPair(config: Pick<LmsConfig, 'WHATSAPP_PHONE_NUMBER_ID' | 'WHATSAPP_ACCESS_TOKEN'>): void {
   if (Boolean(config.WHATSAPP_PHONE_NUMBER_ID) !== Boolean(config.WHATSAPP_ACCESS_TOKEN)) {

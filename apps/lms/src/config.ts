@@ -6,9 +6,9 @@ import { authoringBodyLimitEnv, checkConnectionLimits, ConfigError, connectionLi
 import { z } from 'zod';
 
 import { boolFlag, monthDay, optional, timeZone } from './config-schema.js';
-import { checkWhatsAppPair, dkimSettings, notificationEnv } from './config-notifications.js';
+import { checkWhatsAppPair, dkimSettings, NOTIFICATION_SECRET_VARIABLES, notificationEnv } from './config-notifications.js';
 
-export { dkimSettings, emailSenderOptions } from './config-notifications.js';
+export { dkimSettings, emailSenderOptions, NOTIFICATION_SECRET_VARIABLES } from './config-notifications.js';
 export { MONTH_DAY } from './config-schema.js';
 
 const Env = z.object({
@@ -250,6 +250,18 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.shape);
  * only suit a developer's machine. docker-compose.yml passes each of them.
  */
 export const DEPLOYMENT_VARIABLES: readonly string[] = ['DATABASE_URL', 'PUBLIC_URL', 'GATEWAY_SECRET'];
+
+/**
+ * The ones that are secrets: deploy/kubernetes takes each from a Secret and docker-compose.yml
+ * from the environment, never a value written in the file (e2e/test/kubernetes.test.ts, compose.test.ts).
+ */
+export const SECRET_VARIABLES: readonly string[] = [
+  'DATABASE_URL',
+  'GATEWAY_SECRET',
+  'CREDENTIAL_ISSUER_KEY',
+  'DEMO_PARTNER_WEBHOOK_SECRET',
+  ...NOTIFICATION_SECRET_VARIABLES,
+];
 
 export type LmsConfig = Omit<z.output<typeof Env>, 'SEED_DEMO_ON_EMPTY'> & {
   SEED_DEMO_ON_EMPTY: boolean;

@@ -2,6 +2,7 @@ import { enrollments, evaluationResponses, purchases } from '@lms/db';
 import { createTestDb } from '@lms/db/testing';
 import t from 'tap';
 import {
+  digestKindsFor,
   isoWeek,
   previousIsoWeek,
   REMINDER_DEFAULTS,
@@ -135,6 +136,19 @@ t.test('teacher digest: the last whole ISO week in WIB; nothing new, nothing sen
   const sunday = recorder();
   await scanTeacherDigest(db, new Date('2026-12-06T16:00:00Z'), sunday.notify, settings);
   t.same(sunday.keysOf(), r.keysOf(), 'Sunday 23:00 WIB of the next week: the same week, the same key');
+});
+
+t.test('the settings page offers a digest to everyone its scan picked here, and to no one else', async (t) => {
+  const picked = recorder();
+  await scanAdminDigest(db, now, picked.notify, settings);
+  await scanTeacherDigest(db, new Date('2026-11-30T02:00:00Z'), picked.notify, settings);
+  t.same(new Set(picked.requests.map((r) => r.kind)), new Set(['digest.admin', 'digest.teacher']), 'both scans picked someone');
+  for (const r of picked.requests) t.ok((await digestKindsFor(db, r.userId)).has(r.kind), `${r.kind} to ${r.userId}: offered`);
+  t.same([...(await digestKindsFor(db, admin.id))], ['digest.admin'], 'an admin');
+  t.same([...(await digestKindsFor(db, root.id))], ['digest.admin'], 'a super_admin');
+  t.same([...(await digestKindsFor(db, busyTeacher.id))], ['digest.teacher'], "a course's owner");
+  t.same([...(await digestKindsFor(db, (await teacherOf(busy)).id))], [], 'a teacher of no course');
+  t.same([...(await digestKindsFor(db, buyer.id))], [], 'a buyer');
 });
 
 t.test('ISO weeks in the zone', async (t) => {

@@ -4,7 +4,7 @@ import t from 'tap';
 import type { OutgoingWhatsApp, WhatsAppSender } from '../../src/notifications/contract.js';
 import { buildTestApp } from '../helpers/app.js';
 import { apiKeyFor } from '../helpers/fixtures.js';
-import { makeCast } from '../learning/enrolment-fixtures.js';
+import { makeCast, makeCourse } from '../learning/enrolment-fixtures.js';
 
 // The people's side: /account/notifications in both languages, its checks and the WhatsApp
 // number's code; the staff's delivery log and institution settings, tried by every attacker.
@@ -142,6 +142,57 @@ t.test('notification pages', async (t) => {
     const [changed] = await db.select().from(notificationSettings).where(eq(notificationSettings.userId, learner.id));
     t.equal(changed!.phoneConfirmedAt, null, 'a new number is unconfirmed again');
     now = NOW;
+  });
+
+  await t.test('the digests: shown only to the people they reach; a crafted switch of another is ignored', async (t) => {
+    const rows = async (cookie: string) => {
+      const body = (await get('/account/notifications', cookie, 'en')).body;
+      return { admin: /name="on:digest\.admin:email"/.test(body), teacher: /name="on:digest\.teacher:email"/.test(body), body };
+    };
+    const digestPrefs = async (userId: string) =>
+      (await db.select().from(notificationPreferences).where(eq(notificationPreferences.userId, userId)))
+        .filter((p) => p.kind.startsWith('digest.'))
+        .map((p) => `${p.kind} ${p.channel} ${p.enabled}`)
+        .sort();
+    const crafted = 'locale=en&timeZone=Asia%2FJakarta&on:course.inactive:email=1';
+
+    const member = await rows(learner.cookie);
+    t.same([member.admin, member.teacher], [false, false], 'a member: no digest row');
+    t.notMatch(member.body, /Admin digest|Teacher digest/);
+    t.match(member.body, /name="on:course.inactive:email"/, 'the other kinds still are');
+    const saved = await post('/account/notifications', learner.cookie, `${crafted}&on:digest.admin:email=1&on:digest.teacher:whatsapp=1`);
+    t.equal(saved.statusCode, 303, 'the rest of the form is saved');
+    t.same(await digestPrefs(learner.id), [], 'nothing written for a digest the member cannot receive (the earlier saves included)');
+
+    t.same(Object.values(await rows(teacher.cookie)).slice(0, 2), [false, false], 'a teacher of no course: no digest either');
+    await makeCourse(db, teacher);
+    const teaching = await rows(teacher.cookie);
+    t.same([teaching.admin, teaching.teacher], [false, true], 'the owner of a course: the teacher digest');
+    t.match(teaching.body, /Teacher digest<\/th>/);
+    t.equal((await post('/account/notifications', teacher.cookie, `${crafted}&on:digest.admin:email=1`)).statusCode, 303);
+    t.same(
+      await digestPrefs(teacher.id),
+      ['digest.teacher email false', 'digest.teacher whatsapp false'],
+      "unticked: the teacher digest off; the admin digest's crafted switch not written",
+    );
+
+    for (const [who, person] of [
+      ['an institution admin', admin],
+      ['a super_admin', superAdmin],
+    ] as const) {
+      const seen = await rows(person.cookie);
+      t.same([seen.admin, seen.teacher], [true, false], `${who}: the admin digest`);
+      t.equal(
+        (await post('/account/notifications', person.cookie, `${crafted}&on:digest.admin:whatsapp=1&on:digest.teacher:email=1`)).statusCode,
+        303,
+      );
+      t.same(
+        await digestPrefs(person.id),
+        ['digest.admin email false', 'digest.admin whatsapp true'],
+        `${who}: saved, the teacher digest not`,
+      );
+    }
+    t.match((await get('/account/notifications', admin.cookie, 'id')).body, /Ringkasan admin<\/th>/, 'in Indonesian too');
   });
 
   await t.test('the delivery log: the institution admin and super_admin only', async (t) => {

@@ -2,7 +2,7 @@ import { type Db, typedRows } from '@lms/db';
 import { sql } from 'drizzle-orm';
 import { pageUrls, previousIsoWeek, type ReminderSettings, wholeAmount, zonedDate } from './settings.js';
 import { Dispatch, forEachBatch, num, type ScanReport } from './send.js';
-import type { Notify } from '../contract.js';
+import type { NotificationKind, Notify } from '../contract.js';
 
 // The digests (docs/operations.md, "Reminders"): an admin's daily list of transfers to confirm,
 // a teacher's weekly news of their courses. Sent only when there is something to say.
@@ -181,6 +181,28 @@ export async function scanTeacherDigest(db: Db, now: Date, notify: Notify, s: Re
     },
   );
   return out.report;
+}
+
+/** The digests: each reaches only the people its scan picks (digestKindsFor). */
+export const DIGEST_KINDS: ReadonlySet<NotificationKind> = new Set<NotificationKind>(['digest.admin', 'digest.teacher']);
+
+/**
+ * The digests a person can receive, by the scans' own rules: 'digest.admin' reaches an
+ * institution's admins and the super_admins (scanAdminDigest: an institution's active admins,
+ * else the super_admins), 'digest.teacher' the owners of at least one course (scanTeacherDigest:
+ * courses.teacher_id). The settings page offers, and saves, only these of the digests.
+ */
+export async function digestKindsFor(db: Db, userId: string): Promise<ReadonlySet<NotificationKind>> {
+  const [person] = await typedRows<{ admin: boolean; teaches: boolean }>(
+    db,
+    sql`select (u.role = 'super_admin' or (u.role = 'admin' and u.institution_id is not null)) as admin,
+        exists (select 1 from courses c where c.teacher_id = u.id) as teaches
+      from users u where u.id = ${userId}`,
+  );
+  const kinds = new Set<NotificationKind>();
+  if (person?.admin) kinds.add('digest.admin');
+  if (person?.teaches) kinds.add('digest.teacher');
+  return kinds;
 }
 
 /** A comment as one line of at most 140 characters. */

@@ -31,7 +31,7 @@ export async function scanReminders(db: Db, now: Date, notify: Notify, settings:
   return out.report;
 }
 
-export { scanAdminDigest, scanTeacherDigest, STUCK_SHARE } from './digests.js';
+export { DIGEST_KINDS, digestKindsFor, scanAdminDigest, scanTeacherDigest, STUCK_SHARE } from './digests.js';
 export type { ScanReport } from './send.js';
 export { isoWeek, previousIsoWeek, REMINDER_DEFAULTS, type ReminderSettings, reminderSettings, zonedDate } from './settings.js';
 export type { NotificationRequest, Notify } from '../contract.js';

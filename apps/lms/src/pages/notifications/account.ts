@@ -1,7 +1,15 @@
 import { HtmlPage, RedirectResponse } from '@lms/contracts';
+import type { Db } from '@lms/db';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { NOTIFICATION_CHANNELS, NOTIFICATION_KINDS, type NotificationLocale, RECEIPT_KINDS } from '../../notifications/contract.js';
+import {
+  NOTIFICATION_CHANNELS,
+  NOTIFICATION_KINDS,
+  type NotificationKind,
+  type NotificationLocale,
+  RECEIPT_KINDS,
+} from '../../notifications/contract.js';
+import { DIGEST_KINDS, digestKindsFor } from '../../notifications/reminders/digests.js';
 import {
   confirmPhone,
   type PersonSettings,
@@ -19,7 +27,9 @@ import { page } from '../view/layout.js';
 // /account/notifications: each person's own notification settings (docs/operations.md, "Notifications"): what
 // they are told on which channel (receipts shown, always on), the language and time zone of the
 // messages, quiet hours, and a WhatsApp number confirmed by a code sent to it. Plain forms
-// (csrf: 'form'); a wrong value is a 422 page naming each field's problem beside it.
+// (csrf: 'form'); a wrong value is a 422 page naming each field's problem beside it. A digest is
+// offered only to the people its scan can reach (digestKindsFor: admins, course owners); a posted
+// switch of a kind not offered is ignored, as a receipt's is, and never written.
 
 export const ACCOUNT_NOTIFICATIONS_PATH = '/account/notifications';
 const Loose = z.object({}).passthrough().nullish();
@@ -71,9 +81,22 @@ function field(label: string, name: Field, values: Values, problems: Problems, p
 ${problem && html`<span id="${name}-problem" class="field-error">${problem}</span>`}</p>`;
 }
 
-function view(ctx: PageContext, s: PersonSettings, values: Values, problems: Problems, notice: Html | false): Html {
+/** The kinds the person's page shows: every kind but the digests their scans never send them. */
+async function kindsFor(db: Db, userId: string): Promise<NotificationKind[]> {
+  const digests = await digestKindsFor(db, userId);
+  return NOTIFICATION_KINDS.filter((kind) => !DIGEST_KINDS.has(kind) || digests.has(kind));
+}
+
+function view(
+  ctx: PageContext,
+  kinds: readonly NotificationKind[],
+  s: PersonSettings,
+  values: Values,
+  problems: Problems,
+  notice: Html | false,
+): Html {
   const w = ctx.t.notifications;
-  const rows = NOTIFICATION_KINDS.map((kind) => {
+  const rows = kinds.map((kind) => {
     const cells = NOTIFICATION_CHANNELS.map((channel) => {
       const name = `on:${kind}:${channel}`;
       if (RECEIPT_KINDS.has(kind))
@@ -139,7 +162,8 @@ const accountNotificationPages: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { session, ctx } = await signedIn(app, request);
       const s = await readPersonSettings(app.db, session.caller.userId);
-      const body = view(ctx, s, valuesOf(s), {}, flash(ctx, request.query.done));
+      const kinds = await kindsFor(app.db, session.caller.userId);
+      const body = view(ctx, kinds, s, valuesOf(s), {}, flash(ctx, request.query.done));
       return sendPage(reply, page(ctx, ctx.t.notifications.title, body, { user: session.user }));
     },
   );
@@ -152,6 +176,7 @@ const accountNotificationPages: FastifyPluginAsyncZod = async (app) => {
       const userId = session.caller.userId;
       const w = ctx.t.notifications;
       const form = (request.body ?? {}) as Record<string, unknown>;
+      const kinds = await kindsFor(app.db, userId);
       const values: Values = {
         locale: text(form, 'locale'),
         timeZone: text(form, 'timeZone'),
@@ -160,9 +185,7 @@ const accountNotificationPages: FastifyPluginAsyncZod = async (app) => {
         phone: text(form, 'phone').replace(/[\s-]/g, ''),
         optIn: form.optIn === '1',
         on: new Set(
-          NOTIFICATION_KINDS.flatMap((kind) =>
-            NOTIFICATION_CHANNELS.filter((c) => form[`on:${kind}:${c}`] === '1').map((c) => `${kind} ${c}`),
-          ),
+          kinds.flatMap((kind) => NOTIFICATION_CHANNELS.filter((c) => form[`on:${kind}:${c}`] === '1').map((c) => `${kind} ${c}`)),
         ),
       };
       const problems: Problems = {};
@@ -180,7 +203,7 @@ const accountNotificationPages: FastifyPluginAsyncZod = async (app) => {
       if (Object.keys(problems).length > 0) {
         const s = await readPersonSettings(app.db, userId);
         const notice = html`<div class="error" role="alert"><p>${w.invalid}</p></div>`;
-        return sendPage(reply, page(ctx, w.title, view(ctx, s, values, problems, notice), { user: session.user }), 422);
+        return sendPage(reply, page(ctx, w.title, view(ctx, kinds, s, values, problems, notice), { user: session.user }), 422);
       }
       await writePersonSettings(app.db, userId, {
         locale: values.locale as NotificationLocale,
@@ -190,7 +213,7 @@ const accountNotificationPages: FastifyPluginAsyncZod = async (app) => {
         whatsappPhone: values.phone === '' ? null : values.phone,
         whatsappOptIn: values.optIn,
       });
-      for (const kind of NOTIFICATION_KINDS) {
+      for (const kind of kinds) {
         if (RECEIPT_KINDS.has(kind)) continue;
         for (const channel of NOTIFICATION_CHANNELS)
           await setPreference(app.db, userId, kind, channel, values.on.has(`${kind} ${channel}`));
