@@ -41,13 +41,13 @@ interface Meta {
   vacuumed?: boolean;
 }
 
-function dbUrl(base: string, name: string): string {
+export function dbUrl(base: string, name: string): string {
   const u = new URL(base);
   u.pathname = `/${name}`;
   return u.toString();
 }
 
-async function adminQuery(base: string, text: string, values: unknown[] = []) {
+export async function adminQuery(base: string, text: string, values: unknown[] = []) {
   const client = new pg.Client({ connectionString: dbUrl(base, 'postgres') });
   await client.connect();
   try {

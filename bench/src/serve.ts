@@ -6,7 +6,8 @@
  * addReadyRedirect). Listens on 127.0.0.1 port 0 and tells the parent its URL over IPC.
  *
  * Settings come from the parent in BENCH_* variables (this is a bench tool, not a configured app):
- * - `lms`: BENCH_DATABASE_URL, BENCH_GATEWAY_SECRET, BENCH_CATALOG_CACHE_MS (default: the server's)
+ * - `lms`: BENCH_DATABASE_URL, BENCH_GATEWAY_SECRET, BENCH_CATALOG_CACHE_MS (default: the server's),
+ *   BENCH_JOBS_WORKERS=off (the instance only enqueues), BENCH_RECEIPTS=off (receipts record nothing)
  * - `lms-pglite`: an in-memory PGlite, migrated and filled here with BENCH_PGLITE_COURSES synthetic
  *   courses; the API keys to accept are read from BENCH_KEYS_FILE (one `hash` per line)
  * - `gateway`: BENCH_PARTNERS_FILE, BENCH_GATEWAY_SECRET
@@ -134,11 +135,18 @@ async function start(mode: string): Promise<FastifyInstance> {
         // The server's default (testConfig turns sharing off for tests), unless the parent asks
         // for the uncached list (BENCH_CATALOG_CACHE_MS=0).
         CATALOG_CACHE_MS: Number(env.BENCH_CATALOG_CACHE_MS ?? loadLmsConfig({}).CATALOG_CACHE_MS),
+        // An instance that only enqueues (BENCH_JOBS_WORKERS=off): its jobs wait, none runs beside the load.
+        ...(env.BENCH_JOBS_WORKERS === 'off' ? { JOBS_WORKERS: 'off' as const } : {}),
       }),
       db,
       ownsDb: true,
       logger,
     });
+    // BENCH_RECEIPTS=off: the domain's receipts record nothing (no notification row, no send job),
+    // the baseline of row 15w. Not a setting of the LMS: receipts cannot be switched off in a
+    // deployment (NOTIFICATIONS_DISABLED_KINDS refuses them, and a kind switched off is still
+    // recorded, then skipped by its send job).
+    if (env.BENCH_RECEIPTS === 'off') app.receipts.notify = async () => ({ id: 0, created: false });
     addEmptyRoute(app as unknown as FastifyInstance);
     return app as unknown as FastifyInstance;
   }

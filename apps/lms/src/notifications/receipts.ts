@@ -36,9 +36,15 @@ async function courseOf(tx: Db, courseId: number): Promise<{ title: string; inst
 const coursePage = (courseId: number) => `/dashboard/courses/${courseId}`;
 const purchasePage = (p: PurchaseView) => (p.bundleId === null && p.courseId !== null ? `${coursePage(p.courseId)}#enrol` : '/dashboard');
 
-/** enrolment.confirmed, once per (learner, course). */
-export async function enrolmentConfirmed(tx: Db, r: Receipts, userId: string, courseId: number): Promise<void> {
-  const course = await courseOf(tx, courseId);
+/** enrolment.confirmed, once per (learner, course); `known`: the course's title and institution, already read in `tx`. */
+export async function enrolmentConfirmed(
+  tx: Db,
+  r: Receipts,
+  userId: string,
+  courseId: number,
+  known?: { title: string; institutionId: number | null },
+): Promise<void> {
+  const course = known ?? (await courseOf(tx, courseId));
   await r.notify(tx, {
     kind: 'enrolment.confirmed',
     userId,
