@@ -5,11 +5,13 @@ import {
   attemptDelivery,
   claimDue,
   type DeliverySettings,
+  deliveryJobs,
   enqueuePartnerEvent,
   newWebhookSecret,
   outboxOnly,
   signatureHeader,
 } from '@lms/lms/partner-events';
+import { createJobs } from '@lms/lms/jobs';
 import { and, eq, sql } from 'drizzle-orm';
 import { runLoop } from '../load.js';
 import { log } from '../options.js';
@@ -32,7 +34,7 @@ const directSide = (key: string, op: () => Promise<void>, workers: number): Pair
 
 /**
  * Rows 14: partner events. 14w: what queueing the event adds to the write that causes it, an
- * enrolment (insert + its event in one transaction), for a member whose partner has an endpoint,
+ * enrolment (insert + its event + its delivery's job in one transaction), for a member whose partner has an endpoint,
  * against the same enrolment of a member no partner listens for (the enqueue is then one lookup
  * that finds nobody). 14d: events delivered to a local receiver through the outbox (enqueue a
  * batch, claim it under a lease, send each signed, record each attempt), against the same signed
@@ -55,12 +57,18 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
   const [nobody] = await db.insert(users).values({ email: 'bench-events-nobody@bench.test', name: 'Nobody' }).returning({ id: users.id });
   await db.insert(identities).values({ issuer: ISSUER, membershipId: 'BENCH-1', userId: member.id, origin: 'operator' });
   log(`14: partner events to ${url}`);
+  // The deliveries' jobs are written as the app writes them (enqueue only: nobody runs them here).
+  const jobs = createJobs(filled.handle, { workers: false, pollSeconds: 2, deleteAfterSeconds: 3_600, stopSeconds: 1 }, (err) =>
+    log(`14: pg-boss error: ${(err as Error).message}`),
+  );
+  await jobs.start();
+  const send = deliveryJobs(() => jobs);
 
   const enrolOnce = (userId: string) => async () => {
     await inTransaction(db, async (tx) => {
       await tx.insert(enrollments).values({ userId, courseId }).onConflictDoNothing();
       const at = new Date();
-      await enqueuePartnerEvent(tx, outboxOnly, {
+      await enqueuePartnerEvent(tx, send, {
         type: 'enrollment.created',
         userId,
         occurredAt: at,
@@ -87,7 +95,7 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
     await run.comparePaired(
       {
         id: '14w',
-        scenario: 'an enrolment and its partner event in one transaction (an endpoint listens; 1 connection)',
+        scenario: 'an enrolment, its partner event and the delivery job in one transaction (an endpoint listens; 1 connection)',
         baselineName: 'the same enrolment of a member no partner listens for',
         kind: 'throughput',
         target: { minRatio: 0.6 },
@@ -150,6 +158,8 @@ export async function partnerEventScenarios(ctx: ScenarioContext) {
     receiver.closeAllConnections();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     await db.delete(partners).where(eq(partners.id, partner.id));
+    await jobs.boss.deleteQueuedJobs('partner-events.deliver');
+    await jobs.stop();
     await db.execute(sql`delete from users where email in ('bench-events-member@bench.test', 'bench-events-nobody@bench.test')`);
   }
 }

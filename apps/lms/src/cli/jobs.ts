@@ -3,7 +3,7 @@ import type { LmsConfig } from '../config.js';
 import { createJobs } from '../jobs/index.js';
 import { deploymentReceipts } from '../notifications/notify.js';
 import type { Receipts } from '../notifications/receipts.js';
-import { deliveryJobs } from '../plugins/partner-events.js';
+import { deliveryJobs } from '../domain/partner-events/queue.js';
 
 /**
  * For a command that changes what people or partners are told about (a refund, a revoked

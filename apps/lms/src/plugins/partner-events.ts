@@ -6,8 +6,8 @@ import {
   type DeliverySettings,
 } from '../domain/partner-events/delivery.js';
 import type { OutboundPolicy } from '../domain/partner-events/outbound.js';
-import { claimDue, claimOne, deliveryJobId, type SendDeliveries, sweepDeliveries } from '../domain/partner-events/queue.js';
-import { type Jobs, SCHEDULES } from '../jobs/index.js';
+import { claimDue, claimOne, sweepDeliveries } from '../domain/partner-events/queue.js';
+import { SCHEDULES } from '../jobs/index.js';
 
 export interface PartnerEventsOptions {
   /** Overrides of the configured delivery settings (tests: a schedule in ms). */
@@ -41,22 +41,6 @@ declare module 'fastify' {
 const SWEEP_GRACE_MS = 60_000;
 /** Deliveries one sweep gives jobs to, at most (the next minute takes the rest). */
 const SWEEP_LIMIT = 5_000;
-
-/** The app's SendDeliveries: one `partner-events.deliver` job per delivery, due at its time, grouped by endpoint. */
-export function deliveryJobs(jobs: () => Jobs): SendDeliveries {
-  return (tx, deliveries) =>
-    jobs().insertInTransaction(
-      tx,
-      'partner-events.deliver',
-      // One job per attempt: its id is written once (a batch may not name it twice).
-      [...new Map(deliveries.map((d) => [deliveryJobId(d), d])).values()].map((d) => ({
-        id: deliveryJobId(d),
-        data: { deliveryId: d.id },
-        startAfter: d.nextAttemptAt,
-        group: String(d.endpointId),
-      })),
-    );
-}
 
 /**
  * Partner-event delivery on the job queue (docs/architecture.md, "Partner events";

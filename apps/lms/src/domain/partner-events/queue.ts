@@ -9,6 +9,7 @@ import {
   type webhookEndpoints,
 } from '@lms/db';
 import { type SQL, sql } from 'drizzle-orm';
+import type { Jobs } from '../../jobs/index.js';
 
 // Partner-event deliveries on the job queue (docs/architecture.md, "Partner events"). The outbox
 // (webhook_deliveries) says what is owed and when; each attempt is a pg-boss job
@@ -31,6 +32,22 @@ export interface DueDelivery {
 
 /** Writes the jobs of deliveries made due, in the caller's transaction (the app's: plugins/partner-events.ts). */
 export type SendDeliveries = (tx: Db, deliveries: DueDelivery[]) => Promise<void>;
+
+/** The app's SendDeliveries: one `partner-events.deliver` job per attempt, due at its time, grouped by endpoint. */
+export function deliveryJobs(jobs: () => Pick<Jobs, 'insertInTransaction'>): SendDeliveries {
+  return (tx, deliveries) =>
+    jobs().insertInTransaction(
+      tx,
+      'partner-events.deliver',
+      // One job per attempt: its id is written once (a batch may not name it twice).
+      [...new Map(deliveries.map((d) => [deliveryJobId(d), d])).values()].map((d) => ({
+        id: deliveryJobId(d),
+        data: { deliveryId: d.id },
+        startAfter: d.nextAttemptAt,
+        group: String(d.endpointId),
+      })),
+    );
+}
 
 /** For domain calls made outside an app (tests, the bench, tools): the rows alone; a round (or the sweep) sends them. */
 export const outboxOnly: SendDeliveries = async () => {};
