@@ -6,7 +6,7 @@ import {
   type DeliverySettings,
 } from '../domain/partner-events/delivery.js';
 import type { OutboundPolicy } from '../domain/partner-events/outbound.js';
-import { claimDue, claimOne, sweepDeliveries } from '../domain/partner-events/queue.js';
+import { type Claimed, claimDue, claimOne, sweepDeliveries } from '../domain/partner-events/queue.js';
 import { SCHEDULES } from '../jobs/index.js';
 
 export interface PartnerEventsOptions {
@@ -71,7 +71,7 @@ export default fp<PartnerEventsOptions>(
     app.decorate('outboundPolicy', settings.policy);
     const send = app.receipts.deliveries;
     const perEndpoint = Math.min(c.WEBHOOK_ENDPOINT_CONCURRENCY, c.WEBHOOK_CONCURRENCY);
-    const attempt = async (claimed: Awaited<ReturnType<typeof claimOne>> & object) => {
+    const attempt = async (claimed: Claimed) => {
       try {
         const outcome = await attemptDelivery(app.db, claimed, settings, app.clock, send);
         app.metrics.webhookDelivery(outcome.result);
