@@ -21,6 +21,8 @@ export interface SandboxRequest {
   /** The Authorization scheme ("Basic"), never its value. */
   authorization: string | null;
   status?: number;
+  /** The body as parsed (JSON or form), or its text when it did not parse. */
+  body?: unknown;
 }
 
 export interface PaymentSandboxOptions {

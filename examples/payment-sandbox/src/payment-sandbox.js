@@ -28,7 +28,7 @@ export function createPaymentSandbox({ midtrans = {}, xendit = {}, publicUrl, re
   const deliver = createDeliverer({ retryScale, retryDelays, log });
   const mt = createMidtrans({ ...midtrans, publicUrl, deliver });
   const xn = createXendit({ ...xendit, publicUrl, deliver });
-  /** Every request received, oldest first (never the Authorization header, only whether there was one). */
+  /** Every request received, oldest first, with its body (never the Authorization header's value, only its scheme). */
   const requests = [];
 
   function lastNotification(id) {
@@ -103,7 +103,7 @@ export function createPaymentSandbox({ midtrans = {}, xendit = {}, publicUrl, re
   }
 
   /** Routes one request; returns the log entry's provider. */
-  async function route(req, res, url) {
+  async function route(req, res, url, entry) {
     const path = url.pathname;
     /** The decoded first group of `re` in the path, or null. */
     const param = (re) => {
@@ -114,6 +114,7 @@ export function createPaymentSandbox({ midtrans = {}, xendit = {}, publicUrl, re
     const raw = needsBody ? await readBody(req) : '';
     if (raw === null) return sendJson(res, 413, { error: 'body too large' });
     const body = needsBody ? parseBody(req, raw) : undefined;
+    if (needsBody) entry.body = body ?? raw;
     const answer = (a) => sendJson(res, a.status, a.body);
 
     if (path.startsWith('/_sandbox/')) {
@@ -180,7 +181,7 @@ export function createPaymentSandbox({ midtrans = {}, xendit = {}, publicUrl, re
       entry.status = res.statusCode;
     });
     try {
-      await route(req, res, url);
+      await route(req, res, url, entry);
     } catch (err) {
       log.error?.(err);
       if (!res.headersSent) sendJson(res, 500, { error: 'sandbox error' });

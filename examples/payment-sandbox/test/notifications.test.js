@@ -134,7 +134,8 @@ t.test('held notifications wait for release; dropped ones are never sent', async
 
 t.test('the log lists requests (no keys) and notifications with their bodies', async (t) => {
   const { requests, notifications } = await log();
-  t.ok(requests.some((r) => r.method === 'POST' && r.path === '/snap/v1/transactions' && r.authorization === 'Basic' && r.status === 201));
+  const created = requests.find((r) => r.method === 'POST' && r.path === '/snap/v1/transactions');
+  t.match(created, { authorization: 'Basic', status: 201, body: { transaction_details: { order_id: /^N-1-/, gross_amount: 150000 } } });
   t.ok(requests.some((r) => r.path.endsWith('/status') && r.status === 200));
   t.notMatch(JSON.stringify(requests), SERVER_KEY);
   t.ok(notifications.every((n) => typeof n.body === 'object' && Array.isArray(n.attempts)));
