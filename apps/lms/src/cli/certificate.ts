@@ -1,4 +1,4 @@
-import { MAX_REVOCATION_REASON, reissueCertificate, revokeCertificate } from '../domain/learning/certificates.js';
+import { MAX_REVOCATION_REASON, reissueCertificate, revokeCertificate } from '../domain/learning/certificate-revocation.js';
 import { CliError, type CommandGroup, parse, required, UsageError } from './command.js';
 import { withEnqueueOnlyJobs } from './jobs.js';
 

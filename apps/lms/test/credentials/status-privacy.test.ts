@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { certificates } from '@lms/db';
 import { inArray } from 'drizzle-orm';
 import t from 'tap';
-import { revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { revokeCertificate } from '../../src/domain/learning/certificate-revocation.js';
 import { download, earnCertificate, listeningWorld, parts } from './world.js';
 import { outboxOnly } from '../../src/domain/partner-events/queue.js';
 

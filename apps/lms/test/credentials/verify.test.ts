@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import t from 'tap';
 import { verifyCredential } from '../../src/domain/credentials/verify.js';
-import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificate-revocation.js';
 import { runCli } from '../../src/cli/run.js';
 import { testConfig } from '../../src/testing.js';
 import { as } from '../learning/world.js';

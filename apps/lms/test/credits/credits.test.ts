@@ -1,7 +1,7 @@
 import { creditTargets, identities, users } from '@lms/db';
 import { eq } from 'drizzle-orm';
 import t from 'tap';
-import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificate-revocation.js';
 import { memberCredits, rollingStart, yearStart } from '../../src/domain/learning/credits.js';
 import { buildTestApp } from '../helpers/app.js';
 import { earnCertificate, makeCourse } from '../helpers/catalog-fixtures.js';

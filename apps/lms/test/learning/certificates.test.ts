@@ -1,5 +1,5 @@
 import { certificates, credits, quizAttempts, quizzes } from '@lms/db';
-import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificate-revocation.js';
 import { and, eq } from 'drizzle-orm';
 import t from 'tap';
 import { findAnswerKeys } from '../helpers/answer-keys.js';

@@ -4,7 +4,7 @@ import { chapters } from '@lms/db';
 import { asc, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
-import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { reissueCertificate, revokeCertificate } from '../../src/domain/learning/certificate-revocation.js';
 import { PARTNER_EVENT_TYPES } from '../../src/domain/partner-events/enqueue.js';
 import { asSession, makeBundle, makeCourse } from '../learning/enrolment-fixtures.js';
 import { addEndpointRow, drain, eventsWorld, receiver } from './fixtures.js';

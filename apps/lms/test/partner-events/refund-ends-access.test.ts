@@ -1,7 +1,7 @@
 import { certificates, chapters, credits, enrollments, purchases } from '@lms/db';
 import { and, asc, eq } from 'drizzle-orm';
 import t, { type Test } from 'tap';
-import { revokeCertificate } from '../../src/domain/learning/certificates.js';
+import { revokeCertificate } from '../../src/domain/learning/certificate-revocation.js';
 import { asSession, makeBundle, makeCourse } from '../learning/enrolment-fixtures.js';
 import { addEndpointRow, drain, eventsWorld, receiver } from './fixtures.js';
 import { outboxOnly } from '../../src/domain/partner-events/queue.js';

@@ -6,7 +6,7 @@ import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { purchaseDecided, type Receipts } from '../../notifications/receipts.js';
 import type { SendDeliveries } from '../partner-events/queue.js';
-import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificates.js';
+import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificate-revocation.js';
 import { bundleFirst, findPurchase, item, purchaseColumns, type PurchaseView } from './purchases.js';
 
 // The decisions staff take on a purchase (docs/architecture.md, "Taking a course"): confirm a

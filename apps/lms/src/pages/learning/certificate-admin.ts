@@ -2,16 +2,13 @@ import { MAX_ID, text } from '@lms/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { type Certificate, CERTIFICATE_CODE, certificateStatus, findCertificateByCode } from '../../domain/learning/certificates.js';
 import {
   assertRevokesCertificates,
-  type Certificate,
-  CERTIFICATE_CODE,
-  certificateStatus,
-  findCertificateByCode,
   MAX_REVOCATION_REASON,
   reissueCertificate,
   revokeCertificate,
-} from '../../domain/learning/certificates.js';
+} from '../../domain/learning/certificate-revocation.js';
 import { NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { pageSession } from '../session.js';

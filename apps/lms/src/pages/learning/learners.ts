@@ -10,7 +10,8 @@ import {
   TooManyExtraAttemptsError,
 } from '../../domain/learning/attempt-grants.js';
 import { type CourseLearnerRow, findCourseLearners, LEARNERS_PAGE_SIZE, learnerStandingIn } from '../../domain/learning/course-learners.js';
-import { certificateStatus, listLearnerCertificates, mayRevokeCertificates } from '../../domain/learning/certificates.js';
+import { certificateStatus, listLearnerCertificates } from '../../domain/learning/certificates.js';
+import { mayRevokeCertificates } from '../../domain/learning/certificate-revocation.js';
 import { loadCoursePath } from '../../domain/learning/course-path.js';
 import { findUserProfile } from '../../domain/user-profile.js';
 import { NotFoundError } from '../../errors.js';
