@@ -1,24 +1,24 @@
 import type { PartnerEventPayload } from '@lms/contracts';
-import { bundles, courses, type Db, enrollments, institutions, inTransaction, purchases, users } from '@lms/db';
-import { and, asc, count, eq, gt, inArray, or, type SQL, sql } from 'drizzle-orm';
+import { bundles, courses, type Db, enrollments, inTransaction, purchases, users } from '@lms/db';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import { type Decider, enqueueEnrollmentCreated } from './enrollment.js';
 import { enqueuePartnerEvent } from '../partner-events/enqueue.js';
 import { purchaseDecided, type Receipts } from '../../notifications/receipts.js';
 import type { SendDeliveries } from '../partner-events/queue.js';
 import { MAX_REVOCATION_REASON, revokeCertificatesIn } from './certificate-revocation.js';
-import { bundleFirst, findPurchase, item, purchaseColumns, type PurchaseView } from './purchases.js';
+import { findPurchase, type PurchaseView } from './purchases.js';
 
 // The decisions staff take on a purchase (docs/architecture.md, "Taking a course"): confirm a
 // transfer (which enrols the buyer), undo a confirmation made by mistake, reject, refund; the
-// list of those waiting; and the partner events each decision writes in its transaction. The
-// buyer's side (start, cancel, expiry, reads) is ./purchases.ts.
+// partner events each decision writes in its transaction. The list of those waiting is
+// ./pending-purchases.ts; the buyer's side (start, cancel, expiry, reads) is ./purchases.ts.
 
 /**
  * Whether a staff member may confirm purchases of the given courses: a super_admin any, an admin
  * those whose every course belongs to the admin's institution; nobody else.
  */
-function mayConfirm(decider: Decider, institutionIds: SQL): SQL {
+export function mayConfirm(decider: Decider, institutionIds: SQL): SQL {
   if (decider.role === 'super_admin') return sql`true`;
   if (decider.role !== 'admin') return sql`false`;
   // cardinality > 0: `= all` of an empty array is true, and a purchase of deleted courses belongs to nobody.
@@ -27,7 +27,7 @@ function mayConfirm(decider: Decider, institutionIds: SQL): SQL {
 }
 
 /** The institutions of a purchase's courses (one course, or a bundle's two), as an SQL array. */
-const purchaseInstitutions = sql`array(
+export const purchaseInstitutions = sql`array(
   select c.institution_id from ${courses} c
   where c.id = ${purchases.courseId} or c.id = ${bundles.courseOneId} or c.id = ${bundles.courseTwoId})`;
 
@@ -345,70 +345,4 @@ export async function refundPurchase(
   });
   // biome-ignore lint/style/noNonNullAssertion: the purchase was read in this function; purchases are never deleted.
   return { purchase: (await findPurchase(db, purchaseId))!, ...done, certificateKeptReason: kept };
-}
-
-export interface PendingPurchaseView extends PurchaseView {
-  buyerName: string;
-  buyerEmail: string;
-  membershipId: string | null;
-}
-
-/** Which of the transfers to confirm: a page of them (1-based), or the one with a transfer reference. */
-export interface PendingPurchaseQuery {
-  page: number;
-  limit: number;
-  /** A transfer reference, as the bank statement shows it (case and spaces do not matter). */
-  reference?: string;
-}
-
-/**
- * The purchases a staff member may confirm, oldest first, a page at a time with their total:
- * those waiting for payment and not past their expiry; or, with a reference, the purchase of that
- * reference whatever its state (an expired one can still be confirmed when its money arrives late).
- */
-export async function listPendingPurchases(
-  db: Db,
-  decider: Decider,
-  query: PendingPurchaseQuery,
-  now: Date,
-): Promise<{ purchases: PendingPurchaseView[]; total: number }> {
-  const mine = and(mayConfirm(decider, purchaseInstitutions), sql`${purchases.userId} <> ${decider.userId}`);
-  const which =
-    query.reference !== undefined
-      ? eq(purchases.reference, query.reference.replace(/\s+/g, '').toUpperCase())
-      : and(eq(purchases.status, 'pending'), or(sql`${purchases.expiresAt} is null`, gt(purchases.expiresAt, now)));
-  const filter = and(which, mine);
-  const [rows, [counted]] = await Promise.all([
-    db
-      .select({ ...purchaseColumns, buyerName: users.name, buyerEmail: users.email, membershipId: users.membershipId })
-      .from(purchases)
-      .leftJoin(item, eq(item.id, purchases.courseId))
-      .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
-      .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
-      .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`))
-      .innerJoin(users, eq(users.id, purchases.userId))
-      .where(filter)
-      .orderBy(asc(purchases.createdAt), asc(purchases.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit),
-    db.select({ total: count() }).from(purchases).leftJoin(bundles, eq(bundles.id, purchases.bundleId)).where(filter),
-  ]);
-  return { purchases: rows, total: counted?.total ?? 0 };
-}
-
-/**
- * One purchase as the staff member who may decide on it sees it (the confirmation page): null
- * when there is none, or it is theirs, or they may not decide on it (another institution's).
- */
-export async function findDecidablePurchase(db: Db, decider: Decider, purchaseId: number): Promise<PendingPurchaseView | null> {
-  const [row] = await db
-    .select({ ...purchaseColumns, buyerName: users.name, buyerEmail: users.email, membershipId: users.membershipId })
-    .from(purchases)
-    .leftJoin(item, eq(item.id, purchases.courseId))
-    .leftJoin(bundles, eq(bundles.id, purchases.bundleId))
-    .leftJoin(bundleFirst, eq(bundleFirst.id, bundles.courseOneId))
-    .leftJoin(institutions, eq(institutions.id, sql`coalesce(${item.institutionId}, ${bundleFirst.institutionId})`))
-    .innerJoin(users, eq(users.id, purchases.userId))
-    .where(and(eq(purchases.id, purchaseId), mayConfirm(decider, purchaseInstitutions), sql`${purchases.userId} <> ${decider.userId}`));
-  return row ?? null;
 }

@@ -2,7 +2,7 @@ import { ADMIN_ROLES, LearningIdParams } from '@lms/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findDecidablePurchase, listPendingPurchases, type PendingPurchaseView } from '../../domain/learning/purchase-decisions.js';
+import { findDecidablePurchase, listPendingPurchases, type PendingPurchaseView } from '../../domain/learning/pending-purchases.js';
 import { ForbiddenError, NotFoundError } from '../../errors.js';
 import type { PageContext } from '../i18n/index.js';
 import { sendPage } from '../send.js';

@@ -23,9 +23,9 @@ import {
   FIRST_PAYMENT_MAX_PENDING,
   startPurchase,
 } from '../../domain/learning/purchases.js';
+import { listPendingPurchases } from '../../domain/learning/pending-purchases.js';
 import {
   confirmPurchase,
-  listPendingPurchases,
   CONFIRMATION_UNDO_MS,
   refundPurchase,
   rejectPurchase,
